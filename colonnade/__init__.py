@@ -1,0 +1,20 @@
+"""colonnade: feature columns and canned estimators for tabular data, without TensorFlow.
+
+>>> import colonnade as cn
+>>> cn.core.get_backend()
+'numpy'
+
+Sub-modules: ``cn.core`` (backend, autodiff, ops), ``cn.train`` (the ``tf.train`` names),
+``cn.feature_columns``, ``cn.data`` (input pipelines over Arrow) and ``cn.estimators``.
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("colonnade")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0.0.0+source"
+
+from . import core, data, estimators, feature_columns, train
+
+__all__ = ["core", "data", "estimators", "feature_columns", "train", "__version__"]

@@ -1,0 +1,95 @@
+"""colonnade.core: the array backend, variables, autodiff, ops, losses and clipping.
+
+>>> import colonnade as cn
+>>> w = cn.core.Variable([[0.5], [-0.5]])
+>>> x = np.array([[1.0, 2.0]], dtype=np.float32)
+>>> loss_fn = lambda: cn.core.mean(cn.core.sigmoid_cross_entropy_with_logits([[1.0]], x @ w))
+>>> loss, (g,) = cn.core.value_and_grad(loss_fn)([w])
+>>> g.shape
+(2, 1)
+"""
+
+import numpy as np
+
+from . import initializers
+from .autodiff import Tensor, as_tensor, gradients, no_grad, stop_gradient, value_and_grad
+from .backend import (
+    DEFAULT_DTYPE,
+    cupy_available,
+    get_backend,
+    get_xp,
+    set_backend,
+    to_device,
+    to_host,
+)
+from .clipping import (
+    check_numerics,
+    clip_by_average_norm,
+    clip_by_global_norm,
+    clip_by_norm,
+    clip_by_value,
+    global_norm,
+)
+from .indexed_rows import IndexedRows
+from .losses import (
+    Reduction,
+    compute_weighted_loss,
+    mean_squared_error,
+    sigmoid_cross_entropy,
+    sigmoid_cross_entropy_with_logits,
+    sparse_softmax_cross_entropy,
+    sparse_softmax_cross_entropy_with_logits,
+)
+from .nn import (
+    batch_norm,
+    batch_normalization,
+    dropout,
+    elu,
+    leaky_relu,
+    log_softmax,
+    relu6,
+    selu,
+    softmax,
+)
+from .ops import (
+    abs,
+    add,
+    cast,
+    concat,
+    div_no_nan,
+    divide,
+    exp,
+    expand_dims,
+    gather,
+    getitem,
+    log,
+    log1p,
+    matmul,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    multiply,
+    negative,
+    power,
+    relu,
+    reshape,
+    segment_mean,
+    segment_sqrtn,
+    segment_sum,
+    sigmoid,
+    softplus,
+    sqrt,
+    square,
+    stack,
+    subtract,
+    sum,
+    tanh,
+    transpose,
+    unbroadcast,
+    where,
+)
+from .variables import Variable
+
+__all__ = [name for name in dir() if not name.startswith("_") and name not in ("np",)]

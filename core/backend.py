@@ -1,0 +1,153 @@
+"""The array backend: numpy always, cupy when it is installed and a GPU is present.
+
+Every array operation in colonnade goes through this module, so the same code runs on
+either. The process-wide default (``set_backend``) decides where *new* arrays are made;
+``get_xp(*arrays)`` asks existing data which module it lives on, the way
+``cupy.get_array_module`` does. cupy is imported lazily, never at module import.
+
+>>> import colonnade as cn
+>>> cn.core.get_backend()
+'numpy'
+>>> cn.core.get_xp(np.zeros(3)) is np
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+DEFAULT_DTYPE = np.float32
+"""Floating dtype of new variables and data unless asked otherwise (float64 works too)."""
+
+_state = {"name": "numpy", "xp": np}
+
+
+def _import_cupy():
+    try:
+        import cupy
+    except ImportError as e:
+        raise RuntimeError(
+            "backend 'cupy' needs the cupy package and a CUDA GPU; "
+            "install it with `pip install colonnade[gpu]`"
+        ) from e
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            raise RuntimeError("no CUDA device")
+    except Exception as e:  # cupy raises its own CUDARuntimeError without a driver
+        raise RuntimeError(f"backend 'cupy' needs a CUDA GPU, but none is usable: {e}") from e
+    return cupy
+
+
+def set_backend(name: str) -> None:
+    """Make ``"numpy"`` or ``"cupy"`` the module new arrays are created with."""
+    if name == "numpy":
+        _state.update(name="numpy", xp=np)
+    elif name == "cupy":
+        _state.update(name="cupy", xp=_import_cupy())
+    else:
+        raise ValueError(f"backend must be 'numpy' or 'cupy', got {name!r}")
+
+
+def get_backend() -> str:
+    """The name of the current default backend: ``"numpy"`` or ``"cupy"``."""
+    return _state["name"]
+
+
+def default_xp():
+    """The array module of the current default backend."""
+    return _state["xp"]
+
+
+def cupy_available() -> bool:
+    """True when cupy imports and sees at least one GPU."""
+    try:
+        _import_cupy()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _module_of(a):
+    module = type(a).__module__
+    if module.startswith("cupy"):
+        return "cupy"
+    return "numpy"
+
+
+def get_xp(*arrays):
+    """The array module (numpy or cupy) that ``arrays`` live on.
+
+    Python scalars, lists and ``None`` are neutral. With no array among the arguments the
+    default backend's module is returned. Mixing numpy and cupy arrays is an error: it
+    would copy silently between host and device.
+    """
+    found = None
+    for a in arrays:
+        if a is None or isinstance(a, (int, float, bool, list, tuple)):
+            continue
+        a = getattr(a, "value", a)  # Tensor, Variable
+        if not hasattr(a, "shape"):
+            continue
+        kind = _module_of(a)
+        if found is None:
+            found = kind
+        elif kind != found:
+            raise TypeError(
+                f"cannot mix numpy and cupy arrays in one operation (got a {found} array and a "
+                f"{kind} array); move them to one device with colonnade.core.to_device"
+            )
+    if found == "cupy":
+        import cupy
+
+        return cupy
+    if found == "numpy":
+        return np
+    return _state["xp"]
+
+
+def to_host(a) -> np.ndarray:
+    """A numpy copy (or view) of ``a``, wherever it lives."""
+    a = getattr(a, "value", a)
+    if _module_of(a) == "cupy":
+        return a.get()
+    return np.asarray(a)
+
+
+def to_device(a, xp=None, dtype=None):
+    """``a`` as an array of ``xp`` (default: the current backend), copying only if needed.
+
+    This is the one place host/device copies happen.
+    """
+    xp = xp or _state["xp"]
+    a = getattr(a, "value", a)
+    if xp is np:
+        return np.asarray(to_host(a) if _module_of(a) == "cupy" else a, dtype=dtype)
+    return xp.asarray(a, dtype=dtype)
+
+
+def scatter_add(target, indices, values) -> None:
+    """``target[indices] += values`` in place, adding duplicate indices up."""
+    xp = get_xp(target, values)
+    if xp is np:
+        np.add.at(target, indices, values)
+    else:
+        import cupyx
+
+        cupyx.scatter_add(target, indices, values)
+
+
+def segment_sum_array(data, segment_ids, num_segments: int):
+    """Sum the rows of ``data`` that share a segment id into ``(num_segments, ...)``.
+
+    Sorted ids (the usual case for ragged rows) take numpy's ``reduceat`` fast path.
+    """
+    xp = get_xp(data, segment_ids)
+    out = xp.zeros((num_segments,) + tuple(data.shape[1:]), dtype=data.dtype)
+    if data.shape[0] == 0:
+        return out
+    if xp is np and segment_ids.size and bool(np.all(segment_ids[1:] >= segment_ids[:-1])):
+        starts = np.flatnonzero(np.r_[True, segment_ids[1:] != segment_ids[:-1]])
+        out[segment_ids[starts]] = np.add.reduceat(data, starts, axis=0)
+        return out
+    scatter_add(out, segment_ids, data)
+    return out

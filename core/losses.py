@@ -1,0 +1,132 @@
+"""Losses with TensorFlow's formulas and reductions (``tf.compat.v1.losses``).
+
+The per-example losses are stable for logits of any size; ``compute_weighted_loss``
+applies optional per-example weights and one of the reductions below.
+"""
+
+from __future__ import annotations
+
+from . import ops
+from .autodiff import Tensor, as_tensor, value_of
+from .backend import get_xp
+from .nn import log_softmax
+
+
+class Reduction:
+    """How ``compute_weighted_loss`` turns per-example losses into one number."""
+
+    NONE = "none"  #: the weighted per-example losses, unreduced
+    SUM = "sum"  #: sum of weighted losses
+    MEAN = "mean"  #: sum of weighted losses / sum of weights
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"  #: sum of weighted losses / number of losses
+    SUM_BY_NONZERO_WEIGHTS = "sum_by_nonzero_weights"  #: ... / number of non-zero weights
+
+    ALL = (NONE, SUM, MEAN, SUM_OVER_BATCH_SIZE, SUM_BY_NONZERO_WEIGHTS)
+
+
+def sigmoid_cross_entropy_with_logits(labels, logits) -> Tensor:
+    """Elementwise ``-z log(sigmoid(x)) - (1 - z) log(1 - sigmoid(x))``.
+
+    Computed as TensorFlow does, ``max(x, 0) - x z + log(1 + exp(-|x|))``, which neither
+    overflows nor loses precision for large |x|.
+    """
+    logits = as_tensor(logits)
+    z = value_of(labels)
+    xp = get_xp(logits.value, z)
+    z = xp.asarray(z, dtype=logits.value.dtype)
+    if z.shape != logits.shape:
+        raise ValueError(
+            f"labels of shape {tuple(z.shape)} do not match logits of shape {logits.shape}"
+        )
+    positive = logits.value >= 0
+    relu_logits = ops.where(positive, logits, 0.0)
+    neg_abs_logits = ops.where(positive, ops.negative(logits), logits)
+    return ops.add(
+        ops.subtract(relu_logits, ops.multiply(logits, z)),
+        ops.log1p(ops.exp(neg_abs_logits)),
+    )
+
+
+def sparse_softmax_cross_entropy_with_logits(labels, logits) -> Tensor:
+    """``-log(softmax(logits)[label])`` per example; labels are class ids in
+    ``[0, num_classes)``, logits have shape ``(batch, num_classes)``."""
+    logits = as_tensor(logits)
+    labels = value_of(labels)
+    xp = get_xp(logits.value, labels)
+    labels = xp.asarray(labels).reshape(-1)
+    if logits.ndim != 2 or labels.shape[0] != logits.shape[0]:
+        raise ValueError(
+            f"expected logits of shape (batch, classes) and one label per row; got logits "
+            f"{logits.shape} and labels {tuple(labels.shape)}"
+        )
+    n_classes = logits.shape[1]
+    if labels.size and (int(labels.min()) < 0 or int(labels.max()) >= n_classes):
+        raise ValueError(
+            f"labels must be class ids in [0, {n_classes}); got values from "
+            f"{int(labels.min())} to {int(labels.max())}"
+        )
+    one_hot = labels[:, None] == xp.arange(n_classes)[None, :]
+    return ops.negative(ops.sum(ops.multiply(log_softmax(logits), one_hot), axis=1))
+
+
+def compute_weighted_loss(losses, weights=1.0, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """Scale ``losses`` by ``weights`` (broadcast to them) and reduce as ``reduction`` says."""
+    if reduction not in Reduction.ALL:
+        raise ValueError(f"reduction must be one of {Reduction.ALL}, got {reduction!r}")
+    losses = as_tensor(losses)
+    xp = get_xp(losses.value, value_of(weights))
+    w = xp.asarray(value_of(weights), dtype=losses.value.dtype)
+    if w.ndim > losses.ndim or any(
+        ws not in (1, ls) for ws, ls in zip(w.shape[::-1], losses.shape[::-1])
+    ):
+        raise ValueError(
+            f"weights of shape {tuple(w.shape)} cannot be broadcast to losses of shape "
+            f"{losses.shape}"
+        )
+    weighted = ops.multiply(losses, w)
+    if reduction == Reduction.NONE:
+        return weighted
+    total = ops.sum(weighted)
+    if reduction == Reduction.SUM:
+        return total
+    full_w = xp.broadcast_to(w, losses.shape)
+    if reduction == Reduction.MEAN:
+        return ops.div_no_nan(total, xp.sum(full_w))
+    if reduction == Reduction.SUM_OVER_BATCH_SIZE:
+        return ops.div_no_nan(
+            total, xp.asarray(float(max(losses.value.size, 0)), dtype=losses.value.dtype)
+        )
+    nonzero = xp.sum(full_w != 0).astype(losses.value.dtype)
+    return ops.div_no_nan(total, nonzero)
+
+
+def sigmoid_cross_entropy(labels, logits, weights=1.0, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """Weighted, reduced sigmoid cross-entropy (``tf.compat.v1.losses.sigmoid_cross_entropy``)."""
+    return compute_weighted_loss(
+        sigmoid_cross_entropy_with_logits(labels, logits), weights, reduction
+    )
+
+
+def sparse_softmax_cross_entropy(
+    labels, logits, weights=1.0, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS
+):
+    """Weighted, reduced softmax cross-entropy over class ids."""
+    return compute_weighted_loss(
+        sparse_softmax_cross_entropy_with_logits(labels, logits), weights, reduction
+    )
+
+
+def mean_squared_error(
+    labels, predictions, weights=1.0, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS
+):
+    """Weighted, reduced ``(labels - predictions) ** 2``."""
+    predictions = as_tensor(predictions)
+    labels = value_of(labels)
+    xp = get_xp(predictions.value, labels)
+    labels = xp.asarray(labels, dtype=predictions.value.dtype)
+    if labels.shape != predictions.shape:
+        raise ValueError(
+            f"labels of shape {tuple(labels.shape)} do not match predictions of shape "
+            f"{predictions.shape}"
+        )
+    return compute_weighted_loss(ops.square(ops.subtract(predictions, labels)), weights, reduction)

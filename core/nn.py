@@ -1,0 +1,121 @@
+"""Neural-network ops built from the primitives in :mod:`ops`: activations, softmax,
+dropout and batch normalization. Their gradients come from the primitives'."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import ops
+from .autodiff import Tensor, as_tensor, stop_gradient, value_of
+from .backend import get_xp
+
+# SELU's constants (Klambauer et al., 2017), as in tf.nn.selu.
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def relu6(x) -> Tensor:
+    """``min(max(x, 0), 6)``."""
+    return ops.minimum(ops.relu(x), 6.0)
+
+
+def leaky_relu(x, alpha: float = 0.2) -> Tensor:
+    """``x`` for x > 0, else ``alpha * x`` (TensorFlow's default alpha is 0.2)."""
+    x = as_tensor(x)
+    return ops.where(x.value > 0, x, ops.multiply(x, alpha))
+
+
+def elu(x) -> Tensor:
+    """``x`` for x > 0, else ``exp(x) - 1``."""
+    x = as_tensor(x)
+    negative_part = ops.subtract(ops.exp(ops.minimum(x, 0.0)), 1.0)
+    return ops.where(x.value > 0, x, negative_part)
+
+
+def selu(x) -> Tensor:
+    """Scaled ELU: ``scale * (x if x > 0 else alpha * (exp(x) - 1))``."""
+    x = as_tensor(x)
+    negative_part = ops.multiply(ops.subtract(ops.exp(ops.minimum(x, 0.0)), 1.0), SELU_ALPHA)
+    return ops.multiply(ops.where(x.value > 0, x, negative_part), SELU_SCALE)
+
+
+def log_softmax(logits, axis: int = -1) -> Tensor:
+    """``logits - log(sum(exp(logits)))`` along ``axis``, shifted by the max for stability."""
+    logits = as_tensor(logits)
+    shifted = ops.subtract(logits, stop_gradient(ops.max(logits, axis=axis, keepdims=True)))
+    return ops.subtract(shifted, ops.log(ops.sum(ops.exp(shifted), axis=axis, keepdims=True)))
+
+
+def softmax(logits, axis: int = -1) -> Tensor:
+    """``exp(logits) / sum(exp(logits))`` along ``axis``, shifted by the max for stability."""
+    logits = as_tensor(logits)
+    shifted = ops.subtract(logits, stop_gradient(ops.max(logits, axis=axis, keepdims=True)))
+    e = ops.exp(shifted)
+    return ops.divide(e, ops.sum(e, axis=axis, keepdims=True))
+
+
+def _rng(xp, rng):
+    if rng is None or isinstance(rng, (int, np.integer)):
+        return xp.random.default_rng(None if rng is None else int(rng))
+    return rng
+
+
+def dropout(x, rate: float, training: bool = True, rng=None) -> Tensor:
+    """Zero each element with probability ``rate`` and scale the rest by ``1 / (1 - rate)``.
+
+    Identity when ``training`` is False. ``rng`` is a seed or a ``Generator`` of the
+    backend (``numpy.random.default_rng``); pass one generator through a run for
+    reproducible masks.
+    """
+    if not 0 <= rate < 1:
+        raise ValueError(f"dropout rate must be in [0, 1), got {rate}")
+    x = as_tensor(x)
+    if not training or rate == 0:
+        return x
+    xp = get_xp(x.value)
+    keep = _rng(xp, rng).random(x.shape) >= rate
+    scale = xp.asarray(1.0 / (1.0 - rate), dtype=x.value.dtype)
+    return ops.multiply(x, keep * scale)
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon) -> Tensor:
+    """``scale * (x - mean) / sqrt(variance + epsilon) + offset`` (as tf.nn.batch_normalization).
+
+    ``offset`` and ``scale`` may be ``None``.
+    """
+    inv = ops.divide(1.0, ops.sqrt(ops.add(variance, variance_epsilon)))
+    if scale is not None:
+        inv = ops.multiply(inv, scale)
+    out = ops.multiply(ops.subtract(x, mean), inv)
+    return out if offset is None else ops.add(out, offset)
+
+
+def batch_norm(
+    x,
+    gamma,
+    beta,
+    moving_mean,
+    moving_variance,
+    training: bool,
+    momentum: float = 0.99,
+    epsilon: float = 1e-3,
+) -> Tensor:
+    """Batch normalization over axis 0, as ``tf.layers.batch_normalization``.
+
+    Training: normalize with the batch's mean and (biased) variance and move the
+    ``moving_mean``/``moving_variance`` Variables towards them,
+    ``moving = moving * momentum + batch * (1 - momentum)``. Inference: normalize with
+    the moving statistics. ``gamma``/``beta`` (scale/offset) may be ``None``.
+    """
+    x = as_tensor(x)
+    if not training:
+        return batch_normalization(
+            x, moving_mean.value, moving_variance.value, beta, gamma, epsilon
+        )
+    batch_mean = ops.mean(x, axis=0)
+    batch_var = ops.mean(ops.square(ops.subtract(x, stop_gradient(batch_mean))), axis=0)
+    m = value_of(batch_mean).astype(moving_mean.value.dtype, copy=False)
+    v = value_of(batch_var).astype(moving_variance.value.dtype, copy=False)
+    moving_mean.assign(moving_mean.value * momentum + m * (1 - momentum))
+    moving_variance.assign(moving_variance.value * momentum + v * (1 - momentum))
+    return batch_normalization(x, batch_mean, batch_var, beta, gamma, epsilon)

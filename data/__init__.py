@@ -1,0 +1,1 @@
+"""colonnade.data (in progress: see the project's issues)."""

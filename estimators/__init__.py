@@ -1,0 +1,1 @@
+"""colonnade.estimators (in progress: see the project's issues)."""

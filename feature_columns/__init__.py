@@ -1,0 +1,1 @@
+"""colonnade.feature_columns (in progress: see the project's issues)."""
