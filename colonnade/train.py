@@ -1,4 +1,8 @@
 """``cn.train``: the ``tf.train`` names — optimizers, schedules, moving averages,
 checkpoints and warm start — re-exported from :mod:`colonnade.core`."""
 
-__all__: list[str] = []
+# --- optimizers, schedules, moving averages (issue 3)
+# --- end optimizers
+
+# --- checkpoints and warm start (issue 6)
+# --- end checkpoints
