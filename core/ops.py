@@ -503,7 +503,9 @@ def segment_sqrtn(data, segment_ids, num_segments: int, weights=None) -> Tensor:
     """
     data = as_tensor(data)
     total = segment_sum(data, segment_ids, num_segments, weights)
-    denom = sqrt(_segment_weight_sums(segment_ids, num_segments, weights, data, True))
+    squares = _segment_weight_sums(segment_ids, num_segments, weights, data, True)
+    empty = squares.value == 0
+    denom = where(empty, 0.0, sqrt(where(empty, 1.0, squares)))  # no 1/sqrt(0) in backward
     return div_no_nan(total, reshape(denom, (num_segments,) + (1,) * (data.ndim - 1)))
 
 
