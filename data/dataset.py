@@ -1,0 +1,491 @@
+"""``Dataset``: a lazy, re-iterable input pipeline over Arrow record batches.
+
+It replaces TF 1.x's queue machinery. What those functions did maps onto methods:
+
+================================================  ===========================================
+TF 1.x                                            colonnade
+================================================  ===========================================
+``input_producer``/``string_input_producer``      ``Dataset.from_files(paths)``
+``slice_input_producer``                          ``Dataset.from_dict`` / ``from_arrow``
+``limit_epochs(t, num_epochs)``                   ``.repeat(num_epochs)``
+``batch(..., allow_smaller_final_batch=False)``   ``.batch(n, drop_remainder=True)``
+``shuffle_batch(capacity, min_after_dequeue)``    ``.shuffle(min_after_dequeue).batch(n)``
+``batch_join`` / ``shuffle_batch_join``           ``from_files([...])`` (files are interleaved
+                                                  in a seeded order when shuffled)
+``QueueRunner`` + ``Coordinator``, ``capacity``   ``.prefetch(capacity)``: one bounded thread
+                                                  that stops with the consumer and passes its
+                                                  errors on
+================================================  ===========================================
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+
+import pyarrow as pa
+import pyarrow.dataset as pads
+
+from .cache import FileCache, MemoryCache
+from .columns import as_expression, as_names, check_expression, check_names, split_label
+from .plan import (
+    Batch,
+    Cache,
+    Filter,
+    Map,
+    Prefetch,
+    Repeat,
+    Scan,
+    Select,
+    Shard,
+    Shuffle,
+    push_down,
+    scan_under,
+)
+from .shuffle import check_seed
+from .sources import BATCH_READAHEAD, READ_BATCH_SIZE, FileSource, TableSource, open_files
+
+__all__ = ["AUTOTUNE", "Dataset"]
+
+# ``prefetch(AUTOTUNE)``, as in tf.data, asks for the default depth below.
+AUTOTUNE = -1
+DEFAULT_PREFETCH = 2
+
+
+def _positive_int(value, name):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return value
+
+
+class Dataset:
+    """A lazy description of an input pipeline; iterating it reads one pass (an epoch).
+
+    Build one with a ``from_*`` constructor; every method returns a new Dataset. Iterating
+    yields :class:`pyarrow.RecordBatch` es, or ``(features, labels)`` pairs when the dataset
+    has a label (``label=`` on a constructor, or :meth:`with_label`): ``features`` is the
+    batch without the label column(s), ``labels`` a numpy array for one label name or a
+    RecordBatch for a list of names.
+
+    Rows are the elements until :meth:`batch`; after it, whole batches are, so
+    ``shuffle``/``shard`` after ``batch`` move whole batches, as in tf.data. Each
+    ``iter(ds)`` is a new pass: a seeded shuffle gives pass ``k`` the ``k``-th order of its
+    seed, the same on every run (:meth:`iterate` picks a pass explicitly).
+
+    >>> import colonnade as cn
+    >>> ds = cn.data.Dataset.from_dict({"x": [1, 2, 3, 4, 5], "y": [0, 1, 0, 1, 0]}, label="y")
+    >>> for features, labels in ds.batch(2, drop_remainder=True):
+    ...     print(features.column("x").to_pylist(), labels.tolist())
+    [1, 2] [0, 1]
+    [3, 4] [0, 1]
+    """
+
+    def __init__(self, node, label=None, batched=False):
+        self._node = node
+        self._label = None if label is None else as_names(label, "label")
+        self._single_label = isinstance(label, str)
+        self._batched = batched
+        self._passes = itertools.count()
+
+    # ------------------------------------------------------------------ sources
+
+    @classmethod
+    def _from_source(cls, source, columns, filter, label):
+        scan = Scan(source)
+        dataset = cls(scan)
+        if filter is not None:
+            dataset = dataset.filter(filter)
+        if columns is not None:
+            columns = as_names(columns, "columns")
+            check_names(columns, source.schema)
+            dataset = cls(replace(dataset._node, columns=columns))
+        return dataset.with_label(label) if label is not None else dataset
+
+    @classmethod
+    def from_arrow(cls, data, columns=None, filter=None, label=None):
+        """Rows of an Arrow Table, RecordBatch, list of RecordBatches, RecordBatchReader
+        (read once, into memory) or ``pyarrow.dataset.Dataset`` (files stay on disk).
+
+        >>> import pyarrow as pa
+        >>> ds = Dataset.from_arrow(pa.table({"x": [1, 2, 3]}))
+        >>> ds.to_table().num_rows
+        3
+        """
+        if isinstance(data, pads.FileSystemDataset):
+            return cls._from_source(
+                FileSource(data, f"{len(data.files)} files"), columns, filter, label
+            )
+        if isinstance(data, pads.Dataset):
+            data = data.to_table()
+        elif isinstance(data, pa.RecordBatch):
+            data = pa.Table.from_batches([data])
+        elif isinstance(data, pa.RecordBatchReader):
+            data = data.read_all()
+        elif isinstance(data, (list, tuple)) and data and isinstance(data[0], pa.RecordBatch):
+            data = pa.Table.from_batches(list(data))
+        elif not isinstance(data, pa.Table):
+            try:
+                data = pa.table(data)
+            except (TypeError, pa.ArrowException) as err:
+                raise TypeError(
+                    "from_arrow takes a pyarrow Table, RecordBatch, list of RecordBatches, "
+                    f"RecordBatchReader or pyarrow.dataset.Dataset; got {type(data).__name__}"
+                ) from err
+        return cls._from_source(TableSource(data), columns, filter, label)
+
+    @classmethod
+    def from_pandas(cls, df, columns=None, filter=None, label=None, preserve_index=False):
+        """Rows of a pandas DataFrame (converted to Arrow once).
+
+        >>> import pandas as pd
+        >>> ds = Dataset.from_pandas(pd.DataFrame({"x": [1.0, 2.0], "y": [0, 1]}), label="y")
+        >>> next(iter(ds))[1].tolist()
+        [0, 1]
+        """
+        table = pa.Table.from_pandas(df, preserve_index=preserve_index)
+        table = table.replace_schema_metadata(None)
+        return cls._from_source(TableSource(table, "pandas DataFrame"), columns, filter, label)
+
+    @classmethod
+    def from_dict(cls, mapping, columns=None, filter=None, label=None):
+        """Rows of a dict of column name to list or 1-D array (TF's slice_input_producer).
+
+        >>> Dataset.from_dict({"x": [1, 2, 3]}).to_table().column("x").to_pylist()
+        [1, 2, 3]
+        """
+        table = pa.table(dict(mapping))
+        return cls._from_source(TableSource(table, "dict of columns"), columns, filter, label)
+
+    @classmethod
+    def from_files(
+        cls,
+        path,
+        format=None,
+        columns=None,
+        filter=None,
+        label=None,
+        schema=None,
+        partitioning="hive",
+        filesystem=None,
+        read_batch_size=READ_BATCH_SIZE,
+        batch_readahead=BATCH_READAHEAD,
+    ):
+        """Rows of files read through ``pyarrow.dataset``, streamed a few batches at a time.
+
+        ``path`` is a file, a directory (``key=value`` folders become hive partition
+        columns), a glob such as ``"data/*.parquet"``, a filesystem URL
+        (``s3://bucket/prefix``), or a list of those. ``format`` is ``"parquet"``,
+        ``"csv"``, ``"ipc"`` (Feather/Arrow), a ``pyarrow.dataset.FileFormat``, or None to
+        tell from the file names. ``columns`` and ``filter`` (an Arrow expression, or a
+        list of ``(column, op, value)`` tuples) are pushed down to the reader: other
+        columns are not read, and partitions and Parquet row groups the filter excludes
+        are skipped. ``schema`` fixes the schema (otherwise taken from the first file);
+        ``read_batch_size`` and ``batch_readahead`` bound how much the reader holds.
+
+        >>> import os, tempfile, pyarrow.parquet as pq
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+        >>> pq.write_table(pa.table({"x": [1, 2, 3], "y": [0, 1, 1]}), path)
+        >>> import pyarrow.compute as pc
+        >>> ds = Dataset.from_files(path, columns=["x"], filter=pc.field("y") == 1)
+        >>> ds.to_table().column("x").to_pylist()
+        [2, 3]
+        """
+        source = open_files(
+            path,
+            format=format,
+            schema=schema,
+            partitioning=partitioning,
+            filesystem=filesystem,
+            read_batch_size=read_batch_size,
+            batch_readahead=batch_readahead,
+        )
+        return cls._from_source(source, columns, filter, label)
+
+    @classmethod
+    def from_parquet(cls, path, columns=None, filter=None, label=None, **options):
+        """``from_files(path, format="parquet", ...)``.
+
+        >>> import os, tempfile, pyarrow.parquet as pq
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+        >>> pq.write_table(pa.table({"x": [1, 2]}), path)
+        >>> Dataset.from_parquet(path).to_table().num_rows
+        2
+        """
+        return cls.from_files(
+            path, format="parquet", columns=columns, filter=filter, label=label, **options
+        )
+
+    @classmethod
+    def from_csv(
+        cls,
+        path,
+        column_types=None,
+        columns=None,
+        filter=None,
+        label=None,
+        delimiter=",",
+        column_names=None,
+        null_values=None,
+        skip_rows=0,
+        **options,
+    ):
+        """CSV files read by pyarrow's streaming CSV reader.
+
+        ``column_types`` maps column names to Arrow types (``pa.int64()`` or ``"int64"``);
+        other columns' types are inferred. ``column_names`` names the columns of files
+        without a header row; ``null_values`` lists the strings read as null (in string
+        columns too).
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.csv")
+        >>> _ = open(path, "w").write("id,score\\n1,2\\n3,4\\n")
+        >>> ds = Dataset.from_csv(path, column_types={"score": "float32"})
+        >>> ds.schema.field("score").type
+        DataType(float)
+        """
+        import pyarrow.csv as pacsv
+
+        types = {
+            name: pa.type_for_alias(t) if isinstance(t, str) else t
+            for name, t in (column_types or {}).items()
+        }
+        convert = pacsv.ConvertOptions(column_types=types)
+        if null_values is not None:
+            convert.null_values = list(null_values)
+            convert.strings_can_be_null = True
+        read = pacsv.ReadOptions(skip_rows=skip_rows)
+        if column_names is not None:
+            read.column_names = list(column_names)
+        fmt = pads.CsvFileFormat(
+            parse_options=pacsv.ParseOptions(delimiter=delimiter),
+            convert_options=convert,
+            read_options=read,
+        )
+        return cls.from_files(
+            path, format=fmt, columns=columns, filter=filter, label=label, **options
+        )
+
+    # ------------------------------------------------------------------ properties
+
+    @property
+    def schema(self):
+        """The rows' :class:`pyarrow.Schema` (label columns included), or None after
+        :meth:`map`, whose output is known only by running it.
+
+        >>> Dataset.from_dict({"x": [1]}).schema.names
+        ['x']
+        """
+        return self._node.schema
+
+    @property
+    def label(self):
+        """The label column name (or list of names), or None.
+
+        >>> Dataset.from_dict({"x": [1], "y": [0]}, label="y").label
+        'y'
+        """
+        if self._label is None:
+            return None
+        return self._label[0] if self._single_label else list(self._label)
+
+    def __repr__(self):
+        steps = " -> ".join(self._node.describe())
+        label = "" if self._label is None else f", label={self.label!r}"
+        return f"Dataset({steps}{label})"
+
+    # ------------------------------------------------------------------ transformations
+
+    def _derive(self, node, batched=None):
+        return Dataset(
+            node, label=self.label, batched=self._batched if batched is None else batched
+        )
+
+    def with_label(self, label):
+        """The same rows, yielded as ``(features, labels)`` split off ``label`` (a column
+        name or a list of names); ``None`` yields plain batches again.
+
+        >>> ds = Dataset.from_dict({"x": [1, 2], "y": [0, 1]}).with_label("y")
+        >>> features, labels = next(iter(ds))
+        >>> features.schema.names, labels.tolist()
+        (['x'], [0, 1])
+        """
+        if label is None:
+            return Dataset(self._node, batched=self._batched)
+        names = as_names(label, "label")
+        node = self._node
+        if isinstance(node, Scan) and node.columns is not None:
+            # A projected scan also reads the label columns it would otherwise drop.
+            check_names(names, node.source.schema, what="label column")
+            extra = tuple(n for n in names if n not in node.columns)
+            node = replace(node, columns=node.columns + extra)
+        check_names(names, node.schema, what="label column")
+        return Dataset(node, label=label, batched=self._batched)
+
+    def select(self, columns):
+        """Keep only ``columns`` (label columns are kept too); pushed down to the reader.
+
+        >>> Dataset.from_dict({"a": [1], "b": [2], "c": [3]}).select(["c", "a"]).schema.names
+        ['c', 'a']
+        """
+        names = as_names(columns, "columns")
+        names += tuple(n for n in self._label or () if n not in names)
+        check_names(names, self.schema)
+        node = push_down(self._node, lambda scan: replace(scan, columns=names))
+        return self._derive(node if node is not None else Select(self._node, names))
+
+    def filter(self, predicate):
+        """Keep the rows where ``predicate`` holds: an Arrow expression such as
+        ``pc.field("age") > 30``, or a list of ``(column, op, value)`` tuples. Pushed down to
+        the reader (skipping partitions and row groups) when it directly follows a source.
+
+        >>> import pyarrow.compute as pc
+        >>> ds = Dataset.from_dict({"x": [1, 5, 2, 7]}).filter(pc.field("x") > 1)
+        >>> ds.to_table().column("x").to_pylist()
+        [5, 2, 7]
+        """
+        expression = as_expression(predicate)
+        check_expression(expression, self.schema)
+
+        def add(scan):
+            combined = expression if scan.filter is None else scan.filter & expression
+            return replace(scan, filter=combined)
+
+        node = push_down(self._node, add)
+        return self._derive(node if node is not None else Filter(self._node, expression))
+
+    def map(self, fn):
+        """Apply ``fn`` to each RecordBatch of the stream, or to ``(features, labels)`` on a
+        labelled dataset (returning a ``(features, labels)`` pair). ``fn`` may return a
+        RecordBatch, Table, pandas DataFrame or dict of columns. Before :meth:`batch` it sees
+        the reader's batches, of any size.
+
+        >>> import pyarrow.compute as pc
+        >>> ds = Dataset.from_dict({"x": [1, 2]}).map(
+        ...     lambda b: b.append_column("x2", pc.multiply(b.column("x"), 2)))
+        >>> ds.to_table().column("x2").to_pylist()
+        [2, 4]
+        """
+        if not callable(fn):
+            raise TypeError(f"map needs a callable, got {type(fn).__name__}")
+        return self._derive(Map(self._node, fn, self._label, self._single_label))
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True):
+        """Shuffle with a streaming buffer of ``buffer_size`` rows (TF's
+        ``min_after_dequeue``), visiting files, row groups or table slices in a seeded
+        order too. Memory is bounded by the buffer (see :func:`shuffle_rows`). With a
+        ``seed`` every run gives the same orders; each pass (and each repetition of a
+        later ``repeat``) gets a different one unless ``reshuffle_each_iteration=False``.
+        After :meth:`batch` it shuffles whole batches, with a buffer of that many batches.
+
+        >>> ds = Dataset.from_dict({"id": list(range(6))}).shuffle(10, seed=0)
+        >>> sorted(ds.to_table().column("id").to_pylist())
+        [0, 1, 2, 3, 4, 5]
+        """
+        _positive_int(buffer_size, "buffer_size")
+        check_seed(seed)
+        reshuffle = bool(reshuffle_each_iteration)
+        node = self._node
+        if not self._batched and isinstance(node, Scan) and not node.shuffled:
+            node = replace(node, order_seed=seed, reshuffle=reshuffle)
+        return self._derive(Shuffle(node, buffer_size, seed, reshuffle, self._batched))
+
+    def batch(self, batch_size, drop_remainder=False):
+        """Group rows into RecordBatches of ``batch_size`` rows, by zero-copy slicing and
+        concatenation. The last batch of each pass is smaller unless ``drop_remainder``
+        (TF's ``allow_smaller_final_batch=False``). Calling it again regroups the rows.
+
+        >>> ds = Dataset.from_dict({"x": list(range(5))}).batch(2)
+        >>> [b.num_rows for b in ds]
+        [2, 2, 1]
+        """
+        _positive_int(batch_size, "batch_size")
+        return self._derive(Batch(self._node, batch_size, bool(drop_remainder)), batched=True)
+
+    def repeat(self, count=None):
+        """Repeat the passes ``count`` times (TF's ``num_epochs``), forever when None or -1.
+        A seeded shuffle before it gives each repetition its own order.
+
+        >>> Dataset.from_dict({"x": [1, 2]}).repeat(2).to_table().column("x").to_pylist()
+        [1, 2, 1, 2]
+        """
+        if count == -1:
+            count = None
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
+            raise ValueError(f"count must be None, -1 or a non-negative integer, got {count!r}")
+        if count is not None and count < 0:
+            raise ValueError(f"count must be None, -1 or a non-negative integer, got {count}")
+        return self._derive(Repeat(self._node, count))
+
+    def shard(self, num_shards, index):
+        """Keep the ``index``-th of ``num_shards`` disjoint parts that together hold every
+        row: whole files or row groups when there are at least ``num_shards`` of them,
+        else every ``num_shards``-th row. Shard before shuffling (or shuffle with a seed)
+        so the workers' parts stay disjoint. After :meth:`batch` it keeps whole batches.
+
+        >>> Dataset.from_dict({"x": list(range(5))}).shard(2, 1).to_table()["x"].to_pylist()
+        [1, 3]
+        """
+        _positive_int(num_shards, "num_shards")
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < num_shards:
+            raise ValueError(f"index must be in [0, {num_shards}), got {index!r}")
+        scan = None if self._batched else scan_under(self._node)
+        if scan is not None and scan.shard is None:
+            node = push_down(self._node, lambda scan: replace(scan, shard=(num_shards, index)))
+            return self._derive(node)
+        return self._derive(Shard(self._node, num_shards, index, self._batched))
+
+    def prefetch(self, buffer_size=AUTOTUNE):
+        """Run everything before this step in a background thread, at most ``buffer_size``
+        elements ahead (TF's queue ``capacity``, a bound on memory). The thread stops when
+        iteration stops, and an exception in it is raised in the consumer.
+
+        >>> [b.num_rows for b in Dataset.from_dict({"x": [1, 2, 3]}).batch(2).prefetch(1)]
+        [2, 1]
+        """
+        if buffer_size == AUTOTUNE:
+            buffer_size = DEFAULT_PREFETCH
+        _positive_int(buffer_size, "buffer_size")
+        return self._derive(Prefetch(self._node, buffer_size))
+
+    def cache(self, filename=None):
+        """Keep the rows of the first complete pass, in memory or, with ``filename``, in a
+        local Arrow IPC file (reused by later runs if it exists); later passes read the
+        cache instead of the steps before it.
+
+        >>> ds = Dataset.from_dict({"x": [1, 2]}).cache()
+        >>> [b.num_rows for b in ds] == [b.num_rows for b in ds]
+        True
+        """
+        store = MemoryCache() if filename is None else FileCache(filename)
+        return self._derive(Cache(self._node, store))
+
+    # ------------------------------------------------------------------ iteration
+
+    def iterate(self, epoch=0):
+        """A fresh iterator over pass number ``epoch`` (what the ``epoch``-th ``iter()``
+        of this dataset reads).
+
+        >>> ds = Dataset.from_dict({"x": list(range(4))}).shuffle(4, seed=3)
+        >>> a = next(ds.iterate(1)).column("x").to_pylist()
+        >>> a == next(ds.iterate(1)).column("x").to_pylist()
+        True
+        """
+        stream = self._node.iterate((int(epoch),))
+        if self._label is None:
+            return stream
+        return (split_label(batch, self._label, self._single_label) for batch in stream)
+
+    def __iter__(self):
+        return self.iterate(next(self._passes))
+
+    def to_table(self):
+        """Read one pass into a :class:`pyarrow.Table` (label columns included).
+
+        >>> Dataset.from_dict({"x": [1, 2]}).to_table().num_rows
+        2
+        """
+        batches = list(self._node.iterate((next(self._passes),)))
+        if batches:
+            return pa.Table.from_batches(batches)
+        schema = self.schema if self.schema is not None else pa.schema([])
+        return schema.empty_table()

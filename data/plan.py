@@ -1,0 +1,299 @@
+"""The steps of a dataset: immutable nodes, each iterating its rows for one pass.
+
+``node.iterate(key)`` returns a fresh iterator of RecordBatches for the pass ``key`` (a
+tuple of ints: the pass number, then one repetition index per enclosing ``repeat``), so
+seeded randomness differs per pass yet is the same on every run. ``node.schema`` is the
+output schema when it is known without reading data (not after ``map``), else None.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, replace
+
+import pyarrow.compute as pc
+
+from . import batches as B
+from .columns import join_label, project, split_label
+from .prefetch import prefetch
+from .shuffle import BUFFER, UNIT_ORDER, pass_rng, shuffle_elements, shuffle_rows
+
+
+@dataclass(frozen=True, eq=False)
+class Scan:
+    """Read a source with pushed-down projection, filter, unit order and unit shard.
+
+    Sharding is by unit (file, row group, table slice) when there are at least
+    ``num_shards`` units, else by row; either way it is applied to the canonical list of
+    units, so shards are disjoint and complete whatever order each worker visits them in.
+    """
+
+    source: object
+    columns: tuple | None = None
+    filter: pc.Expression | None = None
+    order_seed: object = False  # False: canonical order; None or an int: shuffled
+    reshuffle: bool = True
+    shard: tuple | None = None
+
+    @property
+    def schema(self):
+        schema = self.source.schema
+        return schema if self.columns is None else project(schema, self.columns)
+
+    @property
+    def shuffled(self):
+        return self.order_seed is not False
+
+    def describe(self):
+        steps = [self.source.describe()]
+        if self.columns is not None:
+            steps.append(f"select({list(self.columns)})")
+        if self.filter is not None:
+            steps.append(f"filter({self.filter})")
+        if self.shard is not None:
+            steps.append("shard({}, {})".format(*self.shard))
+        return steps
+
+    def iterate(self, key):
+        units = self.source.units(self.filter, split=self.shuffled or self.shard is not None)
+        indexed = list(enumerate(units))
+        row_shard = None
+        if self.shard is not None:
+            num_shards, index = self.shard
+            if len(units) >= num_shards:
+                indexed = indexed[index::num_shards]
+            else:
+                row_shard = self.shard
+        if self.shuffled:
+            rng = pass_rng(self.order_seed, key if self.reshuffle else (), UNIT_ORDER)
+            indexed = [indexed[i] for i in rng.permutation(len(indexed))]
+        for position, unit in indexed:
+            batches = self.source.read(unit, self.columns, self.filter)
+            if row_shard is not None:
+                # Offsetting by the unit's canonical position spreads small units evenly.
+                batches = B.shard_rows(batches, *row_shard, start=position)
+            yield from batches
+
+
+@dataclass(frozen=True, eq=False)
+class Select:
+    child: object
+    columns: tuple
+
+    @property
+    def schema(self):
+        schema = self.child.schema
+        return None if schema is None else project(schema, self.columns)
+
+    def describe(self):
+        return [*self.child.describe(), f"select({list(self.columns)})"]
+
+    def iterate(self, key):
+        columns = list(self.columns)
+        for batch in self.child.iterate(key):
+            yield batch.select(columns)
+
+
+@dataclass(frozen=True, eq=False)
+class Filter:
+    child: object
+    expression: pc.Expression
+
+    @property
+    def schema(self):
+        return self.child.schema
+
+    def describe(self):
+        return [*self.child.describe(), f"filter({self.expression})"]
+
+    def iterate(self, key):
+        for batch in self.child.iterate(key):
+            kept = batch.filter(self.expression)
+            if kept.num_rows:
+                yield kept
+
+
+@dataclass(frozen=True, eq=False)
+class Map:
+    """Apply ``fn`` to each batch, or to ``(features, labels)`` when ``label`` is set."""
+
+    child: object
+    fn: object
+    label: tuple | None = None
+    single_label: bool = True
+
+    schema = None
+
+    def describe(self):
+        return [*self.child.describe(), f"map({getattr(self.fn, '__name__', self.fn)})"]
+
+    def iterate(self, key):
+        for batch in self.child.iterate(key):
+            if self.label is None:
+                yield B.to_record_batch(self.fn(batch))
+                continue
+            result = self.fn(*split_label(batch, self.label, self.single_label))
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise TypeError(
+                    "on a labelled dataset the map function takes (features, labels) and must "
+                    f"return a (features, labels) tuple; got {type(result).__name__}"
+                )
+            features = B.to_record_batch(result[0])
+            yield join_label(features, result[1], self.label, self.single_label)
+
+
+@dataclass(frozen=True, eq=False)
+class Batch:
+    child: object
+    batch_size: int
+    drop_remainder: bool = False
+
+    @property
+    def schema(self):
+        return self.child.schema
+
+    def describe(self):
+        return [*self.child.describe(), f"batch({self.batch_size}, {self.drop_remainder})"]
+
+    def iterate(self, key):
+        return B.rebatch(self.child.iterate(key), self.batch_size, self.drop_remainder)
+
+
+@dataclass(frozen=True, eq=False)
+class Shuffle:
+    """Shuffle rows with a streaming buffer, or whole batches when ``elements``."""
+
+    child: object
+    buffer_size: int
+    seed: int | None = None
+    reshuffle: bool = True
+    elements: bool = False
+
+    @property
+    def schema(self):
+        return self.child.schema
+
+    def describe(self):
+        return [*self.child.describe(), f"shuffle({self.buffer_size}, seed={self.seed})"]
+
+    def iterate(self, key):
+        rng = pass_rng(self.seed, key if self.reshuffle else (), BUFFER)
+        shuffle = shuffle_elements if self.elements else shuffle_rows
+        return shuffle(self.child.iterate(key), self.buffer_size, rng)
+
+
+@dataclass(frozen=True, eq=False)
+class Repeat:
+    """Passes over the child one after another: ``count`` of them, or forever if None."""
+
+    child: object
+    count: int | None = None
+
+    @property
+    def schema(self):
+        return self.child.schema
+
+    def describe(self):
+        return [*self.child.describe(), f"repeat({self.count})"]
+
+    def iterate(self, key):
+        repetitions = itertools.count() if self.count is None else range(self.count)
+        for repetition in repetitions:
+            produced = False
+            for batch in self.child.iterate((*key, repetition)):
+                produced = True
+                yield batch
+            if not produced:  # an empty dataset repeated forever is empty, not a hang
+                return
+
+
+@dataclass(frozen=True, eq=False)
+class Shard:
+    """Row-level (or, when ``elements``, batch-level) shard of a stream."""
+
+    child: object
+    num_shards: int
+    index: int
+    elements: bool = False
+
+    @property
+    def schema(self):
+        return self.child.schema
+
+    def describe(self):
+        return [*self.child.describe(), f"shard({self.num_shards}, {self.index})"]
+
+    def iterate(self, key):
+        stream = self.child.iterate(key)
+        if self.elements:
+            return B.shard_elements(stream, self.num_shards, self.index)
+        return B.shard_rows(stream, self.num_shards, self.index)
+
+
+@dataclass(frozen=True, eq=False)
+class Prefetch:
+    child: object
+    size: int
+
+    @property
+    def schema(self):
+        return self.child.schema
+
+    def describe(self):
+        return [*self.child.describe(), f"prefetch({self.size})"]
+
+    def iterate(self, key):
+        return prefetch(lambda: self.child.iterate(key), self.size)
+
+
+@dataclass(frozen=True, eq=False)
+class Cache:
+    """Fill ``store`` on the first complete pass; replay it on the later ones."""
+
+    child: object
+    store: object
+
+    @property
+    def schema(self):
+        return self.child.schema
+
+    def describe(self):
+        return [*self.child.describe(), self.store.describe()]
+
+    def iterate(self, key):
+        replay = self.store.replay()
+        if replay is not None:
+            yield from replay
+            return
+        writer = self.store.writer(self.child.schema)
+        if writer is None:  # another pass is filling the cache: just read through
+            yield from self.child.iterate(key)
+            return
+        complete = False
+        try:
+            for batch in self.child.iterate(key):
+                writer.write(batch)
+                yield batch
+            complete = True
+        finally:
+            writer.finish(complete)
+
+
+def scan_under(node):
+    """The Scan that steps added after ``node`` may change: ``node`` itself, or the Scan
+    right under a row shuffle (filtering, projecting or sharding commute with shuffling
+    rows). None when there is none."""
+    if isinstance(node, Scan):
+        return node
+    if isinstance(node, Shuffle) and not node.elements and isinstance(node.child, Scan):
+        return node.child
+    return None
+
+
+def push_down(node, change):
+    """``node`` with ``change`` applied to :func:`scan_under` it, or None if there is none."""
+    if isinstance(node, Scan):
+        return change(node)
+    if scan_under(node) is not None:
+        return replace(node, child=change(node.child))
+    return None

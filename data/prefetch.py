@@ -1,0 +1,80 @@
+"""A bounded background producer: what TF's QueueRunner and Coordinator did, in one function.
+
+The producer thread fills a queue of at most ``size`` items, so ``size`` bounds the memory
+that runs ahead (TF's queue ``capacity``). An exception in the producer is re-raised in
+the consumer, with the producer's frames in its traceback. When the consumer stops early
+(``break``, ``close()``, garbage collection) the producer is told to stop and joined, so
+no thread outlives the iteration.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+
+# How often a producer blocked on a full queue checks whether the consumer has gone.
+_POLL_SECONDS = 0.05
+
+_DONE = object()
+
+
+class _Raised:
+    """An exception travelling from the producer thread to the consumer."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error):
+        self.error = error
+
+
+def _put(q, item, stop):
+    """Put ``item`` unless the consumer stopped; report whether it went in."""
+    while not stop.is_set():
+        try:
+            q.put(item, timeout=_POLL_SECONDS)
+            return True
+        except queue.Full:
+            continue
+    return False
+
+
+def prefetch(make_iterator, size):
+    """Iterate ``make_iterator()`` in a daemon thread, at most ``size`` items ahead.
+
+    >>> list(prefetch(lambda: iter(range(5)), size=2))
+    [0, 1, 2, 3, 4]
+    """
+    q = queue.Queue(maxsize=size)
+    stop = threading.Event()
+
+    def produce():
+        iterator = None
+        try:
+            iterator = make_iterator()
+            for item in iterator:
+                if not _put(q, item, stop):
+                    return
+            _put(q, _DONE, stop)
+        except BaseException as err:  # noqa: B036 - everything must reach the consumer
+            _put(q, _Raised(err), stop)
+        finally:
+            close = getattr(iterator, "close", None)
+            if close is not None:
+                close()
+
+    thread = threading.Thread(target=produce, name="colonnade-prefetch", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = q.get()
+            if item is _DONE:
+                return
+            if isinstance(item, _Raised):
+                error = item.error
+                if hasattr(error, "add_note"):
+                    error.add_note("(raised in a colonnade.data prefetch thread)")
+                raise error
+            yield item
+    finally:
+        stop.set()
+        thread.join()

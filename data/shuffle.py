@@ -1,0 +1,83 @@
+"""Seeded randomness per pass, and the two streaming shuffle buffers.
+
+Every random choice of a pass draws from ``numpy.random.SeedSequence([seed, purpose,
+*pass_key])``: the same seed gives the same orders on every run, each pass (each
+``iter()`` of a dataset, each repetition of ``repeat``) gets its own order, and the file
+order and the buffer draw from independent streams. ``seed=None`` draws fresh entropy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from .batches import table_to_batch
+
+# Purposes: independent random streams of one seed.
+BUFFER = 0
+UNIT_ORDER = 1
+
+# The row buffer works in blocks: once it holds ``buffer_size + block`` rows it emits a
+# random ``block`` of them. A block of at least this many rows keeps the work per row
+# constant (each row is copied about three times) however small the buffer.
+MIN_BLOCK_ROWS = 1024
+
+
+def check_seed(seed):
+    """``seed`` as given when it is None or a non-negative integer; else TypeError."""
+    if seed is None or (isinstance(seed, (int, np.integer)) and seed >= 0):
+        return seed
+    raise TypeError(f"seed must be None or a non-negative integer, got {seed!r}")
+
+
+def pass_rng(seed, key, purpose):
+    """The numpy Generator for one pass (``key``, a tuple of ints) and one purpose."""
+    if seed is None:
+        return np.random.default_rng()
+    return np.random.default_rng(np.random.SeedSequence([int(seed), purpose, *key]))
+
+
+def shuffle_rows(batches, buffer_size, rng):
+    """Shuffle the rows of a stream of RecordBatches with a buffer of ``buffer_size`` rows.
+
+    Like TF's ``shuffle_batch(min_after_dequeue=buffer_size)``: every emitted row is drawn
+    uniformly from at least ``buffer_size + 1`` buffered rows (more precisely from
+    ``buffer_size + block`` rows, ``block = max(buffer_size // 2, 1024)``), and at most
+    about ``1.5 * buffer_size + 1024`` rows plus one input batch are held, so memory is
+    bounded by the buffer however long the stream. At the end the rest is emitted in a
+    random order. A buffer at least as large as the data gives a uniform permutation.
+    """
+    block = max(buffer_size // 2, MIN_BLOCK_ROWS)
+    pool, pooled = [], 0
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        pool.append(batch)
+        pooled += batch.num_rows
+        if pooled >= buffer_size + block:
+            table = pa.Table.from_batches(pool)
+            order = rng.permutation(pooled)
+            cut = pooled - buffer_size
+            out = table_to_batch(table.take(order[:cut]))
+            pool = [table_to_batch(table.take(order[cut:]))]
+            pooled = buffer_size
+            del table
+            yield out
+    if pooled:
+        table = pa.Table.from_batches(pool)
+        yield table_to_batch(table.take(rng.permutation(pooled)))
+
+
+def shuffle_elements(items, buffer_size, rng):
+    """TF's element shuffle, for streams of batches: keep ``buffer_size`` elements and
+    emit a random one as each new one arrives; emit the rest in random order at the end."""
+    buffer = []
+    for item in items:
+        if len(buffer) < buffer_size:
+            buffer.append(item)
+            continue
+        i = int(rng.integers(len(buffer)))
+        out, buffer[i] = buffer[i], item
+        yield out
+    for i in rng.permutation(len(buffer)):
+        yield buffer[i]

@@ -1,0 +1,281 @@
+"""Where rows come from: an in-memory Arrow table, or files through ``pyarrow.dataset``.
+
+A source splits its rows into *units* (slices of a table; files, or Parquet row groups
+when shuffling or sharding needs finer pieces), reads one unit at a time as record
+batches with the column projection and row filter pushed down to the reader, and names
+the file in every error it raises.
+"""
+
+from __future__ import annotations
+
+import errno
+import fnmatch
+import glob
+import os
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.dataset as pads
+import pyarrow.fs as pafs
+
+# An in-memory table is visited in slices of this many rows (its units for shuffling
+# the visiting order and for sharding).
+TABLE_UNIT_ROWS = 65_536
+
+# Reader defaults: rows per record batch read from a file, and how many batches the
+# reader may decode ahead. Small enough that a scan's memory stays a few batches.
+READ_BATCH_SIZE = 65_536
+BATCH_READAHEAD = 2
+
+_EXTENSIONS = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".parq": "parquet",
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".feather": "ipc",
+    ".arrow": "ipc",
+    ".ipc": "ipc",
+}
+_GLOB_CHARS = "*?["
+
+
+@dataclass(frozen=True, eq=False)
+class Unit:
+    """One independently readable piece of a source; ``name`` is used in errors."""
+
+    name: str
+    payload: object
+
+
+class TableSource:
+    """Rows of an in-memory :class:`pyarrow.Table`, visited in slices."""
+
+    def __init__(self, table, description="in-memory table", unit_rows=TABLE_UNIT_ROWS):
+        self.table = table
+        self.schema = table.schema
+        self.description = description
+        self.unit_rows = unit_rows
+
+    def describe(self):
+        return f"{self.description}: {self.table.num_rows} rows"
+
+    def units(self, filter=None, split=False):
+        n, step = self.table.num_rows, self.unit_rows
+        return [Unit(self.description, (start, step)) for start in range(0, n, step)]
+
+    def read(self, unit, columns=None, filter=None):
+        start, length = unit.payload
+        table = self.table.slice(start, length)
+        if filter is not None:
+            table = table.filter(filter)
+        if columns is not None:
+            table = table.select(list(columns))
+        yield from table.to_batches()
+
+
+class FileSource:
+    """Rows of the files of a :class:`pyarrow.dataset.FileSystemDataset`."""
+
+    def __init__(
+        self,
+        dataset,
+        description,
+        read_batch_size=READ_BATCH_SIZE,
+        batch_readahead=BATCH_READAHEAD,
+    ):
+        self.dataset = dataset
+        self.schema = dataset.schema
+        self.description = description
+        self.format = dataset.format.default_extname
+        self.read_batch_size = read_batch_size
+        self.batch_readahead = batch_readahead
+
+    def describe(self):
+        return f"{self.description} ({self.format})"
+
+    def units(self, filter=None, split=False):
+        """The files left after partition pruning by ``filter``; with ``split``, Parquet
+        files become their row groups (those the filter's statistics cannot rule out)."""
+        fragments = list(self.dataset.get_fragments(filter=filter))
+        if not (split and isinstance(self.dataset.format, pads.ParquetFileFormat)):
+            return [Unit(f.path, f) for f in fragments]
+        units = []
+        for fragment in fragments:
+            try:
+                pieces = fragment.split_by_row_group(filter, self.schema)
+            except pa.ArrowException as err:
+                raise self._error(fragment, None, err) from err
+            units += [Unit(fragment.path, piece) for piece in pieces]
+        return units
+
+    def read(self, unit, columns=None, filter=None):
+        fragment = unit.payload
+        try:
+            yield from fragment.to_batches(
+                schema=self.schema,
+                columns=None if columns is None else list(columns),
+                filter=filter,
+                batch_size=self.read_batch_size,
+                batch_readahead=self.batch_readahead,
+                fragment_readahead=1,
+            )
+        except pa.ArrowException as err:
+            raise self._error(fragment, columns, err) from err
+
+    def _error(self, fragment, columns, err):
+        """An error naming the file, and the column when the schemas disagree."""
+        path = fragment.path
+        if isinstance(err, FileNotFoundError):
+            return FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+        try:
+            physical = fragment.physical_schema
+        except pa.ArrowException as inner:
+            return ValueError(
+                f"cannot read '{path}' as {self.format}: the file is corrupt or is not a "
+                f"{self.format} file ({inner})"
+            )
+        wanted = self.schema.names if columns is None else list(columns)
+        clashes = [
+            (name, physical.field(name).type, self.schema.field(name).type)
+            for name in self.schema.names
+            if name in physical.names and physical.field(name).type != self.schema.field(name).type
+        ]
+        clashes.sort(key=lambda clash: clash[0] not in wanted)
+        if clashes:
+            name, here, expected = clashes[0]
+            return ValueError(
+                f"'{path}' does not match the other files: column '{name}' is {here} "
+                f"there but {expected} in the dataset's schema ({err}). Pass schema= with "
+                "types every file can be cast to, or rewrite the file."
+            )
+        return ValueError(f"error reading '{path}' ({self.format}): {err}")
+
+
+def _filesystem_and_path(path, filesystem):
+    """``(filesystem, path)`` for a local path or a URL such as ``s3://bucket/key``."""
+    if filesystem is not None:
+        return filesystem, path
+    if "://" in path:
+        try:
+            return pafs.FileSystem.from_uri(path)
+        except (pa.ArrowInvalid, ValueError) as err:
+            try:
+                import fsspec  # optional: any fsspec URL (memory://, gcs://, ...)
+            except ImportError:
+                raise ValueError(
+                    f"cannot open '{path}': {err}; install fsspec for other URL schemes or "
+                    "pass filesystem="
+                ) from err
+            fs, inner = fsspec.core.url_to_fs(path)
+            return pafs.PyFileSystem(pafs.FSSpecHandler(fs)), inner
+    return pafs.LocalFileSystem(), os.path.abspath(path)
+
+
+def _expand_glob(pattern, filesystem, local):
+    if local:
+        matches = sorted(p for p in glob.glob(pattern, recursive=True) if os.path.isfile(p))
+    else:
+        parts = pattern.split("/")
+        first_glob = next(i for i, part in enumerate(parts) if _is_glob(part))
+        base = "/".join(parts[:first_glob]) or "/"
+        infos = filesystem.get_file_info(pafs.FileSelector(base, recursive=True))
+        files = [i.path for i in infos if i.type == pafs.FileType.File]
+        matches = sorted(p for p in files if fnmatch.fnmatch(p, pattern))
+    return matches
+
+
+def _is_glob(text):
+    return any(c in text for c in _GLOB_CHARS)
+
+
+def _hidden(path):
+    return os.path.basename(path).startswith((".", "_"))
+
+
+def resolve_paths(path, filesystem=None):
+    """``(filesystem, paths, files)``: what to give ``pyarrow.dataset`` and the files found.
+
+    ``path`` is a file, a directory, a glob, a URL, or a list of those. Missing paths and
+    globs matching nothing raise ``FileNotFoundError`` naming them.
+    """
+    items = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    if not items:
+        raise ValueError("from_files needs at least one path; got an empty list")
+    fs, targets, files = filesystem, [], []
+    for item in items:
+        item = os.fspath(item)
+        item_fs, inner = _filesystem_and_path(item, filesystem)
+        local = isinstance(item_fs, pafs.LocalFileSystem) and "://" not in item
+        if fs is None:
+            fs = item_fs
+        elif type(item_fs) is not type(fs):
+            raise ValueError(f"all paths must be on one filesystem; '{item}' is not")
+        if _is_glob(inner):
+            matches = _expand_glob(item if local else inner, item_fs, local)
+            if not matches:
+                raise FileNotFoundError(errno.ENOENT, "no files match the pattern", item)
+            matches = [os.path.abspath(m) if local else m for m in matches]
+            targets += matches
+            files += matches
+            continue
+        info = item_fs.get_file_info(inner)
+        if info.type == pafs.FileType.NotFound:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), item)
+        targets.append(inner)
+        if info.type == pafs.FileType.Directory:
+            found = item_fs.get_file_info(pafs.FileSelector(inner, recursive=True))
+            files += sorted(
+                i.path for i in found if i.type == pafs.FileType.File and not _hidden(i.path)
+            )
+        else:
+            files.append(inner)
+    return fs, targets, files
+
+
+def guess_format(files, shown):
+    """The format name for ``files`` from their extensions, or a ValueError saying why not."""
+    found = {_EXTENSIONS.get(os.path.splitext(f)[1].lower()) for f in files} - {None}
+    if len(found) == 1:
+        return found.pop()
+    if not found:
+        raise ValueError(
+            f"cannot tell the file format of {shown} from its file names; pass "
+            "format='parquet', 'csv' or 'ipc'"
+        )
+    raise ValueError(
+        f"{shown} mixes file formats {sorted(found)}; pass format= to read one of them"
+    )
+
+
+def open_files(
+    path,
+    format=None,
+    schema=None,
+    partitioning="hive",
+    filesystem=None,
+    read_batch_size=READ_BATCH_SIZE,
+    batch_readahead=BATCH_READAHEAD,
+):
+    """A :class:`FileSource` over ``path`` (see :func:`resolve_paths`)."""
+    shown = repr(os.fspath(path)) if isinstance(path, (str, os.PathLike)) else f"{len(path)} paths"
+    fs, targets, files = resolve_paths(path, filesystem)
+    if format is None:
+        format = guess_format(files, shown)
+        if format == "csv" and all(f.lower().endswith(".tsv") for f in files):
+            format = pads.CsvFileFormat(parse_options=pacsv.ParseOptions(delimiter="\t"))
+    # One file or directory goes to pyarrow as is; several become their list of files.
+    source = targets[0] if len(targets) == 1 else files
+    try:
+        dataset = pads.dataset(
+            source, schema=schema, format=format, filesystem=fs, partitioning=partitioning
+        )
+    except FileNotFoundError:
+        raise
+    except pa.ArrowException as err:
+        name = getattr(format, "default_extname", format)
+        raise ValueError(
+            f"cannot read {shown} as {name}: a file is corrupt or is not a {name} file ({err})"
+        ) from err
+    return FileSource(dataset, shown, read_batch_size, batch_readahead)
