@@ -19,7 +19,7 @@ UNIT_ORDER = 1
 
 # The row buffer works in blocks: once it holds ``buffer_size + block`` rows it emits a
 # random ``block`` of them. A block of at least this many rows keeps the work per row
-# constant (each row is copied about three times) however small the buffer.
+# constant (each row is copied at most about three times) however small the buffer.
 MIN_BLOCK_ROWS = 1024
 
 
@@ -40,29 +40,31 @@ def pass_rng(seed, key, purpose):
 def shuffle_rows(batches, buffer_size, rng):
     """Shuffle the rows of a stream of RecordBatches with a buffer of ``buffer_size`` rows.
 
-    Like TF's ``shuffle_batch(min_after_dequeue=buffer_size)``: every emitted row is drawn
-    uniformly from at least ``buffer_size + 1`` buffered rows (more precisely from
-    ``buffer_size + block`` rows, ``block = max(buffer_size // 2, 1024)``), and at most
-    about ``1.5 * buffer_size + 1024`` rows plus one input batch are held, so memory is
-    bounded by the buffer however long the stream. At the end the rest is emitted in a
-    random order. A buffer at least as large as the data gives a uniform permutation.
+    Like TF's ``shuffle_batch(min_after_dequeue=buffer_size)``, in blocks: the buffer
+    fills to ``buffer_size + block`` rows (``block = max(buffer_size // 2, 1024)``), emits
+    a uniformly random ``block`` of them, keeps the rest, and fills again; at the end the
+    rest is emitted in random order. So every row is drawn from a window of at least
+    ``buffer_size + 1`` rows, at most ``buffer_size + block`` rows are held (memory is
+    bounded by the buffer however long the stream or large the input batches), and the
+    output depends only on the rows and the generator, not on how the input was chunked.
+    A buffer at least as large as the data gives a uniform permutation.
     """
     block = max(buffer_size // 2, MIN_BLOCK_ROWS)
+    full = buffer_size + block
     pool, pooled = [], 0
     for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        pool.append(batch)
-        pooled += batch.num_rows
-        if pooled >= buffer_size + block:
-            table = pa.Table.from_batches(pool)
-            order = rng.permutation(pooled)
-            cut = pooled - buffer_size
-            out = table_to_batch(table.take(order[:cut]))
-            pool = [table_to_batch(table.take(order[cut:]))]
-            pooled = buffer_size
-            del table
-            yield out
+        while batch.num_rows:
+            piece, batch = batch.slice(0, full - pooled), batch.slice(full - pooled)
+            pool.append(piece)
+            pooled += piece.num_rows
+            if pooled == full:
+                table = pa.Table.from_batches(pool)
+                order = rng.permutation(full)
+                out = table_to_batch(table.take(order[:block]))
+                pool = [table_to_batch(table.take(order[block:]))]
+                pooled = buffer_size
+                del table
+                yield out
     if pooled:
         table = pa.Table.from_batches(pool)
         yield table_to_batch(table.take(rng.permutation(pooled)))

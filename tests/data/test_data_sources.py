@@ -126,6 +126,8 @@ def test_hive_partition_columns_appear_and_filter_prunes(tmp_path, table):
     assert "k" in ds.schema.names
     out = ds.to_table().sort_by("id")
     assert out.column("k").to_pylist() == table.column("k").to_pylist()
+    globbed = Dataset.from_files(str(tmp_path / "hive" / "*" / "*.parquet"), columns=["id", "k"])
+    assert globbed.to_table().sort_by("id").column("k").to_pylist() == table["k"].to_pylist()
     pruned = Dataset.from_files(tmp_path / "hive", filter=pc.field("k") == 4)
     assert len(pruned._node.source.units(pruned._node.filter)) == 1
     expected = [i for i, k in enumerate(table.column("k").to_pylist()) if k == 4]
