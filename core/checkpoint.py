@@ -1,0 +1,619 @@
+"""Object-based checkpoints: ``Checkpoint``, ``CheckpointManager`` and restore statuses.
+
+``Checkpoint(**trackables)`` saves every array reachable from its arguments, each under
+its *attribute path* (one ``(owner, slot) -> key`` rule for the whole library):
+
+- a ``Variable`` at path ``p`` is saved as ``p`` (``model/dense/kernel``);
+- an object with ``_checkpoint_children()`` (name -> child) is walked, the children under
+  ``p/name``; so are dicts (keys as names), lists and tuples (indices as names);
+- an *optimizer* (``slot_items()``, ``non_slot_variables()``, ``create_slots(vars)``) saves
+  its non-slot variables under ``p/name`` (``optimizer/iterations``) and the slot
+  ``slot_name`` of variable ``v`` under ``<path of v>/.OPTIMIZER_SLOT/p/slot_name``
+  (TF's object-based convention), so slots follow variables by path, not by identity;
+- an object with ``state_dict()`` / ``load_state_dict(d)`` saves each entry under
+  ``p/key`` (arrays as arrays, Python numbers and strings come back as such);
+- any other object passed to ``Checkpoint`` directly is walked through its public
+  attributes (as TF's AutoTrackable), keeping those that are trackable by the rules above.
+  Private attributes (``_x``) are not walked; expose them with ``_checkpoint_children``.
+
+The graph is walked breadth first, in insertion order; an object reached twice is saved
+once, under its first (shortest) path. ``Variable.name`` plays no part in the keys.
+
+Restore walks the current objects first, asks each optimizer to ``create_slots`` for the
+variables that have saved slots (so a freshly built model and optimizer can be restored
+before their first step), checks every shape, reads and verifies every array, and only then
+assigns: a failed restore changes nothing. Values go through ``Variable.assign``, so they
+land on the variable's own backend (numpy or cupy).
+
+>>> import tempfile, numpy as np
+>>> w = Variable(np.ones((2, 1), np.float32))
+>>> ckpt = Checkpoint(model={"w": w})
+>>> path = ckpt.save(tempfile.mkdtemp() + "/ckpt")
+>>> w.assign(np.zeros((2, 1)))  # doctest: +ELLIPSIS
+Variable(...)
+>>> ckpt.restore(path).assert_consumed()  # doctest: +ELLIPSIS
+<...CheckpointLoadStatus...>
+>>> w.numpy().ravel().tolist()
+[1.0, 1.0]
+
+The on-disk format, and how to read it without colonnade, is described in
+:mod:`colonnade.core.checkpoint_format`.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import logging
+import os
+import time
+import types
+
+import numpy as np
+
+from .autodiff import value_of
+from .backend import to_host
+from .checkpoint_format import (
+    TMP_MARKER,
+    CheckpointReader,
+    delete_checkpoint,
+    get_checkpoint_state,
+    latest_checkpoint,
+    remove_debris,
+    update_checkpoint_state,
+    write_checkpoint,
+)
+from .variables import Variable
+
+logger = logging.getLogger("colonnade")
+
+SLOT_MARKER = ".OPTIMIZER_SLOT"
+"""Path part separating a variable's path from its optimizer slot: ``v/.OPTIMIZER_SLOT/opt/m``."""
+
+SAVE_COUNTER = "save_counter"
+
+
+def slot_key(variable_path: str, optimizer_path: str, slot_name: str) -> str:
+    """The checkpoint key of an optimizer slot.
+
+    >>> slot_key("model/dense/kernel", "optimizer", "m")
+    'model/dense/kernel/.OPTIMIZER_SLOT/optimizer/m'
+    """
+    return f"{variable_path}/{SLOT_MARKER}/{optimizer_path}/{slot_name}"
+
+
+# --------------------------------------------------------------------------- object graph
+
+
+def _is_optimizer(obj) -> bool:
+    return all(
+        callable(getattr(obj, m, None))
+        for m in ("slot_items", "non_slot_variables", "create_slots")
+    )
+
+
+def _has_state_dict(obj) -> bool:
+    return callable(getattr(obj, "state_dict", None)) and callable(
+        getattr(obj, "load_state_dict", None)
+    )
+
+
+def _has_children(obj) -> bool:
+    return callable(getattr(obj, "_checkpoint_children", None))
+
+
+def _is_trackable(obj) -> bool:
+    return (
+        isinstance(obj, (Variable, dict, list, tuple))
+        or _is_optimizer(obj)
+        or _has_state_dict(obj)
+        or _has_children(obj)
+    )
+
+
+def _is_plain_object(obj) -> bool:
+    not_plain = (type, types.FunctionType, types.MethodType, types.ModuleType, functools.partial)
+    return hasattr(obj, "__dict__") and not isinstance(obj, not_plain)
+
+
+class _Graph:
+    """The trackable objects reachable from a set of roots, by path."""
+
+    def __init__(self, roots: dict):
+        self.variables = {}  # path -> Variable (first path only)
+        self.var_paths = {}  # id(Variable) -> path
+        self.optimizers = {}  # path -> optimizer
+        self.stateful = {}  # path -> object with state_dict
+        seen = set()
+        queue = collections.deque((name, obj, True) for name, obj in roots.items())
+        while queue:
+            path, obj, is_root = queue.popleft()
+            if isinstance(obj, Variable):
+                if id(obj) in self.var_paths:
+                    continue
+                self._claim(path)
+                self.variables[path] = obj
+                self.var_paths[id(obj)] = path
+                continue
+            if id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            if _is_optimizer(obj):
+                self._claim(path)
+                self.optimizers[path] = obj
+                children = list(obj.non_slot_variables().items())
+                if _has_children(obj):
+                    children += list(obj._checkpoint_children().items())
+            elif _has_state_dict(obj):
+                self._claim(path)
+                self.stateful[path] = obj
+                continue
+            elif _has_children(obj):
+                children = list(obj._checkpoint_children().items())
+            elif isinstance(obj, dict):
+                children = [(str(k), v) for k, v in obj.items()]
+            elif isinstance(obj, (list, tuple)):
+                children = [(str(i), v) for i, v in enumerate(obj)]
+            elif is_root and _is_plain_object(obj):
+                children = [(k, v) for k, v in vars(obj).items() if not k.startswith("_")]
+            else:
+                continue
+            for name, child in children:
+                if _is_trackable(child):
+                    queue.append((f"{path}/{name}", child, False))
+
+    def _claim(self, path):
+        if path in self.variables or path in self.optimizers or path in self.stateful:
+            raise ValueError(
+                f"two different objects are reachable under the checkpoint path {path!r}; "
+                "give them distinct names"
+            )
+
+    def slots(self):
+        """``{key: (slot Variable, metadata)}`` for every slot of a variable in the graph."""
+        out = {}
+        for opt_path, opt in self.optimizers.items():
+            for var, slot_name, slot_var in opt.slot_items():
+                var_path = self.var_paths.get(id(var))
+                if var_path is None:
+                    logger.warning(
+                        "slot %r of variable %r of optimizer %r is not saved: the variable is "
+                        "not reachable from the checkpoint's objects",
+                        slot_name,
+                        getattr(var, "name", var),
+                        opt_path,
+                    )
+                    continue
+                meta = {
+                    "kind": "slot",
+                    "variable": var_path,
+                    "optimizer": opt_path,
+                    "slot": slot_name,
+                }
+                out[slot_key(var_path, opt_path, slot_name)] = (slot_var, meta)
+        return out
+
+    def state_entries(self):
+        """``{key: (value, metadata)}`` for every entry of every ``state_dict()``."""
+        out = {}
+        for path, obj in self.stateful.items():
+            for key, value in obj.state_dict().items():
+                meta = {"kind": "state", "owner": path, "key": str(key)}
+                if isinstance(value, (bool, int, float, str)) and not isinstance(value, np.generic):
+                    meta["python_type"] = type(value).__name__
+                elif not hasattr(value, "shape") and not isinstance(value, np.generic):
+                    raise TypeError(
+                        f"state_dict() of {path!r} returned {type(value).__name__} for key "
+                        f"{key!r}; checkpoints store arrays, Python numbers and strings"
+                    )
+                out[f"{path}/{key}"] = (value, meta)
+        return out
+
+
+def _python_value(arr: np.ndarray, python_type: str | None):
+    if python_type is None:
+        return arr
+    return {"bool": bool, "int": int, "float": float, "str": str}[python_type](arr.item())
+
+
+# --------------------------------------------------------------------------- restore status
+
+
+def _listing(items, limit=10) -> str:
+    items = sorted(items)
+    shown = ", ".join(repr(i) for i in items[:limit])
+    return shown + (f", ... ({len(items) - limit} more)" if len(items) > limit else "")
+
+
+class CheckpointLoadStatus:
+    """What a :meth:`Checkpoint.restore` matched, with TF's assertions.
+
+    ``unused_keys``: saved values with no matching object. ``unmatched_objects``: paths of
+    current objects that got no value. Each assertion returns the status, so they chain.
+
+    - ``assert_consumed()``: both lists are empty — the checkpoint and the objects match
+      exactly.
+    - ``assert_existing_objects_matched()``: every current object got a value; extra saved
+      values are fine (loading only the model from a training checkpoint).
+    - ``assert_nontrivial_match()``: at least one value was restored.
+    - ``expect_partial()``: silences the warning about unused values logged when the status
+      is garbage collected.
+    """
+
+    def __init__(self, path, restored, unused_keys, unmatched_objects):
+        self.path = path
+        self.restored_keys = sorted(restored)
+        self.unused_keys = sorted(unused_keys)
+        self.unmatched_objects = sorted(unmatched_objects)
+        self._silenced = False
+
+    def assert_consumed(self):
+        """Raise ``AssertionError`` unless every saved value and every object were matched."""
+        self.assert_existing_objects_matched()
+        if self.unused_keys:
+            raise AssertionError(
+                f"unused values in checkpoint {self.path}: {_listing(self.unused_keys)}; no "
+                "current object has these paths (use assert_existing_objects_matched() or "
+                "expect_partial() when restoring only part of a checkpoint)"
+            )
+        return self
+
+    def assert_existing_objects_matched(self):
+        """Raise ``AssertionError`` if a current object got no value from the checkpoint."""
+        if self.unmatched_objects:
+            raise AssertionError(
+                f"objects not found in checkpoint {self.path}: {_listing(self.unmatched_objects)}"
+            )
+        return self
+
+    def assert_nontrivial_match(self):
+        """Raise ``AssertionError`` if nothing at all was restored."""
+        if not self.restored_keys:
+            raise AssertionError(f"nothing in the current objects matched checkpoint {self.path}")
+        return self
+
+    def expect_partial(self):
+        """Declare a partial restore intended: no warning about unused values."""
+        self._silenced = True
+        return self
+
+    def __del__(self):
+        try:
+            if self.unused_keys and not self._silenced:
+                logger.warning(
+                    "restore of %s left %d saved values unused: %s (call expect_partial() on "
+                    "the status to silence this)",
+                    self.path,
+                    len(self.unused_keys),
+                    _listing(self.unused_keys),
+                )
+        except Exception:  # noqa: BLE001 - interpreter shutdown may have torn logging down
+            pass
+
+
+class InitializationOnlyStatus:
+    """The status of ``restore(None)``: nothing restored; the assertions all raise."""
+
+    path = None
+    restored_keys, unused_keys, unmatched_objects = [], [], []
+
+    def _fail(self):
+        raise AssertionError("no checkpoint specified (save_path=None); nothing is restored")
+
+    def assert_consumed(self):
+        """Always raises: there was no checkpoint."""
+        self._fail()
+
+    def assert_existing_objects_matched(self):
+        """Always raises: there was no checkpoint."""
+        self._fail()
+
+    def assert_nontrivial_match(self):
+        """Always raises: there was no checkpoint."""
+        self._fail()
+
+    def expect_partial(self):
+        """Nothing to silence; returns the status."""
+        return self
+
+
+# --------------------------------------------------------------------------- Checkpoint
+
+
+class Checkpoint:
+    """Saves and restores a group of trackable objects (``tf.train.Checkpoint``).
+
+    ``Checkpoint(model=model, optimizer=opt, step=global_step)``: each keyword is the first
+    part of the paths below it (see the module docstring for the naming rule). Objects
+    assigned later as public attributes (``ckpt.ema = ema``) are tracked too.
+    ``save_counter`` (an int64 ``Variable``, saved with the checkpoint) counts ``save``
+    calls and numbers the files.
+
+    >>> import tempfile
+    >>> step = Variable(np.int64(5), trainable=False)
+    >>> ckpt = Checkpoint(step=step)
+    >>> d = tempfile.mkdtemp()
+    >>> ckpt.save(d + "/ckpt") == d + "/ckpt-1", int(ckpt.save_counter.numpy())
+    (True, 1)
+    """
+
+    def __init__(self, **trackables):
+        object.__setattr__(self, "_children", {})
+        object.__setattr__(
+            self, "_save_counter", Variable(np.int64(0), name=SAVE_COUNTER, trainable=False)
+        )
+        for name, obj in trackables.items():
+            setattr(self, name, obj)
+
+    def __setattr__(self, name, value):
+        if name.startswith("_"):
+            object.__setattr__(self, name, value)
+            return
+        if hasattr(type(self), name):
+            raise ValueError(
+                f"{name!r} is reserved by Checkpoint; save the object under another name"
+            )
+        if not (_is_trackable(value) or _is_plain_object(value)):
+            raise TypeError(
+                f"Checkpoint({name}=...) expects a Variable, an optimizer, an object with "
+                "state_dict()/load_state_dict() or _checkpoint_children(), a dict/list of "
+                f"those, or an object whose attributes hold them; got {type(value).__name__}"
+            )
+        self._children[name] = value
+        object.__setattr__(self, name, value)
+
+    @property
+    def save_counter(self) -> Variable:
+        """The number of ``save`` calls (restored from the checkpoint by ``restore``)."""
+        return self._save_counter
+
+    def _graph(self) -> _Graph:
+        return _Graph({**self._children, SAVE_COUNTER: self._save_counter})
+
+    def named_variables(self, include_slots: bool = False) -> dict:
+        """``{checkpoint key: Variable}`` for the tracked variables (``save_counter`` aside).
+
+        The keys are the names ``list_variables`` shows for a checkpoint of these objects,
+        so the dict can be passed as ``variables`` to ``warm_start``.
+
+        >>> Checkpoint(model={"w": Variable([1.0])}).named_variables()
+        {'model/w': Variable(name='Variable', shape=(1,), dtype=float32)}
+        """
+        graph = self._graph()
+        out = {k: v for k, v in graph.variables.items() if k != SAVE_COUNTER}
+        if include_slots:
+            out.update({k: v for k, (v, _) in graph.slots().items()})
+        return out
+
+    def write(self, file_prefix) -> str:
+        """Write a checkpoint at exactly ``file_prefix`` (no numbering, no state file)."""
+        graph = self._graph()
+        entries = {path: (var.value, {"kind": "variable"}) for path, var in graph.variables.items()}
+        for key, (value, meta) in {**graph.slots(), **graph.state_entries()}.items():
+            if key in entries:
+                raise ValueError(f"two different values would be saved under the key {key!r}")
+            entries[key] = (getattr(value, "value", value), meta)
+        return write_checkpoint(file_prefix, entries)
+
+    def save(self, file_prefix) -> str:
+        """Increment ``save_counter``, write ``f"{file_prefix}-{save_counter}"`` and make it
+        the latest checkpoint in its directory's state file. Returns its path."""
+        file_prefix = os.fspath(file_prefix)
+        self._save_counter.assign_add(1)
+        try:
+            path = self.write(f"{file_prefix}-{int(self._save_counter.numpy())}")
+        except BaseException:
+            self._save_counter.assign_sub(1)
+            raise
+        update_checkpoint_state(os.path.dirname(file_prefix) or ".", path, [path])
+        return path
+
+    def restore(self, save_path):
+        """Load values from ``save_path`` (a checkpoint, or a directory: its latest).
+
+        Returns a :class:`CheckpointLoadStatus` (``InitializationOnlyStatus`` for ``None``,
+        to allow ``ckpt.restore(manager.latest_checkpoint)`` on a first run). Raises
+        ``ValueError`` naming the path and both shapes on a shape mismatch, and
+        ``CheckpointCorruptedError`` on a damaged file; in both cases nothing is assigned.
+        """
+        if save_path is None:
+            return InitializationOnlyStatus()
+        reader = CheckpointReader(save_path)
+        saved = {key: reader.metadata(key) for key in reader.keys()}
+        graph = self._graph()
+
+        # slots first: a fresh optimizer creates the slots the checkpoint has values for
+        wanted = collections.defaultdict(list)
+        for meta in saved.values():
+            if meta.get("kind") != "slot":
+                continue
+            var = graph.variables.get(meta["variable"])
+            if meta["optimizer"] in graph.optimizers and var is not None:
+                if all(v is not var for v in wanted[meta["optimizer"]]):
+                    wanted[meta["optimizer"]].append(var)
+        for opt_path, var_list in wanted.items():
+            graph.optimizers[opt_path].create_slots(var_list)
+        if wanted:  # create_slots may also have made non-slot state (Adam's beta powers)
+            graph = self._graph()
+
+        targets = dict(graph.variables)
+        targets.update({k: v for k, (v, _) in graph.slots().items()})
+        state_current = {
+            path: {str(k) for k in obj.state_dict()} for path, obj in graph.stateful.items()
+        }
+
+        matched, state_matched, unused = {}, collections.defaultdict(dict), []
+        for key, meta in saved.items():
+            if meta.get("kind") == "state":
+                if meta["owner"] in graph.stateful:
+                    state_matched[meta["owner"]][meta["key"]] = key
+                else:
+                    unused.append(key)
+            elif key in targets:
+                matched[key] = targets[key]
+            else:
+                unused.append(key)
+        self._check_compatible(reader, saved, matched)
+
+        values = {key: reader.get_tensor(key) for key in matched}
+        state_values = {
+            owner: {
+                name: _python_value(reader.get_tensor(key), saved[key].get("python_type"))
+                for name, key in entries.items()
+            }
+            for owner, entries in state_matched.items()
+        }
+        for key, var in matched.items():
+            var.assign(values[key])
+        for owner, d in state_values.items():
+            graph.stateful[owner].load_state_dict(d)
+
+        unmatched = [k for k in targets if k not in matched and k != SAVE_COUNTER]
+        for path, names in state_current.items():
+            unmatched += [f"{path}/{n}" for n in names if n not in state_matched.get(path, {})]
+        restored = list(matched) + [k for e in state_matched.values() for k in e.values()]
+        return CheckpointLoadStatus(reader.path, restored, unused, unmatched)
+
+    @staticmethod
+    def _check_compatible(reader, saved, matched):
+        problems = []
+        for key, var in matched.items():
+            shape = tuple(saved[key]["shape"])
+            if shape != tuple(var.shape):
+                problems.append(
+                    f"{key!r}: the checkpoint has shape {shape}, the object has {tuple(var.shape)}"
+                )
+                continue
+            old, new = np.dtype(saved[key]["dtype"]), np.dtype(var.dtype)
+            if old != new and not np.can_cast(old, new, "same_kind"):
+                problems.append(f"{key!r}: the checkpoint has dtype {old}, the object has {new}")
+        if problems:
+            raise ValueError(f"cannot restore checkpoint {reader.path}: " + "; ".join(problems))
+
+
+# --------------------------------------------------------------------------- manager
+
+
+class CheckpointManager:
+    """Numbered saves into one directory, keeping the newest ``max_to_keep``.
+
+    ``save()`` writes ``directory/{checkpoint_name}-{N}`` (N = the checkpoint's
+    ``save_counter`` unless ``checkpoint_number`` is given), records it in the directory's
+    ``checkpoint`` state file, then deletes the oldest checkpoints beyond ``max_to_keep``
+    (``None`` keeps all). A checkpoint dropped from the active set is kept on disk instead
+    if ``keep_checkpoint_every_n_hours`` have passed since the last one so preserved. The
+    state file is rewritten before anything is deleted and never names a deleted or
+    incomplete checkpoint. A new manager on the same directory picks up the state.
+
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> m = CheckpointManager(Checkpoint(v=Variable([1.0])), d, max_to_keep=2)
+    >>> paths = [m.save() for _ in range(3)]
+    >>> [os.path.basename(p) for p in m.checkpoints], m.latest_checkpoint == paths[-1]
+    (['ckpt-2', 'ckpt-3'], True)
+    """
+
+    def __init__(
+        self,
+        checkpoint,
+        directory,
+        max_to_keep,
+        keep_checkpoint_every_n_hours=None,
+        checkpoint_name="ckpt",
+    ):
+        if max_to_keep is not None and (not isinstance(max_to_keep, int) or max_to_keep <= 0):
+            raise ValueError(f"max_to_keep must be a positive integer or None, got {max_to_keep!r}")
+        self._checkpoint = checkpoint
+        self._directory = os.fspath(directory)
+        self._max_to_keep = max_to_keep
+        self._keep_every_n_hours = keep_checkpoint_every_n_hours
+        self._prefix = os.path.join(self._directory, checkpoint_name)
+        self._maybe_delete = collections.OrderedDict()  # path -> timestamp, oldest first
+        self._latest = None
+        self._last_preserved = time.time()
+        state = get_checkpoint_state(self._directory)
+        if state is not None:
+            now = time.time()
+            stamps = state.all_model_checkpoint_timestamps
+            if len(stamps) != len(state.all_model_checkpoint_paths):
+                stamps = [now] * len(state.all_model_checkpoint_paths)
+            for path, stamp in zip(state.all_model_checkpoint_paths, stamps):
+                self._maybe_delete[path] = stamp
+            self._latest = latest_checkpoint(self._directory)
+            if state.last_preserved_timestamp is not None:
+                self._last_preserved = min(state.last_preserved_timestamp, now)
+
+    @property
+    def directory(self) -> str:
+        """The directory the checkpoints are written to."""
+        return self._directory
+
+    @property
+    def checkpoint(self):
+        """The managed :class:`Checkpoint`."""
+        return self._checkpoint
+
+    @property
+    def checkpoints(self) -> list:
+        """Paths of the managed checkpoints, oldest first (preserved ones are not listed)."""
+        return list(self._maybe_delete)
+
+    @property
+    def latest_checkpoint(self) -> str | None:
+        """Path of the newest checkpoint, or ``None``."""
+        return self._latest
+
+    def _remove_debris(self):
+        stem = os.path.basename(self._prefix) + "-"
+        if not os.path.isdir(self._directory):
+            return
+        for name in os.listdir(self._directory):
+            if name.startswith(stem) and TMP_MARKER in name:
+                remove_debris(os.path.join(self._directory, name.split(TMP_MARKER)[0]))
+
+    def save(self, checkpoint_number=None) -> str:
+        """Write a new checkpoint, record it, delete the surplus; returns its path.
+
+        ``save_counter`` is incremented even when ``checkpoint_number`` (an int or an
+        integer ``Variable``) names the file.
+        """
+        self._remove_debris()
+        counter = self._checkpoint.save_counter
+        counter.assign_add(1)
+        number = counter if checkpoint_number is None else checkpoint_number
+        number = int(to_host(value_of(number)))
+        try:
+            path = self._checkpoint.write(f"{self._prefix}-{number}")
+        except BaseException:
+            counter.assign_sub(1)
+            raise
+        self._maybe_delete.pop(path, None)
+        self._maybe_delete[path] = time.time()
+        self._latest = path
+        doomed = self._sweep()
+        self._record_state()
+        for old in doomed:
+            delete_checkpoint(old)
+        return path
+
+    def _sweep(self) -> list:
+        if self._max_to_keep is None:
+            return []
+        doomed = []
+        while len(self._maybe_delete) > self._max_to_keep:
+            path, stamp = self._maybe_delete.popitem(last=False)
+            hours = self._keep_every_n_hours
+            if hours is not None and stamp - hours * 3600.0 >= self._last_preserved:
+                self._last_preserved = stamp
+                continue
+            doomed.append(path)
+        return doomed
+
+    def _record_state(self):
+        update_checkpoint_state(
+            self._directory,
+            self._latest,
+            list(self._maybe_delete),
+            all_model_checkpoint_timestamps=list(self._maybe_delete.values()),
+            last_preserved_timestamp=self._last_preserved,
+        )
