@@ -2,7 +2,10 @@
 
     python benchmarks/data.py [--rows 2000000] [--batch-size 1024] [--buffer 100000]
 
-Each case reads one full pass and reports rows/s (best of ``--repeats``). The file has
+Each case reads one full pass and reports rows/s (best of ``--repeats``); the ``+train``
+cases also do a training-step-like amount of numpy work per batch in the consumer (the
+float columns as a matrix times a 10x512 weight), where ``prefetch`` overlaps reading
+and shuffling with that work. The file has
 ``--rows`` rows and 20 columns (10 float32, 5 int64, 5 low-cardinality strings) in row
 groups of 131072 rows, written to a temporary directory that is removed afterwards.
 """
@@ -49,15 +52,29 @@ def cases(path, batch_size, buffer):
             base(path).shuffle(buffer, seed=0).batch(batch_size).prefetch(4)
         ),
         "read+batch+prefetch": lambda: base(path).batch(batch_size).prefetch(4),
+        "read+shuffle+batch+train": lambda: base(path).shuffle(buffer, seed=0).batch(batch_size),
+        "read+shuffle+batch+prefetch+train": lambda: (
+            base(path).shuffle(buffer, seed=0).batch(batch_size).prefetch(4)
+        ),
     }
 
 
-def measure(make, repeats):
+def train_step(batch, weight):
+    """Consumer work resembling a small model's step on the batch's float columns."""
+    x = np.stack([batch.column(f"f{i}").to_numpy() for i in range(10)], axis=1)
+    hidden = np.maximum(x @ weight, 0)
+    return float(hidden.sum())
+
+
+def measure(make, repeats, train):
+    weight = np.random.default_rng(0).normal(size=(10, 512)).astype(np.float32)
     best, rows, batches = float("inf"), 0, 0
     for _ in range(repeats):
         start = time.perf_counter()
         rows = batches = 0
         for batch in make():
+            if train:
+                train_step(batch, weight)
             rows += batch.num_rows
             batches += 1
         best = min(best, time.perf_counter() - start)
@@ -78,7 +95,7 @@ def main(argv=None):
         file_mb = os.path.getsize(path) / 2**20
         del table
         for name, make in cases(path, args.batch_size, args.buffer).items():
-            seconds, rows, batches = measure(make, args.repeats)
+            seconds, rows, batches = measure(make, args.repeats, name.endswith("+train"))
             record = {
                 "benchmark": f"data/{name}",
                 "rows": rows,

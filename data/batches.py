@@ -11,6 +11,8 @@ from collections import deque
 import numpy as np
 import pyarrow as pa
 
+__all__ = ["concat", "rebatch", "shard_elements", "shard_rows", "table_to_batch", "to_record_batch"]
+
 
 def concat(batches):
     """One RecordBatch from a non-empty list (no copy when the list has one batch)."""

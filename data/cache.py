@@ -13,6 +13,8 @@ import uuid
 
 import pyarrow as pa
 
+__all__ = ["FileCache", "MemoryCache"]
+
 
 class MemoryCache:
     """Keep the batches of the first complete pass in a list."""

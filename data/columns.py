@@ -13,7 +13,16 @@ import pyarrow.compute as pc
 import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
-__all__ = ["required_columns"]
+__all__ = [
+    "as_expression",
+    "as_names",
+    "check_expression",
+    "check_names",
+    "join_label",
+    "project",
+    "required_columns",
+    "split_label",
+]
 
 
 def as_names(columns, what="columns"):
@@ -81,7 +90,9 @@ def split_label(batch, names, single):
 def join_label(features, labels, names, single):
     """Inverse of :func:`split_label`: the label columns appended to ``features``."""
     if single:
-        columns = [pa.array(labels) if not isinstance(labels, pa.Array) else labels]
+        if isinstance(labels, pa.ChunkedArray):
+            labels = labels.combine_chunks()
+        columns = [labels if isinstance(labels, pa.Array) else pa.array(labels)]
     else:
         if not isinstance(labels, pa.RecordBatch):
             labels = pa.RecordBatch.from_pydict(dict(labels))

@@ -385,8 +385,8 @@ class Dataset:
         check_seed(seed)
         reshuffle = bool(reshuffle_each_iteration)
         node = self._node
-        if not self._batched and isinstance(node, Scan) and not node.shuffled:
-            node = replace(node, order_seed=seed, reshuffle=reshuffle)
+        if not self._batched and isinstance(node, Scan) and node.order is None:
+            node = replace(node, order=(seed, reshuffle))
         return self._derive(Shuffle(node, buffer_size, seed, reshuffle, self._batched))
 
     def batch(self, batch_size, drop_remainder=False):

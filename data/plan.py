@@ -18,6 +18,21 @@ from .columns import join_label, project, split_label
 from .prefetch import prefetch
 from .shuffle import BUFFER, UNIT_ORDER, pass_rng, shuffle_elements, shuffle_rows
 
+__all__ = [
+    "Batch",
+    "Cache",
+    "Filter",
+    "Map",
+    "Prefetch",
+    "Repeat",
+    "Scan",
+    "Select",
+    "Shard",
+    "Shuffle",
+    "push_down",
+    "scan_under",
+]
+
 
 @dataclass(frozen=True, eq=False)
 class Scan:
@@ -31,18 +46,13 @@ class Scan:
     source: object
     columns: tuple | None = None
     filter: pc.Expression | None = None
-    order_seed: object = False  # False: canonical order; None or an int: shuffled
-    reshuffle: bool = True
+    order: tuple | None = None  # (seed, reshuffle) to visit units in a random order
     shard: tuple | None = None
 
     @property
     def schema(self):
         schema = self.source.schema
         return schema if self.columns is None else project(schema, self.columns)
-
-    @property
-    def shuffled(self):
-        return self.order_seed is not False
 
     def describe(self):
         steps = [self.source.describe()]
@@ -55,7 +65,8 @@ class Scan:
         return steps
 
     def iterate(self, key):
-        units = self.source.units(self.filter, split=self.shuffled or self.shard is not None)
+        split = self.order is not None or self.shard is not None
+        units = self.source.units(self.filter, split=split)
         indexed = list(enumerate(units))
         row_shard = None
         if self.shard is not None:
@@ -64,8 +75,9 @@ class Scan:
                 indexed = indexed[index::num_shards]
             else:
                 row_shard = self.shard
-        if self.shuffled:
-            rng = pass_rng(self.order_seed, key if self.reshuffle else (), UNIT_ORDER)
+        if self.order is not None:
+            seed, reshuffle = self.order
+            rng = pass_rng(seed, key if reshuffle else (), UNIT_ORDER)
             indexed = [indexed[i] for i in rng.permutation(len(indexed))]
         for position, unit in indexed:
             batches = self.source.read(unit, self.columns, self.filter)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import queue
 import threading
 
+__all__ = ["prefetch"]
+
 # How often a producer blocked on a full queue checks whether the consumer has gone.
 _POLL_SECONDS = 0.05
 

@@ -13,6 +13,8 @@ import pyarrow as pa
 
 from .batches import table_to_batch
 
+__all__ = ["check_seed", "pass_rng", "shuffle_elements", "shuffle_rows"]
+
 # Purposes: independent random streams of one seed.
 BUFFER = 0
 UNIT_ORDER = 1

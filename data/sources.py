@@ -19,6 +19,8 @@ import pyarrow.csv as pacsv
 import pyarrow.dataset as pads
 import pyarrow.fs as pafs
 
+__all__ = ["FileSource", "TableSource", "Unit", "guess_format", "open_files", "resolve_paths"]
+
 # An in-memory table is visited in slices of this many rows (its units for shuffling
 # the visiting order and for sharding).
 TABLE_UNIT_ROWS = 65_536
