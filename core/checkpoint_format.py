@@ -138,6 +138,7 @@ def _write_array(path: str, arr: np.ndarray) -> None:
 
 def _write_bytes_atomic(path: str, data: bytes) -> None:
     directory = os.path.dirname(path) or "."
+    remove_debris(path)  # a temp file left by a writer that was killed
     tmp = f"{path}{TMP_MARKER}{secrets.token_hex(4)}"
     try:
         with open(tmp, "wb") as f:

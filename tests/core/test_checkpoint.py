@@ -311,6 +311,7 @@ def test_save_killed_halfway_leaves_latest_and_later_saves_work(tmp_path):
     assert T.latest_checkpoint(tmp_path) == str(tmp_path / "ckpt-1")
     assert T.get_checkpoint_state(tmp_path).all_model_checkpoint_paths == [str(tmp_path / "ckpt-1")]
 
+    (tmp_path / "checkpoint.tmp-dead").write_text("a state file write that was killed")
     vs = {f"v{i}": Variable(np.zeros(3)) for i in range(4)}
     ckpt = T.Checkpoint(**vs)
     manager = T.CheckpointManager(ckpt, tmp_path, max_to_keep=3)
