@@ -1,0 +1,327 @@
+"""Feature data as Arrow: one conversion per batch, then flat views the columns read.
+
+``features`` anywhere in ``cn.feature_columns`` may be a ``pyarrow.Table`` or
+``RecordBatch``, a ``pandas.DataFrame``, or a dict of column name to numpy array, list or
+Arrow array. :func:`as_features` wraps it once in :class:`Features`, which converts a
+column to a single Arrow array the first time a feature column reads it (so unread
+columns cost nothing) and says clearly which feature is missing.
+
+A column is either scalar (one value per row) or a list column (multivalent, ragged).
+:class:`Ragged` is the flat view of either: the values plus row splits. :class:`Encoded`
+is the dictionary-encoded view that hashing and vocabulary lookups work on, so each
+distinct value is hashed or looked up once per batch.
+
+>>> f = as_features({"age": [31, 45], "tags": [["a", "b"], []]})
+>>> f.num_rows, f.names
+(2, ['age', 'tags'])
+>>> r = flatten(f.column("tags"))
+>>> r.values.to_pylist(), r.row_splits.tolist()
+(['a', 'b'], [0, 2, 2])
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = ["Encoded", "Features", "Ragged", "as_features", "dtype_name", "flatten", "kind_of"]
+
+
+# ---------------------------------------------------------------- dtypes
+
+_DTYPE_ALIASES = {
+    "string": "string",
+    "str": "string",
+    "bytes": "string",
+    "utf8": "string",
+    "large_string": "string",
+    "object": "string",
+    "float": "float32",
+    "double": "float64",
+    "int": "int64",
+    "long": "int64",
+}
+_NUMERIC_NAMES = (
+    "float16",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+)
+
+
+def dtype_name(dtype) -> str:
+    """A dtype given as a string, Python type, numpy dtype or Arrow type, as a canonical
+    name: ``"string"``, ``"float32"``, ``"int64"``, ... (the form configs store).
+
+    >>> dtype_name(str), dtype_name(np.int32), dtype_name(pa.float64()), dtype_name("string")
+    ('string', 'int32', 'float64', 'string')
+    """
+    if dtype is str or dtype is bytes:
+        return "string"
+    if dtype is int:
+        return "int64"
+    if dtype is float:
+        return "float32"
+    if isinstance(dtype, pa.DataType):
+        if kind_of(dtype) == "string":
+            return "string"
+        try:
+            dtype = dtype.to_pandas_dtype()
+        except NotImplementedError as e:
+            raise ValueError(f"unsupported Arrow dtype {dtype}") from e
+    if isinstance(dtype, str):
+        name = _DTYPE_ALIASES.get(dtype.lower(), dtype.lower())
+        if name == "string" or name in _NUMERIC_NAMES:
+            return name
+        raise ValueError(
+            f"unknown dtype {dtype!r}; use 'string' or a numeric name such as 'int64', 'float32'"
+        )
+    try:
+        name = np.dtype(dtype).name
+    except TypeError as e:
+        raise ValueError(f"unknown dtype {dtype!r}") from e
+    if name in _NUMERIC_NAMES:
+        return name
+    if np.dtype(dtype).kind in "OUS":
+        return "string"
+    raise ValueError(f"unsupported dtype {dtype!r}")
+
+
+def kind_of(arrow_type: pa.DataType) -> str:
+    """``"string"``, ``"integer"``, ``"floating"``, ``"boolean"``, ``"list"`` or
+    ``"other"`` for an Arrow value type (dictionary types report their value type)."""
+    t = arrow_type.value_type if pa.types.is_dictionary(arrow_type) else arrow_type
+    if (
+        pa.types.is_string(t)
+        or pa.types.is_large_string(t)
+        or pa.types.is_string_view(t)
+        or pa.types.is_binary(t)
+        or pa.types.is_large_binary(t)
+        or pa.types.is_binary_view(t)
+    ):
+        return "string"
+    if pa.types.is_integer(t):
+        return "integer"
+    if pa.types.is_floating(t):
+        return "floating"
+    if pa.types.is_boolean(t):
+        return "boolean"
+    if is_list_type(t):
+        return "list"
+    return "other"
+
+
+def is_list_type(t: pa.DataType) -> bool:
+    return (
+        pa.types.is_list(t)
+        or pa.types.is_large_list(t)
+        or pa.types.is_fixed_size_list(t)
+        or pa.types.is_list_view(t)
+        or pa.types.is_large_list_view(t)
+    )
+
+
+def value_type(arrow_type: pa.DataType) -> pa.DataType:
+    """The element type of a column: list types report their items' type."""
+    return arrow_type.value_type if is_list_type(arrow_type) else arrow_type
+
+
+# ---------------------------------------------------------------- features
+
+
+def _to_arrow(key: str, value) -> pa.Array:
+    if isinstance(value, pa.ChunkedArray):
+        return value.combine_chunks() if value.num_chunks != 1 else value.chunk(0)
+    if isinstance(value, pa.Array):
+        return value
+    if hasattr(value, "__dataframe__") and not hasattr(value, "shape"):
+        raise TypeError(f"feature {key!r}: expected an array or list, got {type(value).__name__}")
+    if type(value).__module__.startswith("pandas"):
+        return pa.Array.from_pandas(value)
+    if hasattr(value, "get") and type(value).__module__.startswith("cupy"):
+        value = value.get()
+    if isinstance(value, np.ndarray) and value.ndim > 1:
+        flat = pa.array(value.reshape(-1))
+        width = int(np.prod(value.shape[1:]))
+        return pa.FixedSizeListArray.from_arrays(flat, width)
+    try:
+        return pa.array(value)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as e:
+        raise TypeError(f"feature {key!r} cannot be converted to Arrow: {e}") from e
+
+
+class Features:
+    """One batch of raw feature data, read as Arrow arrays.
+
+    Build it with :func:`as_features`. ``column(key)`` returns the whole column as one
+    ``pyarrow.Array`` (chunks combined, converted on first use, then kept).
+
+    >>> f = as_features({"x": [1.0, 2.0]})
+    >>> f.column("x").type
+    DataType(double)
+    """
+
+    def __init__(self, source: Mapping, num_rows: int):
+        self._source = source
+        self.num_rows = int(num_rows)
+        self._arrays: dict = {}
+        self._lock = threading.Lock()
+
+    @property
+    def names(self) -> list:
+        """The feature names present."""
+        return list(self._source.keys())
+
+    def __contains__(self, key) -> bool:
+        return key in self._source
+
+    def column(self, key: str, needed_by: str | None = None) -> pa.Array:
+        """The feature ``key`` as one Arrow array; a clear ``KeyError`` if it is absent."""
+        with self._lock:
+            arr = self._arrays.get(key)
+        if arr is not None:
+            return arr
+        if key not in self._source:
+            who = f" (needed by feature column {needed_by!r})" if needed_by else ""
+            raise KeyError(
+                f"feature {key!r} not found{who}; the data has columns {sorted(self.names)}"
+            )
+        arr = _to_arrow(key, self._source[key])
+        if len(arr) != self.num_rows:
+            raise ValueError(
+                f"feature {key!r} has {len(arr)} rows but the batch has {self.num_rows}"
+            )
+        with self._lock:
+            self._arrays[key] = arr
+        return arr
+
+
+def as_features(features) -> Features:
+    """Wrap a batch (``pyarrow.Table``/``RecordBatch``, ``pandas.DataFrame``, dict of
+    arrays/lists, or :class:`Features`) for reading by feature columns.
+
+    >>> as_features(pa.table({"a": [1, 2, 3]})).num_rows
+    3
+    """
+    if isinstance(features, Features):
+        return features
+    if isinstance(features, (pa.Table, pa.RecordBatch)):
+        source = {name: features.column(i) for i, name in enumerate(features.schema.names)}
+        return Features(source, features.num_rows)
+    if type(features).__module__.startswith("pandas") and hasattr(features, "columns"):
+        source = {str(name): features[name] for name in features.columns}
+        return Features(source, len(features))
+    if isinstance(features, Mapping):
+        lengths = {}
+        for key, value in features.items():
+            if not isinstance(key, str):
+                raise TypeError(f"feature names must be strings, got {key!r}")
+            try:
+                lengths[key] = len(value)
+            except TypeError as e:
+                raise TypeError(
+                    f"feature {key!r} must be an array or list with one entry per row, "
+                    f"got {type(value).__name__}"
+                ) from e
+        if len(set(lengths.values())) > 1:
+            raise ValueError(f"features have different numbers of rows: {lengths}")
+        num_rows = next(iter(lengths.values())) if lengths else 0
+        return Features(dict(features), num_rows)
+    raise TypeError(
+        "features must be a pyarrow.Table or RecordBatch, a pandas.DataFrame or a dict of "
+        f"arrays; got {type(features).__name__}"
+    )
+
+
+# ---------------------------------------------------------------- flat views
+
+
+@dataclass(frozen=True)
+class Ragged:
+    """A column as flat ``values`` plus ``row_splits``: row ``r`` holds
+    ``values[row_splits[r]:row_splits[r + 1]]``. ``row_splits`` is ``None`` for a scalar
+    column (exactly one value per row). Null values stay in ``values``; null lists are
+    empty rows."""
+
+    values: pa.Array
+    row_splits: np.ndarray | None
+    num_rows: int
+
+    def splits(self) -> np.ndarray:
+        """Row splits, materialized also for scalar columns."""
+        if self.row_splits is None:
+            return np.arange(self.num_rows + 1, dtype=np.int64)
+        return self.row_splits
+
+
+def flatten(arr: pa.Array) -> Ragged:
+    """The :class:`Ragged` view of a scalar or list column (one level of lists)."""
+    if is_list_type(arr.type):
+        if arr.null_count:
+            lengths = pc.fill_null(pc.list_value_length(arr), 0)
+        else:
+            lengths = pc.list_value_length(arr)
+        splits = np.zeros(len(arr) + 1, dtype=np.int64)
+        np.cumsum(lengths.to_numpy(zero_copy_only=False), out=splits[1:])
+        values = pc.list_flatten(arr)
+        if isinstance(values, pa.ChunkedArray):
+            values = values.combine_chunks()
+        return Ragged(values, splits, len(arr))
+    return Ragged(arr, None, len(arr))
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """A column's flat values dictionary-encoded: value ``i`` is ``dictionary[codes[i]]``
+    unless ``valid`` (``None`` when every value is present) says it is null."""
+
+    codes: np.ndarray
+    dictionary: pa.Array
+    valid: np.ndarray | None
+    ragged: Ragged
+
+
+def _valid_mask(arr: pa.Array) -> np.ndarray | None:
+    if arr.null_count == 0:
+        return None
+    return arr.is_valid().to_numpy(zero_copy_only=False)
+
+
+def encode(ragged: Ragged) -> Encoded:
+    """Dictionary-encode the flat values of ``ragged`` (dictionary-typed input is used as
+    it is, trimmed to the entries this batch uses when the dictionary is the larger)."""
+    values = ragged.values
+    if not pa.types.is_dictionary(values.type):
+        values = pc.dictionary_encode(values)
+        if isinstance(values, pa.ChunkedArray):
+            values = values.combine_chunks()
+    indices = values.indices
+    valid = _valid_mask(indices)
+    codes = pc.fill_null(indices, 0) if valid is not None else indices
+    codes = codes.to_numpy(zero_copy_only=False)
+    dictionary = values.dictionary
+    if dictionary.null_count:
+        dict_valid = dictionary.is_valid().to_numpy(zero_copy_only=False)
+        entry_valid = dict_valid[codes]
+        valid = entry_valid if valid is None else valid & entry_valid
+        dictionary = pc.fill_null(dictionary, "" if kind_of(dictionary.type) == "string" else 0)
+    if len(dictionary) > max(len(codes), 1024):
+        # A batch sliced from a big dictionary-encoded chunk: look up only what it uses.
+        used = np.unique(codes)
+        remap = np.zeros(len(dictionary), dtype=np.int64)
+        remap[used] = np.arange(used.shape[0])
+        dictionary = dictionary.take(pa.array(used))
+        codes = remap[codes]
+    return Encoded(codes, dictionary, valid, ragged)

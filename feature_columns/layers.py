@@ -1,0 +1,392 @@
+"""Layers that hold the variables feature columns need: ``DenseFeatures``, ``LinearModel``
+and ``SequenceFeatures``, and TF1's one-shot functional forms ``input_layer`` and
+``linear_model``.
+
+A layer creates its variables when it is constructed (every shape is known from the
+columns), names them as TensorFlow does (``dense_features/x_embedding/embedding_weights``,
+``linear_model/age_bucketized/weights``, ``linear_model/bias_weights``), and on each call
+transforms the batch once (on up to two threads) and returns a differentiable
+``colonnade.core.Tensor``. Columns are used in order of their names, as TensorFlow does.
+
+>>> import colonnade as cn
+>>> fc = cn.feature_columns
+>>> age = fc.bucketized_column(fc.numeric_column("age"), [18.0, 65.0])
+>>> model = fc.LinearModel([age])
+>>> [v.name for v in model.variables]
+['linear_model/age_bucketized/weights', 'linear_model/bias_weights']
+>>> model({"age": [10.0, 30.0]}).numpy().tolist()
+[[0.0], [0.0]]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import ops
+from ..core.autodiff import Tensor
+from ..core.backend import DEFAULT_DTYPE, to_host
+from ..core.variables import Variable
+from .base import CategoricalColumn, DenseColumn, FeatureColumn, VariableSpec
+from .cache import TransformCache
+from .dense import check_combiner, embedding_lookup
+
+__all__ = [
+    "DenseFeatures",
+    "LinearModel",
+    "SequenceFeatures",
+    "input_layer",
+    "linear_model",
+]
+
+
+def _load_from_checkpoint(spec: VariableSpec, layer: str):
+    """The initial value of ``spec`` read from its checkpoint (``colonnade.core.checkpoint``)."""
+    where = f"{layer}/{spec.name}"
+    try:
+        from ..core import checkpoint
+    except ImportError as e:
+        raise RuntimeError(
+            f"variable {where!r} should load {spec.tensor_name_in_ckpt!r} from checkpoint "
+            f"{spec.ckpt_to_load_from!r}, but colonnade.core.checkpoint is not available: {e}"
+        ) from e
+    try:
+        value = checkpoint.load_variable(spec.ckpt_to_load_from, spec.tensor_name_in_ckpt)
+    except Exception as e:
+        raise ValueError(
+            f"variable {where!r}: cannot load {spec.tensor_name_in_ckpt!r} from checkpoint "
+            f"{spec.ckpt_to_load_from!r}: {e}"
+        ) from e
+    value = np.asarray(to_host(value))
+    if tuple(value.shape) != tuple(spec.shape):
+        raise ValueError(
+            f"variable {where!r} has shape {tuple(spec.shape)} but {spec.tensor_name_in_ckpt!r} "
+            f"in checkpoint {spec.ckpt_to_load_from!r} has shape {tuple(value.shape)}"
+        )
+    return value.astype(DEFAULT_DTYPE, copy=False)
+
+
+class _Layer:
+    """What the layers share: sorted, validated columns and named variables."""
+
+    def __init__(self, feature_columns, name: str, trainable: bool, seed, num_threads):
+        if isinstance(feature_columns, FeatureColumn):
+            feature_columns = [feature_columns]
+        columns = list(feature_columns)
+        if not columns:
+            raise ValueError(f"{type(self).__name__} needs at least one feature column")
+        for c in columns:
+            if not isinstance(c, FeatureColumn):
+                raise ValueError(
+                    f"{type(self).__name__} takes feature columns, got {type(c).__name__}: {c!r}"
+                )
+        names = [c.name for c in columns]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(
+                f"duplicate feature column name {dup} in {type(self).__name__}; each column of a "
+                "layer needs its own name"
+            )
+        self.name = name
+        self.trainable = bool(trainable)
+        self.num_threads = num_threads
+        self.feature_columns = sorted(columns, key=lambda c: c.name)
+        self._rng = np.random.default_rng(seed)
+        self._variables: dict = {}
+        self._specs: dict = {}
+
+    def _add_variable(self, spec: VariableSpec) -> Variable:
+        known = self._specs.get(spec.name)
+        if known is not None:
+            if known != spec:
+                raise ValueError(
+                    f"two columns of {self.name!r} define variable {spec.name!r} differently: "
+                    f"{known} and {spec}"
+                )
+            return self._variables[spec.name]
+        if spec.ckpt_to_load_from is not None:
+            value = _load_from_checkpoint(spec, self.name)
+        else:
+            value = spec.initializer(tuple(spec.shape), DEFAULT_DTYPE, self._rng)
+        var = Variable(
+            value, name=f"{self.name}/{spec.name}", trainable=spec.trainable and self.trainable
+        )
+        self._specs[spec.name] = spec
+        self._variables[spec.name] = var
+        return var
+
+    @property
+    def variables(self) -> list:
+        """Every variable of the layer, in creation order."""
+        return list(self._variables.values())
+
+    @property
+    def trainable_variables(self) -> list:
+        """The variables an optimizer should update."""
+        return [v for v in self._variables.values() if v.trainable]
+
+    def _checkpoint_children(self) -> dict:
+        """Variables by name relative to the layer (``x_embedding/embedding_weights``)."""
+        return dict(self._variables)
+
+    def _cache(self, features, cache) -> TransformCache:
+        if cache is None:
+            cache = TransformCache(features)
+        cache.compute(self.feature_columns, self.num_threads)
+        return cache
+
+
+# ---------------------------------------------------------------- DenseFeatures
+
+
+class DenseFeatures(_Layer):
+    """The dense input layer of a DNN: concatenates dense columns into ``(batch, dim)``.
+
+    Columns are numeric, bucketized (one-hot), indicator and embedding columns; wrap a
+    categorical column in ``indicator_column`` or ``embedding_column``. The embedding tables
+    are created here (seeded by ``seed``), named ``<name>/<column>/embedding_weights`` (or
+    ``<name>/<collection>/embedding_weights`` for shared embeddings).
+
+    >>> import colonnade as cn
+    >>> fc = cn.feature_columns
+    >>> ids = fc.categorical_column_with_identity("item", 5)
+    >>> layer = fc.DenseFeatures([fc.numeric_column("price"), fc.embedding_column(ids, 3)],
+    ...                          seed=0)
+    >>> layer({"price": [1.0, 2.0], "item": [4, 0]}).shape
+    (2, 4)
+    """
+
+    def __init__(
+        self, feature_columns, trainable=True, name="dense_features", seed=None, num_threads=None
+    ):
+        super().__init__(feature_columns, name, trainable, seed, num_threads)
+        for c in self.feature_columns:
+            if not isinstance(c, DenseColumn):
+                raise ValueError(
+                    f"{type(self).__name__} takes dense columns; {c.name!r} is a "
+                    f"{type(c).__name__}. Wrap a categorical column with embedding_column or "
+                    "indicator_column"
+                )
+            if c.is_sequence:
+                raise ValueError(
+                    f"column {c.name!r} is a sequence column; use SequenceFeatures for it"
+                )
+            for spec in c.variable_specs():
+                self._add_variable(spec)
+
+    @property
+    def dimension(self) -> int:
+        """Width of the output: the sum of the columns' dimensions."""
+        return sum(c.dimension for c in self.feature_columns)
+
+    def column_variables(self, column) -> list:
+        """The variables ``column`` reads."""
+        return [self._variables[s.name] for s in column.variable_specs()]
+
+    def __call__(self, features, cache=None, cols_to_output_tensors=None) -> Tensor:
+        """``(batch, dimension)`` tensor of the columns, concatenated in name order."""
+        cache = self._cache(features, cache)
+        outputs = []
+        for c in self.feature_columns:
+            out = c.dense_output(cache, self._variables)
+            if cols_to_output_tensors is not None:
+                cols_to_output_tensors[c] = out
+            outputs.append(out)
+        return outputs[0] if len(outputs) == 1 else ops.concat(outputs, axis=1)
+
+
+def input_layer(
+    features,
+    feature_columns,
+    trainable=True,
+    cols_to_vars=None,
+    cols_to_output_tensors=None,
+    seed=None,
+) -> Tensor:
+    """TF1's ``input_layer``: ``(batch, dim)`` float tensor of dense columns in name order.
+
+    A one-shot convenience: each call builds a fresh :class:`DenseFeatures` named
+    ``input_layer`` (new embedding tables, seeded by ``seed``). Keep a ``DenseFeatures`` to
+    train. ``cols_to_vars`` / ``cols_to_output_tensors``, if dicts, are filled per column.
+    ``.numpy()`` gives the array.
+
+    >>> from colonnade.feature_columns import numeric_column
+    >>> input_layer({"b": [1.0], "a": [2.0]}, [numeric_column("b"), numeric_column("a")]).numpy()
+    array([[2., 1.]], dtype=float32)
+    """
+    layer = DenseFeatures(feature_columns, trainable=trainable, name="input_layer", seed=seed)
+    if cols_to_vars is not None:
+        for c in layer.feature_columns:
+            cols_to_vars[c] = layer.column_variables(c)
+    return layer(features, cols_to_output_tensors=cols_to_output_tensors)
+
+
+# ---------------------------------------------------------------- LinearModel
+
+
+class LinearModel(_Layer):
+    """A linear model over feature columns: ``sum over columns of x_c @ w_c + bias``.
+
+    Categorical columns (including bucketized and crossed ones) act as multi-hot vectors:
+    their weights ``(num_buckets, units)`` are looked up with ``gather`` (sparse
+    ``IndexedRows`` gradients) and combined per example with ``sparse_combiner`` (``sum``,
+    ``mean`` or ``sqrtn``). Dense columns multiply ``(dimension, units)`` weights. All
+    weights and the bias start at zero, as TF's; they are named
+    ``<name>/<column>/weights`` and ``<name>/bias_weights``.
+
+    >>> import colonnade as cn
+    >>> fc = cn.feature_columns
+    >>> model = fc.LinearModel([fc.numeric_column("x")], units=2)
+    >>> model.bias.shape, model({"x": [1.0]}).shape
+    ((2,), (1, 2))
+    """
+
+    def __init__(
+        self,
+        feature_columns,
+        units=1,
+        sparse_combiner="sum",
+        trainable=True,
+        name="linear_model",
+        seed=None,
+        num_threads=None,
+    ):
+        super().__init__(feature_columns, name, trainable, seed, num_threads)
+        if isinstance(units, bool) or not isinstance(units, (int, np.integer)) or units < 1:
+            raise ValueError(f"units must be a positive integer, got {units!r}")
+        self.units = int(units)
+        self.sparse_combiner = check_combiner(sparse_combiner, "sparse_combiner")
+        zeros = _zeros  # TF initializes linear weights and bias to zero
+        for c in self.feature_columns:
+            if c.is_sequence:
+                raise ValueError(f"column {c.name!r} is a sequence column, not for LinearModel")
+            if isinstance(c, CategoricalColumn):
+                first = c.num_buckets
+            elif isinstance(c, DenseColumn):
+                first = c.dimension
+                for spec in c.variable_specs():
+                    self._add_variable(spec)
+            else:
+                raise ValueError(
+                    f"LinearModel takes categorical or dense columns; {c.name!r} is "
+                    f"{type(c).__name__}"
+                )
+            self._add_variable(VariableSpec(f"{c.name}/weights", (first, self.units), zeros))
+        self._add_variable(VariableSpec("bias_weights", (self.units,), zeros))
+
+    @property
+    def bias(self) -> Variable:
+        """The ``(units,)`` bias."""
+        return self._variables["bias_weights"]
+
+    def column_weights(self, column) -> Variable:
+        """The ``(num_buckets or dimension, units)`` weights of ``column``."""
+        return self._variables[f"{column.name}/weights"]
+
+    def column_variables(self, column) -> list:
+        """Every variable ``column`` reads (its weights, and its embedding table if any)."""
+        extra = []
+        if not isinstance(column, CategoricalColumn):
+            extra = [self._variables[s.name] for s in column.variable_specs()]
+        return extra + [self.column_weights(column)]
+
+    def __call__(self, features, cache=None) -> Tensor:
+        """``(batch, units)`` predictions (logits)."""
+        cache = self._cache(features, cache)
+        total = None
+        for c in self.feature_columns:
+            w = self.column_weights(c)
+            if isinstance(c, CategoricalColumn):
+                term = embedding_lookup(w, cache.get(c), self.sparse_combiner)
+            else:
+                term = ops.matmul(c.dense_output(cache, self._variables), w)
+            total = term if total is None else ops.add(total, term)
+        return ops.add(total, self.bias)
+
+
+def _zeros(shape, dtype=DEFAULT_DTYPE, rng=None):
+    return np.zeros(shape, dtype)
+
+
+def linear_model(
+    features,
+    feature_columns,
+    units=1,
+    sparse_combiner="sum",
+    trainable=True,
+    cols_to_vars=None,
+    seed=None,
+) -> Tensor:
+    """TF1's ``linear_model``: ``(batch, units)`` weighted sum of the columns plus a bias.
+
+    A one-shot convenience: each call builds a fresh :class:`LinearModel` (weights zero);
+    keep a ``LinearModel`` to train. ``cols_to_vars``, if a dict, is filled with each
+    column's variables and ``'bias'``.
+
+    >>> from colonnade.feature_columns import numeric_column
+    >>> linear_model({"x": [1.0, 2.0]}, [numeric_column("x")]).numpy().tolist()
+    [[0.0], [0.0]]
+    """
+    model = LinearModel(feature_columns, units, sparse_combiner, trainable, seed=seed)
+    if cols_to_vars is not None:
+        for c in model.feature_columns:
+            cols_to_vars[c] = model.column_variables(c)
+        cols_to_vars["bias"] = [model.bias]
+    return model(features)
+
+
+# ---------------------------------------------------------------- SequenceFeatures
+
+
+class SequenceFeatures(_Layer):
+    """Sequence input for RNNs: ``(batch, max_len, dim)`` padded tensor and lengths.
+
+    Columns are ``sequence_numeric_column`` and ``embedding_column`` /
+    ``indicator_column`` / shared embeddings over ``sequence_categorical_column_with_*``.
+    Every column must give each example the same sequence length.
+
+    >>> import colonnade as cn
+    >>> fc = cn.feature_columns
+    >>> layer = fc.SequenceFeatures([fc.sequence_numeric_column("temperature")])
+    >>> values, lengths = layer({"temperature": [[1.0, 2.0, 3.0], [4.0]]})
+    >>> values.shape, lengths.tolist()
+    ((2, 3, 1), [3, 1])
+    """
+
+    def __init__(
+        self,
+        feature_columns,
+        trainable=True,
+        name="sequence_features",
+        seed=None,
+        num_threads=None,
+    ):
+        super().__init__(feature_columns, name, trainable, seed, num_threads)
+        for c in self.feature_columns:
+            if not c.is_sequence or not hasattr(c, "sequence_output"):
+                raise ValueError(
+                    f"SequenceFeatures takes sequence columns (sequence_numeric_column, or an "
+                    f"embedding/indicator column of a sequence_categorical_column_with_*); "
+                    f"{c.name!r} is not one"
+                )
+            specs = c.variable_specs() if isinstance(c, DenseColumn) else ()
+            for spec in specs:
+                self._add_variable(spec)
+
+    def __call__(self, features, cache=None):
+        """``(Tensor of shape (batch, max_len, dim), lengths as an int64 numpy array)``."""
+        cache = self._cache(features, cache)
+        outputs, lengths, first = [], None, None
+        for c in self.feature_columns:
+            out, seq_len = c.sequence_output(cache, self._variables)
+            if lengths is None:
+                lengths, first = seq_len, c.name
+            elif not np.array_equal(lengths, seq_len):
+                row = int(np.flatnonzero(lengths != seq_len)[0])
+                raise ValueError(
+                    f"sequence lengths differ between columns {first!r} and {c.name!r}: example "
+                    f"{row} has {int(lengths[row])} and {int(seq_len[row])} steps"
+                )
+            outputs.append(out)
+        if len(outputs) == 1:
+            return outputs[0], lengths
+        return ops.concat(outputs, axis=2), lengths

@@ -1,0 +1,399 @@
+"""Numeric and bucketized columns.
+
+>>> price = numeric_column("price")
+>>> b = bucketized_column(price, boundaries=[0.0, 10.0, 100.0])
+>>> from colonnade.feature_columns import transform_features
+>>> transform_features({"price": [-5.0, 10.0, 150.0]}, [b])["price_bucketized"].ids.tolist()
+[0, 2, 3]
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..core.autodiff import Tensor
+from ..core.backend import DEFAULT_DTYPE, to_device
+from .base import CategoricalColumn, DenseColumn, check_key
+from .ids import CategoricalIds
+from .inputs import dtype_name, is_list_type, kind_of
+from .normalizers import Normalizer, normalizer_from_config
+
+__all__ = ["BucketizedColumn", "NumericColumn", "bucketized_column", "numeric_column"]
+
+
+# ---------------------------------------------------------------- shared helpers
+
+
+def check_shape(shape, column: str) -> tuple:
+    if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
+        shape = (shape,)
+    try:
+        dims = tuple(shape)
+    except TypeError as e:
+        raise TypeError(f"column {column!r}: shape must be an int or ints, got {shape!r}") from e
+    if not dims:
+        raise ValueError(f"column {column!r}: shape must have at least one dimension")
+    for d in dims:
+        if isinstance(d, bool) or not isinstance(d, numbers.Integral):
+            raise TypeError(f"column {column!r}: shape dimensions must be ints, got {shape!r}")
+        if d < 1:
+            raise ValueError(f"column {column!r}: shape dimensions must be positive, got {shape!r}")
+    return tuple(int(d) for d in dims)
+
+
+def check_numeric_dtype(dtype, column: str) -> str:
+    name = dtype_name(dtype)
+    if name == "string":
+        raise ValueError(
+            f"column {column!r}: dtype must be a real integer or floating type convertible to "
+            f"float32, got {dtype!r}"
+        )
+    return name
+
+
+def check_default(default_value, shape: tuple, dtype: str, column: str):
+    """``default_value`` as a flat tuple of ``prod(shape)`` numbers, or ``None``."""
+    if default_value is None:
+        return None
+    size = math.prod(shape)
+    arr = np.asarray(default_value)
+    if arr.dtype.kind not in "iuf" or arr.dtype.kind == "b":
+        raise TypeError(f"column {column!r}: default_value must be numeric, got {default_value!r}")
+    if arr.ndim == 0:
+        arr = np.full(shape, arr)
+    elif arr.shape != shape:
+        raise TypeError(
+            f"column {column!r}: default_value of shape {arr.shape} does not match shape {shape}"
+        )
+    if dtype.startswith(("int", "uint")):
+        if not np.all(arr == np.round(arr)):
+            raise TypeError(
+                f"column {column!r}: default_value {default_value!r} is not compatible with "
+                f"dtype {dtype}"
+            )
+        return tuple(int(v) for v in arr.reshape(size))
+    return tuple(float(v) for v in arr.reshape(size))
+
+
+def check_normalizer(fn, column: str):
+    if fn is not None and not callable(fn):
+        raise TypeError(f"column {column!r}: normalizer_fn must be callable, got {fn!r}")
+    return fn
+
+
+def normalizer_config(fn, column: str) -> dict:
+    if isinstance(fn, Normalizer):
+        return fn.to_config()
+    raise ValueError(
+        f"column {column!r}: its normalizer_fn {fn!r} is an arbitrary Python callable, which "
+        "cannot be written to a config; use one of the serializable normalizers "
+        "cn.feature_columns.log1p(), standardize(mean, stddev), clip(lo, hi), "
+        "log_offset(offset) or chain(...) instead"
+    )
+
+
+def _flat_numbers(column, key: str, arr: pa.Array, dtype: str) -> pa.Array:
+    kind = kind_of(arr.type)
+    if kind not in ("integer", "floating"):
+        raise TypeError(
+            f"column {column.name!r} expects numeric values in feature {key!r}, got Arrow type "
+            f"{arr.type}"
+        )
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.cast(arr.type.value_type)
+    target = pa.from_numpy_dtype(np.dtype(dtype))
+    try:
+        return pc.cast(arr, target, safe=True)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+        raise TypeError(
+            f"column {column.name!r}: feature {key!r} of type {arr.type} does not convert to "
+            f"dtype {dtype} without loss: {e}"
+        ) from e
+
+
+def _nested_flatten(arr: pa.Array):
+    """Flatten fixed-size sublists (a multi-dimensional row): ``(values, row_lengths)``."""
+    lengths = pc.list_value_length(arr)
+    values = pc.list_flatten(arr)
+    while is_list_type(values.type):
+        inner = pc.list_value_length(values).to_numpy(zero_copy_only=False)
+        if values.null_count or (inner.size and not np.all(inner == inner[0])):
+            raise ValueError("nested lists of a numeric feature must all have the same length")
+        factor = int(inner[0]) if inner.size else 1
+        lengths = pc.multiply(lengths, factor)
+        values = pc.list_flatten(values)
+    return values, lengths
+
+
+def read_numeric_rows(column, key: str, arr: pa.Array, size: int, dtype: str, default):
+    """A numeric feature as ``(num_rows, size)`` numpy values of ``dtype``, nulls filled
+    with ``default`` (a flat tuple) or refused."""
+    n = len(arr)
+    np_dtype = np.dtype(dtype)
+    if not is_list_type(arr.type):
+        if size != 1:
+            raise ValueError(
+                f"column {column.name!r} has {size} values per row but feature {key!r} is a "
+                f"scalar column of type {arr.type}; give a list column with {size} values per row"
+            )
+        values = _flat_numbers(column, key, arr, dtype)
+        nulls = values.null_count
+        if nulls:
+            _refuse_nulls(column, key, nulls, default)
+            values = pc.fill_null(values, pa.scalar(default[0], values.type))
+        return values.to_numpy(zero_copy_only=False).astype(np_dtype, copy=False).reshape(n, 1)
+    flat, lengths = _nested_flatten(arr)
+    flat = _flat_numbers(column, key, flat, dtype)
+    row_valid = np.ones(n, dtype=bool)
+    null_rows = arr.null_count
+    if null_rows:
+        row_valid = arr.is_valid().to_numpy(zero_copy_only=False)
+    lengths = pc.fill_null(lengths, size).to_numpy(zero_copy_only=False)
+    bad = np.flatnonzero(lengths != size)
+    if bad.size:
+        r = int(bad[0])
+        raise ValueError(
+            f"column {column.name!r} needs {size} values per row of feature {key!r}, but row "
+            f"{r} has {int(lengths[r])} ({bad.size} rows differ)"
+        )
+    nulls = null_rows * size + flat.null_count
+    if nulls:
+        _refuse_nulls(column, key, nulls, default)
+    values = flat.to_numpy(zero_copy_only=False)
+    if flat.null_count:
+        mask = flat.is_null().to_numpy(zero_copy_only=False)
+        fill = np.tile(np.asarray(default, dtype=np_dtype), values.shape[0] // size)
+        values = np.where(mask, fill, values)
+    values = values.astype(np_dtype, copy=False).reshape(-1, size)
+    if null_rows:
+        out = np.empty((n, size), dtype=np_dtype)
+        out[row_valid] = values
+        out[~row_valid] = np.asarray(default, dtype=np_dtype)
+        return out
+    return values
+
+
+def _refuse_nulls(column, key: str, nulls: int, default) -> None:
+    if default is None:
+        raise ValueError(
+            f"column {column.name!r}: feature {key!r} has {nulls} null values and the column "
+            "has no default_value; give it one (numeric_column(..., default_value=0.0)) or fill "
+            "the nulls"
+        )
+
+
+def apply_normalizer(column, fn, values: np.ndarray) -> np.ndarray:
+    out = np.asarray(fn(values))
+    if out.shape != values.shape:
+        raise ValueError(
+            f"column {column.name!r}: normalizer_fn returned shape {out.shape} for input of "
+            f"shape {values.shape}; it must keep the shape"
+        )
+    return out
+
+
+# ---------------------------------------------------------------- numeric_column
+
+
+@dataclass(frozen=True)
+class NumericColumn(DenseColumn):
+    """Real-valued feature; see :func:`numeric_column`."""
+
+    key: str
+    shape: tuple = (1,)
+    default_value: tuple | None = None
+    dtype: str = "float32"
+    normalizer_fn: object = None
+
+    @property
+    def name(self) -> str:
+        return self.key
+
+    @property
+    def input_keys(self) -> tuple:
+        return (self.key,)
+
+    @property
+    def dimension(self) -> int:
+        return math.prod(self.shape)
+
+    def transform(self, cache) -> np.ndarray:
+        """``(batch, dimension)`` values in the default float dtype, defaults and the
+        normalizer applied."""
+        raw = cache.raw(self.key, self.name)
+        values = read_numeric_rows(
+            self, self.key, raw, self.dimension, self.dtype, self.default_value
+        )
+        if self.normalizer_fn is not None:
+            values = values.reshape((values.shape[0],) + self.shape)
+            values = apply_normalizer(self, self.normalizer_fn, values)
+        return np.asarray(values, dtype=DEFAULT_DTYPE).reshape(-1, self.dimension)
+
+    def dense_output(self, cache, variables) -> Tensor:
+        return Tensor(to_device(cache.get(self)))
+
+    def parse_spec(self) -> dict:
+        t = pa.from_numpy_dtype(np.dtype(self.dtype))
+        return {self.key: t if self.dimension == 1 else pa.list_(t, self.dimension)}
+
+    def to_config(self) -> dict:
+        out = {"type": "numeric_column", "key": self.key, "shape": list(self.shape)}
+        if self.default_value is not None:
+            out["default_value"] = list(self.default_value)
+        out["dtype"] = self.dtype
+        if self.normalizer_fn is not None:
+            out["normalizer_fn"] = normalizer_config(self.normalizer_fn, self.name)
+        return out
+
+
+def numeric_column(key, shape=(1,), default_value=None, dtype="float32", normalizer_fn=None):
+    """A real-valued feature, ``shape`` values per example (TF's ``numeric_column``).
+
+    Nulls take ``default_value`` (a number, or an array of ``shape``); without one, a
+    null is an error naming the column. ``normalizer_fn`` (e.g. ``standardize(3.0, 4.2)``
+    or any callable on numpy arrays) is applied after the defaults; the output is float32.
+    Input is a scalar numeric column, or a list column with ``prod(shape)`` values a row.
+
+    >>> c = numeric_column("price", default_value=0.0)
+    >>> c.name, c.dimension, c.input_keys
+    ('price', 1, ('price',))
+    """
+    key = check_key(key)
+    shape = check_shape(shape, key)
+    dtype = check_numeric_dtype(dtype, key)
+    default = check_default(default_value, shape, dtype, key)
+    return NumericColumn(key, shape, default, dtype, check_normalizer(normalizer_fn, key))
+
+
+def numeric_column_from_config(c: dict) -> NumericColumn:
+    fn = c.get("normalizer_fn")
+    return numeric_column(
+        c["key"],
+        tuple(c.get("shape", (1,))),
+        default_value=_default_from_config(c.get("default_value"), c.get("shape", (1,))),
+        dtype=c.get("dtype", "float32"),
+        normalizer_fn=normalizer_from_config(fn) if fn is not None else None,
+    )
+
+
+def _default_from_config(value, shape):
+    if value is None:
+        return None
+    return np.asarray(value).reshape(tuple(shape)) if isinstance(value, list) else value
+
+
+# ---------------------------------------------------------------- bucketized_column
+
+
+@dataclass(frozen=True)
+class BucketizedColumn(DenseColumn, CategoricalColumn):
+    """Discretized numeric feature; see :func:`bucketized_column`."""
+
+    source_column: NumericColumn
+    boundaries: tuple
+
+    @property
+    def name(self) -> str:
+        return f"{self.source_column.name}_bucketized"
+
+    @property
+    def input_keys(self) -> tuple:
+        return self.source_column.input_keys
+
+    @property
+    def children(self) -> tuple:
+        return (self.source_column,)
+
+    @property
+    def num_buckets(self) -> int:
+        return (len(self.boundaries) + 1) * self.source_column.dimension
+
+    @property
+    def dimension(self) -> int:
+        return self.num_buckets
+
+    def transform(self, cache) -> CategoricalIds:
+        """Bucket ids: element ``i`` of a row falls in ``i * (len(boundaries) + 1) + bucket``."""
+        values = cache.get(self.source_column)
+        # TensorFlow's Bucketize compares float32 values with float32 boundaries.
+        buckets = np.searchsorted(
+            np.asarray(self.boundaries, dtype=np.float32),
+            values.astype(np.float32, copy=False),
+            side="right",
+        )
+        width = values.shape[1]
+        if width > 1:
+            buckets = buckets + (len(self.boundaries) + 1) * np.arange(width)
+            splits = np.arange(0, values.size + 1, width, dtype=np.int64)
+            return CategoricalIds(buckets.reshape(-1), splits, self.num_buckets)
+        return CategoricalIds(buckets.reshape(-1), None, self.num_buckets)
+
+    def dense_output(self, cache, variables) -> Tensor:
+        ids = cache.get(self)
+        out = np.zeros((ids.num_rows, self.num_buckets), dtype=DEFAULT_DTYPE)
+        out[ids.segment_ids, ids.ids] = 1
+        return Tensor(to_device(out))
+
+    def parse_spec(self) -> dict:
+        return self.source_column.parse_spec()
+
+    def to_config(self) -> dict:
+        return {
+            "type": "bucketized_column",
+            "source_column": self.source_column.to_config(),
+            "boundaries": list(self.boundaries),
+        }
+
+
+def bucketized_column(source_column, boundaries):
+    """Discretize a numeric column: buckets include their left edge (TF's
+    ``bucketized_column``).
+
+    ``boundaries=[0., 1., 2.]`` makes the buckets ``(-inf, 0)``, ``[0, 1)``, ``[1, 2)``,
+    ``[2, inf)``: ids 0..3. Boundaries must be strictly increasing. A source of shape
+    ``(k,)`` gives ``k`` ids a row, element ``i``'s offset by ``i * (len(boundaries) + 1)``.
+    Usable as a dense column (one-hot) or as a categorical one (linear models, crosses).
+
+    >>> b = bucketized_column(numeric_column("age"), [18, 65])
+    >>> b.name, b.num_buckets
+    ('age_bucketized', 3)
+    """
+    if not isinstance(source_column, NumericColumn):
+        raise ValueError(
+            "bucketized_column needs a numeric_column as source_column, got "
+            f"{type(source_column).__name__}"
+        )
+    if len(source_column.shape) != 1:
+        raise ValueError(
+            f"bucketized_column needs a one-dimensional source column; {source_column.name!r} "
+            f"has shape {source_column.shape}"
+        )
+    name = f"{source_column.name}_bucketized"
+    if not isinstance(boundaries, (list, tuple)) or not boundaries:
+        raise ValueError(
+            f"column {name!r}: boundaries must be a non-empty sorted list or tuple of numbers, "
+            f"got {boundaries!r}"
+        )
+    for b in boundaries:
+        if isinstance(b, bool) or not isinstance(b, numbers.Real) or math.isnan(b):
+            raise ValueError(f"column {name!r}: boundaries must be numbers, got {b!r}")
+    values = tuple(float(b) for b in boundaries)
+    for lo, hi in zip(values, values[1:]):
+        if not lo < hi:
+            raise ValueError(
+                f"column {name!r}: boundaries must be sorted and without duplicates, but "
+                f"{lo} is followed by {hi}"
+            )
+    as32 = np.asarray(values, dtype=np.float32)
+    if np.any(np.diff(as32) <= 0):
+        raise ValueError(
+            f"column {name!r}: boundaries {list(values)} collapse to duplicates in float32, "
+            "the precision TensorFlow bucketizes in"
+        )
+    return BucketizedColumn(source_column, values)
