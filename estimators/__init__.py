@@ -1,1 +1,32 @@
-"""colonnade.estimators (in progress: see the project's issues)."""
+"""colonnade.estimators: the ``tf.estimator`` canned models, with Keras-style ``fit`` too.
+
+Linear, DNN and wide&deep classifiers and regressors over feature columns; TF-style
+``train(input_fn) / evaluate / predict`` and Keras-style ``fit(data, label=...)``;
+checkpoints in ``model_dir``, warm start, hooks and callbacks.
+"""
+
+from ..core.warm_start import VocabInfo
+from .callbacks import Callback, CSVLogger, EarlyStopping, ModelCheckpoint
+from .canned import (
+    DNNClassifier,
+    DNNLinearCombinedClassifier,
+    DNNLinearCombinedRegressor,
+    DNNRegressor,
+    LinearClassifier,
+    LinearRegressor,
+)
+from .estimator import History
+from .heads import BinaryClassHead, MultiClassHead, RegressionHead
+from .hooks import (
+    CheckpointSaverHook,
+    LoggingTensorHook,
+    NanLossDuringTrainingError,
+    NanTensorHook,
+    RunContext,
+    SessionRunHook,
+    StopAtStepHook,
+    SummarySaverHook,
+)
+from .run_config import RunConfig, WarmStartSettings
+
+__all__ = [name for name in dir() if not name.startswith("_")]

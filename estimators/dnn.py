@@ -1,0 +1,133 @@
+"""The feed-forward tower of the DNN estimators: hidden layers, dropout, batch norm, logits.
+
+Layer names follow TF's canned DNN (``hiddenlayer_0/kernel``, ``batchnorm_0/gamma``,
+``logits/bias``) so checkpoints read like TF's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core
+
+# tf.estimator's DNN builds its batch-norm layers with momentum 0.999 (canned/dnn.py).
+DNN_BATCH_NORM_MOMENTUM = 0.999
+# Keras' BatchNormalization default epsilon, used by the canned DNN.
+DNN_BATCH_NORM_EPSILON = 1e-3
+
+ACTIVATIONS = {
+    "relu": core.relu,
+    "relu6": core.relu6,
+    "elu": core.elu,
+    "selu": core.selu,
+    "leaky_relu": core.leaky_relu,
+    "sigmoid": core.sigmoid,
+    "tanh": core.tanh,
+    "softplus": core.softplus,
+    "linear": lambda x: x,
+}
+
+
+def resolve_activation(activation_fn):
+    """An activation given by name (``"relu"``) or as a function of a Tensor."""
+    if callable(activation_fn):
+        return activation_fn
+    if activation_fn in ACTIVATIONS:
+        return ACTIVATIONS[activation_fn]
+    raise ValueError(
+        f"activation_fn must be a callable or one of {sorted(ACTIVATIONS)}, got {activation_fn!r}"
+    )
+
+
+class DNNTower:
+    """``input -> [dense -> activation -> dropout -> batch norm] * n -> logits``.
+
+    Kernels start Glorot-uniform and biases at zero, as Keras' Dense layers.
+    """
+
+    def __init__(
+        self,
+        input_dim,
+        hidden_units,
+        logits_dimension,
+        activation_fn="relu",
+        dropout=None,
+        batch_norm=False,
+        rng=None,
+    ):
+        if not hidden_units or any(int(u) < 1 for u in hidden_units):
+            raise ValueError(
+                f"hidden_units must be a non-empty list of positive ints, got {hidden_units!r}"
+            )
+        if dropout is not None and not 0 <= dropout < 1:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        self.activation = resolve_activation(activation_fn)
+        self.dropout = dropout
+        self.batch_norm = batch_norm
+        glorot = core.initializers.glorot_uniform()
+        self.layers = []
+        fan_in = input_dim
+        for i, units in enumerate(list(hidden_units) + [logits_dimension]):
+            name = f"hiddenlayer_{i}" if i < len(hidden_units) else "logits"
+            layer = {
+                "kernel": core.Variable(glorot((fan_in, units), rng=rng), name=f"{name}/kernel"),
+                "bias": core.Variable(np.zeros(units, np.float32), name=f"{name}/bias"),
+            }
+            if batch_norm and name != "logits":
+                layer["batchnorm"] = {
+                    "gamma": core.Variable(np.ones(units, np.float32), name=f"batchnorm_{i}/gamma"),
+                    "beta": core.Variable(np.zeros(units, np.float32), name=f"batchnorm_{i}/beta"),
+                    "moving_mean": core.Variable(
+                        np.zeros(units, np.float32),
+                        trainable=False,
+                        name=f"batchnorm_{i}/moving_mean",
+                    ),
+                    "moving_variance": core.Variable(
+                        np.ones(units, np.float32),
+                        trainable=False,
+                        name=f"batchnorm_{i}/moving_variance",
+                    ),
+                }
+            self.layers.append((name, layer))
+            fan_in = units
+
+    def __call__(self, inputs, training: bool, rng=None):
+        net = inputs
+        for name, layer in self.layers:
+            net = core.matmul(net, layer["kernel"]) + layer["bias"]
+            if name == "logits":
+                break
+            net = self.activation(net)
+            if self.dropout and training:
+                net = core.dropout(net, self.dropout, training=True, rng=rng)
+            if "batchnorm" in layer:
+                bn = layer["batchnorm"]
+                net = core.batch_norm(
+                    net,
+                    bn["gamma"],
+                    bn["beta"],
+                    bn["moving_mean"],
+                    bn["moving_variance"],
+                    training=training,
+                    momentum=DNN_BATCH_NORM_MOMENTUM,
+                    epsilon=DNN_BATCH_NORM_EPSILON,
+                )
+        return net
+
+    def _checkpoint_children(self) -> dict:
+        children = {}
+        for i, (name, layer) in enumerate(self.layers):
+            children[f"{name}/kernel"] = layer["kernel"]
+            children[f"{name}/bias"] = layer["bias"]
+            for key, var in layer.get("batchnorm", {}).items():
+                children[f"batchnorm_{i}/{key}"] = var
+        return children
+
+    @property
+    def variables(self) -> list:
+        return list(self._checkpoint_children().values())
+
+    @property
+    def trainable_variables(self) -> list:
+        return [v for v in self.variables if v.trainable]

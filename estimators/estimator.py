@@ -1,0 +1,487 @@
+"""The estimator life cycle: train / evaluate / predict, fit, checkpoints and warm start.
+
+A canned estimator is a *network* (which maps features to logits and owns its
+variables), a *head* (loss, predictions, metrics) and one optimizer per part of the
+network. This module holds everything that does not depend on which network it is.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import time
+
+import numpy as np
+import pandas as pd
+
+from .. import core
+from .. import train as cn_train
+from . import inputs
+from .callbacks import Callback
+from .hooks import CheckpointSaverHook, RunContext, SessionRunHook
+from .run_config import RunConfig, WarmStartSettings
+
+logger = logging.getLogger("colonnade")
+
+
+class History:
+    """What ``fit`` returns: ``history[key]`` is the list of per-epoch values."""
+
+    def __init__(self):
+        self.history: dict[str, list] = {}
+        self.epoch: list[int] = []
+
+    def append(self, epoch: int, logs: dict) -> None:
+        self.epoch.append(epoch)
+        for k, v in logs.items():
+            self.history.setdefault(k, []).append(v)
+
+
+def resolve_optimizer(optimizer, default_factory, learning_rate=None):
+    """An optimizer instance from an instance, a name ('Adam', 'Ftrl', ...) or None."""
+    if optimizer is None:
+        return default_factory()
+    if isinstance(optimizer, str):
+        classes = {
+            "adagrad": cn_train.AdagradOptimizer,
+            "adam": cn_train.AdamOptimizer,
+            "lazyadam": cn_train.LazyAdamOptimizer,
+            "ftrl": cn_train.FtrlOptimizer,
+            "rmsprop": cn_train.RMSPropOptimizer,
+            "sgd": cn_train.GradientDescentOptimizer,
+            "gradientdescent": cn_train.GradientDescentOptimizer,
+            "momentum": cn_train.MomentumOptimizer,
+            "adadelta": cn_train.AdadeltaOptimizer,
+            "proximaladagrad": cn_train.ProximalAdagradOptimizer,
+        }
+        key = optimizer.lower().replace("_", "")
+        if key not in classes:
+            raise ValueError(
+                f"unknown optimizer {optimizer!r}; use one of "
+                f"{sorted(classes)} or an optimizer instance"
+            )
+        if key == "momentum":
+            return classes[key](learning_rate=learning_rate or 0.05, momentum=0.9)
+        return classes[key](learning_rate=learning_rate or 0.05)
+    if callable(optimizer) and not hasattr(optimizer, "apply_gradients"):
+        return optimizer()
+    if not hasattr(optimizer, "apply_gradients"):
+        raise TypeError(
+            f"optimizer must be a name, an optimizer or a callable returning one; "
+            f"got {type(optimizer).__name__}"
+        )
+    return optimizer
+
+
+class CannedEstimator:
+    """Shared machinery of the canned estimators; subclasses build ``self._network``.
+
+    ``self._parts`` is a list of ``(name, optimizer, variables)``: each optimizer updates
+    its own variables (the combined model has a linear and a DNN part).
+    """
+
+    def __init__(self, head, model_dir=None, config=None, warm_start_from=None, weight_column=None):
+        config = config or RunConfig()
+        if model_dir is not None and config.model_dir not in (None, model_dir):
+            raise ValueError(
+                f"model_dir={model_dir!r} differs from config.model_dir={config.model_dir!r}"
+            )
+        model_dir = model_dir or config.model_dir
+        if model_dir is None:
+            model_dir = tempfile.mkdtemp(prefix="colonnade_model_")
+            logger.warning("using a temporary model_dir: %s", model_dir)
+        self.model_dir = os.fspath(model_dir)
+        self.config = config.replace(model_dir=self.model_dir)
+        self.head = head
+        self.weight_column = _weight_key(weight_column)
+        if isinstance(warm_start_from, str):
+            warm_start_from = WarmStartSettings(warm_start_from)
+        self.warm_start_from = warm_start_from
+        self._seed = np.random.SeedSequence(config.tf_random_seed)
+        init_seed, step_seed = self._seed.spawn(2)
+        self._init_rng = np.random.default_rng(init_seed)
+        self._step_rng = np.random.default_rng(step_seed)
+        self._global_step = core.Variable(
+            np.int64(0), name="global_step", trainable=False, dtype=np.int64
+        )
+        self.stop_training = False
+        self._checkpoint = None
+        self._manager = None
+        self._restored = False
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def global_step(self) -> int:
+        return int(self._global_step.numpy())
+
+    def _trackables(self) -> dict:
+        """What a checkpoint holds: the network, each part's optimizer, the global step."""
+        out = {"model": self._network, "global_step": self._global_step}
+        out.update({name: optimizer for name, optimizer, _ in self._parts})
+        return out
+
+    def _ensure_checkpointing(self):
+        if self._manager is None:
+            self._checkpoint = cn_train.Checkpoint(**self._trackables())
+            self._manager = cn_train.CheckpointManager(
+                self._checkpoint,
+                self.model_dir,
+                max_to_keep=self.config.keep_checkpoint_max,
+                keep_checkpoint_every_n_hours=self.config.keep_checkpoint_every_n_hours,
+                checkpoint_name="model.ckpt",
+            )
+
+    def latest_checkpoint(self):
+        """The newest checkpoint in model_dir, or None."""
+        return cn_train.latest_checkpoint(self.model_dir)
+
+    def _restore_or_warm_start(self):
+        """Resume from model_dir's latest checkpoint; otherwise apply warm_start_from."""
+        self._ensure_checkpointing()
+        latest = self.latest_checkpoint()
+        if latest is not None:
+            saved_step = int(cn_train.load_variable(latest, "global_step"))
+            if not self._restored or saved_step != self.global_step:
+                try:
+                    self._checkpoint.restore(latest).assert_existing_objects_matched()
+                except (ValueError, AssertionError, KeyError) as e:
+                    raise ValueError(
+                        f"model_dir {self.model_dir!r} holds a checkpoint of a different "
+                        f"model ({latest}): {e}. Use a new model_dir, or warm_start_from to "
+                        f"start from it."
+                    ) from e
+            if self.warm_start_from is not None and not self._restored:
+                logger.info(
+                    "warm_start_from is ignored: model_dir %s already has checkpoint "
+                    "%s, so training resumes from it",
+                    self.model_dir,
+                    latest,
+                )
+            self._restored = True
+            return
+        if self.warm_start_from is not None and not self._restored:
+            ws = self.warm_start_from
+            cn_train.warm_start(
+                ws.ckpt_to_initialize_from,
+                vars_to_warm_start=ws.vars_to_warm_start,
+                var_name_to_vocab_info=ws.var_name_to_vocab_info or None,
+                var_name_to_prev_var_name=ws.var_name_to_prev_var_name or None,
+                variables=self._model_variables(),
+            )
+        self._restored = True
+
+    def _model_variables(self) -> dict:
+        """The network's variables by checkpoint name, e.g. ``model/dnn/hiddenlayer_0/kernel``."""
+        self._ensure_checkpointing()
+        named = self._checkpoint.named_variables()
+        return {k: v for k, v in named.items() if k.startswith("model/")}
+
+    def save_checkpoint(self, directory=None, file_prefix=None) -> str:
+        """Write a checkpoint of the model, optimizers and global step; return its path."""
+        self._ensure_checkpointing()
+        if file_prefix is not None:
+            return self._checkpoint.save(file_prefix)
+        if directory is not None and os.fspath(directory) != self.model_dir:
+            return self._checkpoint.save(os.path.join(os.fspath(directory), "model.ckpt"))
+        return self._manager.save(checkpoint_number=self.global_step)
+
+    def get_weights(self) -> dict:
+        """Host copies of every variable, by checkpoint name."""
+        return {k: v.numpy().copy() for k, v in self._model_variables().items()}
+
+    def set_weights(self, weights: dict) -> None:
+        """Assign variables from ``get_weights``' form."""
+        variables = self._model_variables()
+        for k, value in weights.items():
+            variables[k].assign(value)
+
+    def get_variable_names(self) -> list:
+        """Checkpoint names of every variable (``tf.estimator``'s get_variable_names)."""
+        return sorted(self._model_variables())
+
+    def get_variable_value(self, name: str):
+        """The value of one variable by its checkpoint name."""
+        variables = self._model_variables()
+        if name not in variables:
+            raise KeyError(f"no variable named {name!r}; the model has {sorted(variables)}")
+        return variables[name].numpy()
+
+    # ------------------------------------------------------------------ one step
+
+    def _weights_of(self, features):
+        if self.weight_column is None:
+            return None
+        return inputs.feature_column_of(features, self.weight_column).astype(np.float32)
+
+    def _train_step(self, features, labels) -> float:
+        if labels is None:
+            raise ValueError(
+                "training needs labels: build the Dataset with label=... or "
+                "have input_fn yield (features, labels)"
+            )
+        label_array = self.head.label_array(labels)
+        weights = self._weights_of(features)
+        variables = [v for _, _, part in self._parts for v in part]
+
+        def loss_fn():
+            logits = self._network.logits(features, training=True, rng=self._step_rng)
+            return self.head.loss(label_array, logits, weights)[0]
+
+        loss, grads = core.value_and_grad(loss_fn)(variables)
+        start = 0
+        for _, optimizer, part in self._parts:
+            pairs = list(zip(grads[start : start + len(part)], part))
+            start += len(part)
+            if any(g is not None for g, _ in pairs):
+                optimizer.apply_gradients(pairs)
+        self._global_step.assign(self.global_step + 1)
+        return float(loss)
+
+    # ------------------------------------------------------------------ TF style
+
+    def train(self, input_fn, steps=None, max_steps=None, hooks=None, saving_listeners=None):
+        """Train on batches from ``input_fn`` until it is exhausted, ``steps`` more steps are
+        done, or the global step reaches ``max_steps``. Resumes from model_dir's latest
+        checkpoint and saves one at the end. Returns self."""
+        if steps is not None and max_steps is not None:
+            raise ValueError("set at most one of steps and max_steps")
+        for name, value in (("steps", steps), ("max_steps", max_steps)):
+            if value is not None and value <= 0:
+                raise ValueError(f"{name} must be > 0, got {value}")
+        self._restore_or_warm_start()
+        if max_steps is not None and self.global_step >= max_steps:
+            logger.info(
+                "skipping training: global step %d already reached max_steps=%d",
+                self.global_step,
+                max_steps,
+            )
+            return self
+        last_step = (
+            max_steps
+            if max_steps is not None
+            else (self.global_step + steps if steps is not None else None)
+        )
+        hooks = list(hooks or [])
+        for hook in hooks:
+            if not isinstance(hook, SessionRunHook):
+                raise TypeError(f"hooks must be SessionRunHook instances, got {type(hook)}")
+        cfg = self.config
+        saver = CheckpointSaverHook(
+            save_steps=cfg.save_checkpoints_steps,
+            save_secs=cfg.save_checkpoints_secs,
+            listeners=saving_listeners,
+        )
+        all_hooks = hooks + [saver]
+        for hook in all_hooks:
+            hook.begin(self)
+        started, logged_at, logged_step = time.monotonic(), time.monotonic(), self.global_step
+        try:
+            for features, labels in inputs.batches(input_fn, repeat_single=last_step is not None):
+                context = RunContext(self.global_step)
+                for hook in all_hooks:
+                    hook.before_run(context)
+                loss = self._train_step(features, labels)
+                values = {"loss": loss, "global_step": self.global_step}
+                for hook in all_hooks:
+                    hook.after_run(context, values)
+                if cfg.log_step_count_steps and self.global_step % cfg.log_step_count_steps == 0:
+                    now = time.monotonic()
+                    rate = (self.global_step - logged_step) / max(now - logged_at, 1e-9)
+                    logger.info(
+                        "loss = %.6g, step = %d (%.1f steps/s)", loss, self.global_step, rate
+                    )
+                    logged_at, logged_step = now, self.global_step
+                if context.stop_requested or (
+                    last_step is not None and self.global_step >= last_step
+                ):
+                    break
+        finally:
+            for hook in all_hooks:
+                hook.end(self)
+        logger.info("trained to step %d in %.1fs", self.global_step, time.monotonic() - started)
+        return self
+
+    def _logits(self, features):
+        with core.no_grad():
+            return self._network.logits(features, training=False, rng=None)
+
+    def evaluate(
+        self, input_fn, steps=None, name=None, label=None, batch_size=inputs.DEFAULT_BATCH_SIZE
+    ) -> dict:
+        """Metrics with TF's keys, plus ``global_step``, over ``input_fn``'s batches (at most
+        ``steps`` of them). Keras style: ``evaluate(data, label="y")``."""
+        if inputs.is_tabular(input_fn) or label is not None:
+            input_fn = inputs.as_dataset(input_fn, label=label, batch_size=batch_size)
+        self._restore_or_warm_start()
+        metrics = self.head.new_metrics()
+        seen = 0
+        for features, labels in inputs.batches(input_fn):
+            if labels is None:
+                raise ValueError("evaluation needs labels: build the Dataset with label=...")
+            label_array = self.head.label_array(labels)
+            weights = self._weights_of(features)
+            logits = self._logits(features)
+            training_loss, unreduced = self.head.loss(label_array, logits, weights)
+            predictions = self.head.predictions(logits.value)
+            self.head.update_metrics(
+                metrics,
+                label_array,
+                predictions,
+                core.to_host(unreduced.value),
+                weights,
+                float(training_loss),
+            )
+            seen += 1
+            if steps is not None and seen >= steps:
+                break
+        if seen == 0:
+            raise ValueError("evaluation got no batches from its input")
+        results = self.head.results(metrics)
+        results["global_step"] = self.global_step
+        if name is not None:
+            logger.info("evaluation %s: %s", name, results)
+        return results
+
+    def predict(
+        self,
+        input_fn,
+        predict_keys=None,
+        yield_single_examples=True,
+        batch_size=inputs.DEFAULT_BATCH_SIZE,
+    ):
+        """TF style: an iterator of prediction dicts (one per example). Keras style (a
+        DataFrame, Arrow table or file path): a pandas DataFrame of predictions."""
+        if inputs.is_tabular(input_fn):
+            dataset = inputs.as_dataset(input_fn, batch_size=max(batch_size, 1024))
+            return self._predict_frame(dataset, predict_keys)
+        return self._predict_dicts(input_fn, predict_keys, yield_single_examples)
+
+    def _predict_batches(self, input_fn, predict_keys):
+        self._restore_or_warm_start()
+        if isinstance(predict_keys, str):
+            predict_keys = [predict_keys]
+        for features, _ in inputs.batches(input_fn):
+            predictions = self.head.predictions(self._logits(features).value)
+            if predict_keys is not None:
+                missing = [k for k in predict_keys if k not in predictions]
+                if missing:
+                    raise KeyError(
+                        f"predict_keys {missing} are not predictions; choose from "
+                        f"{sorted(predictions)}"
+                    )
+                predictions = {k: predictions[k] for k in predict_keys}
+            yield predictions
+
+    def _predict_dicts(self, input_fn, predict_keys, yield_single_examples):
+        for predictions in self._predict_batches(input_fn, predict_keys):
+            if not yield_single_examples:
+                yield predictions
+                continue
+            n = len(next(iter(predictions.values())))
+            for i in range(n):
+                yield {k: v[i] for k, v in predictions.items()}
+
+    def _predict_frame(self, dataset, predict_keys):
+        frames = []
+        for predictions in self._predict_batches(dataset, predict_keys):
+            columns = {}
+            for key, value in predictions.items():
+                if key.startswith("all_"):
+                    continue
+                value = np.asarray(value)
+                if value.ndim == 2 and value.shape[1] == 1:
+                    columns[key] = value[:, 0]
+                elif value.ndim == 2:
+                    for i in range(value.shape[1]):
+                        columns[f"{key}_{i}"] = value[:, i]
+                else:
+                    columns[key] = value
+            frames.append(pd.DataFrame(columns))
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    # ------------------------------------------------------------------ Keras style
+
+    def fit(
+        self,
+        data,
+        label=None,
+        epochs=1,
+        batch_size=inputs.DEFAULT_BATCH_SIZE,
+        validation_data=None,
+        callbacks=None,
+        shuffle=True,
+        seed=None,
+        verbose=0,
+    ):
+        """Train for ``epochs`` passes over ``data`` (DataFrame, Arrow table, path/glob or
+        Dataset). ``validation_data`` is evaluated after each epoch (its metrics appear in
+        the logs as ``val_<key>``); it may be ``(data, label)`` or data with the same label
+        column. Returns a :class:`History`."""
+        if epochs < 1:
+            raise ValueError(f"epochs must be >= 1, got {epochs}")
+        if seed is None:
+            seed = self.config.tf_random_seed
+        callbacks = list(callbacks or [])
+        for cb in callbacks:
+            if not isinstance(cb, Callback):
+                raise TypeError(f"callbacks must be Callback instances, got {type(cb)}")
+        self.stop_training = False
+        history = History()
+        for cb in callbacks:
+            cb.on_train_begin(self)
+        for epoch in range(epochs):
+            for cb in callbacks:
+                cb.on_epoch_begin(epoch)
+            epoch_seed = None if seed is None else seed + epoch
+            dataset = inputs.as_dataset(
+                data, label=label, batch_size=batch_size, shuffle=shuffle, seed=epoch_seed
+            )
+            losses = _LossTracker()
+            self.train(dataset, hooks=[losses])
+            logs = {"loss": losses.mean()}
+            if validation_data is not None:
+                vdata, vlabel = (
+                    validation_data
+                    if isinstance(validation_data, tuple)
+                    else (validation_data, label)
+                )
+                results = self.evaluate(vdata, label=vlabel, batch_size=max(batch_size, 1024))
+                logs.update({f"val_{k}": v for k, v in results.items() if k != "global_step"})
+            history.append(epoch, logs)
+            if verbose:
+                print(
+                    f"epoch {epoch + 1}/{epochs}: "
+                    + ", ".join(f"{k}={v:.4f}" for k, v in logs.items())
+                )
+            for cb in callbacks:
+                cb.on_epoch_end(epoch, logs)
+            if self.stop_training:
+                break
+        for cb in callbacks:
+            cb.on_train_end(history.history)
+        return history
+
+
+class _LossTracker(SessionRunHook):
+    def __init__(self):
+        self.total, self.count = 0.0, 0
+
+    def after_run(self, run_context, run_values):
+        self.total += run_values["loss"]
+        self.count += 1
+
+    def mean(self) -> float:
+        return self.total / self.count if self.count else float("nan")
+
+
+def _weight_key(weight_column):
+    if weight_column is None or isinstance(weight_column, str):
+        return weight_column
+    key = getattr(weight_column, "key", None)
+    if key is None:
+        raise TypeError(
+            f"weight_column must be a column name or a numeric_column, got {weight_column!r}"
+        )
+    return key

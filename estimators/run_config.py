@@ -1,0 +1,68 @@
+"""RunConfig and WarmStartSettings: how an estimator runs, and what it starts from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+# tf.estimator.RunConfig saves a checkpoint every 600 seconds unless told otherwise.
+DEFAULT_SAVE_CHECKPOINTS_SECS = 600
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Where and how an estimator trains (``tf.estimator.RunConfig``'s arguments).
+
+    ``tf_random_seed`` makes a run reproducible bit for bit on the numpy backend: weight
+    initialization, dropout masks and ``fit``'s shuffling all derive from it. Set at most
+    one of ``save_checkpoints_steps`` and ``save_checkpoints_secs``; with neither, a
+    checkpoint is saved every 600 seconds and at the end of every ``train`` call.
+
+    >>> RunConfig(save_checkpoints_steps=100).save_checkpoints_secs is None
+    True
+    """
+
+    model_dir: str | None = None
+    tf_random_seed: int | None = None
+    save_summary_steps: int = 100
+    save_checkpoints_steps: int | None = None
+    save_checkpoints_secs: float | None = None
+    keep_checkpoint_max: int = 5
+    keep_checkpoint_every_n_hours: float = 10000.0
+    log_step_count_steps: int = 100
+
+    def __post_init__(self):
+        if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:
+            raise ValueError(
+                "set at most one of save_checkpoints_steps and save_checkpoints_secs; got "
+                f"{self.save_checkpoints_steps} and {self.save_checkpoints_secs}"
+            )
+        if self.save_checkpoints_steps is None and self.save_checkpoints_secs is None:
+            object.__setattr__(self, "save_checkpoints_secs", DEFAULT_SAVE_CHECKPOINTS_SECS)
+        for name in ("save_summary_steps", "log_step_count_steps"):
+            if getattr(self, name) is not None and getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if self.keep_checkpoint_max is not None and self.keep_checkpoint_max < 0:
+            raise ValueError(f"keep_checkpoint_max must be >= 0, got {self.keep_checkpoint_max}")
+
+    def replace(self, **changes) -> RunConfig:
+        """A copy with some fields changed."""
+        if "save_checkpoints_steps" in changes and "save_checkpoints_secs" not in changes:
+            changes["save_checkpoints_secs"] = None
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class WarmStartSettings:
+    """What to warm-start from (``tf.estimator.WarmStartSettings``).
+
+    ``ckpt_to_initialize_from`` is a checkpoint path or a model_dir;
+    ``vars_to_warm_start`` a regex or a list of names/regexes; ``var_name_to_vocab_info``
+    maps variable names to :class:`VocabInfo` for remapped vocabularies;
+    ``var_name_to_prev_var_name`` renames. Warm start applies only when the model_dir
+    has no checkpoint yet; otherwise training resumes from that checkpoint.
+    """
+
+    ckpt_to_initialize_from: str
+    vars_to_warm_start: object = ".*"
+    var_name_to_vocab_info: dict = field(default_factory=dict)
+    var_name_to_prev_var_name: dict = field(default_factory=dict)
