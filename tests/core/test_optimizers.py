@@ -449,3 +449,31 @@ def test_state_restored_into_fresh_optimizer_continues_identically(name):
         first.apply_gradients([(g, w)], global_step=steps[0])
         second.apply_gradients([(g, w2)], global_step=steps[1])
     np.testing.assert_array_equal(w.numpy(), w2.numpy())
+
+
+def test_adam_sparse_walks_the_table_in_blocks(monkeypatch):
+    """Adam's every-row sparse step, done block by block, equals the dense step."""
+    monkeypatch.setattr(cn.core.optimizers, "_ALL_ROWS_BLOCK_ELEMENTS", 6)  # 3 rows a block
+    rng = np.random.default_rng(3)
+    init = rng.normal(size=(10, 2))
+    grads = [
+        IndexedRows(np.array([9, 0, 4, 9]), rng.normal(size=(4, 2)), (10, 2)) for _ in range(3)
+    ]
+    results = []
+    for densify in (False, True):
+        w = Variable(init.copy(), name="w")
+        opt = cn.train.AdamOptimizer(0.1)
+        for g in grads:
+            opt.apply_gradients([(g.to_dense() if densify else g, w)])
+        results.append((w.numpy(), opt.get_slot(w, "m").numpy(), opt.get_slot(w, "v").numpy()))
+    for sparse, dense in zip(*results):
+        np.testing.assert_allclose(sparse, dense, rtol=1e-12, atol=1e-15)
+
+
+def test_beta_powers_advance_once_per_call_whatever_the_variable_count():
+    a, b = Variable(np.ones(2), name="a"), Variable(np.ones(3), name="b")
+    opt = cn.train.LazyAdamOptimizer(0.1, beta1=0.5, beta2=0.75)
+    for _ in range(3):
+        opt.apply_gradients([(np.ones(2), a), (np.ones(3), b)])
+    powers = opt.non_slot_variables()
+    assert float(powers["beta1_power"]) == 0.5**4 and float(powers["beta2_power"]) == 0.75**4
