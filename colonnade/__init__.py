@@ -16,5 +16,6 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0.0.0+source"
 
 from . import core, data, estimators, feature_columns, train
+from .estimators import load
 
-__all__ = ["core", "data", "estimators", "feature_columns", "train", "__version__"]
+__all__ = ["core", "data", "estimators", "feature_columns", "train", "load", "__version__"]

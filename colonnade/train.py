@@ -1,13 +1,20 @@
-"""``cn.train``: the ``tf.train`` names — optimizers, schedules, moving averages,
-checkpoints and warm start — re-exported from :mod:`colonnade.core`."""
+"""``cn.train``: the ``tf.train`` names — optimizers, learning-rate schedules, moving
+averages, checkpoints and warm start. They live in :mod:`colonnade.core`; this module
+gathers them under the name TensorFlow users know."""
 
-# --- optimizers, schedules, moving averages (issue 3)
-from colonnade.core.moving_averages import ExponentialMovingAverage  # noqa: F401
-from colonnade.core.optimizers import (  # noqa: F401
+from colonnade.core import (
     AdadeltaOptimizer,
     AdagradDAOptimizer,
     AdagradOptimizer,
     AdamOptimizer,
+    Checkpoint,
+    CheckpointCorruptedError,
+    CheckpointLoadStatus,
+    CheckpointManager,
+    CheckpointReader,
+    CheckpointState,
+    CheckpointVersionError,
+    ExponentialMovingAverage,
     FtrlOptimizer,
     GradientDescentOptimizer,
     LazyAdamOptimizer,
@@ -16,37 +23,26 @@ from colonnade.core.optimizers import (  # noqa: F401
     ProximalAdagradOptimizer,
     ProximalGradientDescentOptimizer,
     RMSPropOptimizer,
-)
-from colonnade.core.schedules import (  # noqa: F401
+    VocabInfo,
+    checkpoints_iterator,
     cosine_decay,
     cosine_decay_restarts,
     exponential_decay,
+    get_checkpoint_state,
+    init_from_checkpoint,
     inverse_time_decay,
+    latest_checkpoint,
     linear_cosine_decay,
+    list_variables,
+    load_checkpoint,
+    load_variable,
     natural_exp_decay,
     noisy_linear_cosine_decay,
     piecewise_constant,
     polynomial_decay,
-)
-
-# isort: split
-# --- end optimizers
-
-# --- checkpoints and warm start (issue 6)
-from colonnade.core.checkpoint import Checkpoint, CheckpointManager
-from colonnade.core.checkpoint_format import (
-    CheckpointCorruptedError,
-    CheckpointReader,
-    CheckpointState,
-    CheckpointVersionError,
-    checkpoints_iterator,
-    get_checkpoint_state,
-    latest_checkpoint,
-    list_variables,
-    load_checkpoint,
-    load_variable,
     update_checkpoint_state,
+    wait_for_new_checkpoint,
+    warm_start,
 )
-from colonnade.core.warm_start import VocabInfo, init_from_checkpoint, warm_start
 
-# --- end checkpoints
+__all__ = [name for name in dir() if not name.startswith("_")]

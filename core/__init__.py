@@ -11,7 +11,7 @@
 
 import numpy as np
 
-from . import initializers
+from . import initializers, optimizer_updates
 from .autodiff import Tensor, as_tensor, gradients, no_grad, stop_gradient, value_and_grad
 from .backend import (
     DEFAULT_DTYPE,
@@ -21,6 +21,21 @@ from .backend import (
     set_backend,
     to_device,
     to_host,
+)
+from .checkpoint import Checkpoint, CheckpointLoadStatus, CheckpointManager
+from .checkpoint_format import (
+    CheckpointCorruptedError,
+    CheckpointReader,
+    CheckpointState,
+    CheckpointVersionError,
+    checkpoints_iterator,
+    get_checkpoint_state,
+    latest_checkpoint,
+    list_variables,
+    load_checkpoint,
+    load_variable,
+    update_checkpoint_state,
+    wait_for_new_checkpoint,
 )
 from .clipping import (
     check_numerics,
@@ -40,6 +55,7 @@ from .losses import (
     sparse_softmax_cross_entropy,
     sparse_softmax_cross_entropy_with_logits,
 )
+from .moving_averages import ExponentialMovingAverage
 from .nn import (
     batch_norm,
     batch_normalization,
@@ -90,6 +106,32 @@ from .ops import (
     unbroadcast,
     where,
 )
+from .optimizers import (
+    AdadeltaOptimizer,
+    AdagradDAOptimizer,
+    AdagradOptimizer,
+    AdamOptimizer,
+    FtrlOptimizer,
+    GradientDescentOptimizer,
+    LazyAdamOptimizer,
+    MomentumOptimizer,
+    Optimizer,
+    ProximalAdagradOptimizer,
+    ProximalGradientDescentOptimizer,
+    RMSPropOptimizer,
+)
+from .schedules import (
+    cosine_decay,
+    cosine_decay_restarts,
+    exponential_decay,
+    inverse_time_decay,
+    linear_cosine_decay,
+    natural_exp_decay,
+    noisy_linear_cosine_decay,
+    piecewise_constant,
+    polynomial_decay,
+)
 from .variables import Variable
+from .warm_start import VocabInfo, init_from_checkpoint, warm_start
 
 __all__ = [name for name in dir() if not name.startswith("_") and name not in ("np",)]

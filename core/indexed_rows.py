@@ -54,14 +54,30 @@ class IndexedRows:
         return out
 
     def deduplicate(self) -> IndexedRows:
-        """The same gradient with sorted, unique indices (duplicate rows summed)."""
+        """The same gradient with sorted, unique indices (duplicate rows summed).
+
+        Sorts once and sums runs of equal indices, so the cost is that of a sort of the
+        batch's rows, never of the table.
+        """
         xp = get_xp(self.values, self.indices)
-        unique, inverse = xp.unique(self.indices, return_inverse=True)
-        if unique.shape[0] == self.indices.shape[0]:
-            order = xp.argsort(self.indices)
-            return IndexedRows(self.indices[order], self.values[order], self.dense_shape)
-        summed = segment_sum_array(self.values, inverse.reshape(-1), unique.shape[0])
-        return IndexedRows(unique, summed, self.dense_shape)
+        order = xp.argsort(self.indices)
+        indices = self.indices[order]
+        values = self.values[order]
+        if indices.shape[0] < 2:
+            return IndexedRows(indices, values, self.dense_shape)
+        new_run = xp.concatenate([xp.ones(1, bool), indices[1:] != indices[:-1]])
+        starts = xp.flatnonzero(new_run)
+        if starts.shape[0] == indices.shape[0]:
+            return IndexedRows(indices, values, self.dense_shape)
+        run_ids = xp.cumsum(new_run) - 1
+        repeats = xp.flatnonzero(~new_run)
+        if repeats.shape[0] * 4 < indices.shape[0]:
+            # Few duplicates: keep each run's first row and add the repeats onto it.
+            summed = values[starts]
+            scatter_add(summed, run_ids[repeats], values[repeats])
+        else:
+            summed = segment_sum_array(values, run_ids, starts.shape[0])
+        return IndexedRows(indices[starts], summed, self.dense_shape)
 
     def concat(self, other: IndexedRows) -> IndexedRows:
         """The sum of two sparse gradients of the same table, still sparse."""

@@ -16,6 +16,7 @@ from .canned import (
     LinearRegressor,
 )
 from .estimator import History
+from .export import Predictor, load
 from .heads import BinaryClassHead, MultiClassHead, RegressionHead
 from .hooks import (
     CheckpointSaverHook,

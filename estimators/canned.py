@@ -17,11 +17,10 @@ from __future__ import annotations
 import math
 
 from .. import core
-from .. import feature_columns as fc
 from .. import train as cn_train
-from .dnn import DNNTower
 from .estimator import CannedEstimator, resolve_optimizer
 from .heads import RegressionHead, classification_head
+from .networks import DNNPart, LinearPart, Network
 
 # tf.estimator's linear estimators: Ftrl with learning rate min(0.2, 1/sqrt(n_columns))
 # (canned/linear.py, _LEARNING_RATE and _compute_default_learning_rate).
@@ -46,75 +45,6 @@ def _columns(feature_columns, what):
     return columns
 
 
-class _LinearNetwork:
-    def __init__(self, feature_columns, units, sparse_combiner):
-        self.linear = fc.LinearModel(
-            feature_columns, units=units, sparse_combiner=sparse_combiner, name="linear_model"
-        )
-
-    def logits(self, features, training, rng, cache=None):
-        return self.linear(features, cache=cache)
-
-    @property
-    def trainable_variables(self):
-        return self.linear.trainable_variables
-
-    def _checkpoint_children(self):
-        return {"linear_model": self.linear}
-
-
-class _DNNNetwork:
-    def __init__(
-        self, feature_columns, hidden_units, units, activation_fn, dropout, batch_norm, rng
-    ):
-        self.input_layer = fc.DenseFeatures(feature_columns, name="input_layer", seed=rng)
-        self.tower = DNNTower(
-            self.input_layer.dimension,
-            hidden_units,
-            units,
-            activation_fn=activation_fn,
-            dropout=dropout,
-            batch_norm=batch_norm,
-            rng=rng,
-        )
-
-    def logits(self, features, training, rng, cache=None):
-        return self.tower(self.input_layer(features, cache=cache), training=training, rng=rng)
-
-    @property
-    def trainable_variables(self):
-        return self.input_layer.trainable_variables + self.tower.trainable_variables
-
-    def _checkpoint_children(self):
-        # TF's names: dnn/input_from_feature_columns/input_layer/..., dnn/hiddenlayer_0/...
-        return {
-            "input_from_feature_columns": {"input_layer": self.input_layer},
-            **self.tower._checkpoint_children(),
-        }
-
-
-class _CombinedNetwork:
-    def __init__(self, linear, dnn):
-        self.linear, self.dnn = linear, dnn
-
-    def logits(self, features, training, rng):
-        cache = fc.TransformCache(features)  # a column both parts read is computed once
-        parts = []
-        if self.linear is not None:
-            parts.append(self.linear.logits(features, training, rng, cache))
-        if self.dnn is not None:
-            parts.append(self.dnn.logits(features, training, rng, cache))
-        return parts[0] if len(parts) == 1 else core.add(parts[0], parts[1])
-
-    def _checkpoint_children(self):
-        out = {}
-        if self.linear is not None:
-            out["linear"] = self.linear
-        if self.dnn is not None:
-            out["dnn"] = self.dnn
-        return out
-
-
 def _head(n_classes, label_vocabulary, loss_reduction):
     return classification_head(n_classes, label_vocabulary, loss_reduction)
 
@@ -134,8 +64,8 @@ class _Linear(CannedEstimator):
         super().__init__(head, model_dir, config, warm_start_from, weight_column)
         columns = _columns(feature_columns, "feature_columns")
         self.feature_columns = columns
-        linear = _LinearNetwork(columns, head.logits_dimension, sparse_combiner)
-        self._network = _CombinedNetwork(linear, None)
+        linear = LinearPart(columns, head.logits_dimension, sparse_combiner)
+        self._network = Network(linear, None)
         lr = linear_learning_rate(len(columns))
         opt = resolve_optimizer(optimizer, lambda: cn_train.FtrlOptimizer(lr), lr)
         self._parts = [("optimizer", opt, linear.trainable_variables)]
@@ -220,7 +150,7 @@ class _DNN(CannedEstimator):
         super().__init__(head, model_dir, config, warm_start_from, weight_column)
         columns = _columns(feature_columns, "feature_columns")
         self.feature_columns = columns
-        dnn = _DNNNetwork(
+        dnn = DNNPart(
             columns,
             hidden_units,
             head.logits_dimension,
@@ -229,7 +159,7 @@ class _DNN(CannedEstimator):
             batch_norm,
             self._init_rng,
         )
-        self._network = _CombinedNetwork(None, dnn)
+        self._network = Network(None, dnn)
         opt = resolve_optimizer(
             optimizer, lambda: cn_train.AdagradOptimizer(DNN_LEARNING_RATE), DNN_LEARNING_RATE
         )
@@ -337,12 +267,10 @@ class _Combined(CannedEstimator):
         self.linear_feature_columns, self.dnn_feature_columns = linear_columns, dnn_columns
         units = head.logits_dimension
         linear = (
-            _LinearNetwork(linear_columns, units, linear_sparse_combiner)
-            if linear_columns
-            else None
+            LinearPart(linear_columns, units, linear_sparse_combiner) if linear_columns else None
         )
         dnn = (
-            _DNNNetwork(
+            DNNPart(
                 dnn_columns,
                 dnn_hidden_units,
                 units,
@@ -354,7 +282,7 @@ class _Combined(CannedEstimator):
             if dnn_columns
             else None
         )
-        self._network = _CombinedNetwork(linear, dnn)
+        self._network = Network(linear, dnn)
         self._parts = []
         if linear is not None:
             lr = linear_learning_rate(len(linear_columns), COMBINED_LINEAR_LEARNING_RATE)

@@ -19,6 +19,7 @@ from .. import core
 from .. import train as cn_train
 from . import inputs
 from .callbacks import Callback
+from .export import export_estimator, predictions_frame, select_keys
 from .hooks import CheckpointSaverHook, RunContext, SessionRunHook
 from .run_config import RunConfig, WarmStartSettings
 
@@ -360,19 +361,9 @@ class CannedEstimator:
 
     def _predict_batches(self, input_fn, predict_keys):
         self._restore_or_warm_start()
-        if isinstance(predict_keys, str):
-            predict_keys = [predict_keys]
         for features, _ in inputs.batches(input_fn):
             predictions = self.head.predictions(self._logits(features).value)
-            if predict_keys is not None:
-                missing = [k for k in predict_keys if k not in predictions]
-                if missing:
-                    raise KeyError(
-                        f"predict_keys {missing} are not predictions; choose from "
-                        f"{sorted(predictions)}"
-                    )
-                predictions = {k: predictions[k] for k in predict_keys}
-            yield predictions
+            yield predictions if predict_keys is None else select_keys(predictions, predict_keys)
 
     def _predict_dicts(self, input_fn, predict_keys, yield_single_examples):
         for predictions in self._predict_batches(input_fn, predict_keys):
@@ -384,22 +375,14 @@ class CannedEstimator:
                 yield {k: v[i] for k, v in predictions.items()}
 
     def _predict_frame(self, dataset, predict_keys):
-        frames = []
-        for predictions in self._predict_batches(dataset, predict_keys):
-            columns = {}
-            for key, value in predictions.items():
-                if key.startswith("all_"):
-                    continue
-                value = np.asarray(value)
-                if value.ndim == 2 and value.shape[1] == 1:
-                    columns[key] = value[:, 0]
-                elif value.ndim == 2:
-                    for i in range(value.shape[1]):
-                        columns[f"{key}_{i}"] = value[:, i]
-                else:
-                    columns[key] = value
-            frames.append(pd.DataFrame(columns))
+        frames = [predictions_frame(p) for p in self._predict_batches(dataset, predict_keys)]
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    def export_saved_model(self, export_dir_base) -> str:
+        """Write a self-contained, versioned export under ``export_dir_base/<timestamp>``
+        (feature-column config, vocabularies, weights, head); ``cn.estimators.load`` reads
+        it back. Returns the export's path."""
+        return export_estimator(self, export_dir_base)
 
     # ------------------------------------------------------------------ Keras style
 

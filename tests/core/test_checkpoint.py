@@ -14,10 +14,10 @@ import time
 
 import numpy as np
 import pytest
-from colonnade.core import checkpoint as ckpt_mod
-from colonnade.core import checkpoint_format as fmt
 
 import colonnade as cn
+from colonnade.core import checkpoint as ckpt_mod
+from colonnade.core import checkpoint_format as fmt
 
 T = cn.train
 Variable = cn.core.Variable

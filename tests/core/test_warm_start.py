@@ -4,9 +4,9 @@ import logging
 
 import numpy as np
 import pytest
-from colonnade.core.checkpoint_format import write_checkpoint
 
 import colonnade as cn
+from colonnade.core.checkpoint_format import write_checkpoint
 
 T = cn.train
 Variable = cn.core.Variable

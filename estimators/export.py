@@ -1,0 +1,239 @@
+"""Export a trained estimator to a self-contained directory, and load it to predict.
+
+An export is a timestamped directory under ``export_dir_base``::
+
+    1763771234/
+        model.json      format and library versions, the head, the network (feature
+                        columns in their to_config form, layer sizes, activation names)
+        variables/      a colonnade checkpoint of the network's weights (.npy + index.json)
+        assets/         vocabulary files the feature columns read, copied
+
+Nothing in it is pickled or evaluated: loading reads JSON and ``.npy`` arrays only, so a
+file from someone else cannot run code. A column with an arbitrary Python
+``normalizer_fn`` cannot be exported (use one of the named normalizers).
+
+>>> import colonnade as cn
+>>> predictor = cn.estimators.load(path)  # doctest: +SKIP
+>>> predictor.predict(pandas_rows)        # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+import uuid
+
+import numpy as np
+import pandas as pd
+
+from .. import core
+from .. import data as cn_data
+from .. import train as cn_train
+from . import heads as heads_module
+from . import inputs
+from .networks import Network
+
+EXPORT_FORMAT_VERSION = 1
+MODEL_FILE = "model.json"
+VARIABLES_PREFIX = os.path.join("variables", "variables")
+ASSETS_DIR = "assets"
+
+_HEADS = {
+    "binary": heads_module.BinaryClassHead,
+    "multi_class": heads_module.MultiClassHead,
+    "regression": heads_module.RegressionHead,
+}
+
+
+def head_spec(head) -> dict:
+    kind = next(k for k, cls in _HEADS.items() if isinstance(head, cls))
+    fields = {k: v for k, v in vars(head).items() if v is not None}
+    if "label_vocabulary" in fields:
+        fields["label_vocabulary"] = list(fields["label_vocabulary"])
+    return {"type": kind, **fields}
+
+
+def head_from_spec(spec: dict):
+    spec = dict(spec)
+    kind = spec.pop("type")
+    if kind not in _HEADS:
+        raise ValueError(f"unknown head type {kind!r} in export; expected one of {list(_HEADS)}")
+    if "label_vocabulary" in spec:
+        spec["label_vocabulary"] = tuple(spec["label_vocabulary"])
+    return _HEADS[kind](**spec)
+
+
+def _library_version() -> str:
+    import colonnade
+
+    return colonnade.__version__
+
+
+def _walk_vocabulary_files(config, fn):
+    """Apply ``fn`` to every ``vocabulary_file`` value in a (nested) column config."""
+    if isinstance(config, dict):
+        return {
+            k: fn(v) if k == "vocabulary_file" else _walk_vocabulary_files(v, fn)
+            for k, v in config.items()
+        }
+    if isinstance(config, list):
+        return [_walk_vocabulary_files(v, fn) for v in config]
+    return config
+
+
+def _new_export_dir(base: str) -> str:
+    os.makedirs(base, exist_ok=True)
+    stamp = int(time.time())
+    while os.path.exists(os.path.join(base, str(stamp))):
+        stamp += 1
+    return os.path.join(base, str(stamp))
+
+
+def export_estimator(estimator, export_dir_base) -> str:
+    """Write ``estimator``'s latest state to ``export_dir_base/<timestamp>``; return the path.
+
+    The directory appears whole or not at all: it is written under a temporary name and
+    renamed when complete.
+    """
+    estimator._restore_or_warm_start()
+    network_spec = estimator._network.spec()  # refuses unserializable columns/activations
+    final = _new_export_dir(os.fspath(export_dir_base))
+    tmp = os.path.join(os.path.dirname(final), f".tmp-{uuid.uuid4().hex}")
+    os.makedirs(os.path.join(tmp, ASSETS_DIR))
+    try:
+        copied = {}
+
+        def copy_vocabulary(path):
+            if path not in copied:
+                name = f"{len(copied)}_{os.path.basename(path)}"
+                shutil.copyfile(path, os.path.join(tmp, ASSETS_DIR, name))
+                copied[path] = f"{ASSETS_DIR}/{name}"
+            return copied[path]
+
+        model = {
+            "format_version": EXPORT_FORMAT_VERSION,
+            "library_version": _library_version(),
+            "estimator": type(estimator).__name__,
+            "global_step": estimator.global_step,
+            "weight_column": estimator.weight_column,
+            "head": head_spec(estimator.head),
+            "network": _walk_vocabulary_files(network_spec, copy_vocabulary),
+        }
+        cn_train.Checkpoint(model=estimator._network).write(os.path.join(tmp, VARIABLES_PREFIX))
+        with open(os.path.join(tmp, MODEL_FILE), "w") as f:
+            json.dump(model, f, indent=2)
+        os.rename(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final
+
+
+def _resolve_export_dir(path: str) -> str:
+    """``path`` itself, or the newest timestamped export inside it."""
+    path = os.fspath(path)
+    if os.path.isfile(os.path.join(path, MODEL_FILE)):
+        return path
+    if not os.path.isdir(path):
+        raise FileNotFoundError(f"no export at {path!r}")
+    stamps = [
+        d
+        for d in os.listdir(path)
+        if d.isdigit() and os.path.isfile(os.path.join(path, d, MODEL_FILE))
+    ]
+    if not stamps:
+        raise FileNotFoundError(f"{path!r} holds no {MODEL_FILE}, nor timestamped exports")
+    return os.path.join(path, max(stamps, key=int))
+
+
+class Predictor:
+    """A loaded export: raw rows in, predictions out, every feature transform included.
+
+    Attributes: ``head``, ``network``, ``metadata`` (the parsed ``model.json``) and
+    ``input_columns`` (the raw columns the model reads).
+    """
+
+    def __init__(self, path):
+        self.path = _resolve_export_dir(path)
+        with open(os.path.join(self.path, MODEL_FILE)) as f:
+            try:
+                meta = json.load(f)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{os.path.join(self.path, MODEL_FILE)} is not valid JSON: {e}") from e
+        version = meta.get("format_version")
+        if not isinstance(version, int) or version > EXPORT_FORMAT_VERSION:
+            raise ValueError(
+                f"export {self.path!r} has format_version {version!r} (written by colonnade "
+                f"{meta.get('library_version', '?')}); this colonnade reads up to "
+                f"{EXPORT_FORMAT_VERSION}: upgrade colonnade to load it"
+            )
+        self.metadata = meta
+        network_spec = _walk_vocabulary_files(meta["network"], lambda p: os.path.join(self.path, p))
+        self.head = head_from_spec(meta["head"])
+        self.network = Network.from_spec(network_spec)
+        status = cn_train.Checkpoint(model=self.network).restore(
+            os.path.join(self.path, VARIABLES_PREFIX)
+        )
+        status.assert_existing_objects_matched()
+        self.input_columns = required_input_columns(self.network)
+
+    def predict(self, rows, predict_keys=None, batch_size=8192) -> pd.DataFrame:
+        """Predictions for ``rows`` (a DataFrame, Arrow table/batch, dict of columns, file
+        path or Dataset) as a DataFrame, one row per input row, in order."""
+        if isinstance(rows, dict):
+            rows = pd.DataFrame(rows)
+        dataset = inputs.as_dataset(rows, batch_size=batch_size, columns=self.input_columns)
+        frames = []
+        for features, _ in inputs.batches(dataset):
+            with core.no_grad():
+                logits = self.network.logits(features, training=False, rng=None)
+            predictions = self.head.predictions(logits.value)
+            if predict_keys is not None:
+                predictions = select_keys(predictions, predict_keys)
+            frames.append(predictions_frame(predictions))
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def required_input_columns(network) -> list:
+    """The raw input columns the network's feature columns read."""
+    layers = [
+        network.linear.linear if network.linear else None,
+        network.dnn.input_layer if network.dnn else None,
+    ]
+    columns = [c for layer in layers if layer is not None for c in layer.feature_columns]
+    return sorted(cn_data.required_columns(columns))
+
+
+def select_keys(predictions: dict, predict_keys) -> dict:
+    if isinstance(predict_keys, str):
+        predict_keys = [predict_keys]
+    missing = [k for k in predict_keys if k not in predictions]
+    if missing:
+        raise KeyError(
+            f"predict_keys {missing} are not predictions; choose from {sorted(predictions)}"
+        )
+    return {k: predictions[k] for k in predict_keys}
+
+
+def predictions_frame(predictions: dict) -> pd.DataFrame:
+    """One DataFrame column per prediction; ``(n, k)`` arrays become ``key_0 .. key_{k-1}``."""
+    columns = {}
+    for key, value in predictions.items():
+        if key.startswith("all_"):
+            continue
+        value = np.asarray(value)
+        if value.ndim == 2 and value.shape[1] == 1:
+            columns[key] = value[:, 0]
+        elif value.ndim == 2:
+            for i in range(value.shape[1]):
+                columns[f"{key}_{i}"] = value[:, i]
+        else:
+            columns[key] = value
+    return pd.DataFrame(columns)
+
+
+def load(path) -> Predictor:
+    """Load an export (its directory, or the base directory: the newest export is taken)."""
+    return Predictor(path)
