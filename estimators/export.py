@@ -161,7 +161,8 @@ class Predictor:
             try:
                 meta = json.load(f)
             except json.JSONDecodeError as e:
-                raise ValueError(f"{os.path.join(self.path, MODEL_FILE)} is not valid JSON: {e}") from e
+                where = os.path.join(self.path, MODEL_FILE)
+                raise ValueError(f"{where} is not valid JSON: {e}") from e
         version = meta.get("format_version")
         if not isinstance(version, int) or version > EXPORT_FORMAT_VERSION:
             raise ValueError(
