@@ -20,6 +20,8 @@ transforms the batch once (on up to two threads) and returns a differentiable
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from ..core import ops
@@ -39,18 +41,23 @@ __all__ = [
 ]
 
 
+def _checkpoint_reader():
+    """``load_variable(path, name)`` of colonnade's checkpoints, imported when first needed."""
+    for module in ("checkpoint", "checkpoint_format"):
+        try:
+            mod = importlib.import_module(f"..core.{module}", __package__)
+        except ImportError:
+            continue
+        if hasattr(mod, "load_variable"):
+            return mod.load_variable
+    raise RuntimeError("colonnade.core.checkpoint provides no load_variable")
+
+
 def _load_from_checkpoint(spec: VariableSpec, layer: str):
-    """The initial value of ``spec`` read from its checkpoint (``colonnade.core.checkpoint``)."""
+    """The initial value of ``spec`` read from its checkpoint."""
     where = f"{layer}/{spec.name}"
     try:
-        from ..core import checkpoint
-    except ImportError as e:
-        raise RuntimeError(
-            f"variable {where!r} should load {spec.tensor_name_in_ckpt!r} from checkpoint "
-            f"{spec.ckpt_to_load_from!r}, but colonnade.core.checkpoint is not available: {e}"
-        ) from e
-    try:
-        value = checkpoint.load_variable(spec.ckpt_to_load_from, spec.tensor_name_in_ckpt)
+        value = _checkpoint_reader()(spec.ckpt_to_load_from, spec.tensor_name_in_ckpt)
     except Exception as e:
         raise ValueError(
             f"variable {where!r}: cannot load {spec.tensor_name_in_ckpt!r} from checkpoint "
