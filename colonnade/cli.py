@@ -15,8 +15,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"colonnade {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    demo = sub.add_parser("demo", help="train a small model with colonnade's core and report it")
-    demo.add_argument("--steps", type=int, default=300, help="training steps (default 300)")
+    demo = sub.add_parser(
+        "demo", help="train and evaluate the wide&deep census model on the built-in Adult data"
+    )
+    demo.add_argument("--epochs", type=int, default=4, help="training epochs (default 4)")
+    demo.add_argument("--batch-size", type=int, default=256, help="batch size (default 256)")
+    demo.add_argument("--train-rows", type=int, default=None, help="use only the first N rows")
+    demo.add_argument("--model-dir", default=None, help="model_dir (default: a new temp dir)")
     demo.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     return parser
 
@@ -27,7 +32,14 @@ def main(argv=None) -> int:
     if args.command == "demo":
         from .demo import run_demo
 
-        return run_demo(steps=args.steps, seed=args.seed)
+        run_demo(
+            epochs=args.epochs,
+            batch_size=args.batch_size,
+            train_rows=args.train_rows,
+            model_dir=args.model_dir,
+            seed=args.seed,
+        )
+        return 0
     parser.print_help()
     return 0
 

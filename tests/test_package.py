@@ -4,6 +4,7 @@ import doctest
 import importlib
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -45,8 +46,17 @@ def test_cli_version_and_help():
     assert out.returncode == 0 and "demo" in out.stdout
 
 
-def test_cli_demo_learns():
-    out = run_cli("demo", "--steps", "200")
-    assert out.returncode == 0, out.stderr
-    accuracy = float(out.stdout.split("test accuracy ")[1].split()[0])
-    assert accuracy > 0.9
+def test_census_demo_learns_on_a_small_slice(capsys):
+    from colonnade.demo import run_demo
+
+    summary = run_demo(epochs=1, train_rows=4000, batch_size=128)
+    assert summary["accuracy"] > 0.78  # the majority class alone gives 0.764
+    assert "test accuracy" in capsys.readouterr().out
+
+
+def test_readme_tour_runs(tmp_path, monkeypatch):
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    tour = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(tour, "README.md", "exec"), {})
+    assert (tmp_path / "exports").is_dir()
