@@ -32,6 +32,10 @@ class FeatureColumn:
       ``cache.get(column)`` rather than this, so it is computed once.
     - ``parse_spec()``: ``{feature name: pyarrow type}`` it needs (``make_parse_example_spec``).
     - ``to_config()``: a dict of plain values that ``from_config`` turns back into it.
+
+    >>> from colonnade.feature_columns import numeric_column
+    >>> isinstance(numeric_column("x"), FeatureColumn), numeric_column("x").input_keys
+    (True, ('x',))
     """
 
     is_sequence = False
@@ -45,11 +49,22 @@ class FeatureColumn:
 
 
 class CategoricalColumn(FeatureColumn):
-    """A column whose transform is :class:`CategoricalIds` with ``num_buckets`` ids."""
+    """A column whose transform is :class:`CategoricalIds` with ``num_buckets`` ids.
+
+    >>> from colonnade.feature_columns import categorical_column_with_identity
+    >>> isinstance(categorical_column_with_identity("k", 4), CategoricalColumn)
+    True
+    """
 
 
 class DenseColumn(FeatureColumn):
-    """A column giving a ``(batch, dimension)`` float tensor through ``dense_output``."""
+    """A column giving a ``(batch, dimension)`` float tensor through ``dense_output``.
+
+    >>> from colonnade.feature_columns import numeric_column
+    >>> x = numeric_column("x", shape=3)
+    >>> isinstance(x, DenseColumn), x.dimension
+    (True, 3)
+    """
 
     def variable_specs(self) -> tuple:
         """The variables a layer must own for this column (none by default)."""
@@ -60,7 +75,13 @@ class DenseColumn(FeatureColumn):
 class VariableSpec:
     """A variable a layer creates for its columns: ``name`` relative to the layer
     (``x_embedding/embedding_weights``), ``shape``, ``initializer(shape, dtype, rng)``,
-    ``trainable``, and an optional checkpoint to load the initial value from."""
+    ``trainable``, and an optional checkpoint to load the initial value from.
+
+    >>> from colonnade.feature_columns import categorical_column_with_identity, embedding_column
+    >>> spec = embedding_column(categorical_column_with_identity("k", 5), 2).variable_specs()[0]
+    >>> spec.name, spec.shape
+    ('k_embedding/embedding_weights', (5, 2))
+    """
 
     name: str
     shape: tuple

@@ -43,6 +43,10 @@ class TransformCache:
     ``memo(key, fn)`` does the same for intermediate results shared across columns
     (flattened inputs, dictionary encodings, fingerprints). It is safe to call from
     several threads: a second request for a result being computed waits for it.
+
+    >>> cache = TransformCache({"k": ["a", "b", "a"]})
+    >>> cache.encoded("k").dictionary.to_pylist(), cache.encoded("k").codes.tolist()
+    (['a', 'b'], [0, 1, 0])
     """
 
     def __init__(self, features):

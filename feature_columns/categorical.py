@@ -78,14 +78,37 @@ def _expected_kind(dtype: str) -> str:
     return "string" if dtype == "string" else "integer"
 
 
-def dictionary_fingerprints(cache, key: str, needed_by: str) -> np.ndarray:
+def check_input(column, key: str, arrow_type: pa.DataType, dtype: str) -> None:
+    """TypeError unless feature ``key`` holds what a column of ``dtype`` reads: strings for
+    ``string``; integers (or integral floats, as pandas stores ints with missing values)
+    otherwise."""
+    got = kind_of(arrow_type)
+    if dtype != "string" and got == "floating":
+        return
+    check_type(column, key, arrow_type, _expected_kind(dtype), got)
+
+
+def as_int64(column, key: str, arr: pa.Array) -> pa.Array:
+    """``arr`` as int64, refusing (TypeError) floats that are not whole numbers."""
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.cast(arr.type.value_type)
+    try:
+        return pc.cast(arr, pa.int64(), safe=True)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+        raise TypeError(
+            f"column {column.name!r} reads integers, but feature {key!r} of type {arr.type} has "
+            f"values that are not whole numbers: {e}"
+        ) from e
+
+
+def dictionary_fingerprints(cache, key: str, needed_by) -> np.ndarray:
     """Fingerprint64 of each dictionary entry of feature ``key`` (integers through their
     decimal strings), computed once per batch for every column that hashes ``key``."""
 
     def compute():
-        dictionary = cache.encoded(key, needed_by).dictionary
-        if kind_of(dictionary.type) == "integer":
-            dictionary = pc.cast(dictionary, pa.string())
+        dictionary = cache.encoded(key, needed_by.name).dictionary
+        if kind_of(dictionary.type) in ("integer", "floating"):
+            dictionary = pc.cast(as_int64(needed_by, key, dictionary), pa.string())
         return fingerprint64(dictionary)
 
     return cache.memo(("fingerprint64", key), compute)
@@ -109,7 +132,11 @@ def _list_spec(dtype: str) -> pa.DataType:
 
 @dataclass(frozen=True)
 class HashedCategoricalColumn(CategoricalColumn):
-    """Ids by hashing; see :func:`categorical_column_with_hash_bucket`."""
+    """Ids by hashing; see :func:`categorical_column_with_hash_bucket`.
+
+    >>> categorical_column_with_hash_bucket("kw", 10)
+    HashedCategoricalColumn(key='kw', hash_bucket_size=10, dtype='string')
+    """
 
     key: str
     hash_bucket_size: int
@@ -130,14 +157,8 @@ class HashedCategoricalColumn(CategoricalColumn):
     def flat_ids(self, cache) -> FlatIds:
         def compute():
             enc = cache.encoded(self.key, self.name)
-            check_type(
-                self,
-                self.key,
-                enc.ragged.values.type,
-                _expected_kind(self.dtype),
-                kind_of(enc.ragged.values.type),
-            )
-            fp = dictionary_fingerprints(cache, self.key, self.name)
+            check_input(self, self.key, enc.ragged.values.type, self.dtype)
+            fp = dictionary_fingerprints(cache, self.key, self)
             dict_ids = (fp % np.uint64(self.hash_bucket_size)).astype(np.int64)
             return FlatIds(dict_ids[enc.codes], enc.valid, enc.ragged)
 
@@ -179,7 +200,11 @@ def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype="string"):
 
 @dataclass(frozen=True)
 class IdentityCategoricalColumn(CategoricalColumn):
-    """Integer values used as ids; see :func:`categorical_column_with_identity`."""
+    """Integer values used as ids; see :func:`categorical_column_with_identity`.
+
+    >>> categorical_column_with_identity("item", 5).num_buckets
+    5
+    """
 
     key: str
     num_buckets: int
@@ -197,9 +222,8 @@ class IdentityCategoricalColumn(CategoricalColumn):
         def compute():
             ragged = cache.ragged(self.key, self.name)
             values = ragged.values
-            check_type(self, self.key, values.type, "integer", kind_of(values.type))
-            if pa.types.is_dictionary(values.type):
-                values = values.cast(values.type.value_type)
+            check_input(self, self.key, values.type, "int64")
+            values = as_int64(self, self.key, values)
             valid = None
             if values.null_count:
                 valid = values.is_valid().to_numpy(zero_copy_only=False)
@@ -282,15 +306,17 @@ def _vocab_lookup(column, cache, table: pa.Array) -> FlatIds:
     """Ids of a vocabulary column: index in ``table``; misses hashed into the OOV buckets
     (``vocab_size + Fingerprint64(value) % num_oov_buckets``) or ``default_value``."""
     enc = cache.encoded(column.key, column.name)
-    got = kind_of(enc.ragged.values.type)
-    check_type(column, column.key, enc.ragged.values.type, _expected_kind(column.dtype), got)
-    dictionary = pc.cast(enc.dictionary, table.type)
+    check_input(column, column.key, enc.ragged.values.type, column.dtype)
+    if column.dtype == "string":
+        dictionary = pc.cast(enc.dictionary, table.type)
+    else:
+        dictionary = as_int64(column, column.key, enc.dictionary)
     index = pc.index_in(dictionary, value_set=table)
     found = index.is_valid().to_numpy(zero_copy_only=False)
     dict_ids = pc.fill_null(index, 0).to_numpy(zero_copy_only=False).astype(np.int64)
     if not found.all():
         if column.num_oov_buckets > 0:
-            fp = dictionary_fingerprints(cache, column.key, column.name)
+            fp = dictionary_fingerprints(cache, column.key, column)
             oov = len(table) + (fp % np.uint64(column.num_oov_buckets)).astype(np.int64)
         else:
             oov = np.int64(column.default_value)
@@ -318,7 +344,11 @@ def _check_oov(num_oov_buckets, default_value, vocab_size: int, column: str):
 
 @dataclass(frozen=True)
 class VocabularyListCategoricalColumn(CategoricalColumn):
-    """Ids from an in-memory vocabulary; see :func:`categorical_column_with_vocabulary_list`."""
+    """Ids from an in-memory vocabulary; see :func:`categorical_column_with_vocabulary_list`.
+
+    >>> categorical_column_with_vocabulary_list("c", ["a", "b"], num_oov_buckets=1).num_buckets
+    3
+    """
 
     key: str
     vocabulary_list: tuple
@@ -331,6 +361,13 @@ class VocabularyListCategoricalColumn(CategoricalColumn):
         if self._table is None:
             table = _check_vocabulary(list(self.vocabulary_list), self.dtype, self.key, "")
             object.__setattr__(self, "_table", table)
+        # Hashed once: the transform cache looks columns up by value, and a long
+        # vocabulary would otherwise be rehashed on every lookup.
+        fields = (self.key, self.vocabulary_list, self.dtype, self.default_value)
+        object.__setattr__(self, "_hash", hash(fields + (self.num_oov_buckets,)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @property
     def name(self) -> str:
@@ -448,7 +485,14 @@ def read_vocabulary_file(path: str, vocabulary_size, dtype: str, column: str) ->
 
 @dataclass(frozen=True)
 class VocabularyFileCategoricalColumn(CategoricalColumn):
-    """Ids from a vocabulary file; see :func:`categorical_column_with_vocabulary_file`."""
+    """Ids from a vocabulary file; see :func:`categorical_column_with_vocabulary_file`.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "v.txt")
+    >>> _ = open(path, "w").write("a\\nb\\n")
+    >>> categorical_column_with_vocabulary_file("c", path).vocabulary_size
+    2
+    """
 
     key: str
     vocabulary_file: str
@@ -544,7 +588,11 @@ def categorical_column_with_vocabulary_file(
 
 @dataclass(frozen=True)
 class WeightedCategoricalColumn(CategoricalColumn):
-    """Ids with per-id weights; see :func:`weighted_categorical_column`."""
+    """Ids with per-id weights; see :func:`weighted_categorical_column`.
+
+    >>> weighted_categorical_column(categorical_column_with_identity("i", 3), "w").input_keys
+    ('i', 'w')
+    """
 
     categorical_column: CategoricalColumn
     weight_feature_key: str
@@ -661,7 +709,11 @@ def _leaf_keys(keys) -> list:
 
 @dataclass(frozen=True)
 class CrossedColumn(CategoricalColumn):
-    """Hashed cross of features; see :func:`crossed_column`."""
+    """Hashed cross of features; see :func:`crossed_column`.
+
+    >>> crossed_column([crossed_column(["a", "b"], 10), "c"], 100).leaf_keys
+    ['a', 'b', 'c']
+    """
 
     keys: tuple
     hash_bucket_size: int
@@ -702,16 +754,15 @@ class CrossedColumn(CategoricalColumn):
             return ids.ids.view(np.uint64), ids.row_splits
         ragged = cache.ragged(leaf, self.name)
         kind = kind_of(ragged.values.type)
-        check_type(self, leaf, ragged.values.type, "string|integer", kind)
+        if kind != "floating":
+            check_type(self, leaf, ragged.values.type, "string|integer", kind)
         if kind == "string":
             enc = cache.encoded(leaf, self.name)
-            hashes = dictionary_fingerprints(cache, leaf, self.name)[enc.codes]
+            hashes = dictionary_fingerprints(cache, leaf, self)[enc.codes]
             return drop_invalid(hashes, enc.valid, ragged.row_splits, n)
-        values = ragged.values
-        if pa.types.is_dictionary(values.type):
-            values = values.cast(values.type.value_type)
+        values = as_int64(self, leaf, ragged.values)
         valid = values.is_valid().to_numpy(zero_copy_only=False) if values.null_count else None
-        ints = pc.fill_null(values, 0).to_numpy(zero_copy_only=False).astype(np.int64)
+        ints = pc.fill_null(values, 0).to_numpy(zero_copy_only=False)
         return drop_invalid(ints.view(np.uint64), valid, ragged.row_splits, n)
 
     def transform(self, cache) -> CategoricalIds:

@@ -138,7 +138,12 @@ def id_counts(ids: CategoricalIds) -> np.ndarray:
 
 @dataclass(frozen=True)
 class IndicatorColumn(DenseColumn):
-    """Multi-hot counts; see :func:`indicator_column`."""
+    """Multi-hot counts; see :func:`indicator_column`.
+
+    >>> from colonnade.feature_columns import categorical_column_with_identity
+    >>> indicator_column(categorical_column_with_identity("k", 4)).dimension
+    4
+    """
 
     categorical_column: CategoricalColumn
 
@@ -250,7 +255,12 @@ def _embedding_extras(column_or_spec, where: str) -> dict:
 
 @dataclass(frozen=True)
 class EmbeddingColumn(DenseColumn):
-    """Dense embedding of a categorical column; see :func:`embedding_column`."""
+    """Dense embedding of a categorical column; see :func:`embedding_column`.
+
+    >>> from colonnade.feature_columns import categorical_column_with_identity
+    >>> embedding_column(categorical_column_with_identity("k", 4), 2).table_name
+    'k_embedding/embedding_weights'
+    """
 
     categorical_column: CategoricalColumn
     dimension: int
@@ -396,7 +406,11 @@ def embedding_column_from_config(c: dict, build) -> EmbeddingColumn:
 @dataclass(frozen=True)
 class SharedEmbeddingSpec:
     """The one table several :class:`SharedEmbeddingColumn` read: named
-    ``<name>/embedding_weights`` in their layer."""
+    ``<name>/embedding_weights`` in their layer.
+
+    >>> SharedEmbeddingSpec("ab_shared_embedding", 4, 10).table_name
+    'ab_shared_embedding/embedding_weights'
+    """
 
     name: str
     dimension: int
@@ -413,7 +427,14 @@ class SharedEmbeddingSpec:
 
 @dataclass(frozen=True)
 class SharedEmbeddingColumn(DenseColumn):
-    """An embedding whose table is shared; see :func:`shared_embedding_columns`."""
+    """An embedding whose table is shared; see :func:`shared_embedding_columns`.
+
+    >>> from colonnade.feature_columns import categorical_column_with_identity
+    >>> a, b = shared_embedding_columns([categorical_column_with_identity("a", 3),
+    ...                                  categorical_column_with_identity("b", 3)], 2)
+    >>> a.shared is b.shared, a.dimension
+    (True, 2)
+    """
 
     categorical_column: CategoricalColumn
     shared: SharedEmbeddingSpec

@@ -36,7 +36,11 @@ INITIALIZERS = (
 
 @dataclass(frozen=True)
 class Initializer:
-    """A core initializer by name with its arguments (sorted ``(name, value)`` pairs)."""
+    """A core initializer by name with its arguments (sorted ``(name, value)`` pairs).
+
+    >>> Initializer("zeros")((1, 2)).tolist()
+    [[0.0, 0.0]]
+    """
 
     name: str
     params: tuple = ()

@@ -36,7 +36,11 @@ __all__ = [
 
 class Normalizer:
     """Base of the serializable normalizers: ``__call__(array) -> array`` and
-    ``to_config() -> dict``."""
+    ``to_config() -> dict``.
+
+    >>> isinstance(log1p(), Normalizer)
+    True
+    """
 
     kind = ""
 

@@ -203,7 +203,11 @@ def apply_normalizer(column, fn, values: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class NumericColumn(DenseColumn):
-    """Real-valued feature; see :func:`numeric_column`."""
+    """Real-valued feature; see :func:`numeric_column`.
+
+    >>> numeric_column("price", shape=2).shape
+    (2,)
+    """
 
     key: str
     shape: tuple = (1,)
@@ -293,7 +297,11 @@ def _default_from_config(value, shape):
 
 @dataclass(frozen=True)
 class BucketizedColumn(DenseColumn, CategoricalColumn):
-    """Discretized numeric feature; see :func:`bucketized_column`."""
+    """Discretized numeric feature; see :func:`bucketized_column`.
+
+    >>> bucketized_column(numeric_column("age"), [18, 65]).boundaries
+    (18.0, 65.0)
+    """
 
     source_column: NumericColumn
     boundaries: tuple

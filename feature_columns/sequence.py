@@ -93,7 +93,12 @@ def pad(values: Tensor, row_splits: np.ndarray) -> Tensor:
 class SequenceIds:
     """Ids of a sequence column: ``steps`` holds the ids of every step (one example per
     step), ``row_splits`` which steps belong to which sequence, ``lengths`` the number of
-    steps of each sequence."""
+    steps of each sequence.
+
+    >>> seq = SequenceIds(CategoricalIds(np.array([4, 2]), num_buckets=5), np.array([0, 2, 2]))
+    >>> seq.lengths.tolist()
+    [2, 0]
+    """
 
     __slots__ = ("steps", "row_splits", "lengths")
 
@@ -110,7 +115,11 @@ class SequenceIds:
 class SequenceCategoricalColumn(CategoricalColumn):
     """A categorical column read as sequences; see the ``sequence_categorical_column_with_*``
     functions. Wrap it in ``embedding_column`` or ``indicator_column`` and use that in
-    ``SequenceFeatures``."""
+    ``SequenceFeatures``.
+
+    >>> sequence_categorical_column_with_identity("watches", 10).is_sequence
+    True
+    """
 
     categorical_column: CategoricalColumn
     is_sequence = True
@@ -216,7 +225,11 @@ def sequence_categorical_column_with_vocabulary_list(
 
 @dataclass(frozen=True)
 class SequenceNumericColumn(FeatureColumn):
-    """Sequences of numbers; see :func:`sequence_numeric_column`."""
+    """Sequences of numbers; see :func:`sequence_numeric_column`.
+
+    >>> sequence_numeric_column("xy", shape=(2,)).dimension
+    2
+    """
 
     key: str
     shape: tuple = (1,)

@@ -313,7 +313,10 @@ def test_cross_errors(keys, match):
 def test_cross_bucket_size_and_float_feature():
     with pytest.raises(ValueError, match="hash_bucket_size must be >= 1"):
         fc.crossed_column(["a", "b"], 0)
-    with pytest.raises(TypeError, match="expects string or integer values in feature 'a'"):
+    with pytest.raises(
+        TypeError,
+        match="reads integers, but feature 'a' of type double has values that are not whole",
+    ):
         ids_of(fc.crossed_column(["a", "b"], 10), {"a": [1.5], "b": ["x"]})
 
 
@@ -354,3 +357,18 @@ def test_missing_feature_names_the_key_and_the_columns_present():
     col = fc.categorical_column_with_hash_bucket("age", 10)
     with pytest.raises(KeyError, match="feature 'age' not found .*'Age', 'income'"):
         ids_of(col, {"Age": [1], "income": [2]})
+
+
+def test_integer_columns_read_integral_floats_from_pandas():
+    # pandas stores an int column with missing values as float64 with NaN (a null in Arrow)
+    df = pd.DataFrame({"i": [3.0, None, 1.0]})
+    ident = fc.categorical_column_with_identity("i", 5)
+    hashed = fc.categorical_column_with_hash_bucket("i", 1000, dtype="int64")
+    vocab = fc.categorical_column_with_vocabulary_list("i", [1, 3], num_oov_buckets=1)
+    out = fc.transform_features(df, [ident])
+    assert out["i"].to_lists() == [[3], [], [1]]
+    as_ints = {"i": pa.array([3, None, 1], pa.int64())}
+    for col in (hashed, vocab):
+        assert ids_of(col, df).to_lists() == ids_of(col, as_ints).to_lists()
+    with pytest.raises(TypeError, match="reads integers, but feature 'i' .* not whole numbers"):
+        ids_of(ident, {"i": [1.5]})
