@@ -32,6 +32,7 @@ class FeatureColumn:
       ``cache.get(column)`` rather than this, so it is computed once.
     - ``parse_spec()``: ``{feature name: pyarrow type}`` it needs (``make_parse_example_spec``).
     - ``to_config()``: a dict of plain values that ``from_config`` turns back into it.
+    - ``children`` (columns built on others): the columns it is built from.
 
     >>> from colonnade.feature_columns import numeric_column
     >>> isinstance(numeric_column("x"), FeatureColumn), numeric_column("x").input_keys
@@ -117,20 +118,3 @@ def check_type(column: FeatureColumn, key: str, arrow_type: pa.DataType, expecte
             f"column {column.name!r} expects {expected.replace('|', ' or ')} values in feature "
             f"{key!r}, got Arrow type {arrow_type}"
         )
-
-
-def leaf_columns(columns) -> list:
-    """``columns`` and every column nested in them, each once (depth first)."""
-    out, seen = [], set()
-
-    def visit(c):
-        if not isinstance(c, FeatureColumn) or c in seen:
-            return
-        seen.add(c)
-        for child in getattr(c, "children", ()):
-            visit(child)
-        out.append(c)
-
-    for c in columns:
-        visit(c)
-    return out

@@ -133,11 +133,6 @@ def is_list_type(t: pa.DataType) -> bool:
     )
 
 
-def value_type(arrow_type: pa.DataType) -> pa.DataType:
-    """The element type of a column: list types report their items' type."""
-    return arrow_type.value_type if is_list_type(arrow_type) else arrow_type
-
-
 # ---------------------------------------------------------------- features
 
 

@@ -114,6 +114,12 @@ class _Layer:
             value = _load_from_checkpoint(spec, self.name)
         else:
             value = spec.initializer(tuple(spec.shape), DEFAULT_DTYPE, self._rng)
+            got = tuple(np.shape(value))
+            if got != tuple(spec.shape):
+                raise ValueError(
+                    f"the initializer of variable '{self.name}/{spec.name}' returned shape {got}; "
+                    f"expected {tuple(spec.shape)}"
+                )
         var = Variable(
             value, name=f"{self.name}/{spec.name}", trainable=spec.trainable and self.trainable
         )

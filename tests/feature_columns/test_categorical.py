@@ -372,3 +372,22 @@ def test_integer_columns_read_integral_floats_from_pandas():
         assert ids_of(col, df).to_lists() == ids_of(col, as_ints).to_lists()
     with pytest.raises(TypeError, match="reads integers, but feature 'i' .* not whole numbers"):
         ids_of(ident, {"i": [1.5]})
+
+
+def test_cross_seed_example_formula():
+    # The seed's crossed_column example: first key {[0,0]: "a", [1,0]: "b", [1,1]: "c"},
+    # second key {[0,0]: "d", [1,0]: "e"} cross to Hash64("d", Hash64("a")) and so on:
+    # FingerprintCat64 folds Fingerprint64 of each key's value into hash_key, key by key.
+    import farmhash
+
+    from colonnade.feature_columns.hashing import fingerprint_cat64
+
+    def expected(*values, size=1000):
+        acc = np.uint64(fc.DEFAULT_HASH_KEY)
+        for v in values:
+            acc = fingerprint_cat64(acc, np.uint64(farmhash.fingerprint64(v)))
+        return int(acc % np.uint64(size))
+
+    col = fc.crossed_column(["first", "second"], 1000)
+    out = ids_of(col, {"first": [["a"], ["b", "c"]], "second": [["d"], ["e"]]})
+    assert out.to_lists() == [[expected("a", "d")], [expected("b", "e"), expected("c", "e")]]

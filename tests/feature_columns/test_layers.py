@@ -247,3 +247,13 @@ def test_shared_cache_computes_a_transform_once():
     fc.DenseFeatures([x, b])({"unused": []}, cache=cache)
     fc.LinearModel([x, b])(None, cache=cache)
     assert len(calls) == 1
+
+
+def test_initializer_of_the_wrong_shape_is_refused():
+    col = fc.embedding_column(
+        fc.categorical_column_with_identity("k", 3),
+        2,
+        initializer=lambda shape, dtype, rng: np.zeros((2, 2), dtype),
+    )
+    with pytest.raises(ValueError, match="returned shape \\(2, 2\\); expected \\(3, 2\\)"):
+        fc.DenseFeatures([col])
