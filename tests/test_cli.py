@@ -1,0 +1,475 @@
+"""The job command line: ``colonnade train|evaluate|predict|export CONFIG.toml`` and the
+config validation behind it (colonnade/config.py)."""
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import colonnade as cn
+from colonnade import cli
+from colonnade.config import ConfigError, build_estimator, load_config, parse_config
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "config.md"
+
+
+def make_data(folder: Path, seed=0):
+    """Train/eval/predict files of an easy problem: y = "yes" iff x1 + x2 + [c == "a"] > 0.5."""
+    rng = np.random.default_rng(seed)
+    n = 650
+    x1, x2 = rng.normal(size=n), rng.normal(size=n)
+    c = rng.choice(["a", "b", "c"], n)
+    y = np.where(x1 + x2 + (c == "a") > 0.5, "yes", "no")
+    df = pd.DataFrame({"id": np.arange(n), "x1": x1, "x2": x2, "c": c, "y": y})
+    df[:300].to_csv(folder / "train.csv", index=False)
+    df[300:500].to_parquet(folder / "eval.parquet")
+    df[500:].drop(columns="y").sample(frac=1.0, random_state=1).to_csv(
+        folder / "new.csv", index=False
+    )
+    return df
+
+
+WIDE_DEEP = """
+[data]
+train = "train.csv"
+eval = "eval.parquet"
+predict = "new.csv"
+label = "y"
+batch_size = 32
+epochs = 6
+
+[model]
+type = "wide_deep_classifier"
+model_dir = "run"
+label_vocabulary = ["no", "yes"]
+dnn_hidden_units = [8]
+dnn_optimizer = "Adam"
+dnn_learning_rate = 0.02
+linear_learning_rate = 0.1
+tf_random_seed = 7
+log_step_count_steps = 0
+
+[[model.linear_feature_columns]]
+type = "categorical_column_with_vocabulary_list"
+key = "c"
+vocabulary_list = ["a", "b", "c"]
+
+[[model.linear_feature_columns]]
+type = "numeric_column"
+key = "x1"
+
+[[model.dnn_feature_columns]]
+type = "numeric_column"
+key = "x1"
+
+[[model.dnn_feature_columns]]
+type = "numeric_column"
+key = "x2"
+
+[predict]
+output = "out/predictions.parquet"
+keep_columns = ["id"]
+
+[export]
+export_dir = "exports"
+"""
+
+LINEAR = """
+[data]
+train = "train.csv"
+label = "y"
+
+[model]
+type = "LinearClassifier"
+model_dir = "run"
+label_vocabulary = ["no", "yes"]
+
+[[model.feature_columns]]
+type = "numeric_column"
+key = "x1"
+"""
+
+
+def write(folder: Path, text: str, name="job.toml") -> Path:
+    path = folder / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def run(capsys, *argv):
+    """``colonnade ARGV`` in-process: (exit status, stdout, stderr)."""
+    status = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+# ---------------------------------------------------------------- the four commands
+
+
+def test_train_evaluate_predict_export(tmp_path, capsys):
+    df = make_data(tmp_path)
+    cfg = write(tmp_path, WIDE_DEEP)
+
+    status, out, err = run(capsys, "train", cfg)
+    assert status == 0, err
+    summary = json.loads(out)
+    assert summary["model_dir"] == str(tmp_path / "run")
+    assert summary["global_step"] == 6 * 10  # 6 epochs of ceil(300 / 32) batches
+    assert summary["eval"]["accuracy"] > 0.8
+    assert summary["eval"]["auc"] > 0.85
+
+    status, out, err = run(capsys, "evaluate", cfg)
+    assert status == 0, err
+    assert json.loads(out) == summary["eval"]
+
+    status, out, err = run(capsys, "predict", cfg)
+    assert status == 0, err
+    output = tmp_path / "out" / "predictions.parquet"
+    assert out.strip() == str(output)
+    predicted = pd.read_parquet(output)
+    rows = pd.read_csv(tmp_path / "new.csv")
+    assert list(predicted.columns) == [
+        "id",
+        "logits",
+        "logistic",
+        "probabilities_0",
+        "probabilities_1",
+        "class_ids",
+        "classes",
+    ]
+    assert predicted["id"].tolist() == rows["id"].tolist()  # the input's order, kept
+    truth = df.set_index("id").loc[rows["id"], "y"].to_numpy()
+    assert (predicted["classes"].to_numpy() == truth).mean() > 0.8
+
+    status, out, err = run(capsys, "export", cfg)
+    assert status == 0, err
+    export_path = out.strip()
+    assert Path(export_path).parent == tmp_path / "exports"
+    loaded = cn.load(export_path).predict(rows)
+    np.testing.assert_allclose(
+        loaded["probabilities_1"].to_numpy(), predicted["probabilities_1"].to_numpy(), rtol=1e-6
+    )
+    assert loaded["classes"].tolist() == predicted["classes"].tolist()
+
+
+def test_train_resumes_from_model_dir_and_logs_with_verbose(tmp_path, capsys):
+    make_data(tmp_path)
+    cfg = write(tmp_path, LINEAR)
+    status, out, _ = run(capsys, "train", cfg)
+    assert status == 0 and json.loads(out)["global_step"] == 10
+    status, out, err = run(capsys, "-v", "train", cfg)
+    assert status == 0 and json.loads(out)["global_step"] == 20
+    assert "INFO colonnade: trained to step 20" in err
+    status, out, err = run(capsys, "train", cfg, "--verbose")
+    assert status == 0 and "INFO colonnade" in err
+
+
+def test_regressor_predicts_csv_in_input_order(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=400)
+    pd.DataFrame({"x": x, "t": 3.0 * x + 1.0}).to_parquet(tmp_path / "train.parquet")
+    pd.DataFrame({"x": x[:77]}).to_parquet(tmp_path / "new.parquet")
+    cfg = write(
+        tmp_path,
+        """
+        [data]
+        train = "train.parquet"
+        eval = "train.parquet"
+        predict = "new.parquet"
+        label = "t"
+        epochs = 20
+        [model]
+        type = "linear_regressor"
+        model_dir = "reg"
+        optimizer = "SGD"
+        learning_rate = 0.1
+        [[model.feature_columns]]
+        type = "numeric_column"
+        key = "x"
+        [predict]
+        output = "pred.csv"
+        predict_keys = "predictions"
+        """,
+    )
+    status, out, err = run(capsys, "train", cfg)
+    assert status == 0, err
+    assert json.loads(out)["eval"]["rmse"] < 0.05
+    status, out, err = run(capsys, "predict", cfg)
+    assert status == 0, err
+    predicted = pd.read_csv(tmp_path / "pred.csv")
+    assert list(predicted.columns) == ["predictions"]
+    np.testing.assert_allclose(predicted["predictions"], 3.0 * x[:77] + 1.0, atol=0.1)
+
+
+def test_python_m_colonnade_train_in_a_subprocess(tmp_path):
+    make_data(tmp_path)
+    cfg = write(tmp_path, LINEAR)
+    done = subprocess.run(
+        [sys.executable, "-m", "colonnade", "train", str(cfg)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["global_step"] == 10
+    bad = write(tmp_path, LINEAR.replace('key = "x1"', 'kye = "x1"'), "bad.toml")
+    done = subprocess.run(
+        [sys.executable, "-m", "colonnade", "train", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "model.feature_columns[0].kye: unknown key; did you mean 'key'?" in done.stderr
+
+
+# ---------------------------------------------------------------- readable errors
+
+ERRORS = [
+    # (what, change to LINEAR: (old, new), the message it gives)
+    (
+        "unknown column type",
+        ('type = "numeric_column"', 'type = "numeric"'),
+        r"model\.feature_columns\[0\]\.type: unknown column type 'numeric'; did you mean "
+        r"'numeric_column'\? expected one of \['bucketized_column', ",
+    ),
+    ("missing label", ('label = "y"', ""), r"data\.label: missing"),
+    ("missing column field", ('key = "x1"', ""), r"model\.feature_columns\[0\]\.key: missing"),
+    ("missing model_dir", ('model_dir = "run"', ""), r"model\.model_dir: missing"),
+    (
+        "wrong type",
+        ('label = "y"', 'label = "y"\nbatch_size = "64"'),
+        r'data\.batch_size: expected an integer >= 1, got "64"',
+    ),
+    (
+        "wrong type in a column",
+        ('key = "x1"', "key = 5"),
+        r"model\.feature_columns\[0\]: .*key",
+    ),
+    (
+        "unknown key",
+        ('model_dir = "run"', 'model_dir = "run"\nlearning_rat = 0.1'),
+        r"model\.learning_rat: not a setting of LinearClassifier; did you mean "
+        r"'learning_rate'\? valid keys: \[",
+    ),
+    (
+        "unknown section",
+        ("[data]", "[dat]"),
+        r"dat: unknown section; did you mean 'data'\? valid keys: "
+        r"\['data', 'export', 'model', 'predict'\]",
+    ),
+    (
+        "setting of another model",
+        ('model_dir = "run"', 'model_dir = "run"\nhidden_units = [4]'),
+        r"model\.hidden_units: not a setting of LinearClassifier",
+    ),
+    (
+        "unknown model type",
+        ('type = "LinearClassifier"', 'type = "linear_clasifier"'),
+        r"model\.type: unknown model type \"linear_clasifier\"; did you mean "
+        r"'linear_classifier'\?",
+    ),
+    (
+        "unknown optimizer",
+        ('model_dir = "run"', 'model_dir = "run"\noptimizer = "Adamax"'),
+        r"model\.optimizer: unknown optimizer \"Adamax\"; did you mean 'Adam'\? expected one "
+        r"of \['Adadelta', 'Adagrad', 'Adam', 'Ftrl', ",
+    ),
+    (
+        "missing data file",
+        ('train = "train.csv"', 'train = "nowhere/*.csv"'),
+        r"data\.train: .*nowhere/\*\.csv: no files match",
+    ),
+    (
+        "label not in the data",
+        ('label = "y"', 'label = "why"'),
+        r"data\.label: column\(s\) \['why'\] not found in data\.train; its columns are \['id', ",
+    ),
+    (
+        "feature not in the data",
+        ('key = "x1"', 'key = "x9"'),
+        r"model\.feature_columns: column\(s\) \['x9'\] not found in data\.train",
+    ),
+    ("not TOML", ("[model]", "[model"), r"not valid TOML"),
+]
+
+
+@pytest.mark.parametrize("what, change, message", ERRORS, ids=[e[0] for e in ERRORS])
+def test_bad_config_exits_2_with_one_line_naming_the_field(tmp_path, capsys, what, change, message):
+    make_data(tmp_path)
+    old, new = change
+    assert old in LINEAR
+    cfg = write(tmp_path, LINEAR.replace(old, new, 1))
+    status, out, err = run(capsys, "train", cfg)
+    assert status == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith(f"colonnade train: error: {cfg}: ")
+    assert re.search(message, err), err
+
+
+def test_command_needs_its_fields_and_a_trained_model(tmp_path, capsys):
+    make_data(tmp_path)
+    cfg = write(tmp_path, LINEAR)
+    status, _, err = run(capsys, "evaluate", cfg)
+    assert status == 2 and "data.eval: missing; `colonnade evaluate` needs it" in err
+    status, _, err = run(capsys, "export", cfg)
+    assert status == 2 and "export.export_dir: missing" in err
+    cfg = write(tmp_path, LINEAR + '\n[export]\nexport_dir = "e"\n')
+    status, _, err = run(capsys, "export", cfg)
+    assert status == 2 and "model.model_dir: no checkpoint in" in err
+    status, _, err = run(capsys, "train", tmp_path / "absent.toml")
+    assert status == 2 and err.strip().endswith("absent.toml: No such file or directory")
+
+
+def test_predict_errors(tmp_path, capsys):
+    make_data(tmp_path)
+    predict = LINEAR.replace('label = "y"', 'label = "y"\npredict = "new.csv"')
+    cfg = write(tmp_path, predict + '\n[predict]\noutput = "p.json"\n')
+    status, _, err = run(capsys, "predict", cfg)
+    assert status == 2 and "predict.output: cannot tell the output format from 'p.json'" in err
+    cfg = write(tmp_path, predict + '\n[predict]\noutput = "p.csv"\npredict_keys = ["clases"]\n')
+    status, _, err = run(capsys, "predict", cfg)
+    assert status == 2
+    assert "predict.predict_keys: 'clases' is not a prediction of LinearClassifier; did you " in err
+
+
+# ---------------------------------------------------------------- config parsing
+
+COLUMNS = [{"type": "numeric_column", "key": "x"}]
+
+
+def model(**settings):
+    return {
+        "model": {"type": "linear_classifier", "model_dir": "m", "feature_columns": COLUMNS}
+        | settings
+    }
+
+
+def test_optimizer_by_name_and_learning_rate():
+    job = parse_config(model(optimizer="Adam", learning_rate=0.01))
+    spec = job.model.optimizers["optimizer"]
+    assert (spec.class_name, dict(spec.kwargs)) == ("AdamOptimizer", {"learning_rate": 0.01})
+    assert isinstance(spec.build(), cn.train.AdamOptimizer)
+    assert parse_config(model()).model.optimizers["optimizer"] is None  # the estimator's default
+    # TF's default optimizer keeps TF's default rate: min(0.2, 1/sqrt(n_columns)).
+    ftrl = parse_config(model(optimizer={"name": "Ftrl", "l1_regularization_strength": 0.5}))
+    assert dict(ftrl.model.optimizers["optimizer"].kwargs) == {
+        "l1_regularization_strength": 0.5,
+        "learning_rate": 0.2,
+    }
+    momentum = parse_config(model(optimizer="momentum", learning_rate=0.1))
+    assert dict(momentum.model.optimizers["optimizer"].kwargs) == {
+        "learning_rate": 0.1,
+        "momentum": 0.9,
+    }
+    sgd = parse_config(model(optimizer="SGD")).model.optimizers["optimizer"]
+    assert sgd.class_name == "GradientDescentOptimizer"
+    assert sgd.kwargs["learning_rate"] == 0.05
+    with pytest.raises(ConfigError, match=r"model\.optimizer\.learning_rate: .*set twice"):
+        parse_config(model(optimizer={"name": "Adam", "learning_rate": 0.1}, learning_rate=0.2))
+    with pytest.raises(ConfigError, match=r"model\.learning_rate: expected a number > 0, got -1"):
+        parse_config(model(learning_rate=-1))
+    with pytest.raises(ConfigError, match=r"model\.optimizer\.name: missing"):
+        parse_config(model(optimizer={"learning_rate": 0.1}))
+
+
+def test_model_types_aliases_and_wide_deep_synonyms():
+    for name in ("LinearClassifier", "linear_classifier", "linear-classifier"):
+        assert parse_config(model(type=name)).model.type == "LinearClassifier"
+    wide = {
+        "type": "wide_deep_regressor",
+        "model_dir": "m",
+        "dnn_feature_columns": COLUMNS,
+        "hidden_units": [4, 2],
+        "dropout": 0.1,
+    }
+    job = parse_config({"model": wide})
+    assert job.model.type == "DNNLinearCombinedRegressor"
+    assert job.model.params["dnn_hidden_units"] == [4, 2]
+    assert job.model.params["dnn_dropout"] == 0.1
+    est = build_estimator(job)
+    assert isinstance(est, cn.estimators.DNNLinearCombinedRegressor)
+    with pytest.raises(ConfigError, match=r"model\.dnn_hidden_units: set twice"):
+        parse_config({"model": wide | {"dnn_hidden_units": [3]}})
+    with pytest.raises(ConfigError, match=r"model\.dnn_hidden_units: missing"):
+        parse_config({"model": {k: v for k, v in wide.items() if k != "hidden_units"}})
+    with pytest.raises(ConfigError, match=r"model\.linear_feature_columns: missing"):
+        parse_config({"model": {"type": "wide_deep_classifier", "model_dir": "m"}})
+
+
+def test_classifier_settings_are_checked():
+    with pytest.raises(ConfigError, match=r"model\.label_vocabulary: has 2 labels but"):
+        parse_config(model(label_vocabulary=["a", "b"], n_classes=3))
+    assert parse_config(model(label_vocabulary=["a", "b", "c"])).model.params["n_classes"] == 3
+    with pytest.raises(ConfigError, match=r"model\.n_classes: expected an integer >= 2, got 1"):
+        parse_config(model(n_classes=1))
+    with pytest.raises(ConfigError, match=r"model\.save_checkpoints_steps: .* got true"):
+        parse_config(model(save_checkpoints_steps=True))
+    with pytest.raises(ConfigError, match=r"model: set at most one of save_checkpoints_steps"):
+        parse_config(model(save_checkpoints_steps=5, save_checkpoints_secs=5))
+
+
+def test_nested_columns_are_checked_and_paths_resolved(tmp_path):
+    (tmp_path / "vocab.txt").write_text("a\nb\n")
+    embedding = {
+        "type": "embedding_column",
+        "dimension": 2,
+        "categorical_column": {
+            "type": "categorical_column_with_vocabulary_file",
+            "key": "c",
+            "vocabulary_file": "vocab.txt",
+        },
+    }
+    dnn = {"type": "dnn_classifier", "model_dir": "m", "hidden_units": [2]}
+    job = parse_config(
+        {"model": dnn | {"feature_columns": [embedding]}, "data": {"predict": "d/*.csv"}},
+        base_dir=str(tmp_path),
+    )
+    (column,) = job.model.feature_columns["feature_columns"]
+    assert column.categorical_column.vocabulary_file == str(tmp_path / "vocab.txt")
+    assert job.model.model_dir == str(tmp_path / "m")
+    assert job.data.predict == (str(tmp_path / "d" / "*.csv"),)
+    bad = embedding | {"categorical_column": {"type": "categorical_column_with_identity"}}
+    with pytest.raises(
+        ConfigError,
+        match=r"model\.feature_columns\[0\]\.categorical_column\.key: missing",
+    ):
+        parse_config({"model": dnn | {"feature_columns": [bad]}})
+    with pytest.raises(ConfigError, match=r"model\.feature_columns: expected a non-empty array"):
+        parse_config({"model": dnn | {"feature_columns": []}})
+
+
+def test_load_config_reads_toml_from_its_folder(tmp_path):
+    cfg = write(tmp_path, LINEAR)
+    job = load_config(cfg)
+    assert job.data.train == (str(tmp_path / "train.csv"),)
+    assert job.data.batch_size == 32 and job.data.epochs == 1 and job.data.shuffle is True
+    with pytest.raises(FileNotFoundError):
+        load_config(tmp_path / "absent.toml")
+
+
+def test_documented_examples_are_valid(tmp_path):
+    import doctest
+
+    import colonnade.config as config_module
+
+    assert doctest.testmod(config_module).failed == 0
+    docstring_example = config_module.__doc__.split("::\n\n", 1)[1].split("\nFeature columns")[0]
+    parse_config(tomllib.loads(textwrap.dedent(docstring_example)), base_dir=str(tmp_path))
+    examples = re.findall(r"```toml\n(.*?)```", DOCS.read_text(), flags=re.S)
+    assert examples
+    for example in examples:
+        parse_config(tomllib.loads(example), base_dir=str(tmp_path))
