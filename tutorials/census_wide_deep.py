@@ -239,12 +239,13 @@ def run(args, model_dir: str) -> dict:
     wide_columns, deep_columns = build_model_columns(train)
     model = build_estimator(model_dir, args.model_type, wide_columns, deep_columns, args)
 
-    # TF's input_fn, as a Dataset: shuffle (a new order each pass), repeat for
-    # epochs_between_evals passes, batch. The label column comes off as the labels.
-    def train_input_fn(passes):
+    # TF's input_fn, as a Dataset: shuffle, repeat for a few passes (each repetition in a
+    # new order), batch. The label column comes off as the labels. A fresh Dataset starts
+    # from its seed's first order, so each call gets its own seed.
+    def train_input_fn(passes, seed):
         return (
             cn.data.Dataset.from_pandas(train, label=LABEL)
-            .shuffle(buffer_size=len(train), seed=args.seed)
+            .shuffle(buffer_size=len(train), seed=seed)
             .repeat(passes)
             .batch(args.batch_size)
         )
@@ -255,7 +256,7 @@ def run(args, model_dir: str) -> dict:
     epochs_done = 0
     while epochs_done < args.epochs:
         passes = min(args.epochs_between_evals, args.epochs - epochs_done)
-        model.train(lambda passes=passes: train_input_fn(passes))
+        model.train(train_input_fn(passes, seed=args.seed + epochs_done))
         epochs_done += passes
         results = model.evaluate(test_data)
         print(

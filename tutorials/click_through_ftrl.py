@@ -54,6 +54,7 @@ import colonnade as cn
 fc = cn.feature_columns
 
 LABEL = "click"
+HIDDEN_PROBABILITY = "hidden_probability"
 NUM_CATEGORICAL = 26
 NUM_NUMERIC = 4
 # Distinct values per categorical field, from a handful (e.g. device type) to tens of
@@ -162,17 +163,21 @@ def _tokens(field: int, cardinality: int) -> np.ndarray:
 
 
 def generate_click_log(directory: str, rows: int, num_files: int, seed: int):
-    """Write ``rows`` generated impressions as ``num_files`` Parquet files; return the
-    file paths and the hidden model's click probabilities, file by file."""
+    """Write ``rows`` generated impressions as ``num_files`` Parquet files; return their
+    paths. Each row also records the hidden model's click probability, a column the model
+    must not (and, thanks to ``columns=``, does not even) read."""
     model = HiddenClickModel(seed)
     rng = np.random.default_rng(seed + 1)
     model.calibrate(model.sample_ids(rng, 20_000), _sample_counts(rng, 20_000), TARGET_CTR)
     tokens = [_tokens(j, v) for j, v in enumerate(CARDINALITIES)]
-    paths, probabilities = [], []
+    paths = []
     for part, n in enumerate(np.diff(np.linspace(0, rows, num_files + 1).astype(int))):
         ids, counts = model.sample_ids(rng, n), _sample_counts(rng, n)
         p = _sigmoid(model.logits(ids, counts))
-        columns = {LABEL: pa.array((rng.random(n) < p).astype(np.int64))}
+        columns = {
+            LABEL: pa.array((rng.random(n) < p).astype(np.int64)),
+            HIDDEN_PROBABILITY: pa.array(p),
+        }
         for j in range(NUM_NUMERIC):
             columns[numeric_name(j)] = pa.array(counts[:, j], from_pandas=True)  # NaN -> null
         for j in range(NUM_CATEGORICAL):
@@ -181,8 +186,7 @@ def generate_click_log(directory: str, rows: int, num_files: int, seed: int):
         # Row groups of 16k rows let the reader (and its shuffle) work in small pieces.
         pq.write_table(pa.table(columns), path, row_group_size=16_384)
         paths.append(path)
-        probabilities.append(p)
-    return paths, probabilities
+    return paths
 
 
 # ---------------------------------------------------------------- the model
@@ -211,9 +215,10 @@ def build_columns(hash_bucket_size: int, cross_bucket_size: int):
 
 
 def train_input(paths, columns, batch_size: int, seed: int):
-    """The training pipeline: read only the needed columns of the files, shuffle through
-    a bounded buffer (files and row groups are also visited in a seeded order), batch, and
-    prefetch batches on a background thread while the model trains."""
+    """The training pipeline: read only the columns the model needs (not the hidden
+    probability, nor whatever else the files hold), shuffle through a bounded buffer
+    (files and row groups are also visited in a seeded order), batch, and prefetch
+    batches on a background thread while the model trains."""
     needed = cn.data.required_columns(columns, label=LABEL)
     return (
         cn.data.Dataset.from_files(paths, columns=needed, label=LABEL)
@@ -228,9 +233,12 @@ def eval_input(paths, columns):
     return cn.data.Dataset.from_files(paths, columns=needed, label=LABEL).batch(8192)
 
 
-def oracle_metrics(probabilities, labels) -> dict:
-    """AUC and log loss of the hidden model's own probabilities: the best any model can
-    expect on this data (the clicks are coin flips with these probabilities)."""
+def oracle_metrics(path) -> dict:
+    """AUC and log loss of the hidden model's own probabilities on one file: the best any
+    model can expect on this data (the clicks are coin flips with these probabilities)."""
+    table = pq.read_table(path, columns=[LABEL, HIDDEN_PROBABILITY])
+    labels = table.column(LABEL).to_numpy()
+    probabilities = table.column(HIDDEN_PROBABILITY).to_numpy()
     auc = cn.estimators.metrics.AUC()
     auc.update(labels, probabilities)
     p = np.clip(probabilities, 1e-7, 1 - 1e-7)
@@ -259,7 +267,7 @@ def parse_args(argv):
 
 def run(args, data_dir: str) -> dict:
     started = time.perf_counter()
-    paths, probabilities = generate_click_log(data_dir, args.rows, args.files, args.seed)
+    paths = generate_click_log(data_dir, args.rows, args.files, args.seed)
     train_paths, test_paths = paths[:-1], paths[-1:]
     size_mb = sum(os.path.getsize(p) for p in paths) / 2**20
     print(
@@ -284,7 +292,8 @@ def run(args, data_dir: str) -> dict:
         # did the same): each example then contributes a full gradient, as in the FTRL
         # paper, so its learning rate and L1/L2 strengths keep their per-example meaning
         # and do not change with the batch size. With a mean, a value seen once in a batch
-        # of 512 would move by 1/512 of a step, and the defaults above would be far off.
+        # of 512 would move by 1/512 of a step, and alpha = 0.1, l1 = l2 = 1 (this
+        # script's defaults, in the paper's range) would need rescaling.
         loss_reduction=cn.core.Reduction.SUM,
     )
     train_ds = train_input(train_paths, columns, args.batch_size, args.seed)
@@ -302,8 +311,7 @@ def run(args, data_dir: str) -> dict:
             f"log loss {metrics['average_loss']:.4f}, step {metrics['global_step']}"
         )
 
-    test_labels = pq.read_table(test_paths[0], columns=[LABEL]).column(LABEL).to_numpy()
-    oracle = oracle_metrics(probabilities[-1], test_labels)
+    oracle = oracle_metrics(test_paths[0])
     # How many weights did L1 leave non-zero? Only the fields' buckets that were ever seen
     # can be non-zero at all; FTRL with l1 > 0 keeps many of those at exactly zero too.
     weights = {

@@ -173,6 +173,7 @@ def serve_requests(predictor, batches: list) -> list:
     """Start a local server for ``len(batches)`` requests, POST each batch of rows to it,
     and return the answers. The server listens on 127.0.0.1 only, on a free port."""
     server = http.server.HTTPServer(("127.0.0.1", 0), make_handler(predictor))
+    server.timeout = 30  # handle_request gives up after 30 idle seconds: never hang
     url = f"http://127.0.0.1:{server.server_address[1]}/predict"
 
     def answer(count):
