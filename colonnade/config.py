@@ -93,6 +93,7 @@ from .estimators.canned import (
     linear_learning_rate,
 )
 from .estimators.dnn import ACTIVATIONS
+from .estimators.estimator import NAMED_MOMENTUM, optimizer_classes
 from .estimators.inputs import DEFAULT_BATCH_SIZE
 from .feature_columns import config as _fc_config
 
@@ -109,13 +110,6 @@ __all__ = [
     "parse_config",
 ]
 
-# A named optimizer without a learning rate gets the rate cn.estimators gives a named
-# optimizer (estimators/estimator.py, resolve_optimizer); the estimator's own default
-# optimizer keeps TF's default rate instead.
-NAMED_OPTIMIZER_LEARNING_RATE = 0.05
-# The momentum a "Momentum" optimizer gets when the config does not set one (as
-# resolve_optimizer).
-DEFAULT_MOMENTUM = 0.9
 # File extensions `colonnade predict` writes.
 OUTPUT_FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}
 
@@ -433,21 +427,8 @@ _SPARSE_COMBINERS = ("sum", "mean", "sqrtn")
 
 
 def _optimizer_classes() -> dict:
-    """Config names ("Adam", "Ftrl", ...) -> ``cn.train`` class names. AdagradDA is left
-    out: it takes the global step as a constructor argument, which a config cannot give."""
-    out = {}
-    for name in dir(cn_train):
-        cls = getattr(cn_train, name)
-        if (
-            inspect.isclass(cls)
-            and issubclass(cls, cn_train.Optimizer)
-            and cls is not cn_train.Optimizer
-            and name.endswith("Optimizer")
-            and "global_step" not in inspect.signature(cls).parameters
-        ):
-            out[name[: -len("Optimizer")]] = name
-    out["SGD"] = "GradientDescentOptimizer"
-    return out
+    """Config names ("Adam", "Ftrl", ...) -> ``cn.train`` class names."""
+    return {name: cls.__name__ for name, cls in optimizer_classes().items()}
 
 
 def _optimizer_class(v, where) -> str:
@@ -495,11 +476,11 @@ def _optimizer(model: _Table, key, lr_key, default_class, default_lr):
             raise _unknown(k, allowed, f"{where}.{k}", f"not an argument of {class_name}")
     if lr is not None:
         kwargs["learning_rate"] = lr
-    if "learning_rate" not in kwargs:
-        same = class_name == default_class
-        kwargs["learning_rate"] = default_lr if same else NAMED_OPTIMIZER_LEARNING_RATE
+    # A named optimizer without a learning rate gets the estimator's default rate, as
+    # resolve_optimizer (and tf.estimator) give it.
+    kwargs.setdefault("learning_rate", default_lr)
     if class_name == "MomentumOptimizer":
-        kwargs.setdefault("momentum", DEFAULT_MOMENTUM)
+        kwargs.setdefault("momentum", NAMED_MOMENTUM)
     try:
         cls(**kwargs)
     except (ValueError, TypeError) as e:

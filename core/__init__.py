@@ -21,6 +21,7 @@ from .backend import (
     set_backend,
     to_device,
     to_host,
+    tune_allocator,
 )
 from .checkpoint import Checkpoint, CheckpointLoadStatus, CheckpointManager
 from .checkpoint_format import (
@@ -133,5 +134,7 @@ from .schedules import (
 )
 from .variables import Variable
 from .warm_start import VocabInfo, init_from_checkpoint, warm_start
+
+tune_allocator()
 
 __all__ = [name for name in dir() if not name.startswith("_") and name not in ("np",)]

@@ -7,6 +7,7 @@ network. This module holds everything that does not depend on which network it i
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 import tempfile
@@ -39,32 +40,54 @@ class History:
             self.history.setdefault(k, []).append(v)
 
 
-def resolve_optimizer(optimizer, default_factory, learning_rate=None):
-    """An optimizer instance from an instance, a name ('Adam', 'Ftrl', ...) or None."""
+def optimizer_classes() -> dict:
+    """Optimizers by the names estimators accept (``"Adam"``, ``"Ftrl"``, ``"SGD"``, ...).
+
+    AdagradDA is left out: it takes the global step as a constructor argument.
+    """
+    out = {}
+    for name in cn_train.__all__:
+        cls = getattr(cn_train, name)
+        if (
+            inspect.isclass(cls)
+            and issubclass(cls, cn_train.Optimizer)
+            and cls is not cn_train.Optimizer
+            and "global_step" not in inspect.signature(cls).parameters
+        ):
+            out[name.removesuffix("Optimizer")] = cls
+    out["SGD"] = cn_train.GradientDescentOptimizer
+    return out
+
+
+def optimizer_class(name: str):
+    """The optimizer class for ``name``, ignoring case, ``_``, ``-`` and an ``Optimizer``
+    suffix; a ValueError lists the known names."""
+    classes = optimizer_classes()
+    key = name.lower().replace("_", "").replace("-", "").removesuffix("optimizer")
+    for known, cls in classes.items():
+        if known.lower() == key:
+            return cls
+    raise ValueError(
+        f"unknown optimizer {name!r}; use one of {sorted(classes)} or an optimizer instance"
+    )
+
+
+# The momentum a Momentum optimizer named by string gets (a common choice; TF has none).
+NAMED_MOMENTUM = 0.9
+
+
+def resolve_optimizer(optimizer, default_factory, learning_rate):
+    """An optimizer from an instance, a name ('Adam', 'Ftrl', ...) or None (the default).
+
+    A name gets the estimator's default ``learning_rate``, as tf.estimator does.
+    """
     if optimizer is None:
         return default_factory()
     if isinstance(optimizer, str):
-        classes = {
-            "adagrad": cn_train.AdagradOptimizer,
-            "adam": cn_train.AdamOptimizer,
-            "lazyadam": cn_train.LazyAdamOptimizer,
-            "ftrl": cn_train.FtrlOptimizer,
-            "rmsprop": cn_train.RMSPropOptimizer,
-            "sgd": cn_train.GradientDescentOptimizer,
-            "gradientdescent": cn_train.GradientDescentOptimizer,
-            "momentum": cn_train.MomentumOptimizer,
-            "adadelta": cn_train.AdadeltaOptimizer,
-            "proximaladagrad": cn_train.ProximalAdagradOptimizer,
-        }
-        key = optimizer.lower().replace("_", "")
-        if key not in classes:
-            raise ValueError(
-                f"unknown optimizer {optimizer!r}; use one of "
-                f"{sorted(classes)} or an optimizer instance"
-            )
-        if key == "momentum":
-            return classes[key](learning_rate=learning_rate or 0.05, momentum=0.9)
-        return classes[key](learning_rate=learning_rate or 0.05)
+        cls = optimizer_class(optimizer)
+        if cls is cn_train.MomentumOptimizer:
+            return cls(learning_rate=learning_rate, momentum=NAMED_MOMENTUM)
+        return cls(learning_rate=learning_rate)
     if callable(optimizer) and not hasattr(optimizer, "apply_gradients"):
         return optimizer()
     if not hasattr(optimizer, "apply_gradients"):

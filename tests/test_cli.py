@@ -375,9 +375,10 @@ def test_optimizer_by_name_and_learning_rate():
         "learning_rate": 0.1,
         "momentum": 0.9,
     }
+    # A named optimizer gets the estimator's default rate, as tf.estimator gives it.
     sgd = parse_config(model(optimizer="SGD")).model.optimizers["optimizer"]
     assert sgd.class_name == "GradientDescentOptimizer"
-    assert sgd.kwargs["learning_rate"] == 0.05
+    assert sgd.kwargs["learning_rate"] == 0.2
     with pytest.raises(ConfigError, match=r"model\.optimizer\.learning_rate: .*set twice"):
         parse_config(model(optimizer={"name": "Adam", "learning_rate": 0.1}, learning_rate=0.2))
     with pytest.raises(ConfigError, match=r"model\.learning_rate: expected a number > 0, got -1"):

@@ -74,3 +74,13 @@ def test_cupy_forward_and_backward_match_numpy():
             C.add(np.ones(3, np.float32), cupy.ones(3, np.float32))
     finally:
         C.set_backend("numpy")
+
+
+def test_allocator_tuning_can_be_turned_off(monkeypatch):
+    monkeypatch.setenv("COLONNADE_TUNE_MALLOC", "0")
+    assert C.tune_allocator() is False
+    monkeypatch.setenv("COLONNADE_TUNE_MALLOC", "1")
+    import sys
+
+    if sys.platform.startswith("linux"):
+        assert C.tune_allocator() in (True, False)  # False only off glibc (e.g. musl)

@@ -289,6 +289,7 @@ def test_hooks(tmp_path, caplog):
     assert [json.loads(line)["global_step"] for line in lines] == [1, 6]
 
 
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
 def test_nan_loss_stops_training_naming_the_step():
     frame = separable_frame(32)
     frame.loc[5, "x1"] = np.inf

@@ -1,0 +1,90 @@
+"""Estimator training speed and quality: wide&deep on the census data, and a hashed
+click-through LinearClassifier on generated data. Prints JSON lines.
+
+    python benchmarks/estimators.py [--click-rows 1000000] [--epochs 4]
+
+``benchmarks/tf_estimators.py`` runs the same two jobs with TensorFlow 2.15's
+tf.estimator (in a separate environment) for comparison; see RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+
+import numpy as np
+import pandas as pd
+
+import colonnade as cn
+from colonnade.demo import LABEL, LABEL_VOCABULARY, census_columns, load_adult
+
+fc = cn.feature_columns
+
+
+def census(epochs: int, batch_size: int) -> dict:
+    train, test = load_adult("train"), load_adult("test")
+    wide, deep = census_columns()
+    model = cn.estimators.DNNLinearCombinedClassifier(
+        linear_feature_columns=wide, dnn_feature_columns=deep,
+        dnn_hidden_units=[100, 75, 50, 25], dnn_optimizer=cn.train.AdamOptimizer(0.001),
+        linear_optimizer=cn.train.FtrlOptimizer(0.05, l1_regularization_strength=0.001),
+        label_vocabulary=LABEL_VOCABULARY,
+        config=cn.estimators.RunConfig(model_dir=tempfile.mkdtemp(), tf_random_seed=0,
+                                       log_step_count_steps=0))
+    start = time.perf_counter()
+    model.fit(train, label=LABEL, epochs=epochs, batch_size=batch_size, seed=0)
+    seconds = time.perf_counter() - start
+    metrics = model.evaluate(test, label=LABEL, batch_size=4096)
+    return {"bench": "census_wide_deep_fit", "impl": "colonnade", "epochs": epochs,
+            "batch_size": batch_size, "train_seconds": round(seconds, 2),
+            "rows_per_s": round(epochs * len(train) / seconds),
+            "test_accuracy": round(metrics["accuracy"], 4), "test_auc": round(metrics["auc"], 4)}
+
+
+def click_log(rows: int, seed: int = 0) -> pd.DataFrame:
+    """26 Zipf-distributed categorical features and a click from a hidden logistic model."""
+    rng = np.random.default_rng(seed)
+    data, logit = {}, np.full(rows, -1.5)
+    for i in range(26):
+        # Zipf-like ids by inverse transform of uniforms: the same numbers on every numpy
+        # version (Generator.zipf's stream changed between numpy 1 and 2).
+        values = np.minimum(rng.random(rows) ** (-1 / 0.3), 1e12).astype(np.int64) % 50_000
+        effect = rng.normal(0, 0.5, 50_000)
+        logit += effect[values] * (i < 8)
+        data[f"c{i}"] = pd.Series(values).map("v{}".format).to_numpy()
+    data["clicked"] = (rng.random(rows) < 1 / (1 + np.exp(-logit))).astype(np.int64)
+    return pd.DataFrame(data)
+
+
+def click_through(rows: int, batch_size: int) -> dict:
+    frame = click_log(rows)
+    columns = [fc.categorical_column_with_hash_bucket(f"c{i}", 100_000) for i in range(26)]
+    columns += [fc.crossed_column(["c0", "c1"], 100_000), fc.crossed_column(["c2", "c3"], 100_000)]
+    model = cn.estimators.LinearClassifier(
+        columns, optimizer=cn.train.FtrlOptimizer(0.05, l1_regularization_strength=0.001),
+        config=cn.estimators.RunConfig(model_dir=tempfile.mkdtemp(), log_step_count_steps=0))
+    train, test = frame.iloc[: rows * 9 // 10], frame.iloc[rows * 9 // 10:]
+    start = time.perf_counter()
+    model.fit(train, label="clicked", epochs=1, batch_size=batch_size, seed=0)
+    seconds = time.perf_counter() - start
+    metrics = model.evaluate(test, label="clicked", batch_size=8192)
+    return {"bench": "click_through_linear_ftrl_fit", "impl": "colonnade", "rows": len(train),
+            "columns": 28, "batch_size": batch_size, "train_seconds": round(seconds, 2),
+            "rows_per_s": round(len(train) / seconds), "test_auc": round(metrics["auc"], 4)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--click-rows", type=int, default=500_000)
+    parser.add_argument("--click-batch-size", type=int, default=1024)
+    args = parser.parse_args()
+    print(json.dumps(census(args.epochs, args.batch_size)), flush=True)
+    print(json.dumps(click_through(args.click_rows, args.click_batch_size)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
