@@ -95,7 +95,7 @@ from .estimators.canned import (
 from .estimators.dnn import ACTIVATIONS
 from .estimators.estimator import NAMED_MOMENTUM, optimizer_classes
 from .estimators.inputs import DEFAULT_BATCH_SIZE
-from .feature_columns import config as _fc_config
+from .feature_columns.config import COLUMN_KEYS
 
 __all__ = [
     "ConfigError",
@@ -490,51 +490,10 @@ def _optimizer(model: _Table, key, lr_key, default_class, default_lr):
 
 # ---------------------------------------------------------------- feature columns
 
-_EMBEDDING_KEYS = {
-    "categorical_column",
-    "dimension",
-    "combiner",
-    "initializer",
-    "ckpt_to_load_from",
-    "tensor_name_in_ckpt",
-    "max_norm",
-    "trainable",
-}
-# Keys of each column dict, the required ones first in each pair (feature_columns/config.py
-# reads them). A type the feature_columns package knows but this table does not is
-# passed to it unchecked.
-_COLUMN_KEYS = {
-    "numeric_column": ({"key"}, {"shape", "default_value", "dtype", "normalizer_fn"}),
-    "bucketized_column": ({"source_column", "boundaries"}, set()),
-    "categorical_column_with_hash_bucket": ({"key", "hash_bucket_size"}, {"dtype"}),
-    "categorical_column_with_identity": ({"key", "num_buckets"}, {"default_value"}),
-    "categorical_column_with_vocabulary_list": (
-        {"key", "vocabulary_list"},
-        {"dtype", "default_value", "num_oov_buckets"},
-    ),
-    "categorical_column_with_vocabulary_file": (
-        {"key", "vocabulary_file"},
-        {"vocabulary_size", "dtype", "default_value", "num_oov_buckets"},
-    ),
-    "weighted_categorical_column": ({"categorical_column", "weight_feature_key"}, {"dtype"}),
-    "crossed_column": ({"keys", "hash_bucket_size"}, {"hash_key"}),
-    "indicator_column": ({"categorical_column"}, set()),
-    "embedding_column": ({"categorical_column", "dimension"}, _EMBEDDING_KEYS),
-    "shared_embedding_column": (
-        {"categorical_column", "dimension", "shared_embedding_collection_name"},
-        _EMBEDDING_KEYS,
-    ),
-    "sequence_numeric_column": ({"key"}, {"shape", "default_value", "dtype", "normalizer_fn"}),
-}
-for _kind in ("hash_bucket", "identity", "vocabulary_list", "vocabulary_file"):
-    _COLUMN_KEYS[f"sequence_categorical_column_with_{_kind}"] = _COLUMN_KEYS[
-        f"categorical_column_with_{_kind}"
-    ]
-
 
 def _column_types() -> list:
-    """Every column type ``from_config`` builds (its registry when it has one)."""
-    return sorted(set(getattr(_fc_config, "_BUILDERS", {})) | set(_COLUMN_KEYS))
+    """Every column type ``from_config`` builds."""
+    return sorted(COLUMN_KEYS)
 
 
 def _check_column(c, where, base_dir) -> dict:
@@ -551,8 +510,8 @@ def _check_column(c, where, base_dir) -> dict:
         raise ConfigError(
             f"unknown column type {kind!r}{hint} expected one of {types}", f"{where}.type"
         )
-    if kind in _COLUMN_KEYS:
-        required, optional = _COLUMN_KEYS[kind]
+    if kind in COLUMN_KEYS:
+        required, optional = COLUMN_KEYS[kind]
         for key in c:
             if key != "type" and key not in required | optional:
                 raise _unknown(key, required | optional | {"type"}, f"{where}.{key}")

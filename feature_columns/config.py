@@ -18,6 +18,8 @@ True
 
 from __future__ import annotations
 
+import difflib
+
 from .base import FeatureColumn
 from .categorical import (
     categorical_column_with_hash_bucket,
@@ -38,10 +40,42 @@ from .sequence import (
     sequence_numeric_column,
 )
 
-__all__ = ["CONFIG_FORMAT_VERSION", "from_config", "to_config"]
+__all__ = ["COLUMN_KEYS", "CONFIG_FORMAT_VERSION", "from_config", "to_config"]
 
 CONFIG_FORMAT_VERSION = 1
 """Version of the config layout; ``from_config`` refuses newer ones."""
+
+_EMBEDDING_KEYS = frozenset(
+    {"combiner", "initializer", "ckpt_to_load_from", "tensor_name_in_ckpt", "max_norm", "trainable"}
+)
+COLUMN_KEYS = {
+    "numeric_column": ({"key"}, {"shape", "default_value", "dtype", "normalizer_fn"}),
+    "bucketized_column": ({"source_column", "boundaries"}, set()),
+    "categorical_column_with_hash_bucket": ({"key", "hash_bucket_size"}, {"dtype"}),
+    "categorical_column_with_identity": ({"key", "num_buckets"}, {"default_value"}),
+    "categorical_column_with_vocabulary_list": (
+        {"key", "vocabulary_list"},
+        {"dtype", "default_value", "num_oov_buckets"},
+    ),
+    "categorical_column_with_vocabulary_file": (
+        {"key", "vocabulary_file"},
+        {"vocabulary_size", "dtype", "default_value", "num_oov_buckets"},
+    ),
+    "weighted_categorical_column": ({"categorical_column", "weight_feature_key"}, {"dtype"}),
+    "crossed_column": ({"keys", "hash_bucket_size"}, {"hash_key"}),
+    "indicator_column": ({"categorical_column"}, set()),
+    "embedding_column": ({"categorical_column", "dimension"}, set(_EMBEDDING_KEYS)),
+    "shared_embedding_column": (
+        {"categorical_column", "dimension", "shared_embedding_collection_name"},
+        set(_EMBEDDING_KEYS),
+    ),
+    "sequence_numeric_column": ({"key"}, {"shape", "default_value", "dtype", "normalizer_fn"}),
+}
+for _kind in ("hash_bucket", "identity", "vocabulary_list", "vocabulary_file"):
+    COLUMN_KEYS[f"sequence_categorical_column_with_{_kind}"] = COLUMN_KEYS[
+        f"categorical_column_with_{_kind}"
+    ]
+"""Each column type's ``(required keys, optional keys)`` besides ``type``."""
 
 
 def _args(c: dict, *names) -> dict:
@@ -129,10 +163,20 @@ def _build(c) -> FeatureColumn:
         raise ValueError(
             f"unknown feature column type {c['type']!r}; known types: {sorted(_BUILDERS)}"
         )
+    required, optional = COLUMN_KEYS[c["type"]]
+    unknown = sorted(set(c) - required - optional - {"type"})
+    if unknown:
+        hints = {k: difflib.get_close_matches(k, sorted(required | optional), n=1) for k in unknown}
+        hint = "; ".join(f"did you mean {h[0]!r} for {k!r}?" for k, h in hints.items() if h)
+        raise ValueError(
+            f"feature column config of type {c['type']!r} has unknown fields {unknown}"
+            f"{'; ' + hint if hint else ''}; it takes {sorted(required | optional)}"
+        )
+    missing = sorted(required - set(c))
+    if missing:
+        raise ValueError(f"feature column config {c!r} lacks the fields {missing}")
     try:
         return builder(c)
-    except KeyError as e:
-        raise ValueError(f"feature column config {c!r} lacks the field {e}") from e
     except TypeError as e:
         raise ValueError(f"feature column config of type {c['type']!r} is invalid: {e}") from e
 

@@ -150,10 +150,19 @@ def test_arbitrary_callables_cannot_be_written():
 def test_bad_configs():
     with pytest.raises(ValueError, match="unknown feature column type 'magic_column'"):
         fc.from_config([{"type": "magic_column"}])
-    with pytest.raises(
-        ValueError, match="invalid: .*missing 1 required positional argument: 'hash_bucket_size'"
-    ):
+    with pytest.raises(ValueError, match=r"lacks the fields \['hash_bucket_size'\]"):
         fc.from_config([{"type": "categorical_column_with_hash_bucket", "key": "k"}])
+    with pytest.raises(ValueError, match="did you mean 'num_oov_buckets' for 'num_oov_bucket'"):
+        fc.from_config(
+            [
+                {
+                    "type": "categorical_column_with_vocabulary_list",
+                    "key": "k",
+                    "vocabulary_list": ["a"],
+                    "num_oov_bucket": 2,
+                }
+            ]
+        )
     with pytest.raises(ValueError, match="newer than this colonnade reads"):
         fc.from_config({"format_version": 99, "feature_columns": []})
     with pytest.raises(ValueError, match="hash_bucket_size must be >= 1"):
