@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import inspect
 import logging
 import os
 import re
@@ -127,10 +128,16 @@ class VocabInfo:
         return _read_vocab(self.old_vocab, self.old_vocab_size, "old_vocab")
 
 
-def _backup_values(info: VocabInfo, shape, dtype) -> np.ndarray:
+def _backup_values(info: VocabInfo, shape, dtype, rng=None) -> np.ndarray:
     if info.backup_initializer is None:
         return np.zeros(shape, dtype)
-    values = np.asarray(to_host(info.backup_initializer(tuple(shape), np.dtype(dtype))))
+    init = info.backup_initializer
+    try:
+        takes_rng = "rng" in inspect.signature(init).parameters
+    except (TypeError, ValueError):  # builtins without a signature
+        takes_rng = False
+    args = (tuple(shape), np.dtype(dtype)) + ((rng,) if takes_rng else ())
+    values = np.asarray(to_host(init(*args)))
     if values.shape != tuple(shape):
         raise ValueError(
             f"backup_initializer returned shape {values.shape}, expected {tuple(shape)}"
@@ -396,6 +403,7 @@ def warm_start(
     variables=None,
     *,
     optimizer=None,
+    rng=None,
 ) -> list:
     """Initialize ``variables`` from a checkpoint (eager ``tf.train.warm_start``).
 
@@ -414,7 +422,9 @@ def warm_start(
     the slots of every warm-started variable are loaded from the checkpoint's slot of the
     same name for the previous variable (keys ``<prev>/.OPTIMIZER_SLOT/<opt>/<slot>``),
     remapped like their variable; new tokens and OOV rows of a slot keep its current
-    (initial) value, and a slot the checkpoint lacks is left alone (logged).
+    (initial) value, and a slot the checkpoint lacks is left alone (logged). ``rng`` (a
+    numpy Generator) is passed to a ``backup_initializer`` that takes one (the
+    ``cn.core.initializers`` do), so warm starts with random backups are reproducible.
 
     Raises ``ValueError`` naming them when a target is missing from the checkpoint, a shape
     is incompatible, or a ``var_name_to_vocab_info`` / ``var_name_to_prev_var_name`` entry
@@ -470,7 +480,7 @@ def warm_start(
         if info is None:
             values[name] = old
             continue
-        backup = _backup_values(info, var.shape, np.dtype(var.dtype))
+        backup = _backup_values(info, var.shape, np.dtype(var.dtype), rng)
         values[name], found = remap_by_vocab(old, info, backup, name)
         logger.debug(
             "warm_start: %s <- %s remapped by vocabulary: %d of %d new tokens found, "

@@ -193,6 +193,7 @@ class CannedEstimator:
                 var_name_to_vocab_info=ws.var_name_to_vocab_info or None,
                 var_name_to_prev_var_name=ws.var_name_to_prev_var_name or None,
                 variables=self._model_variables(),
+                rng=self._init_rng,
             )
         self._restored = True
 

@@ -285,3 +285,26 @@ def test_assignment_map_errors(scoped):
     with pytest.raises(ValueError, match="no current variable is under the scope 'zzz/'"):
         T.init_from_checkpoint(path, {"old_scope_1/": "zzz/"}, variables=vs)
     assert vs["new_scope_1/var1"].numpy().tolist() == [[0.0, 0.0]] * 2
+
+
+def test_random_backup_initializer_is_reproducible_with_rng(tmp_path):
+    from colonnade.core.checkpoint_format import write_checkpoint
+
+    path = write_checkpoint(str(tmp_path / "c"), {"emb": (np.ones((2, 3), np.float32), {})})
+    info = T.VocabInfo(
+        ["a", "new", "b"],
+        3,
+        1,
+        old_vocab=["a", "b"],
+        backup_initializer=cn.core.initializers.random_normal(0.0, 1.0),
+    )
+
+    def run(seed):
+        emb = cn.core.Variable(np.zeros((4, 3), np.float32), name="emb")
+        T.warm_start(path, ["emb"], {"emb": info}, variables=[emb], rng=np.random.default_rng(seed))
+        return emb.numpy()
+
+    a, b, c = run(1), run(1), run(2)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a[[0, 2]], np.ones((2, 3)))  # known tokens kept
+    assert not np.array_equal(a[[1, 3]], c[[1, 3]])  # new token and OOV rows drawn from rng
