@@ -123,9 +123,7 @@ class CannedEstimator:
             warm_start_from = WarmStartSettings(warm_start_from)
         self.warm_start_from = warm_start_from
         self._seed = np.random.SeedSequence(config.tf_random_seed)
-        init_seed, step_seed = self._seed.spawn(2)
-        self._init_rng = np.random.default_rng(init_seed)
-        self._step_rng = np.random.default_rng(step_seed)
+        self._init_rng = np.random.default_rng(self._seed.spawn(1)[0])
         self._global_step = core.Variable(
             np.int64(0), name="global_step", trainable=False, dtype=np.int64
         )
@@ -235,6 +233,12 @@ class CannedEstimator:
 
     # ------------------------------------------------------------------ one step
 
+    def _step_rng(self) -> np.random.Generator:
+        """Randomness of one training step (dropout), derived from the seed and the global
+        step, so a run resumed from a checkpoint draws what an uninterrupted one would."""
+        key = np.random.SeedSequence(self._seed.entropy, spawn_key=(1, self.global_step))
+        return np.random.default_rng(key)
+
     def _weights_of(self, features):
         if self.weight_column is None:
             return None
@@ -249,9 +253,10 @@ class CannedEstimator:
         label_array = self.head.label_array(labels)
         weights = self._weights_of(features)
         variables = [v for _, _, part in self._parts for v in part]
+        step_rng = self._step_rng()
 
         def loss_fn():
-            logits = self._network.logits(features, training=True, rng=self._step_rng)
+            logits = self._network.logits(features, training=True, rng=step_rng)
             return self.head.loss(label_array, logits, weights)[0]
 
         loss, grads = core.value_and_grad(loss_fn)(variables)
@@ -302,6 +307,7 @@ class CannedEstimator:
         for hook in all_hooks:
             hook.begin(self)
         started, logged_at, logged_step = time.monotonic(), time.monotonic(), self.global_step
+        first_step = self.global_step
         try:
             for features, labels in inputs.batches(input_fn, repeat_single=last_step is not None):
                 context = RunContext(self.global_step)
@@ -325,6 +331,8 @@ class CannedEstimator:
         finally:
             for hook in all_hooks:
                 hook.end(self)
+        if self.global_step == first_step:
+            raise ValueError("training got no batches from its input: the dataset is empty")
         logger.info("trained to step %d in %.1fs", self.global_step, time.monotonic() - started)
         return self
 

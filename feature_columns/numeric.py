@@ -147,7 +147,8 @@ def read_numeric_rows(column, key: str, arr: pa.Array, size: int, dtype: str, de
         if nulls:
             _refuse_nulls(column, key, nulls, default)
             values = pc.fill_null(values, pa.scalar(default[0], values.type))
-        return values.to_numpy(zero_copy_only=False).astype(np_dtype, copy=False).reshape(n, 1)
+        out = values.to_numpy(zero_copy_only=False).astype(np_dtype, copy=False).reshape(n, 1)
+        return _fill_nans(column, key, out, default)
     flat, lengths = _nested_flatten(arr)
     flat = _flat_numbers(column, key, flat, dtype)
     row_valid = np.ones(n, dtype=bool)
@@ -175,8 +176,26 @@ def read_numeric_rows(column, key: str, arr: pa.Array, size: int, dtype: str, de
         out = np.empty((n, size), dtype=np_dtype)
         out[row_valid] = values
         out[~row_valid] = np.asarray(default, dtype=np_dtype)
-        return out
-    return values
+        return _fill_nans(column, key, out, default)
+    return _fill_nans(column, key, values, default)
+
+
+def _fill_nans(column, key: str, values: np.ndarray, default) -> np.ndarray:
+    """NaN counts as missing, like a null: it takes ``default`` or is refused, so no NaN
+    reaches a model silently."""
+    if values.dtype.kind != "f":
+        return values
+    nan = np.isnan(values)
+    if not nan.any():
+        return values
+    if default is None:
+        raise ValueError(
+            f"column {column.name!r}: feature {key!r} has {int(nan.sum())} NaN values and the "
+            "column has no default_value; give it one (numeric_column(..., default_value=0.0)) "
+            "or fill them"
+        )
+    fill = np.broadcast_to(np.asarray(default, dtype=values.dtype), values.shape)
+    return np.where(nan, fill, values)
 
 
 def _refuse_nulls(column, key: str, nulls: int, default) -> None:
