@@ -33,7 +33,7 @@ def _label_ids(labels, n_classes, label_vocabulary):
         vocab = {v: i for i, v in enumerate(label_vocabulary)}
         flat = labels.reshape(-1)
         uniques, inverse = np.unique(flat.astype(str), return_inverse=True)
-        unknown = [u for u in uniques if u not in vocab]
+        unknown = [str(u) for u in uniques if u not in vocab]
         if unknown:
             raise ValueError(
                 f"labels {unknown[:5]} are not in label_vocabulary {list(label_vocabulary)}"
@@ -46,6 +46,7 @@ def _label_ids(labels, n_classes, label_vocabulary):
             f"to class ids"
         )
     if labels.dtype.kind == "f":
+        _refuse_non_finite(labels, "labels", "missing label")
         if not np.all(labels == np.round(labels)):
             raise ValueError("classification labels must be whole numbers (class ids)")
     ids = labels.astype(np.int64)
@@ -55,6 +56,16 @@ def _label_ids(labels, n_classes, label_vocabulary):
             f"to {ids.max()}"
         )
     return ids
+
+
+def _refuse_non_finite(values, what, meaning):
+    """NaN or inf would train silently to NaN weights: refuse them, saying how many."""
+    bad = ~np.isfinite(values)
+    if bad.any():
+        raise ValueError(
+            f"{what} have {int(bad.sum())} NaN or infinite values (a NaN is a {meaning}); "
+            "drop or fill those rows"
+        )
 
 
 def _check_reduction(loss_reduction):
@@ -69,6 +80,7 @@ def _example_weights(weights, batch):
     if weights is None:
         return np.ones((batch, 1), np.float32)
     w = _as_column(np.asarray(weights, dtype=np.float32), "weights")
+    _refuse_non_finite(w, "example weights (weight_column)", "missing weight")
     if w.shape[0] != batch:
         raise ValueError(f"weight column has {w.shape[0]} rows but the batch has {batch}")
     return w
@@ -240,6 +252,7 @@ class RegressionHead:
         if labels.dtype.kind not in "iufb":
             raise TypeError(f"regression labels must be numbers, got dtype {labels.dtype}")
         labels = labels.astype(np.float32).reshape(len(labels), -1)
+        _refuse_non_finite(labels, "regression labels", "missing label")
         if labels.shape[1] != self.label_dimension:
             raise ValueError(
                 f"labels have {labels.shape[1]} values per example but label_dimension is "
