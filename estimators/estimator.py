@@ -244,7 +244,7 @@ class CannedEstimator:
             return None
         return inputs.feature_column_of(features, self.weight_column).astype(np.float32)
 
-    def _train_step(self, features, labels) -> float:
+    def _train_step(self, features, labels, cache=None) -> float:
         if labels is None:
             raise ValueError(
                 "training needs labels: build the Dataset with label=... or "
@@ -256,7 +256,7 @@ class CannedEstimator:
         step_rng = self._step_rng()
 
         def loss_fn():
-            logits = self._network.logits(features, training=True, rng=step_rng)
+            logits = self._network.logits(features, training=True, rng=step_rng, cache=cache)
             return self.head.loss(label_array, logits, weights)[0]
 
         loss, grads = core.value_and_grad(loss_fn)(variables)
@@ -309,11 +309,14 @@ class CannedEstimator:
         started, logged_at, logged_step = time.monotonic(), time.monotonic(), self.global_step
         first_step = self.global_step
         try:
-            for features, labels in inputs.batches(input_fn, repeat_single=last_step is not None):
+            batches = inputs.transformed_batches(
+                self._network, input_fn, repeat_single=last_step is not None
+            )
+            for features, labels, cache in batches:
                 context = RunContext(self.global_step)
                 for hook in all_hooks:
                     hook.before_run(context)
-                loss = self._train_step(features, labels)
+                loss = self._train_step(features, labels, cache)
                 values = {"loss": loss, "global_step": self.global_step}
                 for hook in all_hooks:
                     hook.after_run(context, values)
@@ -336,9 +339,9 @@ class CannedEstimator:
         logger.info("trained to step %d in %.1fs", self.global_step, time.monotonic() - started)
         return self
 
-    def _logits(self, features):
+    def _logits(self, features, cache=None):
         with core.no_grad():
-            return self._network.logits(features, training=False, rng=None)
+            return self._network.logits(features, training=False, rng=None, cache=cache)
 
     def evaluate(
         self, input_fn, steps=None, name=None, label=None, batch_size=inputs.DEFAULT_BATCH_SIZE
@@ -350,12 +353,12 @@ class CannedEstimator:
         self._restore_or_warm_start()
         metrics = self.head.new_metrics()
         seen = 0
-        for features, labels in inputs.batches(input_fn):
+        for features, labels, cache in inputs.transformed_batches(self._network, input_fn):
             if labels is None:
                 raise ValueError("evaluation needs labels: build the Dataset with label=...")
             label_array = self.head.label_array(labels)
             weights = self._weights_of(features)
-            logits = self._logits(features)
+            logits = self._logits(features, cache)
             training_loss, unreduced = self.head.loss(label_array, logits, weights)
             predictions = self.head.predictions(logits.value)
             self.head.update_metrics(
@@ -393,8 +396,8 @@ class CannedEstimator:
 
     def _predict_batches(self, input_fn, predict_keys):
         self._restore_or_warm_start()
-        for features, _ in inputs.batches(input_fn):
-            predictions = self.head.predictions(self._logits(features).value)
+        for features, _, cache in inputs.transformed_batches(self._network, input_fn):
+            predictions = self.head.predictions(self._logits(features, cache).value)
             yield predictions if predict_keys is None else select_keys(predictions, predict_keys)
 
     def _predict_dicts(self, input_fn, predict_keys, yield_single_examples):

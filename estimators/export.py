@@ -187,9 +187,9 @@ class Predictor:
             rows = pd.DataFrame(rows)
         dataset = inputs.as_dataset(rows, batch_size=batch_size, columns=self.input_columns)
         frames = []
-        for features, _ in inputs.batches(dataset):
+        for features, _, cache in inputs.transformed_batches(self.network, dataset):
             with core.no_grad():
-                logits = self.network.logits(features, training=False, rng=None)
+                logits = self.network.logits(features, training=False, rng=None, cache=cache)
             predictions = self.head.predictions(logits.value)
             if predict_keys is not None:
                 predictions = select_keys(predictions, predict_keys)

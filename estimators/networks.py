@@ -126,8 +126,25 @@ class Network:
             raise ValueError("a network needs a linear part, a DNN part, or both")
         self.linear, self.dnn = linear, dnn
 
-    def logits(self, features, training, rng):
-        cache = fc.TransformCache(features)  # a column both parts read is computed once
+    @property
+    def feature_columns(self) -> list:
+        """Every feature column either part reads."""
+        layers = [
+            self.linear.linear if self.linear else None,
+            self.dnn.input_layer if self.dnn else None,
+        ]
+        return [c for layer in layers if layer is not None for c in layer.feature_columns]
+
+    def transform(self, features) -> fc.TransformCache:
+        """The feature transforms of one batch, each column computed once even when both
+        parts read it. Model-free, so it can run ahead on the input thread."""
+        cache = fc.TransformCache(features)
+        cache.compute(self.feature_columns)
+        return cache
+
+    def logits(self, features, training, rng, cache=None):
+        """``(batch, units)`` logits; ``cache`` is the batch's :meth:`transform` if done."""
+        cache = cache if cache is not None else self.transform(features)
         parts = [
             p.logits(features, training, rng, cache)
             for p in (self.linear, self.dnn)
