@@ -27,20 +27,30 @@ def census(epochs: int, batch_size: int) -> dict:
     train, test = load_adult("train"), load_adult("test")
     wide, deep = census_columns()
     model = cn.estimators.DNNLinearCombinedClassifier(
-        linear_feature_columns=wide, dnn_feature_columns=deep,
-        dnn_hidden_units=[100, 75, 50, 25], dnn_optimizer=cn.train.AdamOptimizer(0.001),
+        linear_feature_columns=wide,
+        dnn_feature_columns=deep,
+        dnn_hidden_units=[100, 75, 50, 25],
+        dnn_optimizer=cn.train.AdamOptimizer(0.001),
         linear_optimizer=cn.train.FtrlOptimizer(0.05, l1_regularization_strength=0.001),
         label_vocabulary=LABEL_VOCABULARY,
-        config=cn.estimators.RunConfig(model_dir=tempfile.mkdtemp(), tf_random_seed=0,
-                                       log_step_count_steps=0))
+        config=cn.estimators.RunConfig(
+            model_dir=tempfile.mkdtemp(), tf_random_seed=0, log_step_count_steps=0
+        ),
+    )
     start = time.perf_counter()
     model.fit(train, label=LABEL, epochs=epochs, batch_size=batch_size, seed=0)
     seconds = time.perf_counter() - start
     metrics = model.evaluate(test, label=LABEL, batch_size=4096)
-    return {"bench": "census_wide_deep_fit", "impl": "colonnade", "epochs": epochs,
-            "batch_size": batch_size, "train_seconds": round(seconds, 2),
-            "rows_per_s": round(epochs * len(train) / seconds),
-            "test_accuracy": round(metrics["accuracy"], 4), "test_auc": round(metrics["auc"], 4)}
+    return {
+        "bench": "census_wide_deep_fit",
+        "impl": "colonnade",
+        "epochs": epochs,
+        "batch_size": batch_size,
+        "train_seconds": round(seconds, 2),
+        "rows_per_s": round(epochs * len(train) / seconds),
+        "test_accuracy": round(metrics["accuracy"], 4),
+        "test_auc": round(metrics["auc"], 4),
+    }
 
 
 def click_log(rows: int, seed: int = 0) -> pd.DataFrame:
@@ -63,16 +73,25 @@ def click_through(rows: int, batch_size: int) -> dict:
     columns = [fc.categorical_column_with_hash_bucket(f"c{i}", 100_000) for i in range(26)]
     columns += [fc.crossed_column(["c0", "c1"], 100_000), fc.crossed_column(["c2", "c3"], 100_000)]
     model = cn.estimators.LinearClassifier(
-        columns, optimizer=cn.train.FtrlOptimizer(0.05, l1_regularization_strength=0.001),
-        config=cn.estimators.RunConfig(model_dir=tempfile.mkdtemp(), log_step_count_steps=0))
-    train, test = frame.iloc[: rows * 9 // 10], frame.iloc[rows * 9 // 10:]
+        columns,
+        optimizer=cn.train.FtrlOptimizer(0.05, l1_regularization_strength=0.001),
+        config=cn.estimators.RunConfig(model_dir=tempfile.mkdtemp(), log_step_count_steps=0),
+    )
+    train, test = frame.iloc[: rows * 9 // 10], frame.iloc[rows * 9 // 10 :]
     start = time.perf_counter()
     model.fit(train, label="clicked", epochs=1, batch_size=batch_size, seed=0)
     seconds = time.perf_counter() - start
     metrics = model.evaluate(test, label="clicked", batch_size=8192)
-    return {"bench": "click_through_linear_ftrl_fit", "impl": "colonnade", "rows": len(train),
-            "columns": 28, "batch_size": batch_size, "train_seconds": round(seconds, 2),
-            "rows_per_s": round(len(train) / seconds), "test_auc": round(metrics["auc"], 4)}
+    return {
+        "bench": "click_through_linear_ftrl_fit",
+        "impl": "colonnade",
+        "rows": len(train),
+        "columns": 28,
+        "batch_size": batch_size,
+        "train_seconds": round(seconds, 2),
+        "rows_per_s": round(len(train) / seconds),
+        "test_auc": round(metrics["auc"], 4),
+    }
 
 
 def main() -> None:

@@ -29,38 +29,71 @@ def census_columns():
     age = fc.numeric_column("age")
     education = fc.categorical_column_with_hash_bucket("education", 1000)
     marital = fc.categorical_column_with_vocabulary_list(
-        "marital-status", ["Married-civ-spouse", "Divorced", "Married-spouse-absent",
-                           "Never-married", "Separated", "Married-AF-spouse", "Widowed"])
+        "marital-status",
+        [
+            "Married-civ-spouse",
+            "Divorced",
+            "Married-spouse-absent",
+            "Never-married",
+            "Separated",
+            "Married-AF-spouse",
+            "Widowed",
+        ],
+    )
     relationship = fc.categorical_column_with_vocabulary_list(
-        "relationship", ["Husband", "Not-in-family", "Wife", "Own-child", "Unmarried",
-                         "Other-relative"])
+        "relationship",
+        ["Husband", "Not-in-family", "Wife", "Own-child", "Unmarried", "Other-relative"],
+    )
     workclass = fc.categorical_column_with_vocabulary_list(
-        "workclass", ["Self-emp-not-inc", "Private", "State-gov", "Federal-gov", "Local-gov",
-                      "?", "Self-emp-inc", "Without-pay", "Never-worked"])
+        "workclass",
+        [
+            "Self-emp-not-inc",
+            "Private",
+            "State-gov",
+            "Federal-gov",
+            "Local-gov",
+            "?",
+            "Self-emp-inc",
+            "Without-pay",
+            "Never-worked",
+        ],
+    )
     occupation = fc.categorical_column_with_hash_bucket("occupation", 1000)
     age_buckets = fc.bucketized_column(age, [18, 25, 30, 35, 40, 45, 50, 55, 60, 65])
-    wide = [education, marital, relationship, workclass, occupation, age_buckets,
-            fc.crossed_column(["education", "occupation"], 1000),
-            fc.crossed_column([age_buckets, "education", "occupation"], 1000)]
+    wide = [
+        education,
+        marital,
+        relationship,
+        workclass,
+        occupation,
+        age_buckets,
+        fc.crossed_column(["education", "occupation"], 1000),
+        fc.crossed_column([age_buckets, "education", "occupation"], 1000),
+    ]
 
     def standardize(mean, std):
         return lambda x: (x - mean) / std
 
-    deep = [fc.numeric_column("age", normalizer_fn=standardize(38.6, 13.6)),
-            fc.numeric_column("educational-num", normalizer_fn=standardize(10.1, 2.6)),
-            fc.numeric_column("capital-gain", normalizer_fn=tf.math.log1p),
-            fc.numeric_column("capital-loss", normalizer_fn=tf.math.log1p),
-            fc.numeric_column("hours-per-week", normalizer_fn=standardize(40.4, 12.3)),
-            fc.indicator_column(workclass), fc.indicator_column(marital),
-            fc.indicator_column(relationship),
-            fc.embedding_column(education, dimension=8),
-            fc.embedding_column(occupation, dimension=8)]
+    deep = [
+        fc.numeric_column("age", normalizer_fn=standardize(38.6, 13.6)),
+        fc.numeric_column("educational-num", normalizer_fn=standardize(10.1, 2.6)),
+        fc.numeric_column("capital-gain", normalizer_fn=tf.math.log1p),
+        fc.numeric_column("capital-loss", normalizer_fn=tf.math.log1p),
+        fc.numeric_column("hours-per-week", normalizer_fn=standardize(40.4, 12.3)),
+        fc.indicator_column(workclass),
+        fc.indicator_column(marital),
+        fc.indicator_column(relationship),
+        fc.embedding_column(education, dimension=8),
+        fc.embedding_column(occupation, dimension=8),
+    ]
     return wide, deep
 
 
 def input_fn(frame, label, batch_size, epochs, shuffle):
-    features = {k: (v.astype("float32") if v.dtype.kind in "if" else v)
-                for k, v in frame.drop(columns=label).items()}
+    features = {
+        k: (v.astype("float32") if v.dtype.kind in "if" else v)
+        for k, v in frame.drop(columns=label).items()
+    }
 
     def fn():
         ds = tf.data.Dataset.from_tensor_slices((dict(features), frame[label].to_numpy()))
@@ -78,19 +111,27 @@ def census(epochs, batch_size):
         frame["income"] = (frame["income"] == ">50K").astype(np.int64)
     wide, deep = census_columns()
     model = tf.estimator.DNNLinearCombinedClassifier(
-        model_dir=tempfile.mkdtemp(), linear_feature_columns=wide,
+        model_dir=tempfile.mkdtemp(),
+        linear_feature_columns=wide,
         linear_optimizer=tf.keras.optimizers.legacy.Ftrl(0.05, l1_regularization_strength=0.001),
-        dnn_feature_columns=deep, dnn_hidden_units=[100, 75, 50, 25],
-        dnn_optimizer=tf.keras.optimizers.legacy.Adam(0.001))
+        dnn_feature_columns=deep,
+        dnn_hidden_units=[100, 75, 50, 25],
+        dnn_optimizer=tf.keras.optimizers.legacy.Adam(0.001),
+    )
     start = time.perf_counter()
     model.train(input_fn(train, "income", batch_size, epochs, True))
     seconds = time.perf_counter() - start
     metrics = model.evaluate(input_fn(test, "income", 4096, 1, False))
-    return {"bench": "census_wide_deep_fit", "impl": f"tensorflow {tf.__version__}",
-            "epochs": epochs, "batch_size": batch_size, "train_seconds": round(seconds, 2),
-            "rows_per_s": round(epochs * len(train) / seconds),
-            "test_accuracy": round(float(metrics["accuracy"]), 4),
-            "test_auc": round(float(metrics["auc"]), 4)}
+    return {
+        "bench": "census_wide_deep_fit",
+        "impl": f"tensorflow {tf.__version__}",
+        "epochs": epochs,
+        "batch_size": batch_size,
+        "train_seconds": round(seconds, 2),
+        "rows_per_s": round(epochs * len(train) / seconds),
+        "test_accuracy": round(float(metrics["accuracy"]), 4),
+        "test_auc": round(float(metrics["auc"]), 4),
+    }
 
 
 def click_log(rows, seed=0):
@@ -112,17 +153,25 @@ def click_through(rows, batch_size):
     columns = [fc.categorical_column_with_hash_bucket(f"c{i}", 100_000) for i in range(26)]
     columns += [fc.crossed_column(["c0", "c1"], 100_000), fc.crossed_column(["c2", "c3"], 100_000)]
     model = tf.estimator.LinearClassifier(
-        columns, model_dir=tempfile.mkdtemp(),
-        optimizer=tf.keras.optimizers.legacy.Ftrl(0.05, l1_regularization_strength=0.001))
-    train, test = frame.iloc[: rows * 9 // 10], frame.iloc[rows * 9 // 10:]
+        columns,
+        model_dir=tempfile.mkdtemp(),
+        optimizer=tf.keras.optimizers.legacy.Ftrl(0.05, l1_regularization_strength=0.001),
+    )
+    train, test = frame.iloc[: rows * 9 // 10], frame.iloc[rows * 9 // 10 :]
     start = time.perf_counter()
     model.train(input_fn(train, "clicked", batch_size, 1, True))
     seconds = time.perf_counter() - start
     metrics = model.evaluate(input_fn(test, "clicked", 8192, 1, False))
-    return {"bench": "click_through_linear_ftrl_fit", "impl": f"tensorflow {tf.__version__}",
-            "rows": len(train), "columns": 28, "batch_size": batch_size,
-            "train_seconds": round(seconds, 2), "rows_per_s": round(len(train) / seconds),
-            "test_auc": round(float(metrics["auc"]), 4)}
+    return {
+        "bench": "click_through_linear_ftrl_fit",
+        "impl": f"tensorflow {tf.__version__}",
+        "rows": len(train),
+        "columns": 28,
+        "batch_size": batch_size,
+        "train_seconds": round(seconds, 2),
+        "rows_per_s": round(len(train) / seconds),
+        "test_auc": round(float(metrics["auc"]), 4),
+    }
 
 
 def main():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .backend import get_xp, scatter_add, segment_sum_array
 
 
@@ -69,14 +71,15 @@ class IndexedRows:
         starts = xp.flatnonzero(new_run)
         if starts.shape[0] == indices.shape[0]:
             return IndexedRows(indices, values, self.dense_shape)
-        run_ids = xp.cumsum(new_run) - 1
         repeats = xp.flatnonzero(~new_run)
-        if repeats.shape[0] * 4 < indices.shape[0]:
+        if repeats.shape[0] * 8 < indices.shape[0]:
             # Few duplicates: keep each run's first row and add the repeats onto it.
             summed = values[starts]
-            scatter_add(summed, run_ids[repeats], values[repeats])
+            scatter_add(summed, (xp.cumsum(new_run) - 1)[repeats], values[repeats])
+        elif xp is np:
+            summed = np.add.reduceat(values, starts, axis=0)  # sums each run of sorted rows
         else:
-            summed = segment_sum_array(values, run_ids, starts.shape[0])
+            summed = segment_sum_array(values, xp.cumsum(new_run) - 1, starts.shape[0])
         return IndexedRows(indices[starts], summed, self.dense_shape)
 
     def concat(self, other: IndexedRows) -> IndexedRows:

@@ -100,27 +100,6 @@ def _slot_variable(array, name: str) -> Variable:
     return slot
 
 
-def _deduplicate(grad: IndexedRows) -> IndexedRows:
-    """Sorted unique rows with duplicates summed, as TF1 does before a sparse apply.
-
-    On numpy, after one sort, only the repeated rows go through the (slow, unbuffered)
-    ``add.at``; a batch of ids drawn from a large table has few of them. Other backends
-    use :meth:`IndexedRows.deduplicate`.
-    """
-    if get_xp(grad.values, grad.indices) is not np:
-        return grad.deduplicate()
-    order = np.argsort(grad.indices)
-    rows, values = grad.indices[order], grad.values[order]
-    repeat = rows[1:] == rows[:-1]
-    if not repeat.any():
-        return IndexedRows(rows, values, grad.dense_shape)
-    is_start = np.r_[True, ~repeat]
-    run = np.cumsum(is_start) - 1
-    summed = values[is_start]
-    np.add.at(summed, run[~is_start], values[~is_start])
-    return IndexedRows(rows[is_start], summed, grad.dense_shape)
-
-
 def _scalar(v) -> float:
     return float(to_host(value_of(v)))
 
@@ -295,7 +274,7 @@ class Optimizer:
 
     def _apply_sparse_rows(self, grad, var, slots, step, hyper) -> None:
         """Gather the touched rows, update them with the pure function, scatter back."""
-        grad = _deduplicate(grad)
+        grad = grad.deduplicate()
         rows = grad.indices
         new, new_slots = self._update(
             var.value[rows], grad.values, {k: s.value[rows] for k, s in slots.items()}, step, hyper
@@ -308,7 +287,7 @@ class Optimizer:
         """TF1's Adam on a sparse gradient: the same update as for the dense gradient
         (untouched rows see g = 0), done block by block so no table-sized temporary."""
         xp = get_xp(var.value)
-        grad = _deduplicate(grad)
+        grad = grad.deduplicate()
         rows_host = to_host(grad.indices)
         n_rows = var.shape[0]
         block = max(1, _ALL_ROWS_BLOCK_ELEMENTS // max(1, math.prod(var.shape[1:])))
