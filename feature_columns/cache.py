@@ -15,6 +15,7 @@ import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from .categorical import fingerprint_together
 from .inputs import Encoded, Features, Ragged, as_features, encode, flatten
 
 __all__ = ["DEFAULT_NUM_THREADS", "TransformCache", "transform_features"]
@@ -91,6 +92,10 @@ class TransformCache:
         fut.set_result(value)
         return value
 
+    def has(self, key) -> bool:
+        """Whether the result for ``key`` is already computed."""
+        return key in self._done
+
     def get(self, column):
         """The transform of ``column`` for this batch (computed once)."""
         return self.memo(("column", column), lambda: column.transform(self))
@@ -112,6 +117,7 @@ class TransformCache:
         (default: :data:`DEFAULT_NUM_THREADS` for batches of at least
         :data:`PARALLEL_MIN_ROWS` rows, else one); returns the transforms in order."""
         columns = list(columns)
+        fingerprint_together(self, columns)
         if num_threads is None:
             small = self.num_rows < PARALLEL_MIN_ROWS
             n = 1 if small else DEFAULT_NUM_THREADS
