@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .. import core
+from .. import data as cn_data
 from .. import train as cn_train
 from . import inputs
 from .callbacks import Callback
@@ -239,6 +240,12 @@ class CannedEstimator:
         key = np.random.SeedSequence(self._seed.entropy, spawn_key=(1, self.global_step))
         return np.random.default_rng(key)
 
+    def _input_columns(self) -> list:
+        """The raw columns the model reads (read from files with projection pushdown)."""
+        return sorted(
+            cn_data.required_columns(self._network.feature_columns, weight=self.weight_column)
+        )
+
     def _weights_of(self, features):
         if self.weight_column is None:
             return None
@@ -349,7 +356,9 @@ class CannedEstimator:
         """Metrics with TF's keys, plus ``global_step``, over ``input_fn``'s batches (at most
         ``steps`` of them). Keras style: ``evaluate(data, label="y")``."""
         if inputs.is_tabular(input_fn) or label is not None:
-            input_fn = inputs.as_dataset(input_fn, label=label, batch_size=batch_size)
+            input_fn = inputs.as_dataset(
+                input_fn, label=label, batch_size=batch_size, columns=self._input_columns()
+            )
         self._restore_or_warm_start()
         metrics = self.head.new_metrics()
         seen = 0
@@ -390,7 +399,9 @@ class CannedEstimator:
         """TF style: an iterator of prediction dicts (one per example). Keras style (a
         DataFrame, Arrow table or file path): a pandas DataFrame of predictions."""
         if inputs.is_tabular(input_fn):
-            dataset = inputs.as_dataset(input_fn, batch_size=max(batch_size, 1024))
+            dataset = inputs.as_dataset(
+                input_fn, batch_size=max(batch_size, 1024), columns=self._input_columns()
+            )
             return self._predict_frame(dataset, predict_keys)
         return self._predict_dicts(input_fn, predict_keys, yield_single_examples)
 
@@ -454,7 +465,12 @@ class CannedEstimator:
                 cb.on_epoch_begin(epoch)
             epoch_seed = None if seed is None else seed + epoch
             dataset = inputs.as_dataset(
-                data, label=label, batch_size=batch_size, shuffle=shuffle, seed=epoch_seed
+                data,
+                label=label,
+                batch_size=batch_size,
+                shuffle=shuffle,
+                seed=epoch_seed,
+                columns=self._input_columns(),
             )
             losses = _LossTracker()
             self.train(dataset, hooks=[losses])

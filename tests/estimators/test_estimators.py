@@ -340,3 +340,21 @@ def test_bad_input_is_refused_clearly(tmp_path):
         E.DNNRegressor([], dnn_columns())
     with pytest.raises(ValueError, match="needs labels"):
         est.train(cn.data.Dataset.from_pandas(frame).batch(4))
+
+
+def test_fit_from_parquet_reads_only_the_needed_columns(tmp_path, monkeypatch):
+    frame = separable_frame(200).assign(unused=np.arange(200.0), w=1.0)
+    path = tmp_path / "train.parquet"
+    frame.to_parquet(path)
+    asked = []
+    original = cn.data.Dataset.from_files.__func__
+
+    def spy(cls, *args, **kwargs):
+        asked.append(kwargs.get("columns"))
+        return original(cls, *args, **kwargs)
+
+    monkeypatch.setattr(cn.data.Dataset, "from_files", classmethod(spy))
+    est = E.LinearClassifier(columns(), weight_column="w", config=quiet_config())
+    est.fit(str(path), label="y", epochs=2)
+    assert asked and all(sorted(c) == ["color", "w", "x1", "x2", "y"] for c in asked)
+    assert est.evaluate(str(path), label="y")["accuracy"] > 0.8
