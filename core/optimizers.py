@@ -636,46 +636,18 @@ class AdamOptimizer(Optimizer):
         _adam_finish(self, hyper)
 
 
-class LazyAdamOptimizer(Optimizer):
+class LazyAdamOptimizer(AdamOptimizer):
     """Adam whose sparse updates touch only the batch's rows (``tf.contrib.opt``'s
     ``LazyAdamOptimizer``; an extra, not in ``tf.train``).
 
     Dense gradients get exactly :class:`AdamOptimizer`'s update. For an
     :class:`IndexedRows` gradient, ``m``, ``v`` and the parameter change only on the
     gathered rows (with the shared ``beta1_power``/``beta2_power``), so a step costs the
-    batch, not the table -- the usual choice for large embeddings. Slot names and the
-    default ``name`` ("Adam") are Adam's.
+    batch, not the table -- the usual choice for large embeddings. Arguments, slot names
+    and the default ``name`` ("Adam") are Adam's.
     """
 
-    _update = staticmethod(updates.adam_update)
-
-    def __init__(
-        self,
-        learning_rate=0.001,
-        beta1=0.9,
-        beta2=0.999,
-        epsilon=1e-8,
-        use_locking=False,
-        name="Adam",
-    ):
-        super().__init__(
-            use_locking,
-            name,
-            {"learning_rate": learning_rate, "beta1": beta1, "beta2": beta2, "epsilon": epsilon},
-            _ADAM_RULES,
-        )
-
-    def _slot_specs(self):
-        return [("m", 0.0, self._name), ("v", 0.0, self._name)]
-
-    def _create_non_slots(self, var_list):
-        _adam_create_powers(self, var_list)
-
-    def _prepare(self, hyper, step):
-        return _adam_prepare(self, hyper, step)
-
-    def _finish(self, hyper):
-        _adam_finish(self, hyper)
+    _sparse_updates_all_rows = False
 
 
 class FtrlOptimizer(Optimizer):
