@@ -36,7 +36,7 @@ def as_dataset(
     """
     Dataset = cn_data.Dataset
     if isinstance(data, Dataset):
-        ds = data
+        ds = data.with_label(label) if label is not None and data.label is None else data
     elif isinstance(data, pd.DataFrame):
         ds = Dataset.from_pandas(data, label=label)
     elif isinstance(data, (pa.Table, pa.RecordBatch)):

@@ -358,3 +358,10 @@ def test_fit_from_parquet_reads_only_the_needed_columns(tmp_path, monkeypatch):
     est.fit(str(path), label="y", epochs=2)
     assert asked and all(sorted(c) == ["color", "w", "x1", "x2", "y"] for c in asked)
     assert est.evaluate(str(path), label="y")["accuracy"] > 0.8
+
+
+def test_fit_takes_a_dataset_and_a_label_name():
+    frame = separable_frame(200)
+    est = E.LinearClassifier(columns(), config=quiet_config())
+    est.fit(cn.data.Dataset.from_pandas(frame), label="y", epochs=3)
+    assert est.evaluate(cn.data.Dataset.from_pandas(frame), label="y")["accuracy"] > 0.8
