@@ -27,6 +27,7 @@ import sys
 import traceback
 
 from . import __version__
+from .estimators.inputs import INFERENCE_BATCH_SIZE
 
 JOB_COMMANDS = {
     "train": "train a model on data.train (and evaluate on data.eval when given)",
@@ -37,8 +38,6 @@ JOB_COMMANDS = {
 # Exit statuses: a config error or a missing file, and any other failure.
 EXIT_CONFIG_ERROR = 2
 EXIT_FAILURE = 1
-# evaluate/predict batch size floor: no gradients are kept, so big batches are cheap.
-INFERENCE_BATCH_SIZE = 1024
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -187,7 +186,7 @@ def _json(value):
 
 
 def _evaluate(estimator, job, paths) -> dict:
-    batch_size = max(job.data.batch_size, INFERENCE_BATCH_SIZE)
+    batch_size = INFERENCE_BATCH_SIZE
     return _json(estimator.evaluate(paths, label=_label(job), batch_size=batch_size))
 
 
@@ -241,7 +240,7 @@ def cmd_predict(job) -> None:
     frame = estimator.predict(
         paths,
         predict_keys=list(keys) if keys else None,
-        batch_size=max(job.data.batch_size, INFERENCE_BATCH_SIZE),
+        batch_size=INFERENCE_BATCH_SIZE,
     )
     keep = list(job.predict.keep_columns)
     if keep:

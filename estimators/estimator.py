@@ -351,7 +351,7 @@ class CannedEstimator:
             return self._network.logits(features, training=False, rng=None, cache=cache)
 
     def evaluate(
-        self, input_fn, steps=None, name=None, label=None, batch_size=inputs.DEFAULT_BATCH_SIZE
+        self, input_fn, steps=None, name=None, label=None, batch_size=inputs.INFERENCE_BATCH_SIZE
     ) -> dict:
         """Metrics with TF's keys, plus ``global_step``, over ``input_fn``'s batches (at most
         ``steps`` of them). Keras style: ``evaluate(data, label="y")``."""
@@ -394,13 +394,13 @@ class CannedEstimator:
         input_fn,
         predict_keys=None,
         yield_single_examples=True,
-        batch_size=inputs.DEFAULT_BATCH_SIZE,
+        batch_size=inputs.INFERENCE_BATCH_SIZE,
     ):
         """TF style: an iterator of prediction dicts (one per example). Keras style (a
         DataFrame, Arrow table or file path): a pandas DataFrame of predictions."""
         if inputs.is_tabular(input_fn):
             dataset = inputs.as_dataset(
-                input_fn, batch_size=max(batch_size, 1024), columns=self._input_columns()
+                input_fn, batch_size=batch_size, columns=self._input_columns()
             )
             return self._predict_frame(dataset, predict_keys)
         return self._predict_dicts(input_fn, predict_keys, yield_single_examples)
@@ -481,7 +481,7 @@ class CannedEstimator:
                     if isinstance(validation_data, tuple)
                     else (validation_data, label)
                 )
-                results = self.evaluate(vdata, label=vlabel, batch_size=max(batch_size, 1024))
+                results = self.evaluate(vdata, label=vlabel)
                 logs.update({f"val_{k}": v for k, v in results.items() if k != "global_step"})
             history.append(epoch, logs)
             if verbose:
