@@ -50,8 +50,13 @@ def build_parser() -> argparse.ArgumentParser:
         "-v", "--verbose", action="store_true", help="log progress to stderr (INFO level)"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    demo = sub.add_parser("demo", help="train a small model with colonnade's core and report it")
-    demo.add_argument("--steps", type=int, default=300, help="training steps (default 300)")
+    demo = sub.add_parser(
+        "demo", help="train and evaluate the wide&deep census model on the built-in Adult data"
+    )
+    demo.add_argument("--epochs", type=int, default=4, help="training epochs (default 4)")
+    demo.add_argument("--batch-size", type=int, default=256, help="batch size (default 256)")
+    demo.add_argument("--train-rows", type=int, default=None, help="use only the first N rows")
+    demo.add_argument("--model-dir", default=None, help="model_dir (default: a new temp dir)")
     demo.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     job = argparse.ArgumentParser(add_help=False)
     job.add_argument("config", metavar="CONFIG", help="a TOML job config (see docs/config.md)")
@@ -76,7 +81,14 @@ def main(argv=None) -> int:
         if args.command == "demo":
             from .demo import run_demo
 
-            return run_demo(steps=args.steps, seed=args.seed)
+            run_demo(
+                epochs=args.epochs,
+                batch_size=args.batch_size,
+                train_rows=args.train_rows,
+                model_dir=args.model_dir,
+                seed=args.seed,
+            )
+            return 0
         if args.command in JOB_COMMANDS:
             return _run_job(args)
         parser.print_help()

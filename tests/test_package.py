@@ -46,6 +46,12 @@ def test_cli_version_and_help():
     assert out.returncode == 0 and "demo" in out.stdout
 
 
+def test_colonnade_demo_command_runs():
+    out = run_cli("demo", "--epochs", "1", "--train-rows", "3000")
+    assert out.returncode == 0, out.stderr
+    assert "test accuracy" in out.stdout and "model_dir" in out.stdout
+
+
 def test_census_demo_learns_on_a_small_slice(capsys):
     from colonnade.demo import run_demo
 
