@@ -86,8 +86,41 @@ def _example_weights(weights, batch):
     return w
 
 
+def _class_predictions(names, class_ids, batch: int) -> dict:
+    """The class-name entries of a classifier's prediction dict."""
+    names = np.array(names, dtype=object)
+    return {
+        "class_ids": class_ids,
+        "classes": names[class_ids],
+        "all_class_ids": np.tile(np.arange(len(names)), (batch, 1)),
+        "all_classes": np.tile(names, (batch, 1)),
+    }
+
+
+class Head:
+    """What every head shares: the weighted, reduced training loss, the ``loss`` and
+    ``average_loss`` metrics, and reporting. A head adds ``unreduced_loss``,
+    ``label_array``, ``predictions``, ``new_metrics`` and ``_update_head_metrics``."""
+
+    def loss(self, labels, logits, weights=None):
+        """``(training_loss, unreduced_loss)`` for a batch; labels from ``label_array``."""
+        unreduced = self.unreduced_loss(labels, logits)
+        w = _example_weights(weights, logits.shape[0])
+        return core_losses.compute_weighted_loss(unreduced, w, self.loss_reduction), unreduced
+
+    def update_metrics(self, metrics, labels, predictions, unreduced, weights, loss):
+        """Feed one evaluated batch to ``metrics`` (from ``new_metrics``)."""
+        w = None if weights is None else np.asarray(weights).reshape(-1)
+        metrics["average_loss"].update(unreduced, w)
+        metrics["loss"].update(np.array([loss]))
+        self._update_head_metrics(metrics, labels, predictions, w)
+
+    def results(self, metrics) -> dict:
+        return {k: float(v.result()) for k, v in metrics.items()}
+
+
 @dataclass(frozen=True)
-class BinaryClassHead:
+class BinaryClassHead(Head):
     """Logistic regression on one logit: sigmoid cross-entropy, threshold 0.5."""
 
     label_vocabulary: tuple | None = None
@@ -111,26 +144,15 @@ class BinaryClassHead:
     def unreduced_loss(self, labels, logits):
         return core_losses.sigmoid_cross_entropy_with_logits(labels, logits)
 
-    def loss(self, labels, logits, weights=None):
-        """``(training_loss, unreduced_loss)`` for a batch; labels from ``label_array``."""
-        unreduced = self.unreduced_loss(labels, logits)
-        w = _example_weights(weights, logits.shape[0])
-        return core_losses.compute_weighted_loss(unreduced, w, self.loss_reduction), unreduced
-
     def predictions(self, logits) -> dict:
         logits = to_host(logits)
         logistic = 1 / (1 + np.exp(-np.clip(logits, -80, 80)))
         class_ids = (logistic > 0.5).astype(np.int64)
-        names = np.array(self.class_names, dtype=object)
-        batch = logits.shape[0]
         return {
             "logits": logits,
             "logistic": logistic,
             "probabilities": np.concatenate([1 - logistic, logistic], axis=1),
-            "class_ids": class_ids,
-            "classes": names[class_ids],
-            "all_class_ids": np.tile(np.arange(2), (batch, 1)),
-            "all_classes": np.tile(names, (batch, 1)),
+            **_class_predictions(self.class_names, class_ids, logits.shape[0]),
         }
 
     def new_metrics(self) -> dict:
@@ -146,26 +168,23 @@ class BinaryClassHead:
             "loss": m.Mean(),
         }
 
-    def update_metrics(self, metrics, labels, predictions, unreduced, weights, loss):
-        w = None if weights is None else np.asarray(weights).reshape(-1)
+    def _update_head_metrics(self, metrics, labels, predictions, w):
         metrics["accuracy"].update(labels, predictions["class_ids"], w)
         metrics["auc"].update(labels, predictions["logistic"], w)
         metrics["auc_precision_recall"].update(labels, predictions["logistic"], w)
-        metrics["average_loss"].update(unreduced, w)
         metrics["label/mean"].update(labels, w)
         metrics["prediction/mean"].update(predictions["logistic"], w)
         metrics["precision"].update(labels, predictions["class_ids"], w)
         metrics["recall"].update(labels, predictions["class_ids"], w)
-        metrics["loss"].update(np.array([loss]))
 
     def results(self, metrics) -> dict:
-        out = {k: float(v.result()) for k, v in metrics.items()}
+        out = super().results(metrics)
         out["accuracy_baseline"] = max(out["label/mean"], 1 - out["label/mean"])
         return out
 
 
 @dataclass(frozen=True)
-class MultiClassHead:
+class MultiClassHead(Head):
     """Softmax over ``n_classes`` logits: sparse softmax cross-entropy."""
 
     n_classes: int
@@ -197,42 +216,25 @@ class MultiClassHead:
         per_example = core_losses.sparse_softmax_cross_entropy_with_logits(labels, logits)
         return ops.reshape(per_example, (-1, 1))
 
-    def loss(self, labels, logits, weights=None):
-        unreduced = self.unreduced_loss(labels, logits)
-        w = _example_weights(weights, logits.shape[0])
-        return core_losses.compute_weighted_loss(unreduced, w, self.loss_reduction), unreduced
-
     def predictions(self, logits) -> dict:
         logits = to_host(logits)
         shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
-        probabilities = shifted / shifted.sum(axis=1, keepdims=True)
         class_ids = logits.argmax(axis=1)[:, None].astype(np.int64)
-        names = np.array(self.class_names, dtype=object)
-        batch = logits.shape[0]
         return {
             "logits": logits,
-            "probabilities": probabilities,
-            "class_ids": class_ids,
-            "classes": names[class_ids],
-            "all_class_ids": np.tile(np.arange(self.n_classes), (batch, 1)),
-            "all_classes": np.tile(names, (batch, 1)),
+            "probabilities": shifted / shifted.sum(axis=1, keepdims=True),
+            **_class_predictions(self.class_names, class_ids, logits.shape[0]),
         }
 
     def new_metrics(self) -> dict:
         return {"accuracy": m.Accuracy(), "average_loss": m.Mean(), "loss": m.Mean()}
 
-    def update_metrics(self, metrics, labels, predictions, unreduced, weights, loss):
-        w = None if weights is None else np.asarray(weights).reshape(-1)
+    def _update_head_metrics(self, metrics, labels, predictions, w):
         metrics["accuracy"].update(labels, predictions["class_ids"], w)
-        metrics["average_loss"].update(unreduced, w)
-        metrics["loss"].update(np.array([loss]))
-
-    def results(self, metrics) -> dict:
-        return {k: float(v.result()) for k, v in metrics.items()}
 
 
 @dataclass(frozen=True)
-class RegressionHead:
+class RegressionHead(Head):
     """Squared error on ``label_dimension`` outputs."""
 
     label_dimension: int = 1
@@ -263,11 +265,6 @@ class RegressionHead:
     def unreduced_loss(self, labels, logits):
         return ops.square(ops.subtract(logits, labels))
 
-    def loss(self, labels, logits, weights=None):
-        unreduced = self.unreduced_loss(labels, logits)
-        w = _example_weights(weights, logits.shape[0])
-        return core_losses.compute_weighted_loss(unreduced, w, self.loss_reduction), unreduced
-
     def predictions(self, logits) -> dict:
         return {"predictions": to_host(logits)}
 
@@ -280,16 +277,10 @@ class RegressionHead:
             "loss": m.Mean(),
         }
 
-    def update_metrics(self, metrics, labels, predictions, unreduced, weights, loss):
-        w = None if weights is None else np.asarray(weights).reshape(-1)
-        metrics["average_loss"].update(unreduced, w)
+    def _update_head_metrics(self, metrics, labels, predictions, w):
         metrics["label/mean"].update(labels, w)
         metrics["prediction/mean"].update(predictions["predictions"], w)
         metrics["rmse"].update(labels, predictions["predictions"], w)
-        metrics["loss"].update(np.array([loss]))
-
-    def results(self, metrics) -> dict:
-        return {k: float(v.result()) for k, v in metrics.items()}
 
 
 def classification_head(n_classes: int, label_vocabulary=None, loss_reduction=None):
