@@ -13,6 +13,7 @@ hashed or looked up once per batch and the ids are then taken by index; nulls gi
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -114,19 +115,22 @@ def dictionary_fingerprints(cache, key: str, needed_by) -> np.ndarray:
     return cache.memo(("fingerprint64", key), compute)
 
 
-def _hashed_string_keys(column, out: dict) -> None:
-    """Collect the raw keys whose dictionaries ``column`` fingerprints (key -> column)."""
-    if isinstance(column, HashedCategoricalColumn):
-        out.setdefault(column.key, column.name)
-    elif isinstance(column, CrossedColumn):
-        for k in column.leaf_keys:
-            if isinstance(k, str):
-                out.setdefault(k, column.name)
-        for child in column.children:
-            _hashed_string_keys(child, out)
-    inner = getattr(column, "categorical_column", None)
-    if inner is not None:
-        _hashed_string_keys(inner, out)
+@functools.lru_cache(maxsize=256)
+def _hashed_keys(columns: tuple) -> dict:
+    """``{raw key: name of a column that hashes it}`` for ``columns`` and the columns they
+    are built from (``children``); the same columns come every batch, hence the cache."""
+    out: dict = {}
+    stack = list(columns)
+    while stack:
+        column = stack.pop(0)
+        if isinstance(column, HashedCategoricalColumn):
+            out.setdefault(column.key, column.name)
+        elif isinstance(column, CrossedColumn):
+            for k in column.leaf_keys:
+                if isinstance(k, str):
+                    out.setdefault(k, column.name)
+        stack.extend(getattr(column, "children", ()))
+    return out
 
 
 def fingerprint_together(cache, columns) -> None:
@@ -136,9 +140,7 @@ def fingerprint_together(cache, columns) -> None:
     concatenated dictionaries costs a third of 26 separate ones for a 1k-row batch.
     Keys that are not plain strings are left to the columns (which also check types).
     """
-    needed_by: dict = {}
-    for column in columns:
-        _hashed_string_keys(column, needed_by)
+    needed_by = _hashed_keys(tuple(columns))
     keys = [k for k in needed_by if not cache.has(("fingerprint64", k))]
     keys = [k for k in keys if kind_of(cache.ragged(k, needed_by[k]).values.type) == "string"]
     if len(keys) < 2:
