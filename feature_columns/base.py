@@ -20,6 +20,7 @@ __all__ = [
     "DenseColumn",
     "FeatureColumn",
     "VariableSpec",
+    "WrapsCategorical",
 ]
 
 
@@ -70,6 +71,23 @@ class DenseColumn(FeatureColumn):
     def variable_specs(self) -> tuple:
         """The variables a layer must own for this column (none by default)."""
         return ()
+
+
+class WrapsCategorical:
+    """A column built on one ``categorical_column`` (indicator, embedding): it reads that
+    column's keys, and is a sequence column exactly when that one is."""
+
+    @property
+    def input_keys(self) -> tuple:
+        return self.categorical_column.input_keys
+
+    @property
+    def children(self) -> tuple:
+        return (self.categorical_column,)
+
+    @property
+    def is_sequence(self) -> bool:
+        return self.categorical_column.is_sequence
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import numpy as np
 from ..core import ops
 from ..core.autodiff import Tensor, as_tensor
 from ..core.backend import DEFAULT_DTYPE, get_xp, to_device
-from .base import CategoricalColumn, DenseColumn, VariableSpec, check_int
+from .base import CategoricalColumn, DenseColumn, VariableSpec, WrapsCategorical, check_int
 from .ids import CategoricalIds
 from .initializers import Initializer, initializer_from_config
 
@@ -137,7 +137,7 @@ def id_counts(ids: CategoricalIds) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class IndicatorColumn(DenseColumn):
+class IndicatorColumn(WrapsCategorical, DenseColumn):
     """Multi-hot counts; see :func:`indicator_column`.
 
     >>> from colonnade.feature_columns import categorical_column_with_identity
@@ -152,20 +152,8 @@ class IndicatorColumn(DenseColumn):
         return f"{self.categorical_column.name}_indicator"
 
     @property
-    def input_keys(self) -> tuple:
-        return self.categorical_column.input_keys
-
-    @property
-    def children(self) -> tuple:
-        return (self.categorical_column,)
-
-    @property
     def dimension(self) -> int:
         return self.categorical_column.num_buckets
-
-    @property
-    def is_sequence(self) -> bool:
-        return self.categorical_column.is_sequence
 
     def transform(self, cache):
         """``(batch, num_buckets)`` counts; for a sequence column ``(padded, lengths)``
@@ -254,7 +242,7 @@ def _embedding_extras(column_or_spec, where: str) -> dict:
 
 
 @dataclass(frozen=True)
-class EmbeddingColumn(DenseColumn):
+class EmbeddingColumn(WrapsCategorical, DenseColumn):
     """Dense embedding of a categorical column; see :func:`embedding_column`.
 
     >>> from colonnade.feature_columns import categorical_column_with_identity
@@ -274,18 +262,6 @@ class EmbeddingColumn(DenseColumn):
     @property
     def name(self) -> str:
         return f"{self.categorical_column.name}_embedding"
-
-    @property
-    def input_keys(self) -> tuple:
-        return self.categorical_column.input_keys
-
-    @property
-    def children(self) -> tuple:
-        return (self.categorical_column,)
-
-    @property
-    def is_sequence(self) -> bool:
-        return self.categorical_column.is_sequence
 
     @property
     def table_name(self) -> str:
@@ -426,7 +402,7 @@ class SharedEmbeddingSpec:
 
 
 @dataclass(frozen=True)
-class SharedEmbeddingColumn(DenseColumn):
+class SharedEmbeddingColumn(WrapsCategorical, DenseColumn):
     """An embedding whose table is shared; see :func:`shared_embedding_columns`.
 
     >>> from colonnade.feature_columns import categorical_column_with_identity
@@ -446,20 +422,8 @@ class SharedEmbeddingColumn(DenseColumn):
         return f"{self.categorical_column.name}_shared_embedding"
 
     @property
-    def input_keys(self) -> tuple:
-        return self.categorical_column.input_keys
-
-    @property
-    def children(self) -> tuple:
-        return (self.categorical_column,)
-
-    @property
     def dimension(self) -> int:
         return self.shared.dimension
-
-    @property
-    def is_sequence(self) -> bool:
-        return self.categorical_column.is_sequence
 
     @property
     def table_name(self) -> str:
