@@ -93,9 +93,7 @@ def compute_weighted_loss(losses, weights=1.0, reduction=Reduction.SUM_BY_NONZER
     if reduction == Reduction.MEAN:
         return ops.div_no_nan(total, xp.sum(full_w))
     if reduction == Reduction.SUM_OVER_BATCH_SIZE:
-        return ops.div_no_nan(
-            total, xp.asarray(float(max(losses.value.size, 0)), dtype=losses.value.dtype)
-        )
+        return ops.div_no_nan(total, xp.asarray(losses.value.size, dtype=losses.value.dtype))
     nonzero = xp.sum(full_w != 0).astype(losses.value.dtype)
     return ops.div_no_nan(total, nonzero)
 

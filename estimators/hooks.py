@@ -57,7 +57,7 @@ class _Every:
                 f"{what}: set exactly one of every-steps or every-secs, got "
                 f"steps={steps}, secs={secs}"
             )
-        if steps is not None and steps < 1 or secs is not None and secs <= 0:
+        if (steps is not None and steps < 1) or (secs is not None and secs <= 0):
             raise ValueError(
                 f"{what}: the interval must be positive, got steps={steps}, secs={secs}"
             )
