@@ -317,7 +317,10 @@ class CannedEstimator:
         first_step = self.global_step
         try:
             batches = inputs.transformed_batches(
-                self._network, input_fn, repeat_single=last_step is not None
+                self._network,
+                input_fn,
+                repeat_single=last_step is not None,
+                limit=None if last_step is None else last_step - self.global_step,
             )
             for features, labels, cache in batches:
                 context = RunContext(self.global_step)
@@ -362,7 +365,8 @@ class CannedEstimator:
         self._restore_or_warm_start()
         metrics = self.head.new_metrics()
         seen = 0
-        for features, labels, cache in inputs.transformed_batches(self._network, input_fn):
+        batches = inputs.transformed_batches(self._network, input_fn, limit=steps)
+        for features, labels, cache in batches:
             if labels is None:
                 raise ValueError("evaluation needs labels: build the Dataset with label=...")
             label_array = self.head.label_array(labels)
@@ -379,8 +383,6 @@ class CannedEstimator:
                 float(training_loss),
             )
             seen += 1
-            if steps is not None and seen >= steps:
-                break
         if seen == 0:
             raise ValueError("evaluation got no batches from its input")
         results = self.head.results(metrics)

@@ -8,6 +8,7 @@ directly. Keras style: a DataFrame, Arrow table, file path or glob, or a Dataset
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import numpy as np
@@ -22,6 +23,10 @@ DEFAULT_BATCH_SIZE = 32
 # learns from these batches, so they are large (25x faster than 32-row batches on the
 # census model) while bounded in memory.
 INFERENCE_BATCH_SIZE = 8192
+# Rows of consecutive small batches transformed together (see transformed_batches):
+# 16 training batches of 1,024 rows; the 41-column CTR transforms cost 0.5 ms per 1k rows
+# this way against 2.7 ms batch by batch.
+CHUNK_ROWS = 16_384
 
 
 def is_tabular(data) -> bool:
@@ -81,17 +86,61 @@ def batches(input_fn, repeat_single=False):
             yield item, None
 
 
-def transformed_batches(network, input_fn, repeat_single=False):
+def transformed_batches(network, input_fn, repeat_single=False, limit=None):
     """``(features, labels, transforms)`` per batch: each feature column computed once per
-    batch for the whole network.
+    batch for the whole network; at most ``limit`` batches are read.
 
-    The transforms run on the calling thread. On a background thread they were slower
-    (measured 66k vs 86k examples/s for the 41-column linear CTR model): with ~1k-row
-    batches they are Python-bound and contend for the GIL with the training step. File
-    reading and batching overlap training through ``Dataset.prefetch``.
+    Consecutive Arrow batches are transformed together, :data:`CHUNK_ROWS` rows at a
+    time, and each batch gets its cut of the result: the transforms' per-call costs
+    (about 40 columns, several array calls each) are then paid once per chunk instead of
+    once per 1k-row batch, and a chunk is large enough for the transform thread pool.
+    Batches are the same, and come in the same order, as without chunking.
     """
-    for features, labels in batches(input_fn, repeat_single):
+    source = itertools.islice(batches(input_fn, repeat_single), limit)
+    pending, rows = [], 0
+    for features, labels in source:
+        if isinstance(features, pa.RecordBatch) and features.num_rows < CHUNK_ROWS:
+            if pending and features.schema != pending[0][0].schema:
+                yield from _transform_chunk(network, pending)
+                pending, rows = [], 0
+            pending.append((features, labels))
+            rows += features.num_rows
+            if rows >= CHUNK_ROWS:
+                yield from _transform_chunk(network, pending)
+                pending, rows = [], 0
+            continue
+        yield from _transform_chunk(network, pending)
+        pending, rows = [], 0
         yield features, labels, network.transform(features)
+    yield from _transform_chunk(network, pending)
+
+
+def _transform_chunk(network, pending):
+    """Yield each ``(features, labels)`` of ``pending`` with its transforms."""
+    cuts = _chunk_cuts(network, pending) if len(pending) > 1 else None
+    if cuts is None:
+        cuts = (network.transform(features) for features, _ in pending)  # one by one, lazily
+    for (features, labels), cache in zip(pending, cuts):
+        yield features, labels, cache
+
+
+def _chunk_cuts(network, pending):
+    """Each batch's cut of the transforms of all ``pending`` batches done at once; None if
+    they cannot be cut or the input is bad somewhere (then batch by batch, so the batches
+    before a bad one still train and its error comes at its own step)."""
+    table = pa.Table.from_batches([features for features, _ in pending]).combine_chunks()
+    try:
+        chunk = network.transform(table)
+    except Exception:
+        return None
+    cuts, start = [], 0
+    for features, _ in pending:
+        cut = chunk.rows(start, start + features.num_rows, features)
+        if cut is None:
+            return None
+        cuts.append(cut)
+        start += features.num_rows
+    return cuts
 
 
 def _is_pair_iterable(source) -> bool:

@@ -15,7 +15,10 @@ import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
+import numpy as np
+
 from .categorical import fingerprint_together
+from .ids import CategoricalIds
 from .inputs import Encoded, Features, Ragged, as_features, encode, flatten
 
 __all__ = ["DEFAULT_NUM_THREADS", "TransformCache", "transform_features"]
@@ -117,6 +120,9 @@ class TransformCache:
         (default: :data:`DEFAULT_NUM_THREADS` for batches of at least
         :data:`PARALLEL_MIN_ROWS` rows, else one); returns the transforms in order."""
         columns = list(columns)
+        done = [self._done.get(("column", c), _MISSING) for c in columns]
+        if all(v is not _MISSING for v in done):
+            return done
         fingerprint_together(self, columns)
         if num_threads is None:
             small = self.num_rows < PARALLEL_MIN_ROWS
@@ -130,6 +136,24 @@ class TransformCache:
             return list(_executor(n).map(self.get, columns))
         finally:
             self._parallel = False
+
+    def rows(self, start: int, stop: int, features=None) -> TransformCache | None:
+        """The transforms of examples ``start`` to ``stop``, cut from this batch's: how a
+        batch gets its transforms from a larger chunk transformed at once (per-call costs
+        paid once per chunk). ``features`` are that batch's raw features. ``None`` if some
+        computed transform cannot be cut by rows (sequence columns pad to the batch).
+        """
+        out = TransformCache(features if features is not None else {})
+        for key, value in self._done.items():
+            if key[0] != "column":
+                continue
+            if isinstance(value, CategoricalIds):
+                out._done[key] = value.rows(start, stop)
+            elif isinstance(value, np.ndarray) and value.shape[:1] == (self.num_rows,):
+                out._done[key] = value[start:stop]
+            else:
+                return None
+        return out
 
 
 def transform_features(features, feature_columns, num_threads: int | None = None) -> dict:

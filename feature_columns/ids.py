@@ -107,6 +107,21 @@ class CategoricalIds:
             keep &= self.weights > 0
         return self.select(keep)
 
+    def rows(self, start: int, stop: int) -> CategoricalIds:
+        """The ids of examples ``start`` to ``stop`` (a batch cut from a larger one).
+
+        >>> c = CategoricalIds(np.array([3, 1, 4]), np.array([0, 2, 2, 3]), num_buckets=5)
+        >>> c.rows(1, 3).to_lists()
+        [[], [4]]
+        """
+        if self.row_splits is None:
+            lo, hi, splits = start, stop, None
+        else:
+            lo, hi = int(self.row_splits[start]), int(self.row_splits[stop])
+            splits = self.row_splits[start : stop + 1] - lo
+        weights = self.weights[lo:hi] if self.weights is not None else None
+        return CategoricalIds(self.ids[lo:hi], splits, self.num_buckets, weights, stop - start)
+
     def to_lists(self) -> list:
         """The ids as one Python list per example (for tests and debugging)."""
         splits = self.splits()

@@ -1,0 +1,128 @@
+"""Chunked transforms: small Arrow batches are transformed together and cut back into
+batches; each batch must get exactly the transforms it would get on its own."""
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import colonnade as cn
+from colonnade.estimators import inputs
+from colonnade.estimators.networks import DNNPart, LinearPart, Network
+
+fc = cn.feature_columns
+
+
+def columns():
+    color = fc.categorical_column_with_vocabulary_list("color", ["red", "green"], default_value=-1)
+    tags = fc.categorical_column_with_hash_bucket("tags", 50)
+    x = fc.numeric_column("x")
+    wide = [
+        color,
+        fc.weighted_categorical_column(tags, "tag_weight"),
+        fc.bucketized_column(x, [0.0, 1.0]),
+        fc.crossed_column([color, "tags"], 20),
+    ]
+    deep = [x, fc.embedding_column(color, 3), fc.indicator_column(tags)]
+    return wide, deep
+
+
+def network():
+    wide, deep = columns()
+    return Network(LinearPart(wide, 1), DNNPart(deep, [4], 1, rng=0))
+
+
+def record_batches(sizes, seed=0):
+    """Batches with multi-valued, empty and missing entries, of the given sizes."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for n in sizes:
+        tags = [[f"t{k}" for k in rng.integers(0, 9, rng.integers(0, 3))] for _ in range(n)]
+        out.append(
+            pa.record_batch(
+                {
+                    "color": rng.choice(["red", "green", "blue"], n).tolist(),
+                    "tags": tags,
+                    "tag_weight": [rng.random(len(t)).astype(np.float32).tolist() for t in tags],
+                    "x": rng.normal(size=n).astype(np.float32),
+                    "y": rng.integers(0, 2, n),
+                }
+            )
+        )
+    return out
+
+
+def same_transform(a, b):
+    if isinstance(a, fc.CategoricalIds):
+        assert a.to_lists() == b.to_lists() and a.num_buckets == b.num_buckets
+        assert (a.weights is None) == (b.weights is None)
+        if a.weights is not None:
+            np.testing.assert_array_equal(a.weights, b.weights)
+    else:
+        np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(1, 40), min_size=1, max_size=6), st.integers(0, 2**16))
+def test_each_batch_gets_exactly_its_own_transforms(sizes, seed):
+    net = network()
+    data = record_batches(sizes, seed)
+    pairs = [(b.drop_columns(["y"]), b.column("y")) for b in data]
+    original, inputs.CHUNK_ROWS = inputs.CHUNK_ROWS, 50  # several chunks, of several batches
+    try:
+        got = list(inputs.transformed_batches(net, pairs))
+    finally:
+        inputs.CHUNK_ROWS = original
+    assert len(got) == len(pairs)
+    for (features, labels), (f, y, cache) in zip(pairs, got):
+        assert f is features and y is labels and cache.num_rows == features.num_rows
+        alone = net.transform(features)
+        for column in net.feature_columns:
+            same_transform(alone.get(column), cache.get(column))
+
+
+def test_chunked_training_equals_batch_by_batch_training():
+    data = record_batches([16] * 6, seed=3)
+    pairs = [(b.drop_columns(["y"]), b.column("y").to_numpy()) for b in data]
+    weights = []
+    for chunk_rows in (16, 64):
+        wide, deep = columns()
+        est = cn.estimators.DNNLinearCombinedClassifier(
+            linear_feature_columns=wide,
+            dnn_feature_columns=deep,
+            dnn_hidden_units=[4],
+            config=cn.estimators.RunConfig(tf_random_seed=0, log_step_count_steps=0),
+        )
+        original, inputs.CHUNK_ROWS = inputs.CHUNK_ROWS, chunk_rows
+        try:
+            est.train(pairs)
+        finally:
+            inputs.CHUNK_ROWS = original
+        weights.append(est.get_weights())
+    assert weights[0].keys() == weights[1].keys()
+    for name in weights[0]:
+        np.testing.assert_array_equal(weights[0][name], weights[1][name], err_msg=name)
+
+
+def test_at_most_limit_batches_are_read():
+    read = []
+
+    def source():
+        for i, b in enumerate(record_batches([8] * 10)):
+            read.append(i)
+            yield b.drop_columns(["y"]), b.column("y")
+
+    got = list(inputs.transformed_batches(network(), source(), limit=3))
+    assert len(got) == 3 and read == [0, 1, 2]
+
+
+def test_a_bad_batch_in_a_chunk_fails_at_its_own_turn():
+    data = record_batches([8] * 4)
+    bad = data[2].set_column(3, "x", pa.array([np.nan] * 8, pa.float32()))
+    pairs = [(b.drop_columns(["y"]), b.column("y")) for b in data[:2] + [bad] + data[3:]]
+    batches = inputs.transformed_batches(network(), pairs)
+    assert next(batches)[2].num_rows == 8
+    assert next(batches)[2].num_rows == 8
+    with pytest.raises(ValueError, match="'x'"):
+        next(batches)
