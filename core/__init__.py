@@ -132,7 +132,7 @@ from .schedules import (
     piecewise_constant,
     polynomial_decay,
 )
-from .variables import Variable
+from .variables import Variable, fuse
 from .warm_start import VocabInfo, init_from_checkpoint, warm_start
 
 tune_allocator()

@@ -171,8 +171,11 @@ class Optimizer:
         return entry[1].get(name)
 
     def slot_items(self):
-        """Every slot made so far as ``(var, slot_name, slot_variable)``."""
+        """Every slot made so far as ``(var, slot_name, slot_variable)``; a fused table's
+        slots appear per part (views), as checkpoints name them."""
         for var, slots in list(self._slots.values()):
+            if var.fused_parts:
+                continue
             for slot_name, slot in slots.items():
                 yield var, slot_name, slot
 
@@ -192,21 +195,31 @@ class Optimizer:
         for var in var_list:
             if not isinstance(var, Variable):
                 raise TypeError(f"create_slots needs Variables, got {type(var).__name__}")
-            if id(var) in self._slots:
-                continue
-            xp = get_xp(var.value)
-            slots, op_names = {}, {}
-            for slot_name, initial, op_name in self._slot_specs():
-                count = op_names.get(op_name, 0)
-                op_names[op_name] = count + 1
-                slot_var_name = f"{var.name}/{op_name}" + (f"_{count}" if count else "")
-                if initial == 0:
-                    array = xp.zeros(var.shape, dtype=var.value.dtype)
-                else:
-                    array = xp.full(var.shape, initial, dtype=var.value.dtype)
-                slots[slot_name] = _slot_variable(array, slot_var_name)
-            self._slots[id(var)] = (var, slots)
+            self._create_slots_of(var.fused_into[0] if var.fused_into is not None else var)
         self._create_non_slots(var_list)
+
+    def _create_slots_of(self, var) -> None:
+        if id(var) in self._slots:
+            return
+        xp = get_xp(var.value)
+        slots, op_names = {}, {}
+        for slot_name, initial, op_name in self._slot_specs():
+            count = op_names.get(op_name, 0)
+            op_names[op_name] = count + 1
+            suffix = f"/{op_name}" + (f"_{count}" if count else "")
+            if initial == 0:
+                array = xp.zeros(var.shape, dtype=var.value.dtype)
+            else:
+                array = xp.full(var.shape, initial, dtype=var.value.dtype)
+            slot = slots[slot_name] = _slot_variable(array, f"{var.name}{suffix}")
+            views = []
+            for part, start in var.fused_parts:  # each part's slot is a view of the fused one
+                view = _slot_variable(array[start : start + part.shape[0]], f"{part.name}{suffix}")
+                view.fused_into = (slot, start)
+                views.append((view, start))
+                self._slots.setdefault(id(part), (part, {}))[1][slot_name] = view
+            slot.fused_parts = tuple(views)
+        self._slots[id(var)] = (var, slots)
 
     def compute_gradients(self, loss_fn, var_list=None, grad_loss=None) -> list:
         """``[(gradient, variable), ...]`` of ``loss_fn()`` for each of ``var_list``.
@@ -318,7 +331,7 @@ class Optimizer:
         return out
 
     def _known_variables(self) -> list:
-        return [var for var, _ in self._slots.values()]
+        return [var for var, _ in self._slots.values() if var.fused_into is None]
 
     def _loss_and_gradients(self, loss_fn, var_list, grad_loss):
         if not callable(loss_fn):

@@ -37,6 +37,7 @@ __all__ = [
     "SharedEmbeddingSpec",
     "embedding_column",
     "embedding_lookup",
+    "fused_lookup",
     "indicator_column",
     "shared_embedding_columns",
     "shared_embeddings",
@@ -92,6 +93,58 @@ def embedding_lookup(table, ids: CategoricalIds, combiner: str = "mean", max_nor
         weights = to_device(ids.weights.astype(table.value.dtype, copy=False), xp)
     segment = to_device(ids.segment_ids, xp)
     return _SEGMENT_OPS[combiner](rows, segment, ids.num_rows, weights=weights)
+
+
+def fused_lookup(table, ids_list, offsets, combiners, side_by_side: bool) -> Tensor:
+    """:func:`embedding_lookup` of several columns whose tables are rows of one fused
+    ``table`` (column ``j``'s at row ``offsets[j]``), with one gather for all of them.
+
+    Returns the lookups side by side, ``(num_rows, k * dim)`` (an input layer's
+    concatenation), or summed, ``(num_rows, dim)`` (a linear model's sum of columns). The
+    combiners become per-id factors (``w``, ``w / sum w`` or ``w / sqrt(sum w^2)`` over the
+    example's ids), so every column reduces to one weighted segment sum. Invalid ids and,
+    for ``mean``/``sqrtn``, weights <= 0 are dropped as in :func:`embedding_lookup`.
+    """
+    table = as_tensor(table)
+    xp = get_xp(table.value)
+    k, n, dim = len(ids_list), ids_list[0].num_rows, table.shape[1]
+    pruned = [ids.pruned(prune_weights=c != "sum") for ids, c in zip(ids_list, combiners)]
+    if all(ids.univalent and ids.weights is None for ids in pruned):
+        # One id per example and column: the rows are the lookups, no combining needed.
+        rows_ids = np.stack([ids.ids for ids in pruned], axis=1) + np.asarray(offsets)
+        rows = ops.gather(table, to_device(rows_ids.reshape(-1), xp))
+        if side_by_side:
+            return ops.reshape(rows, (n, k * dim))
+        return ops.sum(ops.reshape(rows, (n, k, dim)), axis=1)
+    rows_ids = np.concatenate([ids.ids + off for ids, off in zip(pruned, offsets)])
+    segments = np.concatenate(
+        [
+            ids.segment_ids * k + j if side_by_side else ids.segment_ids
+            for j, ids in enumerate(pruned)
+        ]
+    )
+    factors = np.concatenate([_combiner_factors(ids, c) for ids, c in zip(pruned, combiners)])
+    order = np.argsort(segments, kind="stable")  # sorted segments take the fast segment sum
+    rows = ops.gather(table, to_device(rows_ids[order], xp))
+    weights = to_device(factors[order].astype(table.value.dtype, copy=False), xp)
+    out = ops.segment_sum(
+        rows, to_device(segments[order], xp), n * k if side_by_side else n, weights
+    )
+    return ops.reshape(out, (n, k * dim)) if side_by_side else out
+
+
+def _combiner_factors(ids: CategoricalIds, combiner: str) -> np.ndarray:
+    """What each id's row is multiplied by so that a plain sum over an example's ids gives
+    the ``combiner``'s result."""
+    w = ids.weights if ids.weights is not None else np.ones(ids.ids.shape[0], np.float32)
+    if combiner == "sum":
+        return w
+    sums = np.bincount(
+        ids.segment_ids, weights=w if combiner == "mean" else w * w, minlength=ids.num_rows
+    )
+    if combiner == "sqrtn":
+        sums = np.sqrt(sums)
+    return (w / sums[ids.segment_ids]).astype(np.float32)  # sums > 0: weights <= 0 were pruned
 
 
 def _default_initializer(dimension: int) -> Initializer:

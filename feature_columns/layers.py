@@ -21,16 +21,17 @@ transforms the batch once (on up to two threads) and returns a differentiable
 from __future__ import annotations
 
 import importlib
+from typing import NamedTuple
 
 import numpy as np
 
 from ..core import ops
 from ..core.autodiff import Tensor
 from ..core.backend import DEFAULT_DTYPE, to_host
-from ..core.variables import Variable
+from ..core.variables import Variable, fuse
 from .base import CategoricalColumn, DenseColumn, FeatureColumn, VariableSpec
 from .cache import TransformCache
-from .dense import check_combiner, embedding_lookup
+from .dense import EmbeddingColumn, check_combiner, embedding_lookup, fused_lookup
 
 __all__ = [
     "DenseFeatures",
@@ -70,6 +71,22 @@ def _load_from_checkpoint(spec: VariableSpec, layer: str):
             f"in checkpoint {spec.ckpt_to_load_from!r} has shape {tuple(value.shape)}"
         )
     return value.astype(DEFAULT_DTYPE, copy=False)
+
+
+class _FusedColumns(NamedTuple):
+    """Columns whose tables are rows of one fused table: column ``j`` starts at row
+    ``offsets[j]``."""
+
+    table: Variable
+    columns: tuple
+    offsets: list
+
+    def lookup(self, cache, combiners, side_by_side: bool) -> Tensor:
+        ids = [
+            cache.get(c.categorical_column if isinstance(c, EmbeddingColumn) else c)
+            for c in self.columns
+        ]
+        return fused_lookup(self.table, ids, self.offsets, combiners, side_by_side)
 
 
 class _Layer:
@@ -134,8 +151,23 @@ class _Layer:
 
     @property
     def trainable_variables(self) -> list:
-        """The variables an optimizer should update."""
-        return [v for v in self._variables.values() if v.trainable]
+        """The variables an optimizer should update: where the tables of several columns
+        are fused (see :func:`colonnade.core.fuse`), the fused table in place of its
+        parts; ``variables`` lists the parts by their own names."""
+        out = {}
+        for v in self._variables.values():
+            if v.trainable:
+                owner = v.fused_into[0] if v.fused_into is not None else v
+                out.setdefault(id(owner), owner)
+        return list(out.values())
+
+    def _fuse(self, columns, variables, name) -> _FusedColumns | None:
+        """Fuse the tables of two or more ``columns`` (one variable each) into one."""
+        if len(columns) < 2:
+            return None
+        table = fuse(variables, f"{self.name}/{name}")
+        offsets = [v.fused_into[1] for v in variables]
+        return _FusedColumns(table, tuple(columns), offsets)
 
     def _checkpoint_children(self) -> dict:
         """Variables by name relative to the layer (``x_embedding/embedding_weights``)."""
@@ -185,6 +217,31 @@ class DenseFeatures(_Layer):
                 )
             for spec in c.variable_specs():
                 self._add_variable(spec)
+        self._fused = self._fuse_embeddings()
+
+    def _fuse_embeddings(self) -> dict:
+        """Fuse the tables of each run of neighbouring (in name order) trainable embedding
+        columns of one dimension: ``{first column: _FusedColumns}``."""
+        groups, run = {}, []
+
+        def close():
+            fused = self._fuse(
+                run, [self._variables[c.table_name] for c in run], f"fused_{len(groups)}"
+            )
+            if fused is not None:
+                groups[run[0]] = fused
+
+        for c in self.feature_columns:
+            fusable = (
+                type(c) is EmbeddingColumn and c.trainable and c.max_norm is None and self.trainable
+            )
+            if run and not (fusable and c.dimension == run[0].dimension):
+                close()
+                run = []
+            if fusable:
+                run.append(c)
+        close()
+        return groups
 
     @property
     def dimension(self) -> int:
@@ -198,12 +255,18 @@ class DenseFeatures(_Layer):
     def __call__(self, features, cache=None, cols_to_output_tensors=None) -> Tensor:
         """``(batch, dimension)`` tensor of the columns, concatenated in name order."""
         cache = self._cache(features, cache)
-        outputs = []
+        outputs, skip = [], set()
         for c in self.feature_columns:
-            out = c.dense_output(cache, self._variables)
-            if cols_to_output_tensors is not None:
-                cols_to_output_tensors[c] = out
-            outputs.append(out)
+            fused = self._fused.get(c) if cols_to_output_tensors is None else None
+            if fused is not None:
+                combiners = [f.combiner for f in fused.columns]
+                outputs.append(fused.lookup(cache, combiners, side_by_side=True))
+                skip.update(fused.columns)
+            elif c not in skip:
+                out = c.dense_output(cache, self._variables)
+                if cols_to_output_tensors is not None:
+                    cols_to_output_tensors[c] = out
+                outputs.append(out)
         return outputs[0] if len(outputs) == 1 else ops.concat(outputs, axis=1)
 
 
@@ -285,6 +348,9 @@ class LinearModel(_Layer):
                 )
             self._add_variable(VariableSpec(f"{c.name}/weights", (first, self.units), zeros))
         self._add_variable(VariableSpec("bias_weights", (self.units,), zeros))
+        categorical = [c for c in self.feature_columns if isinstance(c, CategoricalColumn)]
+        weights = [self.column_weights(c) for c in categorical]
+        self._fused = self._fuse(categorical, weights, "fused_weights")
 
     @property
     def bias(self) -> Variable:
@@ -306,8 +372,13 @@ class LinearModel(_Layer):
         """``(batch, units)`` predictions (logits)."""
         cache = self._cache(features, cache)
         total = None
+        if self._fused is not None:
+            combiners = [self.sparse_combiner] * len(self._fused.columns)
+            total = self._fused.lookup(cache, combiners, side_by_side=False)
         for c in self.feature_columns:
             w = self.column_weights(c)
+            if self._fused is not None and c in self._fused.columns:
+                continue
             if isinstance(c, CategoricalColumn):
                 term = embedding_lookup(w, cache.get(c), self.sparse_combiner)
             else:

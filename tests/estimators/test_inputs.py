@@ -43,8 +43,10 @@ def record_batches(sizes, seed=0):
             pa.record_batch(
                 {
                     "color": rng.choice(["red", "green", "blue"], n).tolist(),
-                    "tags": tags,
-                    "tag_weight": [rng.random(len(t)).astype(np.float32).tolist() for t in tags],
+                    "tags": pa.array(tags, pa.list_(pa.string())),
+                    "tag_weight": pa.array(
+                        [rng.random(len(t)).tolist() for t in tags], pa.list_(pa.float32())
+                    ),
                     "x": rng.normal(size=n).astype(np.float32),
                     "y": rng.integers(0, 2, n),
                 }

@@ -257,3 +257,77 @@ def test_initializer_of_the_wrong_shape_is_refused():
     )
     with pytest.raises(ValueError, match="returned shape \\(2, 2\\); expected \\(3, 2\\)"):
         fc.DenseFeatures([col])
+
+
+def fused_case():
+    item = fc.categorical_column_with_identity("item", 7)
+    tags = fc.categorical_column_with_vocabulary_list("tag", ["a", "b", "c"], default_value=-1)
+    weighted = fc.weighted_categorical_column(fc.categorical_column_with_hash_bucket("w", 5), "ww")
+    columns = [
+        fc.embedding_column(item, 3, combiner="sum"),
+        fc.embedding_column(tags, 3, combiner="mean"),
+        fc.embedding_column(weighted, 3, combiner="sqrtn"),
+        fc.numeric_column("x"),
+    ]
+    features = {
+        "item": [[1, 6], [], [3]],
+        "tag": [["a", "zzz", "c"], ["b"], ["zzz"]],  # "zzz" is a miss (-1): dropped
+        "w": [["p"], ["q", "r"], ["p", "s"]],
+        "ww": [[2.0], [0.5, -1.0], [1.5, 3.0]],  # sqrtn drops the weight <= 0
+        "x": [1.0, 2.0, 3.0],
+    }
+    return columns, features
+
+
+def test_fused_embedding_tables_give_each_columns_own_lookup_and_gradient():
+    columns, features = fused_case()
+    layer = fc.DenseFeatures(columns, seed=3)
+    (fused,) = [v for v in layer.trainable_variables if v.name.endswith("fused_0")]
+    assert len(fused.fused_parts) == 3
+    target = np.random.default_rng(0).normal(size=(3, 10)).astype(np.float32)
+    loss, (g,) = value_and_grad(lambda: cn.core.sum(cn.core.square(layer(features) - target)))(
+        [fused]
+    )
+    # Reference: each column looked up alone on a copy of its own table.
+    cache = fc.TransformCache(features)
+    embeddings = sorted(columns[:3], key=lambda c: c.name)
+    copies = [cn.core.Variable(layer.column_variables(c)[0].numpy()) for c in embeddings]
+
+    def reference():
+        outs = [
+            fc.embedding_lookup(t, cache.get(c.categorical_column), c.combiner)
+            for t, c in zip(copies, embeddings)
+        ]
+        x = cn.core.reshape(cn.core.Tensor(np.asarray(features["x"], np.float32)), (3, 1))
+        return cn.core.sum(cn.core.square(cn.core.concat(outs + [x], axis=1) - target))
+
+    ref_loss, ref_grads = value_and_grad(reference)(copies)
+    assert float(loss) == pytest.approx(float(ref_loss), rel=1e-6)
+    dense = g.to_dense()
+    for (part, start), ref in zip(fused.fused_parts, ref_grads):
+        np.testing.assert_allclose(
+            dense[start : start + part.shape[0]], ref.to_dense(), rtol=1e-5, atol=1e-6
+        )
+
+
+@pytest.mark.parametrize("combiner", ["sum", "mean", "sqrtn"])
+def test_fused_linear_weights_give_the_sum_of_per_column_lookups(combiner):
+    columns, features = fused_case()
+    categorical = [c.categorical_column for c in columns[:3]]
+    model = fc.LinearModel(categorical + [columns[3]], units=2, sparse_combiner=combiner)
+    rng = np.random.default_rng(1)
+    for v in model.variables:
+        v.assign(rng.normal(size=v.shape))
+    cache = fc.TransformCache(features)
+    want = sum(
+        fc.embedding_lookup(model.column_weights(c).numpy(), cache.get(c), combiner).numpy()
+        for c in categorical
+    )
+    want = want + np.asarray(features["x"])[:, None] * model.column_weights(columns[3]).numpy()
+    want = want + model.bias.numpy()
+    np.testing.assert_allclose(model(features).numpy(), want, rtol=1e-5, atol=1e-6)
+    assert [v.name for v in model.trainable_variables] == [
+        "linear_model/fused_weights",
+        "linear_model/x/weights",
+        "linear_model/bias_weights",
+    ]
