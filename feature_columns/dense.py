@@ -108,14 +108,16 @@ def fused_lookup(table, ids_list, offsets, combiners, side_by_side: bool) -> Ten
     table = as_tensor(table)
     xp = get_xp(table.value)
     k, n, dim = len(ids_list), ids_list[0].num_rows, table.shape[1]
+    if all(ids.univalent and ids.weights is None for ids in ids_list):
+        rows_ids = np.stack([ids.ids for ids in ids_list], axis=1)
+        if n == 0 or rows_ids.min() >= 0:
+            # One valid id per example and column: the rows are the lookups, as they are.
+            rows_ids += np.asarray(offsets)
+            rows = ops.gather(table, to_device(rows_ids.reshape(-1), xp))
+            if side_by_side:
+                return ops.reshape(rows, (n, k * dim))
+            return ops.sum(ops.reshape(rows, (n, k, dim)), axis=1)
     pruned = [ids.pruned(prune_weights=c != "sum") for ids, c in zip(ids_list, combiners)]
-    if all(ids.univalent and ids.weights is None for ids in pruned):
-        # One id per example and column: the rows are the lookups, no combining needed.
-        rows_ids = np.stack([ids.ids for ids in pruned], axis=1) + np.asarray(offsets)
-        rows = ops.gather(table, to_device(rows_ids.reshape(-1), xp))
-        if side_by_side:
-            return ops.reshape(rows, (n, k * dim))
-        return ops.sum(ops.reshape(rows, (n, k, dim)), axis=1)
     rows_ids = np.concatenate([ids.ids + off for ids, off in zip(pruned, offsets)])
     segments = np.concatenate(
         [

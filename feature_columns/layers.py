@@ -217,19 +217,20 @@ class DenseFeatures(_Layer):
                 )
             for spec in c.variable_specs():
                 self._add_variable(spec)
-        self._fused = self._fuse_embeddings()
+        self._plan = self._fuse_embeddings()
 
-    def _fuse_embeddings(self) -> dict:
+    def _fuse_embeddings(self) -> list:
         """Fuse the tables of each run of neighbouring (in name order) trainable embedding
-        columns of one dimension: ``{first column: _FusedColumns}``."""
-        groups, run = {}, []
+        columns of one dimension. Returns the output's pieces in order: columns, and
+        ``_FusedColumns`` standing for their runs."""
+        plan, run = [], []
 
         def close():
+            tables = [self._variables[c.table_name] for c in run]
             fused = self._fuse(
-                run, [self._variables[c.table_name] for c in run], f"fused_{len(groups)}"
+                run, tables, f"fused_{sum(isinstance(p, _FusedColumns) for p in plan)}"
             )
-            if fused is not None:
-                groups[run[0]] = fused
+            plan.extend([fused] if fused is not None else run)
 
         for c in self.feature_columns:
             fusable = (
@@ -240,8 +241,10 @@ class DenseFeatures(_Layer):
                 run = []
             if fusable:
                 run.append(c)
+            else:
+                plan.append(c)
         close()
-        return groups
+        return plan
 
     @property
     def dimension(self) -> int:
@@ -255,18 +258,16 @@ class DenseFeatures(_Layer):
     def __call__(self, features, cache=None, cols_to_output_tensors=None) -> Tensor:
         """``(batch, dimension)`` tensor of the columns, concatenated in name order."""
         cache = self._cache(features, cache)
-        outputs, skip = [], set()
-        for c in self.feature_columns:
-            fused = self._fused.get(c) if cols_to_output_tensors is None else None
-            if fused is not None:
-                combiners = [f.combiner for f in fused.columns]
-                outputs.append(fused.lookup(cache, combiners, side_by_side=True))
-                skip.update(fused.columns)
-            elif c not in skip:
-                out = c.dense_output(cache, self._variables)
-                if cols_to_output_tensors is not None:
-                    cols_to_output_tensors[c] = out
-                outputs.append(out)
+        if cols_to_output_tensors is not None:  # column by column, to report each output
+            outputs = [c.dense_output(cache, self._variables) for c in self.feature_columns]
+            cols_to_output_tensors.update(zip(self.feature_columns, outputs))
+        else:
+            outputs = [
+                piece.lookup(cache, [c.combiner for c in piece.columns], side_by_side=True)
+                if isinstance(piece, _FusedColumns)
+                else piece.dense_output(cache, self._variables)
+                for piece in self._plan
+            ]
         return outputs[0] if len(outputs) == 1 else ops.concat(outputs, axis=1)
 
 
@@ -351,6 +352,8 @@ class LinearModel(_Layer):
         categorical = [c for c in self.feature_columns if isinstance(c, CategoricalColumn)]
         weights = [self.column_weights(c) for c in categorical]
         self._fused = self._fuse(categorical, weights, "fused_weights")
+        fused = set(self._fused.columns if self._fused is not None else ())
+        self._unfused = [c for c in self.feature_columns if c not in fused]
 
     @property
     def bias(self) -> Variable:
@@ -375,10 +378,8 @@ class LinearModel(_Layer):
         if self._fused is not None:
             combiners = [self.sparse_combiner] * len(self._fused.columns)
             total = self._fused.lookup(cache, combiners, side_by_side=False)
-        for c in self.feature_columns:
+        for c in self._unfused:
             w = self.column_weights(c)
-            if self._fused is not None and c in self._fused.columns:
-                continue
             if isinstance(c, CategoricalColumn):
                 term = embedding_lookup(w, cache.get(c), self.sparse_combiner)
             else:
