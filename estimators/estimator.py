@@ -315,13 +315,13 @@ class CannedEstimator:
             hook.begin(self)
         started, logged_at, logged_step = time.monotonic(), time.monotonic(), self.global_step
         first_step = self.global_step
+        batches = inputs.transformed_batches(
+            self._network,
+            input_fn,
+            repeat_single=last_step is not None,
+            limit=None if last_step is None else last_step - self.global_step,
+        )
         try:
-            batches = inputs.transformed_batches(
-                self._network,
-                input_fn,
-                repeat_single=last_step is not None,
-                limit=None if last_step is None else last_step - self.global_step,
-            )
             for features, labels, cache in batches:
                 context = RunContext(self.global_step)
                 for hook in all_hooks:
@@ -342,6 +342,7 @@ class CannedEstimator:
                 ):
                     break
         finally:
+            batches.close()  # stops the input thread when training ends early
             for hook in all_hooks:
                 hook.end(self)
         if self.global_step == first_step:
