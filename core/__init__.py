@@ -60,6 +60,7 @@ from .moving_averages import ExponentialMovingAverage
 from .nn import (
     batch_norm,
     batch_normalization,
+    dense,
     dropout,
     elu,
     leaky_relu,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .backend import get_xp, scatter_add, segment_sum_array
@@ -21,9 +23,9 @@ class IndexedRows:
     [1.0, 0.0, 2.0, 0.0]
     """
 
-    __slots__ = ("indices", "values", "dense_shape")
+    __slots__ = ("indices", "values", "dense_shape", "groups")
 
-    def __init__(self, indices, values, dense_shape):
+    def __init__(self, indices, values, dense_shape, groups=None):
         dense_shape = tuple(int(d) for d in dense_shape)
         if values.ndim < 1 or indices.ndim != 1 or indices.shape[0] != values.shape[0]:
             raise ValueError(
@@ -39,6 +41,7 @@ class IndexedRows:
         self.indices = indices
         self.values = values
         self.dense_shape = dense_shape
+        self.groups = groups  # RowGroups of indices, when known in advance (see group_rows)
 
     @property
     def shape(self) -> tuple:
@@ -62,24 +65,19 @@ class IndexedRows:
         batch's rows, never of the table.
         """
         xp = get_xp(self.values, self.indices)
+        if xp is np:
+            groups = self.groups if self.groups is not None else group_rows(self.indices)
+            return IndexedRows(groups.rows, groups.sum(self.values), self.dense_shape)
         order = xp.argsort(self.indices)
         indices = self.indices[order]
-        values = self.values[order]
         if indices.shape[0] < 2:
-            return IndexedRows(indices, values, self.dense_shape)
+            return IndexedRows(indices, self.values[order], self.dense_shape)
         new_run = xp.concatenate([xp.ones(1, bool), indices[1:] != indices[:-1]])
         starts = xp.flatnonzero(new_run)
+        values = self.values[order]
         if starts.shape[0] == indices.shape[0]:
             return IndexedRows(indices, values, self.dense_shape)
-        repeats = xp.flatnonzero(~new_run)
-        if repeats.shape[0] * 8 < indices.shape[0]:
-            # Few duplicates: keep each run's first row and add the repeats onto it.
-            summed = values[starts]
-            scatter_add(summed, (xp.cumsum(new_run) - 1)[repeats], values[repeats])
-        elif xp is np:
-            summed = np.add.reduceat(values, starts, axis=0)  # sums each run of sorted rows
-        else:
-            summed = segment_sum_array(values, xp.cumsum(new_run) - 1, starts.shape[0])
+        summed = segment_sum_array(values, xp.cumsum(new_run) - 1, starts.shape[0])
         return IndexedRows(indices[starts], summed, self.dense_shape)
 
     def concat(self, other: IndexedRows) -> IndexedRows:
@@ -97,10 +95,62 @@ class IndexedRows:
 
     def with_values(self, values) -> IndexedRows:
         """The same rows holding new values (e.g. clipped or scaled)."""
-        return IndexedRows(self.indices, values, self.dense_shape)
+        return IndexedRows(self.indices, values, self.dense_shape, self.groups)
 
     def __repr__(self) -> str:
         return (
             f"IndexedRows(rows={self.indices.shape[0]}, dense_shape={self.dense_shape}, "
             f"dtype={self.values.dtype})"
         )
+
+
+class RowGroups(NamedTuple):
+    """How the entries of an index array group by row: everything about summing
+    duplicates that depends on the indices alone, so it can be computed ahead (on the
+    input thread) and the sum itself is two gathers and one ``reduceat``.
+
+    Rows hit once are copied (``single`` marks them among the sorted unique ``rows``,
+    ``single_at`` says where they are); rows hit several times are summed by ``reduceat``
+    over ``multi_at`` (their entries, run by run) split at ``multi_starts``. That costs per
+    run, and a Zipf batch has many singletons: 1.3 ms instead of 2.0 for 26k rows of 16.
+    """
+
+    rows: np.ndarray
+    single: np.ndarray
+    single_at: np.ndarray
+    multi_at: np.ndarray
+    multi_starts: np.ndarray
+
+    def sum(self, values):
+        """``values`` (one row per index) summed per unique row, in the order of ``rows``."""
+        summed = np.empty((self.rows.shape[0],) + values.shape[1:], dtype=values.dtype)
+        summed[self.single] = values[self.single_at]
+        if self.multi_starts.size:
+            summed[~self.single] = np.add.reduceat(values[self.multi_at], self.multi_starts, axis=0)
+        return summed
+
+
+def group_rows(indices) -> RowGroups:
+    """The :class:`RowGroups` of a 1-D integer numpy array of row indices.
+
+    >>> g = group_rows(np.array([5, 2, 5, 7]))
+    >>> g.rows.tolist(), g.sum(np.array([[1.0], [2.0], [3.0], [4.0]])).ravel().tolist()
+    ([2, 5, 7], [2.0, 4.0, 4.0])
+    """
+    indices = np.asarray(indices).reshape(-1)
+    order = np.argsort(indices)
+    ordered = indices[order]
+    new_run = np.empty(ordered.shape[0], bool)
+    new_run[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new_run[1:])
+    starts = np.flatnonzero(new_run)
+    lengths = np.diff(starts, append=ordered.shape[0])
+    single = lengths == 1
+    multi_lengths = lengths[~single]
+    return RowGroups(
+        rows=ordered[starts],
+        single=single,
+        single_at=order[starts[single]],
+        multi_at=order[np.repeat(~single, lengths)],
+        multi_starts=np.cumsum(multi_lengths) - multi_lengths,
+    )

@@ -401,11 +401,13 @@ def getitem(x, index) -> Tensor:
 # ---------------------------------------------------------------- sparse: gathers and segments
 
 
-def gather(params, indices) -> Tensor:
+def gather(params, indices, groups=None) -> Tensor:
     """Rows of ``params`` picked by integer ``indices`` (an embedding lookup).
 
     The output has shape ``indices.shape + params.shape[1:]``. The gradient with respect
     to ``params`` is :class:`IndexedRows`: it costs what was gathered, not the table size.
+    ``groups``, the indices' :func:`~colonnade.core.indexed_rows.group_rows` if computed
+    ahead, spares the optimizer that work.
     """
     params = as_tensor(params)
     ids = value_of(indices)
@@ -422,7 +424,8 @@ def gather(params, indices) -> Tensor:
     row_shape = params.shape[1:]
 
     def backward(g, need):
-        return (IndexedRows(ids.reshape(-1), g.reshape((-1,) + row_shape), params.shape),)
+        values = g.reshape((-1,) + row_shape)
+        return (IndexedRows(ids.reshape(-1), values, params.shape, groups),)
 
     return make_node(out, (params,), backward)
 

@@ -403,7 +403,7 @@ class Optimizer:
                     f"but the variable has shape {tuple(var.shape)}"
                 )
             values = to_device(grad.values, xp).astype(dtype, copy=False)
-            return IndexedRows(to_device(grad.indices, xp), values, grad.dense_shape)
+            return IndexedRows(to_device(grad.indices, xp), values, grad.dense_shape, grad.groups)
         grad = to_device(value_of(grad), xp)
         if tuple(grad.shape) != tuple(var.shape):
             raise ValueError(

@@ -95,10 +95,13 @@ class DNNTower:
     def __call__(self, inputs, training: bool, rng=None):
         net = inputs
         for name, layer in self.layers:
-            net = core.matmul(net, layer["kernel"]) + layer["bias"]
-            if name == "logits":
+            last = name == "logits"
+            fused_relu = self.activation is core.relu and not last  # applied in place
+            net = core.dense(net, layer["kernel"], layer["bias"], relu=fused_relu)
+            if last:
                 break
-            net = self.activation(net)
+            if not fused_relu:
+                net = self.activation(net)
             if self.dropout and training:
                 net = core.dropout(net, self.dropout, training=True, rng=rng)
             if "batchnorm" in layer:

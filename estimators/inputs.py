@@ -89,9 +89,11 @@ def batches(input_fn, repeat_single=False):
             yield item, None
 
 
-def transformed_batches(network, input_fn, repeat_single=False, limit=None):
+def transformed_batches(network, input_fn, repeat_single=False, limit=None, training=False):
     """``(features, labels, transforms)`` per batch: each feature column computed once per
-    batch for the whole network; at most ``limit`` batches are read.
+    batch for the whole network, and what the layers can prepare from it (for
+    ``training``: the rows of fused tables grouped for the gradient); at most ``limit``
+    batches are read.
 
     Consecutive Arrow batches are transformed together, :data:`CHUNK_ROWS` rows at a
     time, and each batch gets its cut of the result: the transforms' per-call costs
@@ -105,7 +107,12 @@ def transformed_batches(network, input_fn, repeat_single=False, limit=None):
     model trains at 290k examples/s this way, 240k on one thread). An error in the input
     reaches the consumer at the batch that caused it.
     """
-    return prefetch(lambda: _chunked(network, input_fn, repeat_single, limit), 2 * CHUNK_BATCHES)
+
+    def produce():
+        for features, labels, cache in _chunked(network, input_fn, repeat_single, limit):
+            yield features, labels, network.prepare(cache, training)
+
+    return prefetch(produce, 2 * CHUNK_BATCHES)
 
 
 def _chunked(network, input_fn, repeat_single, limit):

@@ -129,11 +129,7 @@ class Network:
     @property
     def feature_columns(self) -> list:
         """Every feature column either part reads."""
-        layers = [
-            self.linear.linear if self.linear else None,
-            self.dnn.input_layer if self.dnn else None,
-        ]
-        return [c for layer in layers if layer is not None for c in layer.feature_columns]
+        return [c for layer in self.layers for c in layer.feature_columns]
 
     def transform(self, features) -> fc.TransformCache:
         """The feature transforms of one batch, each column computed once even when both
@@ -141,6 +137,25 @@ class Network:
         cache = fc.TransformCache(features)
         cache.compute(self.feature_columns)
         return cache
+
+    def prepare(self, cache: fc.TransformCache, training: bool) -> fc.TransformCache:
+        """Have the layers compute ahead what a step on this batch needs besides the
+        transforms (see ``LinearModel.prepare``); returns ``cache``."""
+        for layer in self.layers:
+            layer.prepare(cache, training)
+        return cache
+
+    @property
+    def layers(self) -> list:
+        """The feature-column layers of the parts."""
+        return [
+            layer
+            for layer in (
+                self.linear.linear if self.linear else None,
+                self.dnn.input_layer if self.dnn else None,
+            )
+            if layer is not None
+        ]
 
     def logits(self, features, training, rng, cache=None):
         """``(batch, units)`` logits; ``cache`` is the batch's :meth:`transform` if done."""

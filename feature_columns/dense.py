@@ -19,12 +19,14 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from ..core import ops
 from ..core.autodiff import Tensor, as_tensor
 from ..core.backend import DEFAULT_DTYPE, get_xp, to_device
+from ..core.indexed_rows import RowGroups, group_rows
 from .base import CategoricalColumn, DenseColumn, VariableSpec, WrapsCategorical, check_int
 from .ids import CategoricalIds
 from .initializers import Initializer, initializer_from_config
@@ -37,6 +39,8 @@ __all__ = [
     "SharedEmbeddingSpec",
     "embedding_column",
     "embedding_lookup",
+    "FusedIds",
+    "fused_ids",
     "fused_lookup",
     "indicator_column",
     "shared_embedding_columns",
@@ -95,42 +99,66 @@ def embedding_lookup(table, ids: CategoricalIds, combiner: str = "mean", max_nor
     return _SEGMENT_OPS[combiner](rows, segment, ids.num_rows, weights=weights)
 
 
-def fused_lookup(table, ids_list, offsets, combiners, side_by_side: bool) -> Tensor:
+class FusedIds(NamedTuple):
+    """The rows of a fused table that a batch's columns read, and how they combine; made
+    by :func:`fused_ids` from the ids alone, so it can be computed ahead of the step."""
+
+    rows: np.ndarray  # rows of the fused table to gather, in gather order
+    num_rows: int  # examples in the batch
+    columns: int
+    segments: np.ndarray | None  # output slot of each gathered row; None: one row per slot
+    factors: np.ndarray | None  # weight of each gathered row, None: all ones
+    groups: RowGroups | None  # group_rows(rows), for the gradient, when training
+
+
+def fused_ids(ids_list, offsets, combiners, side_by_side: bool, training=True) -> FusedIds:
+    """What :func:`fused_lookup` needs of the columns' ids (``CategoricalIds``, column
+    ``j``'s table at row ``offsets[j]`` of the fused table). The combiners become per-row
+    factors (``w``, ``w / sum w`` or ``w / sqrt(sum w^2)`` over the example's ids), so every
+    column reduces to one weighted segment sum; invalid ids and, for ``mean``/``sqrtn``,
+    weights <= 0 are dropped as in :func:`embedding_lookup`. With ``training`` the rows
+    are also grouped for the gradient (:func:`colonnade.core.indexed_rows.group_rows`)."""
+    k, n = len(ids_list), ids_list[0].num_rows
+    segments = factors = None
+    rows = None
+    if all(ids.univalent and ids.weights is None for ids in ids_list):
+        stacked = np.stack([ids.ids for ids in ids_list], axis=1)
+        if n == 0 or stacked.min() >= 0:  # one valid id per example and column
+            rows = (stacked + np.asarray(offsets)).reshape(-1)
+    if rows is None:
+        pruned = [ids.pruned(prune_weights=c != "sum") for ids, c in zip(ids_list, combiners)]
+        segments = np.concatenate(
+            [
+                ids.segment_ids * k + j if side_by_side else ids.segment_ids
+                for j, ids in enumerate(pruned)
+            ]
+        )
+        order = np.argsort(segments, kind="stable")  # sorted segments: the fast segment sum
+        segments = segments[order]
+        rows = np.concatenate([ids.ids + off for ids, off in zip(pruned, offsets)])[order]
+        factors = np.concatenate([_combiner_factors(i, c) for i, c in zip(pruned, combiners)])
+        factors = factors[order]
+    return FusedIds(rows, n, k, segments, factors, group_rows(rows) if training else None)
+
+
+def fused_lookup(table, ids: FusedIds, side_by_side: bool) -> Tensor:
     """:func:`embedding_lookup` of several columns whose tables are rows of one fused
-    ``table`` (column ``j``'s at row ``offsets[j]``), with one gather for all of them.
+    ``table``, with one gather for all of them (``ids`` from :func:`fused_ids`).
 
     Returns the lookups side by side, ``(num_rows, k * dim)`` (an input layer's
-    concatenation), or summed, ``(num_rows, dim)`` (a linear model's sum of columns). The
-    combiners become per-id factors (``w``, ``w / sum w`` or ``w / sqrt(sum w^2)`` over the
-    example's ids), so every column reduces to one weighted segment sum. Invalid ids and,
-    for ``mean``/``sqrtn``, weights <= 0 are dropped as in :func:`embedding_lookup`.
+    concatenation), or summed, ``(num_rows, dim)`` (a linear model's sum of columns).
     """
     table = as_tensor(table)
     xp = get_xp(table.value)
-    k, n, dim = len(ids_list), ids_list[0].num_rows, table.shape[1]
-    if all(ids.univalent and ids.weights is None for ids in ids_list):
-        rows_ids = np.stack([ids.ids for ids in ids_list], axis=1)
-        if n == 0 or rows_ids.min() >= 0:
-            # One valid id per example and column: the rows are the lookups, as they are.
-            rows_ids += np.asarray(offsets)
-            rows = ops.gather(table, to_device(rows_ids.reshape(-1), xp))
-            if side_by_side:
-                return ops.reshape(rows, (n, k * dim))
-            return ops.sum(ops.reshape(rows, (n, k, dim)), axis=1)
-    pruned = [ids.pruned(prune_weights=c != "sum") for ids, c in zip(ids_list, combiners)]
-    rows_ids = np.concatenate([ids.ids + off for ids, off in zip(pruned, offsets)])
-    segments = np.concatenate(
-        [
-            ids.segment_ids * k + j if side_by_side else ids.segment_ids
-            for j, ids in enumerate(pruned)
-        ]
-    )
-    factors = np.concatenate([_combiner_factors(ids, c) for ids, c in zip(pruned, combiners)])
-    order = np.argsort(segments, kind="stable")  # sorted segments take the fast segment sum
-    rows = ops.gather(table, to_device(rows_ids[order], xp))
-    weights = to_device(factors[order].astype(table.value.dtype, copy=False), xp)
+    n, k, dim = ids.num_rows, ids.columns, table.shape[1]
+    gathered = ops.gather(table, to_device(ids.rows, xp), ids.groups)
+    if ids.segments is None:  # the gathered rows are the lookups, as they are
+        if side_by_side:
+            return ops.reshape(gathered, (n, k * dim))
+        return ops.sum(ops.reshape(gathered, (n, k, dim)), axis=1)
+    weights = to_device(ids.factors.astype(table.value.dtype, copy=False), xp)
     out = ops.segment_sum(
-        rows, to_device(segments[order], xp), n * k if side_by_side else n, weights
+        gathered, to_device(ids.segments, xp), n * k if side_by_side else n, weights
     )
     return ops.reshape(out, (n, k * dim)) if side_by_side else out
 

@@ -31,7 +31,14 @@ from ..core.backend import DEFAULT_DTYPE, to_host
 from ..core.variables import Variable, fuse
 from .base import CategoricalColumn, DenseColumn, FeatureColumn, VariableSpec
 from .cache import TransformCache
-from .dense import EmbeddingColumn, check_combiner, embedding_lookup, fused_lookup
+from .dense import (
+    EmbeddingColumn,
+    FusedIds,
+    check_combiner,
+    embedding_lookup,
+    fused_ids,
+    fused_lookup,
+)
 
 __all__ = [
     "DenseFeatures",
@@ -82,11 +89,22 @@ class _FusedColumns(NamedTuple):
     offsets: list
 
     def lookup(self, cache, combiners, side_by_side: bool) -> Tensor:
-        ids = [
-            cache.get(c.categorical_column if isinstance(c, EmbeddingColumn) else c)
-            for c in self.columns
-        ]
-        return fused_lookup(self.table, ids, self.offsets, combiners, side_by_side)
+        """The columns' lookups, side by side or summed (see :func:`fused_lookup`)."""
+        ids = self.ids(cache, combiners, side_by_side)
+        return fused_lookup(self.table, ids, side_by_side)
+
+    def ids(self, cache, combiners, side_by_side: bool, training=True) -> FusedIds:
+        """This batch's :func:`fused_ids`, computed once per batch (maybe ahead, by
+        :meth:`_Layer.prepare` on the input thread)."""
+
+        def compute():
+            ids = [
+                cache.get(c.categorical_column if isinstance(c, EmbeddingColumn) else c)
+                for c in self.columns
+            ]
+            return fused_ids(ids, self.offsets, combiners, side_by_side, training)
+
+        return cache.memo(("fused", id(self.table)), compute)
 
 
 class _Layer:
@@ -173,6 +191,11 @@ class _Layer:
         """Variables by name relative to the layer (``x_embedding/embedding_weights``)."""
         return dict(self._variables)
 
+    def prepare(self, cache: TransformCache, training: bool = True) -> None:
+        """Compute ahead what a call on this batch will need besides the transforms (the
+        rows fused tables read, grouped for the gradient when ``training``), so that an
+        input thread can do it while the previous step trains."""
+
     def _cache(self, features, cache) -> TransformCache:
         if cache is None:
             cache = TransformCache(features)
@@ -245,6 +268,11 @@ class DenseFeatures(_Layer):
                 plan.append(c)
         close()
         return plan
+
+    def prepare(self, cache: TransformCache, training: bool = True) -> None:
+        for piece in self._plan:
+            if isinstance(piece, _FusedColumns):
+                piece.ids(cache, [c.combiner for c in piece.columns], True, training)
 
     @property
     def dimension(self) -> int:
@@ -353,7 +381,12 @@ class LinearModel(_Layer):
         weights = [self.column_weights(c) for c in categorical]
         self._fused = self._fuse(categorical, weights, "fused_weights")
         fused = set(self._fused.columns if self._fused is not None else ())
+        self._fused_combiners = [self.sparse_combiner] * len(fused)
         self._unfused = [c for c in self.feature_columns if c not in fused]
+
+    def prepare(self, cache: TransformCache, training: bool = True) -> None:
+        if self._fused is not None:
+            self._fused.ids(cache, self._fused_combiners, False, training)
 
     @property
     def bias(self) -> Variable:
@@ -376,8 +409,7 @@ class LinearModel(_Layer):
         cache = self._cache(features, cache)
         total = None
         if self._fused is not None:
-            combiners = [self.sparse_combiner] * len(self._fused.columns)
-            total = self._fused.lookup(cache, combiners, side_by_side=False)
+            total = self._fused.lookup(cache, self._fused_combiners, side_by_side=False)
         for c in self._unfused:
             w = self.column_weights(c)
             if isinstance(c, CategoricalColumn):

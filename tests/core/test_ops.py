@@ -82,6 +82,13 @@ GRADIENT_CASES = [
         [normal(2, 3), normal(3)],
     ),
     ("relu", C.relu, [away_from_zero(3, 4)]),
+    ("dense", lambda x, k, b: C.dense(x, k, b), [normal(4, 3), normal(3, 5), normal(5)]),
+    (
+        "dense_relu",
+        lambda x, k, b: C.dense(x, k, b, relu=True),
+        [normal(4, 3), normal(3, 5), normal(5)],
+    ),
+    ("dense_no_bias", lambda x, k: C.dense(x, k), [normal(4, 3), normal(3, 2)]),
     ("relu6", C.relu6, [away_from_zero(3, 4) * 4]),
     ("elu", C.elu, [away_from_zero(3, 4)]),
     ("leaky_relu", C.leaky_relu, [away_from_zero(3, 4)]),
@@ -128,6 +135,15 @@ GRADIENT_CASES = [
 @pytest.mark.parametrize("name,op,inputs", GRADIENT_CASES, ids=[c[0] for c in GRADIENT_CASES])
 def test_gradient_matches_finite_differences(name, op, inputs):
     check_gradients(op, inputs)
+
+
+def test_dense_equals_its_plain_formula_and_refuses_misaligned_shapes():
+    x, k, b = normal(4, 3), normal(3, 5), normal(5)
+    np.testing.assert_allclose(C.dense(x, k, b, relu=True).numpy(), np.maximum(x @ k + b, 0))
+    with pytest.raises(ValueError, match=r"dense: shapes \(4, 3\) and \(4, 5\)"):
+        C.dense(x, normal(4, 5))
+    with pytest.raises(ValueError, match="bias of shape \\(3,\\) for 5 units"):
+        C.dense(x, k, normal(3))
 
 
 def test_batch_norm_training_gradient_and_moving_statistics():
