@@ -116,51 +116,59 @@ def transformed_batches(network, input_fn, repeat_single=False, limit=None, trai
 
 
 def _chunked(network, input_fn, repeat_single, limit):
+    """Transformed batches; small Arrow batches are transformed a chunk at a time."""
     source = itertools.islice(batches(input_fn, repeat_single), limit)
-    pending, rows = [], 0
+    previous, pending, rows = None, [], 0  # previous: the last chunk's transforms
+
+    def flush():
+        nonlocal previous, pending, rows
+        items, chunk = _transform_chunk(network, pending, previous)
+        previous = chunk or previous
+        pending, rows = [], 0
+        return items
+
     for features, labels in source:
         if isinstance(features, pa.RecordBatch) and features.num_rows < CHUNK_ROWS:
             if pending and features.schema != pending[0][0].schema:
-                yield from _transform_chunk(network, pending)
-                pending, rows = [], 0
+                yield from flush()
             pending.append((features, labels))
             rows += features.num_rows
             if rows >= CHUNK_ROWS:
-                yield from _transform_chunk(network, pending)
-                pending, rows = [], 0
+                yield from flush()
             continue
-        yield from _transform_chunk(network, pending)
-        pending, rows = [], 0
+        yield from flush()
         yield features, labels, network.transform(features)
-    yield from _transform_chunk(network, pending)
+    yield from flush()
 
 
-def _transform_chunk(network, pending):
-    """Yield each ``(features, labels)`` of ``pending`` with its transforms."""
-    cuts = _chunk_cuts(network, pending) if len(pending) > 1 else None
-    if cuts is None:
-        cuts = (network.transform(features) for features, _ in pending)  # one by one, lazily
-    for (features, labels), cache in zip(pending, cuts):
-        yield features, labels, cache
+def _transform_chunk(network, pending, previous):
+    """``(items, chunk)``: each ``(features, labels, transforms)`` of ``pending``, and the
+    transforms of the whole chunk (None when it had to go batch by batch, lazily)."""
+    if len(pending) > 1:
+        chunk, cuts = _chunk_cuts(network, pending, previous)
+        if cuts is not None:
+            return [(f, y, cache) for (f, y), cache in zip(pending, cuts)], chunk
+    return ((f, y, network.transform(f)) for f, y in pending), None
 
 
-def _chunk_cuts(network, pending):
-    """Each batch's cut of the transforms of all ``pending`` batches done at once; None if
-    they cannot be cut or the input is bad somewhere (then batch by batch, so the batches
-    before a bad one still train and its error comes at its own step)."""
-    table = pa.Table.from_batches([features for features, _ in pending]).combine_chunks()
+def _chunk_cuts(network, pending, previous):
+    """The transforms of all ``pending`` batches done at once, and each batch's cut of
+    them; ``(None, None)`` if they cannot be cut or the input is bad somewhere (then batch
+    by batch, so the batches before a bad one still train and its error comes at its own
+    step)."""
     try:
-        chunk = network.transform(table)
+        table = pa.Table.from_batches([f for f, _ in pending]).combine_chunks()
+        chunk = network.transform(table, previous)
     except Exception:
-        return None
+        return None, None
     cuts, start = [], 0
     for features, _ in pending:
         cut = chunk.rows(start, start + features.num_rows, features)
         if cut is None:
-            return None
+            return None, None
         cuts.append(cut)
         start += features.num_rows
-    return cuts
+    return chunk, cuts
 
 
 def _is_pair_iterable(source) -> bool:

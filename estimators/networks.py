@@ -131,11 +131,13 @@ class Network:
         """Every feature column either part reads."""
         return [c for layer in self.layers for c in layer.feature_columns]
 
-    def transform(self, features) -> fc.TransformCache:
+    def transform(self, features, previous=None) -> fc.TransformCache:
         """The feature transforms of one batch, each column computed once even when both
-        parts read it. Model-free, so it can run ahead on the input thread."""
-        cache = fc.TransformCache(features)
+        parts read it. Model-free, so it can run ahead on the input thread. ``previous``,
+        the batch before's, lends the hashes of dictionaries both share."""
+        cache = fc.TransformCache(features, previous)
         cache.compute(self.feature_columns)
+        cache.previous = None  # its hashes were taken; do not chain every batch in memory
         return cache
 
     def prepare(self, cache: fc.TransformCache, training: bool) -> fc.TransformCache:

@@ -59,8 +59,9 @@ class TransformCache:
     (['a', 'b'], [0, 1, 0])
     """
 
-    def __init__(self, features):
+    def __init__(self, features, previous: TransformCache | None = None):
         self.features: Features = as_features(features)
+        self.previous = previous  # the batch before, whose dictionary hashes may be reused
         self._results: dict = {}  # in-flight results (Futures) while computing in parallel
         self._done: dict = {}
         self._parallel = False

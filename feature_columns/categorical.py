@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 from .base import CategoricalColumn, check_int, check_key, check_type
 from .hashing import DEFAULT_HASH_KEY, fingerprint64, fingerprint_cat64
 from .ids import CategoricalIds
-from .inputs import Ragged, dtype_name, kind_of
+from .inputs import Ragged, dtype_name, kind_of, same_array
 
 __all__ = [
     "CrossedColumn",
@@ -143,6 +143,7 @@ def fingerprint_together(cache, columns) -> None:
     needed_by = _hashed_keys(tuple(columns))
     keys = [k for k in needed_by if not cache.has(("fingerprint64", k))]
     keys = [k for k in keys if kind_of(cache.ragged(k, needed_by[k]).values.type) == "string"]
+    keys = [k for k in keys if not _reuse_fingerprints(cache, k, needed_by[k])]
     if len(keys) < 2:
         return
     dictionaries = [cache.encoded(k, needed_by[k]).dictionary for k in keys]
@@ -154,6 +155,21 @@ def fingerprint_together(cache, columns) -> None:
         part = hashes[start : start + len(dictionary)]
         cache.memo(("fingerprint64", key), lambda part=part: part)
         start += len(dictionary)
+
+
+def _reuse_fingerprints(cache, key: str, needed_by: str) -> bool:
+    """Take the fingerprints of ``key``'s dictionary from ``cache.previous`` when both
+    batches share that dictionary (consecutive chunks of one Parquet row group do)."""
+    previous = cache.previous
+    if previous is None or not (
+        previous.has(("fingerprint64", key)) and previous.has(("encoded", key))
+    ):
+        return False
+    if not same_array(previous.encoded(key).dictionary, cache.encoded(key, needed_by).dictionary):
+        return False
+    hashes = previous.memo(("fingerprint64", key), None)
+    cache.memo(("fingerprint64", key), lambda: hashes)
+    return True
 
 
 def _check_dtype_arg(dtype, column: str) -> str:

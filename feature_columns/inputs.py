@@ -29,7 +29,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["Encoded", "Features", "Ragged", "as_features", "dtype_name", "flatten", "kind_of"]
+__all__ = [
+    "Encoded",
+    "Features",
+    "Ragged",
+    "as_features",
+    "dtype_name",
+    "flatten",
+    "kind_of",
+    "same_array",
+]
 
 
 # ---------------------------------------------------------------- dtypes
@@ -320,3 +329,16 @@ def encode(ragged: Ragged) -> Encoded:
         dictionary = dictionary.take(pa.array(used))
         codes = remap[codes]
     return Encoded(codes, dictionary, valid, ragged)
+
+
+def same_array(a: pa.Array, b: pa.Array) -> bool:
+    """Whether two Arrow arrays are views of the same memory (so equal, as Arrow buffers
+    never change), without comparing their contents."""
+    if a.type != b.type or len(a) != len(b) or a.offset != b.offset:
+        return False
+    for x, y in zip(a.buffers(), b.buffers()):
+        if (x is None) != (y is None) or (
+            x is not None and (x.address, x.size) != (y.address, y.size)
+        ):
+            return False
+    return True

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 import colonnade as cn
 from colonnade.estimators import inputs
 from colonnade.estimators.networks import DNNPart, LinearPart, Network
+from colonnade.feature_columns.inputs import same_array
 
 fc = cn.feature_columns
 
@@ -128,3 +129,40 @@ def test_a_bad_batch_in_a_chunk_fails_at_its_own_turn():
     assert next(batches)[2].num_rows == 8
     with pytest.raises(ValueError, match="'x'"):
         next(batches)
+
+
+def test_a_chunk_reuses_the_dictionary_hashes_of_the_chunk_before():
+    words = pa.array([f"w{i}" for i in range(40)])
+    indices = np.random.default_rng(0).integers(0, 40, 64).astype(np.int32)
+    shared = pa.DictionaryArray.from_arrays(pa.array(indices), words)
+    other = pa.DictionaryArray.from_arrays(
+        pa.array(indices), pa.array([f"w{i}" for i in range(40)])
+    )
+    batch = pa.record_batch({"a": shared, "b": shared})
+    net = Network(
+        LinearPart(
+            [fc.categorical_column_with_hash_bucket(k, 1000) for k in "ab"]
+            + [fc.crossed_column(["a", "b"], 50)],
+            1,
+        )
+    )
+    first = net.transform(batch.slice(0, 32))
+    assert first.previous is None  # no chain of every batch kept alive
+    again = fc.TransformCache(batch.slice(32, 32), first)
+    fresh = fc.TransformCache(pa.record_batch({"a": other, "b": other}).slice(32, 32), first)
+    for cache in (again, fresh):
+        cache.compute(net.feature_columns)
+    reused = again.memo(("fingerprint64", "a"), None)
+    assert reused is first.memo(("fingerprint64", "a"), None)
+    assert fresh.memo(("fingerprint64", "a"), None) is not reused  # other buffers, not reused
+    alone = net.transform(batch.slice(32, 32))
+    for column in net.feature_columns:
+        same_transform(alone.get(column), again.get(column))
+        same_transform(alone.get(column), fresh.get(column))
+
+
+def test_same_array_means_the_same_memory():
+    a = pa.array(["x", "y", "z"])
+    assert same_array(a, a.slice(0)) and not same_array(a, a.slice(1))
+    assert not same_array(a, pa.array(["x", "y", "z"]))  # equal, but other buffers
+    assert not same_array(a, pa.array([1, 2, 3]))
