@@ -19,13 +19,28 @@ def dense(x, kernel, bias=None, relu: bool = False) -> Tensor:
     op, whose bias and activation are applied in place on the product (no temporaries
     the size of the output, which a DNN step otherwise allocates three times per layer).
 
-    ``x`` is ``(batch, in)``, ``kernel`` ``(in, out)``, ``bias`` ``(out,)`` or None.
+    ``x`` is ``(batch, in)``, or a list of ``(batch, in_i)`` pieces that side by side are
+    the input: each multiplies its rows of ``kernel``, so the concatenation is never built
+    (an input layer's embeddings and numerics). ``kernel`` is ``(in, out)``, ``bias``
+    ``(out,)`` or None.
     """
-    x, kernel = as_tensor(x), as_tensor(kernel)
-    if x.ndim != 2 or kernel.ndim != 2 or x.shape[1] != kernel.shape[0]:
-        raise ValueError(f"dense: shapes {x.shape} and {kernel.shape} are not aligned")
-    parents = [x, kernel]
-    out = x.value @ kernel.value
+    pieces = [as_tensor(p) for p in (x if isinstance(x, (list, tuple)) else [x])]
+    kernel = as_tensor(kernel)
+    widths = [p.shape[1] if p.ndim == 2 else -1 for p in pieces]
+    if (
+        kernel.ndim != 2
+        or min(widths) < 0
+        or sum(widths) != kernel.shape[0]
+        or len({p.shape[0] for p in pieces}) != 1
+    ):
+        shapes = " + ".join(str(p.shape) for p in pieces)
+        raise ValueError(f"dense: shapes {shapes} and {kernel.shape} are not aligned")
+    bounds = np.cumsum([0] + widths)
+    rows = [kernel.value[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
+    out = pieces[0].value @ rows[0]
+    for piece, k in zip(pieces[1:], rows[1:]):
+        out += piece.value @ k
+    parents = pieces + [kernel]
     if bias is not None:
         bias = as_tensor(bias)
         if bias.shape != (kernel.shape[1],):
@@ -33,17 +48,21 @@ def dense(x, kernel, bias=None, relu: bool = False) -> Tensor:
         out += bias.value
         parents.append(bias)
     if relu:
-        xp = get_xp(out)
-        xp.maximum(out, 0, out=out)
+        get_xp(out).maximum(out, 0, out=out)
+    n = len(pieces)
 
     def backward(g, need):
         if relu:
             g = g * (out > 0)
-        return (
-            g @ kernel.value.T if need[0] else None,
-            x.value.T @ g if need[1] else None,
-            *([g.sum(axis=0) if need[2] else None] if bias is not None else []),
-        )
+        grads = [g @ k.T if need[i] else None for i, k in enumerate(rows)]
+        if need[n]:
+            parts = [p.value.T @ g for p in pieces]
+            grads.append(parts[0] if n == 1 else get_xp(g).concatenate(parts, axis=0))
+        else:
+            grads.append(None)
+        if bias is not None:
+            grads.append(g.sum(axis=0) if need[n + 1] else None)
+        return tuple(grads)
 
     return make_node(out, parents, backward)
 

@@ -93,6 +93,8 @@ class DNNTower:
             fan_in = units
 
     def __call__(self, inputs, training: bool, rng=None):
+        """Logits of ``inputs``: a ``(batch, input_dim)`` tensor, or a list of pieces that
+        side by side make it (see :func:`colonnade.core.dense`)."""
         net = inputs
         for name, layer in self.layers:
             last = name == "logits"

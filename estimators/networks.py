@@ -70,7 +70,8 @@ class DNNPart:
         self.activation_fn = activation_fn
 
     def logits(self, features, training, rng, cache=None):
-        return self.tower(self.input_layer(features, cache=cache), training=training, rng=rng)
+        inputs = self.input_layer.pieces(features, cache)
+        return self.tower(inputs, training=training, rng=rng)
 
     @property
     def trainable_variables(self):

@@ -290,13 +290,27 @@ class DenseFeatures(_Layer):
             outputs = [c.dense_output(cache, self._variables) for c in self.feature_columns]
             cols_to_output_tensors.update(zip(self.feature_columns, outputs))
         else:
-            outputs = [
-                piece.lookup(cache, [c.combiner for c in piece.columns], side_by_side=True)
-                if isinstance(piece, _FusedColumns)
-                else piece.dense_output(cache, self._variables)
-                for piece in self._plan
-            ]
+            outputs = self.pieces(features, cache)
         return outputs[0] if len(outputs) == 1 else ops.concat(outputs, axis=1)
+
+    def pieces(self, features, cache=None) -> list:
+        """The output as ``(batch, width)`` pieces that side by side make ``__call__``'s
+        result (several columns' embeddings come as one piece): what
+        :func:`colonnade.core.dense` takes without building the concatenation."""
+        cache = self._cache(features, cache)
+        pieces, run = [], []  # run: neighbouring unfused columns, joined into one piece
+        for piece in self._plan:
+            if isinstance(piece, _FusedColumns):
+                if run:
+                    pieces.append(run[0] if len(run) == 1 else ops.concat(run, axis=1))
+                    run = []
+                combiners = [c.combiner for c in piece.columns]
+                pieces.append(piece.lookup(cache, combiners, side_by_side=True))
+            else:
+                run.append(piece.dense_output(cache, self._variables))
+        if run:
+            pieces.append(run[0] if len(run) == 1 else ops.concat(run, axis=1))
+        return pieces
 
 
 def input_layer(

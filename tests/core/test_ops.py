@@ -89,6 +89,11 @@ GRADIENT_CASES = [
         [normal(4, 3), normal(3, 5), normal(5)],
     ),
     ("dense_no_bias", lambda x, k: C.dense(x, k), [normal(4, 3), normal(3, 2)]),
+    (
+        "dense_pieces_relu",
+        lambda a, b, k, c: C.dense([a, b], k, c, relu=True),
+        [normal(4, 2), normal(4, 3), normal(5, 3), normal(3)],
+    ),
     ("relu6", C.relu6, [away_from_zero(3, 4) * 4]),
     ("elu", C.elu, [away_from_zero(3, 4)]),
     ("leaky_relu", C.leaky_relu, [away_from_zero(3, 4)]),
@@ -140,8 +145,12 @@ def test_gradient_matches_finite_differences(name, op, inputs):
 def test_dense_equals_its_plain_formula_and_refuses_misaligned_shapes():
     x, k, b = normal(4, 3), normal(3, 5), normal(5)
     np.testing.assert_allclose(C.dense(x, k, b, relu=True).numpy(), np.maximum(x @ k + b, 0))
+    pieces = C.dense([x[:, :1], x[:, 1:]], k, b, relu=True).numpy()
+    np.testing.assert_allclose(pieces, np.maximum(x @ k + b, 0))
     with pytest.raises(ValueError, match=r"dense: shapes \(4, 3\) and \(4, 5\)"):
         C.dense(x, normal(4, 5))
+    with pytest.raises(ValueError, match=r"dense: shapes \(4, 3\) \+ \(2, 1\)"):
+        C.dense([x, normal(2, 1)], normal(4, 5))
     with pytest.raises(ValueError, match="bias of shape \\(3,\\) for 5 units"):
         C.dense(x, k, normal(3))
 
