@@ -331,3 +331,19 @@ def test_fused_linear_weights_give_the_sum_of_per_column_lookups(combiner):
         "linear_model/x/weights",
         "linear_model/bias_weights",
     ]
+
+
+def test_pieces_side_by_side_are_the_layer_output():
+    columns, features = fused_case()
+    columns = columns + [
+        fc.numeric_column("x2"),
+        fc.indicator_column(columns[0].categorical_column),
+    ]
+    features = dict(features, x2=[0.5, -1.0, 2.0])
+    layer = fc.DenseFeatures(columns, seed=2)
+    pieces = layer.pieces(features)
+    assert len(pieces) < len(columns)  # the fused embeddings come as one piece
+    np.testing.assert_array_equal(
+        np.concatenate([p.numpy() for p in pieces], axis=1), layer(features).numpy()
+    )
+    assert sum(p.shape[1] for p in pieces) == layer.dimension
