@@ -320,6 +320,7 @@ class CannedEstimator:
             input_fn,
             repeat_single=last_step is not None,
             limit=None if last_step is None else last_step - self.global_step,
+            training=True,
         )
         try:
             for features, labels, cache in batches:

@@ -166,3 +166,34 @@ def test_same_array_means_the_same_memory():
     assert same_array(a, a.slice(0)) and not same_array(a, a.slice(1))
     assert not same_array(a, pa.array(["x", "y", "z"]))  # equal, but other buffers
     assert not same_array(a, pa.array([1, 2, 3]))
+
+
+def test_training_groups_the_rows_of_fused_tables_on_the_input_thread(monkeypatch):
+    """The sort behind summing the repeated rows of a fused table's gradient happens
+    ahead, on the input thread, never in the training step (every table here is fused)."""
+    import threading
+
+    from colonnade.core import indexed_rows
+    from colonnade.feature_columns import dense
+
+    on_main = []
+    original = indexed_rows.group_rows
+
+    def grouping(indices):
+        on_main.append(threading.current_thread() is threading.main_thread())
+        return original(indices)
+
+    monkeypatch.setattr(indexed_rows, "group_rows", grouping)
+    monkeypatch.setattr(dense, "group_rows", grouping)
+    wide, _ = columns()
+    color, tags = wide[0], wide[1].categorical_column
+    deep = [fc.numeric_column("x"), fc.embedding_column(color, 3), fc.embedding_column(tags, 3)]
+    est = cn.estimators.DNNLinearCombinedClassifier(
+        linear_feature_columns=wide,
+        dnn_feature_columns=deep,
+        dnn_hidden_units=[4],
+        config=cn.estimators.RunConfig(tf_random_seed=0, log_step_count_steps=0),
+    )
+    data = record_batches([16] * 3)
+    est.train([(b.drop_columns(["y"]), b.column("y").to_numpy()) for b in data])
+    assert on_main and not any(on_main)
