@@ -53,6 +53,7 @@ import re
 import secrets
 import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -194,23 +195,27 @@ def write_checkpoint(prefix, entries: dict) -> str:
     tmp = f"{prefix}{TMP_MARKER}{secrets.token_hex(4)}"
     os.mkdir(tmp)
     try:
-        arrays = {}
-        for i, (key, (value, meta)) in enumerate(entries.items()):
-            if not isinstance(key, str) or not key:
-                raise ValueError(f"checkpoint keys must be non-empty strings, got {key!r}")
-            arr = _host_array(value)
-            filename = f"{i:05d}_{_safe_file_part(key)}.npy"
-            _write_array(os.path.join(tmp, filename), arr)
-            reserved = {"file", "dtype", "shape", "sha256"} & set(meta)
-            if reserved:
-                raise ValueError(f"metadata of {key!r} may not set {sorted(reserved)}")
-            arrays[key] = {
-                "file": filename,
-                "dtype": _dtype_name(arr.dtype),
-                "shape": list(arr.shape),
-                "sha256": array_digest(arr),
-                **meta,
-            }
+        arrays, digests = {}, {}
+        with ThreadPoolExecutor(1) as hasher:  # checksums overlap the writes (both free the GIL)
+            for i, (key, (value, meta)) in enumerate(entries.items()):
+                if not isinstance(key, str) or not key:
+                    raise ValueError(f"checkpoint keys must be non-empty strings, got {key!r}")
+                reserved = {"file", "dtype", "shape", "sha256"} & set(meta)
+                if reserved:
+                    raise ValueError(f"metadata of {key!r} may not set {sorted(reserved)}")
+                arr = _host_array(value)
+                digests[key] = hasher.submit(array_digest, arr)
+                filename = f"{i:05d}_{_safe_file_part(key)}.npy"
+                _write_array(os.path.join(tmp, filename), arr)
+                arrays[key] = {
+                    "file": filename,
+                    "dtype": _dtype_name(arr.dtype),
+                    "shape": list(arr.shape),
+                    "sha256": None,
+                    **meta,
+                }
+        for key, digest in digests.items():
+            arrays[key]["sha256"] = digest.result()
         index = {
             "format": FORMAT_NAME,
             "format_version": FORMAT_VERSION,
