@@ -107,15 +107,18 @@ class IndexedRows:
 class RowGroups(NamedTuple):
     """How the entries of an index array group by row: everything about summing
     duplicates that depends on the indices alone, so it can be computed ahead (on the
-    input thread) and the sum itself is two gathers and one ``reduceat``.
+    input thread) and leave the sum itself to a few array calls.
 
     Rows hit once are copied (``single`` marks them among the sorted unique ``rows``,
     ``single_at`` says where they are); rows hit several times are summed by ``reduceat``
     over ``multi_at`` (their entries, run by run) split at ``multi_starts``. That costs per
     run, and a Zipf batch has many singletons: 1.3 ms instead of 2.0 for 26k rows of 16.
+    One-number rows (a linear model's weights) take one ``bincount`` by ``inverse``, the
+    unique row of each entry.
     """
 
     rows: np.ndarray
+    inverse: np.ndarray
     single: np.ndarray
     single_at: np.ndarray
     multi_at: np.ndarray
@@ -123,10 +126,15 @@ class RowGroups(NamedTuple):
 
     def sum(self, values):
         """``values`` (one row per index) summed per unique row, in the order of ``rows``."""
-        summed = np.empty((self.rows.shape[0],) + values.shape[1:], dtype=values.dtype)
-        summed[self.single] = values[self.single_at]
+        shape = (self.rows.shape[0],) + values.shape[1:]
+        if values.size == values.shape[0]:  # one number per row: a single bincount
+            summed = np.bincount(self.inverse, weights=values.reshape(-1), minlength=shape[0])
+            return summed.astype(values.dtype).reshape(shape)
+        summed = np.empty(shape, dtype=values.dtype)
+        summed[self.single] = np.take(values, self.single_at, axis=0)
         if self.multi_starts.size:
-            summed[~self.single] = np.add.reduceat(values[self.multi_at], self.multi_starts, axis=0)
+            multi = np.take(values, self.multi_at, axis=0)
+            summed[~self.single] = np.add.reduceat(multi, self.multi_starts, axis=0)
         return summed
 
 
@@ -147,8 +155,11 @@ def group_rows(indices) -> RowGroups:
     lengths = np.diff(starts, append=ordered.shape[0])
     single = lengths == 1
     multi_lengths = lengths[~single]
+    inverse = np.empty(ordered.shape[0], np.int64)
+    inverse[order] = np.cumsum(new_run) - 1
     return RowGroups(
         rows=ordered[starts],
+        inverse=inverse,
         single=single,
         single_at=order[starts[single]],
         multi_at=order[np.repeat(~single, lengths)],

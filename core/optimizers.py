@@ -289,8 +289,14 @@ class Optimizer:
         """Gather the touched rows, update them with the pure function, scatter back."""
         grad = grad.deduplicate()
         rows = grad.indices
+        xp = get_xp(var.value)
+        take = xp.take  # twice as fast as fancy indexing for rows of a 2-D table
         new, new_slots = self._update(
-            var.value[rows], grad.values, {k: s.value[rows] for k, s in slots.items()}, step, hyper
+            take(var.value, rows, axis=0),
+            grad.values,
+            {k: take(s.value, rows, axis=0) for k, s in slots.items()},
+            step,
+            hyper,
         )
         var.value[rows] = new
         for k, value in new_slots.items():

@@ -4,8 +4,11 @@ against plain numpy where the formula is not obvious from the gradient check."""
 import numpy as np
 import pytest
 from gradcheck import check_gradients
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import colonnade as cn
+from colonnade.core.indexed_rows import IndexedRows, group_rows
 
 C = cn.core
 rng = np.random.default_rng(42)
@@ -343,3 +346,21 @@ def test_variable_copies_its_initial_value():
     assert init[0] == 0
     assert C.Variable(1.5).dtype == np.float32
     assert C.Variable([1, 2]).dtype == np.int64
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(0, 30), min_size=0, max_size=60),
+    st.sampled_from([(1,), (3,), ()]),
+)
+def test_row_groups_sum_repeated_rows_like_add_at(ids, row_shape):
+    """Reference: numpy's unbuffered np.add.at into a dense table."""
+    ids = np.asarray(ids, dtype=np.int64)
+    values = np.random.default_rng(len(ids)).normal(size=(len(ids),) + row_shape)
+    groups = group_rows(ids)
+    np.testing.assert_array_equal(groups.rows, np.unique(ids))
+    dense = np.zeros((31,) + row_shape)
+    np.add.at(dense, ids, values)
+    np.testing.assert_allclose(groups.sum(values), dense[groups.rows], atol=1e-12)
+    got = IndexedRows(ids, values, (31,) + row_shape, groups).deduplicate()
+    np.testing.assert_allclose(got.to_dense(), dense, atol=1e-12)
