@@ -146,8 +146,7 @@ def group_rows(indices) -> RowGroups:
     ([2, 5, 7], [2.0, 4.0, 4.0])
     """
     indices = np.asarray(indices).reshape(-1)
-    order = np.argsort(indices)
-    ordered = indices[order]
+    order, ordered = _sort(indices)
     new_run = np.empty(ordered.shape[0], bool)
     new_run[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=new_run[1:])
@@ -165,3 +164,17 @@ def group_rows(indices) -> RowGroups:
         multi_at=order[np.repeat(~single, lengths)],
         multi_starts=np.cumsum(multi_lengths) - multi_lengths,
     )
+
+
+def _sort(indices):
+    """``(order, indices[order])`` with ties in their original order. Non-negative indices
+    and positions that fit in 63 bits together are packed into one int64 and sorted by
+    value, which is twice as fast as ``argsort``."""
+    n = indices.shape[0]
+    position_bits = max(1, int(n - 1).bit_length())
+    top = int(indices.max()) if n else 0
+    if n and int(indices.min()) >= 0 and top.bit_length() + position_bits <= 63:
+        packed = np.sort((indices.astype(np.int64) << position_bits) | np.arange(n))
+        return packed & ((1 << position_bits) - 1), packed >> position_bits
+    order = np.argsort(indices, kind="stable")
+    return order, indices[order]

@@ -364,3 +364,13 @@ def test_row_groups_sum_repeated_rows_like_add_at(ids, row_shape):
     np.testing.assert_allclose(groups.sum(values), dense[groups.rows], atol=1e-12)
     got = IndexedRows(ids, values, (31,) + row_shape, groups).deduplicate()
     np.testing.assert_allclose(got.to_dense(), dense, atol=1e-12)
+
+
+def test_row_groups_of_indices_too_wide_to_pack_with_positions():
+    ids = np.array([2**60 + 5, 2**60 + 2, 2**60 + 5], dtype=np.int64)
+    groups = group_rows(ids)
+    assert groups.rows.tolist() == [2**60 + 2, 2**60 + 5]
+    assert groups.sum(np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])).tolist() == [
+        [3.0, 4.0],
+        [6.0, 8.0],
+    ]
