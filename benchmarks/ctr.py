@@ -7,7 +7,10 @@ with the input pipeline prefetched on a background thread. Prints one JSON line 
 train and predict examples/s, AUC and log loss on a held-out file, peak memory, and the
 time the model's matrix products alone take at the same shapes (numpy, same run).
 
-    python benchmarks/ctr.py [--rows 1000000] [--models linear,dnn,wide_deep]
+    python benchmarks/ctr.py [--rows 1000000] [--models linear,dnn,wide_deep] [--phases]
+
+``--phases`` instead times the parts of a training step (waiting for the input thread,
+forward, backward, optimizer) over 200 steps of each model, from an in-memory table.
 """
 
 from __future__ import annotations
@@ -199,6 +202,50 @@ def run(kind: str, train: str, test: str, rows: int) -> dict:
     }
 
 
+def phases(kind: str, train: str, steps: int = 200, warmup: int = 20) -> dict:
+    """Milliseconds per training step spent in each part of ``_train_step``."""
+    from colonnade.core.autodiff import gradients
+    from colonnade.estimators import inputs
+
+    model = make_model(kind, tempfile.mkdtemp(prefix=f"ctr_{kind}_"))
+    wide, deep = columns()
+    needed = sorted(set(cn.data.required_columns(wide + deep)) | {"clicked"})
+    table = cn.data.Dataset.from_parquet(train, columns=needed).to_table()
+    ds = cn.data.Dataset.from_arrow(table.slice(0, BATCH * (steps + warmup)), label="clicked")
+    network, variables = model._network, [v for _, _, part in model._parts for v in part]
+    batches = inputs.transformed_batches(network, ds.batch(BATCH), training=True)
+    times = dict.fromkeys(["input_wait", "forward", "backward", "optimizer"], 0.0)
+    for step in range(steps + warmup):
+        if step == warmup:
+            times = dict.fromkeys(times, 0.0)
+        start = time.perf_counter()
+        features, labels, cache = next(batches)
+        labels = model.head.label_array(labels)
+        t1 = time.perf_counter()
+        logits = network.logits(features, training=True, rng=model._step_rng(), cache=cache)
+        loss = model.head.loss(labels, logits, None)[0]
+        t2 = time.perf_counter()
+        grads = gradients([loss], variables)
+        t3 = time.perf_counter()
+        done = 0
+        for _, optimizer, part in model._parts:
+            optimizer.apply_gradients(list(zip(grads[done : done + len(part)], part)))
+            done += len(part)
+        t4 = time.perf_counter()
+        for key, seconds in zip(times, (t1 - start, t2 - t1, t3 - t2, t4 - t3)):
+            times[key] += seconds
+    batches.close()
+    per_step = {k: round(v / steps * 1000, 2) for k, v in times.items()}
+    total = sum(times.values()) / steps
+    return {
+        "bench": "ctr_step_phases",
+        "model": kind,
+        "ms_per_step": per_step,
+        "total_ms": round(total * 1000, 2),
+        "examples_per_s": round(BATCH / total),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -209,10 +256,13 @@ def main() -> None:
         help="run the models here (by default each runs in its own process, "
         "so its peak memory is its own)",
     )
+    parser.add_argument("--phases", action="store_true", help="time the parts of a step")
     args = parser.parse_args()
     train, test = data_paths(args.rows)
     for kind in args.models.split(","):
-        if args.in_process:
+        if args.phases:
+            print(json.dumps(phases(kind, train)), flush=True)
+        elif args.in_process:
             print(json.dumps(run(kind, train, test, args.rows)), flush=True)
         else:
             subprocess.run(

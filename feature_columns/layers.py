@@ -214,6 +214,12 @@ class DenseFeatures(_Layer):
     are created here (seeded by ``seed``), named ``<name>/<column>/embedding_weights`` (or
     ``<name>/<collection>/embedding_weights`` for shared embeddings).
 
+    Neighbouring (in name order) trainable embedding columns of one dimension without
+    ``max_norm`` keep their tables as rows of one fused table (:func:`colonnade.core.fuse`):
+    one gather and one sparse update serve them all. ``trainable_variables`` lists the
+    fused table (``<name>/fused_0``, ...); ``variables``, checkpoints and warm start still
+    see one table per column.
+
     >>> import colonnade as cn
     >>> fc = cn.feature_columns
     >>> ids = fc.categorical_column_with_identity("item", 5)
@@ -350,7 +356,10 @@ class LinearModel(_Layer):
     ``IndexedRows`` gradients) and combined per example with ``sparse_combiner`` (``sum``,
     ``mean`` or ``sqrtn``). Dense columns multiply ``(dimension, units)`` weights. All
     weights and the bias start at zero, as TF's; they are named
-    ``<name>/<column>/weights`` and ``<name>/bias_weights``.
+    ``<name>/<column>/weights`` and ``<name>/bias_weights``. The categorical columns'
+    weights are rows of one fused table, trained with one gather and one sparse update
+    (``trainable_variables`` lists ``<name>/fused_weights``; ``variables`` and checkpoints
+    keep one variable per column).
 
     >>> import colonnade as cn
     >>> fc = cn.feature_columns
