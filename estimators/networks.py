@@ -132,12 +132,13 @@ class Network:
         """Every feature column either part reads."""
         return [c for layer in self.layers for c in layer.feature_columns]
 
-    def transform(self, features, previous=None) -> fc.TransformCache:
+    def transform(self, features, previous=None, num_threads=None) -> fc.TransformCache:
         """The feature transforms of one batch, each column computed once even when both
         parts read it. Model-free, so it can run ahead on the input thread. ``previous``,
-        the batch before's, lends the hashes of dictionaries both share."""
+        the batch before's, lends the hashes of dictionaries both share; ``num_threads``
+        as in ``TransformCache.compute``."""
         cache = fc.TransformCache(features, previous)
-        cache.compute(self.feature_columns)
+        cache.compute(self.feature_columns, num_threads)
         cache.previous = None  # its hashes were taken; do not chain every batch in memory
         return cache
 
