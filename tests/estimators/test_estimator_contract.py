@@ -597,3 +597,47 @@ def test_an_empty_dataset_is_refused():
     with pytest.raises(ValueError, match="evaluation got no batches"):
         est.evaluate(empty, label="y")
     assert est.global_step == 0
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda color, cfg, ws: E.LinearClassifier(
+            [color, fc.bucketized_column(fc.numeric_column("x1"), [0.0, 1.0])],
+            config=cfg,
+            warm_start_from=ws,
+        ),
+        lambda color, cfg, ws: E.DNNClassifier(
+            [4],
+            [
+                fc.embedding_column(color, 3),
+                fc.embedding_column(fc.bucketized_column(fc.numeric_column("x1"), [0.0]), 3),
+            ],
+            config=cfg,
+            warm_start_from=ws,
+        ),
+    ],
+    ids=["linear_fused", "dnn_fused"],
+)
+def test_warm_start_reaches_tables_trained_as_one_fused_table(make, tmp_path):
+    """Columns whose tables are fused: the warm-started rows must be what the model
+    computes with, so red and blue (moved rows) predict exactly as in the old model."""
+    frame = mixed_frame(300, 0)
+    old = make(color_column(OLD_VOCAB), config(model_dir=str(tmp_path / "old")), None)
+    old.fit(frame, label="y", epochs=2)
+    info = E.VocabInfo(
+        new_vocab=NEW_VOCAB, new_vocab_size=3, num_oov_buckets=1, old_vocab=OLD_VOCAB
+    )
+    name = next(n for n in old.get_variable_names() if "color" in n and "/Adagrad" not in n)
+    ws = E.WarmStartSettings(
+        str(tmp_path / "old"), var_name_to_vocab_info={name: info}, vars_to_warm_start=".*"
+    )
+    new = make(
+        color_column(NEW_VOCAB, num_oov_buckets=1),
+        config(seed=2, model_dir=str(tmp_path / "new")),
+        ws,
+    )
+    probe = pd.DataFrame({"x1": [0.5, -0.5], "color": ["red", "blue"]})
+    np.testing.assert_allclose(
+        new.predict(probe)["logits"].tolist(), old.predict(probe)["logits"].tolist(), rtol=1e-6
+    )
