@@ -401,13 +401,15 @@ def getitem(x, index) -> Tensor:
 # ---------------------------------------------------------------- sparse: gathers and segments
 
 
-def gather(params, indices, groups=None) -> Tensor:
+def gather(params, indices, groups=None, in_bounds: bool = False) -> Tensor:
     """Rows of ``params`` picked by integer ``indices`` (an embedding lookup).
 
     The output has shape ``indices.shape + params.shape[1:]``. The gradient with respect
     to ``params`` is :class:`IndexedRows`: it costs what was gathered, not the table size.
     ``groups``, the indices' :func:`~colonnade.core.indexed_rows.group_rows` if computed
-    ahead, spares the optimizer that work.
+    ahead, spares the optimizer that work; ``in_bounds=True`` says the caller already
+    checked that the indices lie in ``[0, len(params))`` (where they were made, maybe on
+    another thread), sparing the check.
     """
     params = as_tensor(params)
     ids = value_of(indices)
@@ -415,7 +417,7 @@ def gather(params, indices, groups=None) -> Tensor:
     ids = xp.asarray(ids)
     if ids.dtype.kind not in "iu":
         raise TypeError(f"gather indices must be integers, got dtype {ids.dtype}")
-    if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= params.shape[0]):
+    if not in_bounds and ids.size and (int(ids.min()) < 0 or int(ids.max()) >= params.shape[0]):
         raise IndexError(
             f"gather: ids must lie in [0, {params.shape[0]}) for a table of shape "
             f"{params.shape}; got ids from {int(ids.min())} to {int(ids.max())}"

@@ -104,6 +104,7 @@ class FusedIds(NamedTuple):
     by :func:`fused_ids` from the ids alone, so it can be computed ahead of the step."""
 
     rows: np.ndarray  # rows of the fused table to gather, in gather order
+    table_rows: int  # rows of the fused table, which every entry of ``rows`` is below
     num_rows: int  # examples in the batch
     columns: int
     segments: np.ndarray | None  # output slot of each gathered row; None: one row per slot
@@ -111,21 +112,25 @@ class FusedIds(NamedTuple):
     groups: RowGroups | None  # group_rows(rows), for the gradient, when training
 
 
-def fused_ids(ids_list, offsets, combiners, side_by_side: bool, training=True) -> FusedIds:
+def fused_ids(
+    ids_list, offsets, table_rows: int, combiners, side_by_side: bool, training=True
+) -> FusedIds:
     """What :func:`fused_lookup` needs of the columns' ids (``CategoricalIds``, column
-    ``j``'s table at row ``offsets[j]`` of the fused table). The combiners become per-row
+    ``j``'s table at row ``offsets[j]`` of a fused table of ``table_rows`` rows; ids out of
+    their column's buckets raise ``IndexError`` here). The combiners become per-row
     factors (``w``, ``w / sum w`` or ``w / sqrt(sum w^2)`` over the example's ids), so every
     column reduces to one weighted segment sum; invalid ids and, for ``mean``/``sqrtn``,
     weights <= 0 are dropped as in :func:`embedding_lookup`. With ``training`` the rows
     are also grouped for the gradient (:func:`colonnade.core.indexed_rows.group_rows`)."""
     k, n = len(ids_list), ids_list[0].num_rows
-    segments = factors = None
-    rows = None
+    segments = factors = rows = None
     if all(ids.univalent and ids.weights is None for ids in ids_list):
         stacked = np.stack([ids.ids for ids in ids_list], axis=1)
         if n == 0 or stacked.min() >= 0:  # one valid id per example and column
             rows = (stacked + np.asarray(offsets)).reshape(-1)
+            largest = stacked.max(axis=0) if n else np.full(k, -1)
     if rows is None:
+        largest = np.array([ids.ids.max() if ids.ids.size else -1 for ids in ids_list])
         pruned = [ids.pruned(prune_weights=c != "sum") for ids, c in zip(ids_list, combiners)]
         segments = np.concatenate(
             [
@@ -138,7 +143,16 @@ def fused_ids(ids_list, offsets, combiners, side_by_side: bool, training=True) -
         rows = np.concatenate([ids.ids + off for ids, off in zip(pruned, offsets)])[order]
         factors = np.concatenate([_combiner_factors(i, c) for i, c in zip(pruned, combiners)])
         factors = factors[order]
-    return FusedIds(rows, n, k, segments, factors, group_rows(rows) if training else None)
+    buckets = np.diff(np.append(offsets, table_rows))
+    beyond = np.flatnonzero(largest >= buckets)
+    if beyond.size:
+        j = int(beyond[0])
+        raise IndexError(
+            f"fused lookup: column {j} has id {int(largest[j])} but its table has only "
+            f"{int(buckets[j])} rows"
+        )
+    groups = group_rows(rows) if training else None
+    return FusedIds(rows, table_rows, n, k, segments, factors, groups)
 
 
 def fused_lookup(table, ids: FusedIds, side_by_side: bool) -> Tensor:
@@ -151,7 +165,13 @@ def fused_lookup(table, ids: FusedIds, side_by_side: bool) -> Tensor:
     table = as_tensor(table)
     xp = get_xp(table.value)
     n, k, dim = ids.num_rows, ids.columns, table.shape[1]
-    gathered = ops.gather(table, to_device(ids.rows, xp), ids.groups)
+    if ids.table_rows != table.shape[0]:
+        raise ValueError(
+            f"fused lookup: ids made for a table of {ids.table_rows} rows, the table has "
+            f"{table.shape[0]}"
+        )
+    rows = to_device(ids.rows, xp)
+    gathered = ops.gather(table, rows, ids.groups, in_bounds=True)  # checked by fused_ids
     if ids.segments is None:  # the gathered rows are the lookups, as they are
         if side_by_side:
             return ops.reshape(gathered, (n, k * dim))

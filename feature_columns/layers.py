@@ -102,7 +102,8 @@ class _FusedColumns(NamedTuple):
                 cache.get(c.categorical_column if isinstance(c, EmbeddingColumn) else c)
                 for c in self.columns
             ]
-            return fused_ids(ids, self.offsets, combiners, side_by_side, training)
+            rows = self.table.shape[0]
+            return fused_ids(ids, self.offsets, rows, combiners, side_by_side, training)
 
         return cache.memo(("fused", id(self.table)), compute)
 

@@ -347,3 +347,16 @@ def test_pieces_side_by_side_are_the_layer_output():
         np.concatenate([p.numpy() for p in pieces], axis=1), layer(features).numpy()
     )
     assert sum(p.shape[1] for p in pieces) == layer.dimension
+
+
+def test_fused_ids_refuse_an_id_beyond_its_columns_rows():
+    from colonnade.feature_columns.dense import fused_ids, fused_lookup
+
+    a = fc.CategoricalIds(np.array([0, 2]), num_buckets=3)
+    b = fc.CategoricalIds(np.array([1, 4]), num_buckets=4)  # 4 is not a row of b's table
+    with pytest.raises(IndexError, match="column 1 has id 4 but its table has only 4 rows"):
+        fused_ids([a, b], [0, 3], 7, ["sum", "sum"], side_by_side=True)
+    ok = fused_ids([a, a], [0, 3], 6, ["sum", "sum"], side_by_side=True)
+    np.testing.assert_array_equal(ok.rows, [0, 3, 2, 5])
+    with pytest.raises(ValueError, match="table of 6 rows, the table has 7"):
+        fused_lookup(np.zeros((7, 2), np.float32), ok, side_by_side=True)
