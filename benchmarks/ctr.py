@@ -167,7 +167,13 @@ def log_loss(labels, p) -> float:
 
 
 def run(kind: str, train: str, test: str, rows: int) -> dict:
-    model = make_model(kind, tempfile.mkdtemp(prefix=f"ctr_{kind}_"))
+    """The JSON line of one model, its model_dir removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix=f"ctr_{kind}_") as model_dir:  # ~1 GB each
+        return measure(make_model(kind, model_dir), kind, train, test, rows)
+
+
+def measure(model, kind: str, train: str, test: str, rows: int) -> dict:
+    """Train ``model`` one epoch on ``train``, predict ``test``; speeds and quality."""
     wide, deep = columns()
     needed = cn.data.required_columns(wide + deep)
     ds = cn.data.Dataset.from_parquet(
@@ -204,10 +210,15 @@ def run(kind: str, train: str, test: str, rows: int) -> dict:
 
 def phases(kind: str, train: str, steps: int = 200, warmup: int = 20) -> dict:
     """Milliseconds per training step spent in each part of ``_train_step``."""
+    with tempfile.TemporaryDirectory(prefix=f"ctr_{kind}_") as model_dir:
+        return _phases(make_model(kind, model_dir), kind, train, steps, warmup)
+
+
+def _phases(model, kind: str, train: str, steps: int, warmup: int) -> dict:
+    """Run ``_train_step``'s parts one by one, timing each."""
     from colonnade.core.autodiff import gradients
     from colonnade.estimators import inputs
 
-    model = make_model(kind, tempfile.mkdtemp(prefix=f"ctr_{kind}_"))
     wide, deep = columns()
     needed = sorted(set(cn.data.required_columns(wide + deep)) | {"clicked"})
     table = cn.data.Dataset.from_parquet(train, columns=needed).to_table()
