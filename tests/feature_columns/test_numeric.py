@@ -150,3 +150,19 @@ def test_bucketize_matches_python_loop(boundaries, values):
 def test_bucketized_errors(source, boundaries, match):
     with pytest.raises(ValueError, match=match):
         fc.bucketized_column(source, boundaries)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(allow_nan=True, allow_infinity=True, width=32), max_size=40),
+    st.lists(st.floats(-1e6, 1e6, width=32), min_size=1, max_size=24, unique=True),
+)
+def test_bucketize_equals_a_binary_search_for_any_values(values, boundaries):
+    """Reference: numpy's searchsorted (TF's upper_bound), NaN and infinities included, on
+    both sides of the count where bucketize switches from comparisons to a search."""
+    from colonnade.feature_columns.numeric import bucketize
+
+    values = np.asarray(values, np.float32)
+    boundaries = np.sort(np.asarray(boundaries, np.float32))
+    want = np.searchsorted(boundaries, values, side="right")
+    np.testing.assert_array_equal(bucketize(values, boundaries), want)
