@@ -19,6 +19,7 @@ __all__ = [
     "CategoricalColumn",
     "DenseColumn",
     "FeatureColumn",
+    "KeyedColumn",
     "VariableSpec",
     "WrapsCategorical",
 ]
@@ -48,6 +49,18 @@ class FeatureColumn:
 
     def __lt__(self, other) -> bool:
         return self.name < other.name
+
+
+class KeyedColumn:
+    """For columns that read one raw feature, ``key``, and are named after it."""
+
+    @property
+    def name(self) -> str:
+        return self.key
+
+    @property
+    def input_keys(self) -> tuple:
+        return (self.key,)
 
 
 class CategoricalColumn(FeatureColumn):

@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .base import CategoricalColumn, check_int, check_key, check_type
+from .base import CategoricalColumn, KeyedColumn, check_int, check_key, check_type
 from .hashing import DEFAULT_HASH_KEY, fingerprint64, fingerprint_cat64
 from .ids import CategoricalIds
 from .inputs import Ragged, dtype_name, kind_of, same_array
@@ -189,7 +189,7 @@ def _list_spec(dtype: str) -> pa.DataType:
 
 
 @dataclass(frozen=True)
-class HashedCategoricalColumn(CategoricalColumn):
+class HashedCategoricalColumn(KeyedColumn, CategoricalColumn):
     """Ids by hashing; see :func:`categorical_column_with_hash_bucket`.
 
     >>> categorical_column_with_hash_bucket("kw", 10)
@@ -199,14 +199,6 @@ class HashedCategoricalColumn(CategoricalColumn):
     key: str
     hash_bucket_size: int
     dtype: str = "string"
-
-    @property
-    def name(self) -> str:
-        return self.key
-
-    @property
-    def input_keys(self) -> tuple:
-        return (self.key,)
 
     @property
     def num_buckets(self) -> int:
@@ -257,7 +249,7 @@ def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype="string"):
 
 
 @dataclass(frozen=True)
-class IdentityCategoricalColumn(CategoricalColumn):
+class IdentityCategoricalColumn(KeyedColumn, CategoricalColumn):
     """Integer values used as ids; see :func:`categorical_column_with_identity`.
 
     >>> categorical_column_with_identity("item", 5).num_buckets
@@ -267,14 +259,6 @@ class IdentityCategoricalColumn(CategoricalColumn):
     key: str
     num_buckets: int
     default_value: int | None = None
-
-    @property
-    def name(self) -> str:
-        return self.key
-
-    @property
-    def input_keys(self) -> tuple:
-        return (self.key,)
 
     def flat_ids(self, cache) -> FlatIds:
         def compute():
@@ -401,7 +385,7 @@ def _check_oov(num_oov_buckets, default_value, vocab_size: int, column: str):
 
 
 @dataclass(frozen=True)
-class VocabularyListCategoricalColumn(CategoricalColumn):
+class VocabularyListCategoricalColumn(KeyedColumn, CategoricalColumn):
     """Ids from an in-memory vocabulary; see :func:`categorical_column_with_vocabulary_list`.
 
     >>> categorical_column_with_vocabulary_list("c", ["a", "b"], num_oov_buckets=1).num_buckets
@@ -426,14 +410,6 @@ class VocabularyListCategoricalColumn(CategoricalColumn):
 
     def __hash__(self) -> int:
         return self._hash
-
-    @property
-    def name(self) -> str:
-        return self.key
-
-    @property
-    def input_keys(self) -> tuple:
-        return (self.key,)
 
     @property
     def num_buckets(self) -> int:
@@ -542,7 +518,7 @@ def read_vocabulary_file(path: str, vocabulary_size, dtype: str, column: str) ->
 
 
 @dataclass(frozen=True)
-class VocabularyFileCategoricalColumn(CategoricalColumn):
+class VocabularyFileCategoricalColumn(KeyedColumn, CategoricalColumn):
     """Ids from a vocabulary file; see :func:`categorical_column_with_vocabulary_file`.
 
     >>> import tempfile, os
@@ -568,14 +544,6 @@ class VocabularyFileCategoricalColumn(CategoricalColumn):
             source = f"in file {self.vocabulary_file!r} "
             table = _check_vocabulary(values, self.dtype, self.key, source)
             object.__setattr__(self, "_table", table)
-
-    @property
-    def name(self) -> str:
-        return self.key
-
-    @property
-    def input_keys(self) -> tuple:
-        return (self.key,)
 
     @property
     def num_buckets(self) -> int:

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from ..core.autodiff import Tensor
 from ..core.backend import DEFAULT_DTYPE, to_device
-from .base import CategoricalColumn, DenseColumn, check_key
+from .base import CategoricalColumn, DenseColumn, KeyedColumn, check_key
 from .ids import CategoricalIds
 from .inputs import dtype_name, is_list_type, kind_of
 from .normalizers import Normalizer, normalizer_from_config
@@ -221,7 +221,7 @@ def apply_normalizer(column, fn, values: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class NumericColumn(DenseColumn):
+class NumericColumn(KeyedColumn, DenseColumn):
     """Real-valued feature; see :func:`numeric_column`.
 
     >>> numeric_column("price", shape=2).shape
@@ -233,14 +233,6 @@ class NumericColumn(DenseColumn):
     default_value: tuple | None = None
     dtype: str = "float32"
     normalizer_fn: object = None
-
-    @property
-    def name(self) -> str:
-        return self.key
-
-    @property
-    def input_keys(self) -> tuple:
-        return (self.key,)
 
     @property
     def dimension(self) -> int:

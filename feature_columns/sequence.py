@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 from ..core import ops
 from ..core.autodiff import Tensor
 from ..core.backend import DEFAULT_DTYPE, get_xp, to_device
-from .base import CategoricalColumn, FeatureColumn, check_key
+from .base import CategoricalColumn, FeatureColumn, KeyedColumn, check_key
 from .categorical import (
     FlatIds,
     categorical_column_with_hash_bucket,
@@ -224,7 +224,7 @@ def sequence_categorical_column_with_vocabulary_list(
 
 
 @dataclass(frozen=True)
-class SequenceNumericColumn(FeatureColumn):
+class SequenceNumericColumn(KeyedColumn, FeatureColumn):
     """Sequences of numbers; see :func:`sequence_numeric_column`.
 
     >>> sequence_numeric_column("xy", shape=(2,)).dimension
@@ -237,14 +237,6 @@ class SequenceNumericColumn(FeatureColumn):
     dtype: str = "float32"
     normalizer_fn: object = None
     is_sequence = True
-
-    @property
-    def name(self) -> str:
-        return self.key
-
-    @property
-    def input_keys(self) -> tuple:
-        return (self.key,)
 
     @property
     def dimension(self) -> int:
