@@ -384,8 +384,30 @@ def _check_oov(num_oov_buckets, default_value, vocab_size: int, column: str):
     return num_oov, default_value
 
 
+class _VocabularyColumn(KeyedColumn, CategoricalColumn):
+    """What the vocabulary list and file columns share: their ``_table`` lookup, the OOV
+    rules, and the config fields for them."""
+
+    def flat_ids(self, cache) -> FlatIds:
+        return cache.memo(("flat_ids", self), lambda: _vocab_lookup(self, cache, self._table))
+
+    def transform(self, cache) -> CategoricalIds:
+        """Each value's index in the vocabulary; misses as the OOV rules say."""
+        return compact(self.flat_ids(cache), self.num_buckets)
+
+    def parse_spec(self) -> dict:
+        return {self.key: _list_spec(self.dtype)}
+
+    def _with_oov_config(self, out: dict) -> dict:
+        if self.default_value != -1:
+            out["default_value"] = self.default_value
+        if self.num_oov_buckets:
+            out["num_oov_buckets"] = self.num_oov_buckets
+        return out
+
+
 @dataclass(frozen=True)
-class VocabularyListCategoricalColumn(KeyedColumn, CategoricalColumn):
+class VocabularyListCategoricalColumn(_VocabularyColumn):
     """Ids from an in-memory vocabulary; see :func:`categorical_column_with_vocabulary_list`.
 
     >>> categorical_column_with_vocabulary_list("c", ["a", "b"], num_oov_buckets=1).num_buckets
@@ -415,16 +437,6 @@ class VocabularyListCategoricalColumn(KeyedColumn, CategoricalColumn):
     def num_buckets(self) -> int:
         return len(self.vocabulary_list) + self.num_oov_buckets
 
-    def flat_ids(self, cache) -> FlatIds:
-        return cache.memo(("flat_ids", self), lambda: _vocab_lookup(self, cache, self._table))
-
-    def transform(self, cache) -> CategoricalIds:
-        """Each value's index in the vocabulary; misses as the OOV rules say."""
-        return compact(self.flat_ids(cache), self.num_buckets)
-
-    def parse_spec(self) -> dict:
-        return {self.key: _list_spec(self.dtype)}
-
     def to_config(self) -> dict:
         out = {
             "type": "categorical_column_with_vocabulary_list",
@@ -432,11 +444,7 @@ class VocabularyListCategoricalColumn(KeyedColumn, CategoricalColumn):
             "vocabulary_list": list(self.vocabulary_list),
             "dtype": self.dtype,
         }
-        if self.default_value != -1:
-            out["default_value"] = self.default_value
-        if self.num_oov_buckets:
-            out["num_oov_buckets"] = self.num_oov_buckets
-        return out
+        return self._with_oov_config(out)
 
 
 def categorical_column_with_vocabulary_list(
@@ -518,7 +526,7 @@ def read_vocabulary_file(path: str, vocabulary_size, dtype: str, column: str) ->
 
 
 @dataclass(frozen=True)
-class VocabularyFileCategoricalColumn(KeyedColumn, CategoricalColumn):
+class VocabularyFileCategoricalColumn(_VocabularyColumn):
     """Ids from a vocabulary file; see :func:`categorical_column_with_vocabulary_file`.
 
     >>> import tempfile, os
@@ -549,16 +557,6 @@ class VocabularyFileCategoricalColumn(KeyedColumn, CategoricalColumn):
     def num_buckets(self) -> int:
         return self.vocabulary_size + self.num_oov_buckets
 
-    def flat_ids(self, cache) -> FlatIds:
-        return cache.memo(("flat_ids", self), lambda: _vocab_lookup(self, cache, self._table))
-
-    def transform(self, cache) -> CategoricalIds:
-        """Each value's line number in the file; misses as the OOV rules say."""
-        return compact(self.flat_ids(cache), self.num_buckets)
-
-    def parse_spec(self) -> dict:
-        return {self.key: _list_spec(self.dtype)}
-
     def to_config(self) -> dict:
         out = {
             "type": "categorical_column_with_vocabulary_file",
@@ -567,11 +565,7 @@ class VocabularyFileCategoricalColumn(KeyedColumn, CategoricalColumn):
             "vocabulary_size": self.vocabulary_size,
             "dtype": self.dtype,
         }
-        if self.default_value != -1:
-            out["default_value"] = self.default_value
-        if self.num_oov_buckets:
-            out["num_oov_buckets"] = self.num_oov_buckets
-        return out
+        return self._with_oov_config(out)
 
 
 def categorical_column_with_vocabulary_file(
