@@ -29,6 +29,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import colonnade as cn
+from colonnade.core.autodiff import gradients
+from colonnade.estimators import inputs
 
 fc = cn.feature_columns
 N_NUMERIC, N_CATEGORICAL, BATCH = 13, 26, 1024
@@ -216,9 +218,6 @@ def phases(kind: str, train: str, steps: int = 200, warmup: int = 20) -> dict:
 
 def _phases(model, kind: str, train: str, steps: int, warmup: int) -> dict:
     """Run ``_train_step``'s parts one by one, timing each."""
-    from colonnade.core.autodiff import gradients
-    from colonnade.estimators import inputs
-
     wide, deep = columns()
     needed = sorted(set(cn.data.required_columns(wide + deep)) | {"clicked"})
     table = cn.data.Dataset.from_parquet(train, columns=needed).to_table()

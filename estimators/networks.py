@@ -139,7 +139,6 @@ class Network:
         as in ``TransformCache.compute``."""
         cache = fc.TransformCache(features, previous)
         cache.compute(self.feature_columns, num_threads)
-        cache.previous = None  # its hashes were taken; do not chain every batch in memory
         return cache
 
     def prepare(self, cache: fc.TransformCache, training: bool) -> fc.TransformCache:

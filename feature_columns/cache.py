@@ -53,6 +53,8 @@ class TransformCache:
     ``memo(key, fn)`` does the same for intermediate results shared across columns
     (flattened inputs, dictionary encodings, fingerprints). It is safe to call from
     several threads: a second request for a result being computed waits for it.
+    ``previous``, the cache of the batch before, lends the hashes of the dictionaries both
+    batches share; ``compute`` drops it once they are taken.
 
     >>> cache = TransformCache({"k": ["a", "b", "a"]})
     >>> cache.encoded("k").dictionary.to_pylist(), cache.encoded("k").codes.tolist()
@@ -125,6 +127,7 @@ class TransformCache:
         if all(v is not _MISSING for v in done):
             return done
         fingerprint_together(self, columns)
+        self.previous = None  # its hashes were taken; do not chain every batch in memory
         if num_threads is None:
             small = self.num_rows < PARALLEL_MIN_ROWS
             n = 1 if small else DEFAULT_NUM_THREADS

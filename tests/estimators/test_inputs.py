@@ -147,11 +147,11 @@ def test_a_chunk_reuses_the_dictionary_hashes_of_the_chunk_before():
         )
     )
     first = net.transform(batch.slice(0, 32))
-    assert first.previous is None  # no chain of every batch kept alive
     again = fc.TransformCache(batch.slice(32, 32), first)
     fresh = fc.TransformCache(pa.record_batch({"a": other, "b": other}).slice(32, 32), first)
     for cache in (again, fresh):
         cache.compute(net.feature_columns)
+        assert cache.previous is None  # dropped once used: no chain of every batch in memory
     reused = again.memo(("fingerprint64", "a"), None)
     assert reused is first.memo(("fingerprint64", "a"), None)
     assert fresh.memo(("fingerprint64", "a"), None) is not reused  # other buffers, not reused
