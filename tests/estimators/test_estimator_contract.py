@@ -360,6 +360,25 @@ def test_resume_from_model_dir_equals_an_uninterrupted_run(make, tmp_path):
 OLD_VOCAB, NEW_VOCAB = ["red", "green", "blue"], ["blue", "purple", "red"]
 
 
+def old_and_warm_started(make, variable, tmp_path):
+    """A model trained on OLD_VOCAB, and a new one on NEW_VOCAB warm-started from it with
+    ``variable`` remapped by a VocabInfo (the warm start happens at its first restore)."""
+    old = make(color_column(OLD_VOCAB), config(model_dir=str(tmp_path / "old")), None)
+    old.fit(mixed_frame(300, 0), label="y", epochs=2)
+    info = E.VocabInfo(
+        new_vocab=NEW_VOCAB, new_vocab_size=3, num_oov_buckets=1, old_vocab=OLD_VOCAB
+    )
+    ws = E.WarmStartSettings(
+        str(tmp_path / "old"), var_name_to_vocab_info={variable: info}, vars_to_warm_start=".*"
+    )
+    new = make(
+        color_column(NEW_VOCAB, num_oov_buckets=1),
+        config(seed=2, model_dir=str(tmp_path / "new")),
+        ws,
+    )
+    return old, new
+
+
 @pytest.mark.parametrize(
     "make, variable",
     [
@@ -382,23 +401,9 @@ OLD_VOCAB, NEW_VOCAB = ["red", "green", "blue"], ["blue", "purple", "red"]
     ids=["linear", "dnn_embedding"],
 )
 def test_warm_start_with_a_changed_vocabulary_keeps_the_moved_rows(make, variable, tmp_path):
-    frame = mixed_frame(300, 0)
-    old = make(color_column(OLD_VOCAB), config(model_dir=str(tmp_path / "old")), None)
-    old.fit(frame, label="y", epochs=2)
+    old, new = old_and_warm_started(make, variable, tmp_path)
     old_rows = old.get_variable_value(variable)
     assert old_rows.shape[0] == 3 and np.all(old_rows != 0)
-
-    info = E.VocabInfo(
-        new_vocab=NEW_VOCAB, new_vocab_size=3, num_oov_buckets=1, old_vocab=OLD_VOCAB
-    )
-    ws = E.WarmStartSettings(
-        str(tmp_path / "old"), var_name_to_vocab_info={variable: info}, vars_to_warm_start=".*"
-    )
-    new = make(
-        color_column(NEW_VOCAB, num_oov_buckets=1),
-        config(seed=2, model_dir=str(tmp_path / "new")),
-        ws,
-    )
     probe = pd.DataFrame({"x1": [0.5, 0.5, 0.5], "color": ["red", "blue", "green"]})
     predictions = new.predict(probe)  # warm start happens at the first restore
     rows = new.get_variable_value(variable)
@@ -600,43 +605,35 @@ def test_an_empty_dataset_is_refused():
 
 
 @pytest.mark.parametrize(
-    "make",
+    "make, variable",
     [
-        lambda color, cfg, ws: E.LinearClassifier(
-            [color, fc.bucketized_column(fc.numeric_column("x1"), [0.0, 1.0])],
-            config=cfg,
-            warm_start_from=ws,
+        (
+            lambda color, cfg, ws: E.LinearClassifier(
+                [color, fc.bucketized_column(fc.numeric_column("x1"), [0.0, 1.0])],
+                config=cfg,
+                warm_start_from=ws,
+            ),
+            "model/linear/linear_model/color/weights",
         ),
-        lambda color, cfg, ws: E.DNNClassifier(
-            [4],
-            [
-                fc.embedding_column(color, 3),
-                fc.embedding_column(fc.bucketized_column(fc.numeric_column("x1"), [0.0]), 3),
-            ],
-            config=cfg,
-            warm_start_from=ws,
+        (
+            lambda color, cfg, ws: E.DNNClassifier(
+                [4],
+                [
+                    fc.embedding_column(color, 3),
+                    fc.embedding_column(fc.bucketized_column(fc.numeric_column("x1"), [0.0]), 3),
+                ],
+                config=cfg,
+                warm_start_from=ws,
+            ),
+            "model/dnn/input_from_feature_columns/input_layer/color_embedding/embedding_weights",
         ),
     ],
     ids=["linear_fused", "dnn_fused"],
 )
-def test_warm_start_reaches_tables_trained_as_one_fused_table(make, tmp_path):
+def test_warm_start_reaches_tables_trained_as_one_fused_table(make, variable, tmp_path):
     """Columns whose tables are fused: the warm-started rows must be what the model
     computes with, so red and blue (moved rows) predict exactly as in the old model."""
-    frame = mixed_frame(300, 0)
-    old = make(color_column(OLD_VOCAB), config(model_dir=str(tmp_path / "old")), None)
-    old.fit(frame, label="y", epochs=2)
-    info = E.VocabInfo(
-        new_vocab=NEW_VOCAB, new_vocab_size=3, num_oov_buckets=1, old_vocab=OLD_VOCAB
-    )
-    name = next(n for n in old.get_variable_names() if "color" in n and "/Adagrad" not in n)
-    ws = E.WarmStartSettings(
-        str(tmp_path / "old"), var_name_to_vocab_info={name: info}, vars_to_warm_start=".*"
-    )
-    new = make(
-        color_column(NEW_VOCAB, num_oov_buckets=1),
-        config(seed=2, model_dir=str(tmp_path / "new")),
-        ws,
-    )
+    old, new = old_and_warm_started(make, variable, tmp_path)
     probe = pd.DataFrame({"x1": [0.5, -0.5], "color": ["red", "blue"]})
     np.testing.assert_allclose(
         new.predict(probe)["logits"].tolist(), old.predict(probe)["logits"].tolist(), rtol=1e-6
