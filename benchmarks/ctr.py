@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 
 import colonnade as cn
 from colonnade.core.autodiff import gradients
-from colonnade.estimators import inputs
+from colonnade.estimators import input_pipeline
 
 fc = cn.feature_columns
 N_NUMERIC, N_CATEGORICAL, BATCH = 13, 26, 1024
@@ -223,7 +223,7 @@ def _phases(model, kind: str, train: str, steps: int, warmup: int) -> dict:
     table = cn.data.Dataset.from_parquet(train, columns=needed).to_table()
     ds = cn.data.Dataset.from_arrow(table.slice(0, BATCH * (steps + warmup)), label="clicked")
     network, variables = model._network, [v for _, _, part in model._parts for v in part]
-    batches = inputs.transformed_batches(network, ds.batch(BATCH), training=True)
+    batches = input_pipeline.transformed_batches(network, ds.batch(BATCH), training=True)
     times = dict.fromkeys(["input_wait", "forward", "backward", "optimizer"], 0.0)
     for step in range(steps + warmup):
         if step == warmup:

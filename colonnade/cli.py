@@ -27,7 +27,7 @@ import sys
 import traceback
 
 from . import __version__
-from .estimators.inputs import INFERENCE_BATCH_SIZE
+from .estimators.input_fn import INFERENCE_BATCH_SIZE
 
 JOB_COMMANDS = {
     "train": "train a model on data.train (and evaluate on data.eval when given)",

@@ -94,8 +94,8 @@ from .estimators.canned import (
 )
 from .estimators.dnn import ACTIVATIONS
 from .estimators.estimator import NAMED_MOMENTUM, optimizer_classes
-from .estimators.inputs import DEFAULT_BATCH_SIZE
-from .feature_columns.config import COLUMN_KEYS
+from .estimators.input_fn import DEFAULT_BATCH_SIZE
+from .feature_columns.serialization import COLUMN_KEYS
 
 __all__ = [
     "ConfigError",

@@ -26,8 +26,8 @@ from dataclasses import replace
 import pyarrow as pa
 import pyarrow.dataset as pads
 
-from .cache import FileCache, MemoryCache
 from .columns import as_expression, as_names, check_expression, check_names, split_label
+from .dataset_cache import FileCache, MemoryCache
 from .plan import (
     Batch,
     Cache,

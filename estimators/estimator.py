@@ -19,10 +19,11 @@ import pandas as pd
 from .. import core
 from .. import data as cn_data
 from .. import train as cn_train
-from . import inputs
+from . import input_fn as inputs
 from .callbacks import Callback
 from .export import export_estimator, predictions_frame, select_keys
 from .hooks import CheckpointSaverHook, RunContext, SessionRunHook
+from .input_pipeline import transformed_batches
 from .run_config import RunConfig, WarmStartSettings
 
 logger = logging.getLogger("colonnade")
@@ -315,7 +316,7 @@ class CannedEstimator:
             hook.begin(self)
         started, logged_at, logged_step = time.monotonic(), time.monotonic(), self.global_step
         first_step = self.global_step
-        batches = inputs.transformed_batches(
+        batches = transformed_batches(
             self._network,
             input_fn,
             repeat_single=last_step is not None,
@@ -367,7 +368,7 @@ class CannedEstimator:
         self._restore_or_warm_start()
         metrics = self.head.new_metrics()
         seen = 0
-        batches = inputs.transformed_batches(self._network, input_fn, limit=steps)
+        batches = transformed_batches(self._network, input_fn, limit=steps)
         for features, labels, cache in batches:
             if labels is None:
                 raise ValueError("evaluation needs labels: build the Dataset with label=...")
@@ -411,7 +412,7 @@ class CannedEstimator:
 
     def _predict_batches(self, input_fn, predict_keys):
         self._restore_or_warm_start()
-        for features, _, cache in inputs.transformed_batches(self._network, input_fn):
+        for features, _, cache in transformed_batches(self._network, input_fn):
             predictions = self.head.predictions(self._logits(features, cache).value)
             yield predictions if predict_keys is None else select_keys(predictions, predict_keys)
 

@@ -32,7 +32,8 @@ from .. import core
 from .. import data as cn_data
 from .. import train as cn_train
 from . import heads as heads_module
-from . import inputs
+from . import input_fn as inputs
+from .input_pipeline import transformed_batches
 from .networks import Network
 
 EXPORT_FORMAT_VERSION = 1
@@ -187,7 +188,7 @@ class Predictor:
             rows = pd.DataFrame(rows)
         dataset = inputs.as_dataset(rows, batch_size=batch_size, columns=self.input_columns)
         frames = []
-        for features, _, cache in inputs.transformed_batches(self.network, dataset):
+        for features, _, cache in transformed_batches(self.network, dataset):
             with core.no_grad():
                 logits = self.network.logits(features, training=False, rng=None, cache=cache)
             predictions = self.head.predictions(logits.value)

@@ -20,7 +20,6 @@ what it meant in a TF model. Layers (``DenseFeatures``, ``LinearModel``,
 """
 
 from .base import CategoricalColumn, DenseColumn, FeatureColumn, VariableSpec
-from .cache import DEFAULT_NUM_THREADS, TransformCache, transform_features
 from .categorical import (
     CrossedColumn,
     HashedCategoricalColumn,
@@ -35,7 +34,6 @@ from .categorical import (
     crossed_column,
     weighted_categorical_column,
 )
-from .config import from_config, to_config
 from .dense import (
     EmbeddingColumn,
     IndicatorColumn,
@@ -47,11 +45,11 @@ from .dense import (
     shared_embedding_columns,
     shared_embeddings,
 )
+from .features import Features, as_features
 from .hashing import DEFAULT_HASH_KEY, fingerprint64, fingerprint_cat64
 from .ids import CategoricalIds
-from .initializers import Initializer, initializer
-from .inputs import Features, as_features
 from .layers import DenseFeatures, LinearModel, SequenceFeatures, input_layer, linear_model
+from .named_initializers import Initializer, initializer
 from .normalizers import Normalizer, chain, clip, log1p, log_offset, standardize
 from .numeric import BucketizedColumn, NumericColumn, bucketized_column, numeric_column
 from .sequence import (
@@ -64,7 +62,9 @@ from .sequence import (
     sequence_categorical_column_with_vocabulary_list,
     sequence_numeric_column,
 )
+from .serialization import from_config, to_config
 from .spec import make_parse_example_spec
+from .transform_cache import DEFAULT_NUM_THREADS, TransformCache, transform_features
 
 __all__ = [
     # TensorFlow's tf.feature_column names

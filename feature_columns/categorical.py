@@ -23,9 +23,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .base import CategoricalColumn, KeyedColumn, check_int, check_key, check_type
+from .features import Ragged, dtype_name, kind_of, same_array
 from .hashing import DEFAULT_HASH_KEY, fingerprint64, fingerprint_cat64
 from .ids import CategoricalIds
-from .inputs import Ragged, dtype_name, kind_of, same_array
 
 __all__ = [
     "CrossedColumn",

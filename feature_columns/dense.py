@@ -29,7 +29,7 @@ from ..core.backend import DEFAULT_DTYPE, get_xp, to_device
 from ..core.indexed_rows import RowGroups, group_rows
 from .base import CategoricalColumn, DenseColumn, VariableSpec, WrapsCategorical, check_int
 from .ids import CategoricalIds
-from .initializers import Initializer, initializer_from_config
+from .named_initializers import Initializer, initializer_from_config
 
 __all__ = [
     "COMBINERS",

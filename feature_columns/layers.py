@@ -30,7 +30,6 @@ from ..core.autodiff import Tensor
 from ..core.backend import DEFAULT_DTYPE, to_host
 from ..core.variables import Variable, fuse
 from .base import CategoricalColumn, DenseColumn, FeatureColumn, VariableSpec
-from .cache import TransformCache
 from .dense import (
     EmbeddingColumn,
     FusedIds,
@@ -39,6 +38,7 @@ from .dense import (
     fused_ids,
     fused_lookup,
 )
+from .transform_cache import TransformCache
 
 __all__ = [
     "DenseFeatures",

@@ -20,8 +20,8 @@ import pyarrow.compute as pc
 from ..core.autodiff import Tensor
 from ..core.backend import DEFAULT_DTYPE, to_device
 from .base import CategoricalColumn, DenseColumn, KeyedColumn, check_key
+from .features import dtype_name, is_list_type, kind_of
 from .ids import CategoricalIds
-from .inputs import dtype_name, is_list_type, kind_of
 from .normalizers import Normalizer, normalizer_from_config
 
 __all__ = ["BucketizedColumn", "NumericColumn", "bucketized_column", "numeric_column"]

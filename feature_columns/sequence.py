@@ -33,8 +33,8 @@ from .categorical import (
     categorical_column_with_vocabulary_list,
     drop_invalid,
 )
+from .features import is_list_type
 from .ids import CategoricalIds
-from .inputs import is_list_type
 from .numeric import (
     _flat_numbers,
     apply_normalizer,

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import colonnade as cn
-from colonnade.estimators import inputs
+from colonnade.estimators import input_pipeline
 from colonnade.estimators.networks import DNNPart, LinearPart, Network
-from colonnade.feature_columns.inputs import same_array
+from colonnade.feature_columns.features import same_array
 
 fc = cn.feature_columns
 
@@ -72,11 +72,11 @@ def test_each_batch_gets_exactly_its_own_transforms(sizes, seed):
     net = network()
     data = record_batches(sizes, seed)
     pairs = [(b.drop_columns(["y"]), b.column("y")) for b in data]
-    original, inputs.CHUNK_ROWS = inputs.CHUNK_ROWS, 50  # several chunks, of several batches
+    original, input_pipeline.CHUNK_ROWS = input_pipeline.CHUNK_ROWS, 50  # several chunks, of several batches
     try:
-        got = list(inputs.transformed_batches(net, pairs))
+        got = list(input_pipeline.transformed_batches(net, pairs))
     finally:
-        inputs.CHUNK_ROWS = original
+        input_pipeline.CHUNK_ROWS = original
     assert len(got) == len(pairs)
     for (features, labels), (f, y, cache) in zip(pairs, got):
         assert f is features and y is labels and cache.num_rows == features.num_rows
@@ -97,11 +97,11 @@ def test_chunked_training_equals_batch_by_batch_training():
             dnn_hidden_units=[4],
             config=cn.estimators.RunConfig(tf_random_seed=0, log_step_count_steps=0),
         )
-        original, inputs.CHUNK_ROWS = inputs.CHUNK_ROWS, chunk_rows
+        original, input_pipeline.CHUNK_ROWS = input_pipeline.CHUNK_ROWS, chunk_rows
         try:
             est.train(pairs)
         finally:
-            inputs.CHUNK_ROWS = original
+            input_pipeline.CHUNK_ROWS = original
         weights.append(est.get_weights())
     assert weights[0].keys() == weights[1].keys()
     for name in weights[0]:
@@ -116,7 +116,7 @@ def test_at_most_limit_batches_are_read():
             read.append(i)
             yield b.drop_columns(["y"]), b.column("y")
 
-    got = list(inputs.transformed_batches(network(), source(), limit=3))
+    got = list(input_pipeline.transformed_batches(network(), source(), limit=3))
     assert len(got) == 3 and read == [0, 1, 2]
 
 
@@ -124,7 +124,7 @@ def test_a_bad_batch_in_a_chunk_fails_at_its_own_turn():
     data = record_batches([8] * 4)
     bad = data[2].set_column(3, "x", pa.array([np.nan] * 8, pa.float32()))
     pairs = [(b.drop_columns(["y"]), b.column("y")) for b in data[:2] + [bad] + data[3:]]
-    batches = inputs.transformed_batches(network(), pairs)
+    batches = input_pipeline.transformed_batches(network(), pairs)
     assert next(batches)[2].num_rows == 8
     assert next(batches)[2].num_rows == 8
     with pytest.raises(ValueError, match="'x'"):

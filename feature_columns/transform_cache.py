@@ -18,8 +18,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 
 from .categorical import fingerprint_together
+from .features import Encoded, Features, Ragged, as_features, encode, flatten
 from .ids import CategoricalIds
-from .inputs import Encoded, Features, Ragged, as_features, encode, flatten
 
 __all__ = ["DEFAULT_NUM_THREADS", "TransformCache", "transform_features"]
 
