@@ -72,7 +72,7 @@ def test_each_batch_gets_exactly_its_own_transforms(sizes, seed):
     net = network()
     data = record_batches(sizes, seed)
     pairs = [(b.drop_columns(["y"]), b.column("y")) for b in data]
-    original, input_pipeline.CHUNK_ROWS = input_pipeline.CHUNK_ROWS, 50  # several chunks, of several batches
+    original, input_pipeline.CHUNK_ROWS = input_pipeline.CHUNK_ROWS, 50  # several chunks
     try:
         got = list(input_pipeline.transformed_batches(net, pairs))
     finally:
