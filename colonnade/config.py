@@ -85,7 +85,7 @@ else:  # Python 3.10: the same parser, published as the tomli package
 from . import estimators as cn_estimators
 from . import feature_columns as fc
 from . import train as cn_train
-from .core import Reduction
+from .core import OPTIMIZERS, Reduction
 from .estimators.canned import (
     COMBINED_DNN_LEARNING_RATE,
     COMBINED_LINEAR_LEARNING_RATE,
@@ -93,7 +93,7 @@ from .estimators.canned import (
     linear_learning_rate,
 )
 from .estimators.dnn import ACTIVATIONS
-from .estimators.estimator import NAMED_MOMENTUM, optimizer_classes
+from .estimators.estimator import NAMED_MOMENTUM
 from .estimators.input_fn import DEFAULT_BATCH_SIZE
 from .feature_columns.serialization import COLUMN_KEYS
 
@@ -428,7 +428,7 @@ _SPARSE_COMBINERS = ("sum", "mean", "sqrtn")
 
 def _optimizer_classes() -> dict:
     """Config names ("Adam", "Ftrl", ...) -> ``cn.train`` class names."""
-    return {name: cls.__name__ for name, cls in optimizer_classes().items()}
+    return {name: cls.__name__ for name, cls in OPTIMIZERS.items() if name != "AdagradDA"}
 
 
 def _optimizer_class(v, where) -> str:

@@ -109,6 +109,7 @@ from .ops import (
     where,
 )
 from .optimizers import (
+    OPTIMIZERS,
     AdadeltaOptimizer,
     AdagradDAOptimizer,
     AdagradOptimizer,
@@ -121,6 +122,7 @@ from .optimizers import (
     ProximalAdagradOptimizer,
     ProximalGradientDescentOptimizer,
     RMSPropOptimizer,
+    optimizer_class,
 )
 from .schedules import (
     cosine_decay,

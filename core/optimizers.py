@@ -45,6 +45,7 @@ from .indexed_rows import IndexedRows
 from .variables import Variable
 
 __all__ = [
+    "OPTIMIZERS",
     "AdadeltaOptimizer",
     "AdagradDAOptimizer",
     "AdagradOptimizer",
@@ -57,6 +58,7 @@ __all__ = [
     "ProximalAdagradOptimizer",
     "ProximalGradientDescentOptimizer",
     "RMSPropOptimizer",
+    "optimizer_class",
 ]
 
 # Adam's TF1 sparse step touches every row; it walks the table in blocks of about this
@@ -852,3 +854,41 @@ class ProximalAdagradOptimizer(Optimizer):
 
     def _slot_specs(self):
         return [("accumulator", self._initial_accumulator_value, self._name)]
+
+
+OPTIMIZERS = {
+    "Adadelta": AdadeltaOptimizer,
+    "Adagrad": AdagradOptimizer,
+    "AdagradDA": AdagradDAOptimizer,
+    "Adam": AdamOptimizer,
+    "Ftrl": FtrlOptimizer,
+    "GradientDescent": GradientDescentOptimizer,
+    "LazyAdam": LazyAdamOptimizer,
+    "Momentum": MomentumOptimizer,
+    "ProximalAdagrad": ProximalAdagradOptimizer,
+    "ProximalGradientDescent": ProximalGradientDescentOptimizer,
+    "RMSProp": RMSPropOptimizer,
+    "SGD": GradientDescentOptimizer,
+}
+"""The optimizers by the names estimators and configs accept (``"Adam"``, ``"Ftrl"``,
+``"SGD"``, ...): the one registry of optimizer names."""
+
+
+def _name_key(name: str) -> str:
+    return name.lower().replace("_", "").replace("-", "").removesuffix("optimizer")
+
+
+def optimizer_class(name: str) -> type:
+    """The optimizer class called ``name`` in :data:`OPTIMIZERS`, ignoring case, ``_``,
+    ``-`` and an ``Optimizer`` suffix; a ValueError lists the known names.
+
+    >>> optimizer_class("adagrad_optimizer").__name__
+    'AdagradOptimizer'
+    """
+    if isinstance(name, str):
+        for known, cls in OPTIMIZERS.items():
+            if _name_key(known) == _name_key(name):
+                return cls
+    raise ValueError(
+        f"unknown optimizer {name!r}; use one of {sorted(OPTIMIZERS)} or an optimizer instance"
+    )

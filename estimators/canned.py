@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 
 from .. import core
-from .. import train as cn_train
 from .estimator import CannedEstimator, resolve_optimizer
 from .heads import RegressionHead, classification_head
 from .networks import DNNPart, LinearPart, Network
@@ -52,6 +51,7 @@ def _head(n_classes, label_vocabulary, loss_reduction):
 class _Linear(CannedEstimator):
     def __init__(
         self,
+        *,
         head,
         feature_columns,
         model_dir,
@@ -64,10 +64,10 @@ class _Linear(CannedEstimator):
         super().__init__(head, model_dir, config, warm_start_from, weight_column)
         columns = _columns(feature_columns, "feature_columns")
         self.feature_columns = columns
-        linear = LinearPart(columns, head.logits_dimension, sparse_combiner)
-        self._network = Network(linear, None)
+        linear = LinearPart(columns, units=head.logits_dimension, sparse_combiner=sparse_combiner)
+        self._network = Network(linear=linear)
         lr = linear_learning_rate(len(columns))
-        opt = resolve_optimizer(optimizer, lambda: cn_train.FtrlOptimizer(lr), lr)
+        opt = resolve_optimizer(optimizer, lambda: core.FtrlOptimizer(lr), lr, self._global_step)
         self._parts = [("optimizer", opt, linear.trainable_variables)]
 
 
@@ -93,14 +93,14 @@ class LinearClassifier(_Linear):
     ):
         head = _head(n_classes, label_vocabulary, loss_reduction)
         super().__init__(
-            head,
-            feature_columns,
-            model_dir,
-            _default(optimizer, "Ftrl"),
-            config,
-            warm_start_from,
-            weight_column,
-            sparse_combiner,
+            head=head,
+            feature_columns=feature_columns,
+            model_dir=model_dir,
+            optimizer=_default(optimizer, "Ftrl"),
+            config=config,
+            warm_start_from=warm_start_from,
+            weight_column=weight_column,
+            sparse_combiner=sparse_combiner,
         )
 
 
@@ -121,20 +121,21 @@ class LinearRegressor(_Linear):
     ):
         head = RegressionHead(label_dimension, loss_reduction)
         super().__init__(
-            head,
-            feature_columns,
-            model_dir,
-            _default(optimizer, "Ftrl"),
-            config,
-            warm_start_from,
-            weight_column,
-            sparse_combiner,
+            head=head,
+            feature_columns=feature_columns,
+            model_dir=model_dir,
+            optimizer=_default(optimizer, "Ftrl"),
+            config=config,
+            warm_start_from=warm_start_from,
+            weight_column=weight_column,
+            sparse_combiner=sparse_combiner,
         )
 
 
 class _DNN(CannedEstimator):
     def __init__(
         self,
+        *,
         head,
         hidden_units,
         feature_columns,
@@ -152,16 +153,19 @@ class _DNN(CannedEstimator):
         self.feature_columns = columns
         dnn = DNNPart(
             columns,
-            hidden_units,
-            head.logits_dimension,
-            activation_fn,
-            dropout,
-            batch_norm,
-            self._init_rng,
+            hidden_units=hidden_units,
+            units=head.logits_dimension,
+            activation_fn=activation_fn,
+            dropout=dropout,
+            batch_norm=batch_norm,
+            rng=self._init_rng,
         )
-        self._network = Network(None, dnn)
+        self._network = Network(dnn=dnn)
         opt = resolve_optimizer(
-            optimizer, lambda: cn_train.AdagradOptimizer(DNN_LEARNING_RATE), DNN_LEARNING_RATE
+            optimizer,
+            lambda: core.AdagradOptimizer(DNN_LEARNING_RATE),
+            DNN_LEARNING_RATE,
+            self._global_step,
         )
         self._parts = [("optimizer", opt, dnn.trainable_variables)]
 
@@ -191,17 +195,17 @@ class DNNClassifier(_DNN):
     ):
         head = _head(n_classes, label_vocabulary, loss_reduction)
         super().__init__(
-            head,
-            hidden_units,
-            feature_columns,
-            model_dir,
-            _default(optimizer, "Adagrad"),
-            activation_fn,
-            dropout,
-            config,
-            warm_start_from,
-            weight_column,
-            batch_norm,
+            head=head,
+            hidden_units=hidden_units,
+            feature_columns=feature_columns,
+            model_dir=model_dir,
+            optimizer=_default(optimizer, "Adagrad"),
+            activation_fn=activation_fn,
+            dropout=dropout,
+            config=config,
+            warm_start_from=warm_start_from,
+            weight_column=weight_column,
+            batch_norm=batch_norm,
         )
 
 
@@ -225,23 +229,24 @@ class DNNRegressor(_DNN):
     ):
         head = RegressionHead(label_dimension, loss_reduction)
         super().__init__(
-            head,
-            hidden_units,
-            feature_columns,
-            model_dir,
-            _default(optimizer, "Adagrad"),
-            activation_fn,
-            dropout,
-            config,
-            warm_start_from,
-            weight_column,
-            batch_norm,
+            head=head,
+            hidden_units=hidden_units,
+            feature_columns=feature_columns,
+            model_dir=model_dir,
+            optimizer=_default(optimizer, "Adagrad"),
+            activation_fn=activation_fn,
+            dropout=dropout,
+            config=config,
+            warm_start_from=warm_start_from,
+            weight_column=weight_column,
+            batch_norm=batch_norm,
         )
 
 
 class _Combined(CannedEstimator):
     def __init__(
         self,
+        *,
         head,
         model_dir,
         linear_feature_columns,
@@ -254,8 +259,8 @@ class _Combined(CannedEstimator):
         config,
         warm_start_from,
         weight_column,
-        linear_sparse_combiner,
         batch_norm,
+        linear_sparse_combiner,
     ):
         super().__init__(head, model_dir, config, warm_start_from, weight_column)
         linear_columns = list(linear_feature_columns or [])
@@ -267,17 +272,19 @@ class _Combined(CannedEstimator):
         self.linear_feature_columns, self.dnn_feature_columns = linear_columns, dnn_columns
         units = head.logits_dimension
         linear = (
-            LinearPart(linear_columns, units, linear_sparse_combiner) if linear_columns else None
+            LinearPart(linear_columns, units=units, sparse_combiner=linear_sparse_combiner)
+            if linear_columns
+            else None
         )
         dnn = (
             DNNPart(
                 dnn_columns,
-                dnn_hidden_units,
-                units,
-                dnn_activation_fn,
-                dnn_dropout,
-                batch_norm,
-                self._init_rng,
+                hidden_units=dnn_hidden_units,
+                units=units,
+                activation_fn=dnn_activation_fn,
+                dropout=dnn_dropout,
+                batch_norm=batch_norm,
+                rng=self._init_rng,
             )
             if dnn_columns
             else None
@@ -287,14 +294,18 @@ class _Combined(CannedEstimator):
         if linear is not None:
             lr = linear_learning_rate(len(linear_columns), COMBINED_LINEAR_LEARNING_RATE)
             opt = resolve_optimizer(
-                _default(linear_optimizer, "Ftrl"), lambda: cn_train.FtrlOptimizer(lr), lr
+                _default(linear_optimizer, "Ftrl"),
+                lambda: core.FtrlOptimizer(lr),
+                lr,
+                self._global_step,
             )
             self._parts.append(("linear_optimizer", opt, linear.trainable_variables))
         if dnn is not None:
             opt = resolve_optimizer(
                 _default(dnn_optimizer, "Adagrad"),
-                lambda: cn_train.AdagradOptimizer(COMBINED_DNN_LEARNING_RATE),
+                lambda: core.AdagradOptimizer(COMBINED_DNN_LEARNING_RATE),
                 COMBINED_DNN_LEARNING_RATE,
+                self._global_step,
             )
             self._parts.append(("dnn_optimizer", opt, dnn.trainable_variables))
 
@@ -327,20 +338,20 @@ class DNNLinearCombinedClassifier(_Combined):
     ):
         head = _head(n_classes, label_vocabulary, loss_reduction)
         super().__init__(
-            head,
-            model_dir,
-            linear_feature_columns,
-            linear_optimizer,
-            dnn_feature_columns,
-            dnn_optimizer,
-            dnn_hidden_units,
-            dnn_activation_fn,
-            dnn_dropout,
-            config,
-            warm_start_from,
-            weight_column,
-            linear_sparse_combiner,
-            batch_norm,
+            head=head,
+            model_dir=model_dir,
+            linear_feature_columns=linear_feature_columns,
+            linear_optimizer=linear_optimizer,
+            dnn_feature_columns=dnn_feature_columns,
+            dnn_optimizer=dnn_optimizer,
+            dnn_hidden_units=dnn_hidden_units,
+            dnn_activation_fn=dnn_activation_fn,
+            dnn_dropout=dnn_dropout,
+            config=config,
+            warm_start_from=warm_start_from,
+            weight_column=weight_column,
+            batch_norm=batch_norm,
+            linear_sparse_combiner=linear_sparse_combiner,
         )
 
 
@@ -367,20 +378,20 @@ class DNNLinearCombinedRegressor(_Combined):
     ):
         head = RegressionHead(label_dimension, loss_reduction)
         super().__init__(
-            head,
-            model_dir,
-            linear_feature_columns,
-            linear_optimizer,
-            dnn_feature_columns,
-            dnn_optimizer,
-            dnn_hidden_units,
-            dnn_activation_fn,
-            dnn_dropout,
-            config,
-            warm_start_from,
-            weight_column,
-            linear_sparse_combiner,
-            batch_norm,
+            head=head,
+            model_dir=model_dir,
+            linear_feature_columns=linear_feature_columns,
+            linear_optimizer=linear_optimizer,
+            dnn_feature_columns=dnn_feature_columns,
+            dnn_optimizer=dnn_optimizer,
+            dnn_hidden_units=dnn_hidden_units,
+            dnn_activation_fn=dnn_activation_fn,
+            dnn_dropout=dnn_dropout,
+            config=config,
+            warm_start_from=warm_start_from,
+            weight_column=weight_column,
+            batch_norm=batch_norm,
+            linear_sparse_combiner=linear_sparse_combiner,
         )
 
 

@@ -7,7 +7,6 @@ network. This module holds everything that does not depend on which network it i
 
 from __future__ import annotations
 
-import inspect
 import logging
 import os
 import tempfile
@@ -18,7 +17,6 @@ import pandas as pd
 
 from .. import core
 from .. import data as cn_data
-from .. import train as cn_train
 from . import input_fn as inputs
 from .callbacks import Callback
 from .export import export_estimator, predictions_frame, select_keys
@@ -42,53 +40,25 @@ class History:
             self.history.setdefault(k, []).append(v)
 
 
-def optimizer_classes() -> dict:
-    """Optimizers by the names estimators accept (``"Adam"``, ``"Ftrl"``, ``"SGD"``, ...).
-
-    AdagradDA is left out: it takes the global step as a constructor argument.
-    """
-    out = {}
-    for name in cn_train.__all__:
-        cls = getattr(cn_train, name)
-        if (
-            inspect.isclass(cls)
-            and issubclass(cls, cn_train.Optimizer)
-            and cls is not cn_train.Optimizer
-            and "global_step" not in inspect.signature(cls).parameters
-        ):
-            out[name.removesuffix("Optimizer")] = cls
-    out["SGD"] = cn_train.GradientDescentOptimizer
-    return out
-
-
-def optimizer_class(name: str):
-    """The optimizer class for ``name``, ignoring case, ``_``, ``-`` and an ``Optimizer``
-    suffix; a ValueError lists the known names."""
-    classes = optimizer_classes()
-    key = name.lower().replace("_", "").replace("-", "").removesuffix("optimizer")
-    for known, cls in classes.items():
-        if known.lower() == key:
-            return cls
-    raise ValueError(
-        f"unknown optimizer {name!r}; use one of {sorted(classes)} or an optimizer instance"
-    )
-
-
 # The momentum a Momentum optimizer named by string gets (a common choice; TF has none).
 NAMED_MOMENTUM = 0.9
 
 
-def resolve_optimizer(optimizer, default_factory, learning_rate):
-    """An optimizer from an instance, a name ('Adam', 'Ftrl', ...) or None (the default).
+def resolve_optimizer(optimizer, default_factory, learning_rate, global_step=None):
+    """An optimizer from an instance, a name ('Adam', 'Ftrl', ... see
+    :data:`colonnade.core.OPTIMIZERS`) or None (the default).
 
-    A name gets the estimator's default ``learning_rate``, as tf.estimator does.
+    A name gets the estimator's default ``learning_rate``, as tf.estimator does;
+    ``"AdagradDA"`` also gets the estimator's ``global_step``, which it needs.
     """
     if optimizer is None:
         return default_factory()
     if isinstance(optimizer, str):
-        cls = optimizer_class(optimizer)
-        if cls is cn_train.MomentumOptimizer:
+        cls = core.optimizer_class(optimizer)
+        if cls is core.MomentumOptimizer:
             return cls(learning_rate=learning_rate, momentum=NAMED_MOMENTUM)
+        if cls is core.AdagradDAOptimizer:
+            return cls(learning_rate=learning_rate, global_step=global_step)
         return cls(learning_rate=learning_rate)
     if callable(optimizer) and not hasattr(optimizer, "apply_gradients"):
         return optimizer()
@@ -148,8 +118,8 @@ class CannedEstimator:
 
     def _ensure_checkpointing(self):
         if self._manager is None:
-            self._checkpoint = cn_train.Checkpoint(**self._trackables())
-            self._manager = cn_train.CheckpointManager(
+            self._checkpoint = core.Checkpoint(**self._trackables())
+            self._manager = core.CheckpointManager(
                 self._checkpoint,
                 self.model_dir,
                 max_to_keep=self.config.keep_checkpoint_max,
@@ -159,14 +129,14 @@ class CannedEstimator:
 
     def latest_checkpoint(self):
         """The newest checkpoint in model_dir, or None."""
-        return cn_train.latest_checkpoint(self.model_dir)
+        return core.latest_checkpoint(self.model_dir)
 
     def _restore_or_warm_start(self):
         """Resume from model_dir's latest checkpoint; otherwise apply warm_start_from."""
         self._ensure_checkpointing()
         latest = self.latest_checkpoint()
         if latest is not None:
-            saved_step = int(cn_train.load_variable(latest, "global_step"))
+            saved_step = int(core.load_variable(latest, "global_step"))
             if not self._restored or saved_step != self.global_step:
                 try:
                     self._checkpoint.restore(latest).assert_existing_objects_matched()
@@ -187,7 +157,7 @@ class CannedEstimator:
             return
         if self.warm_start_from is not None and not self._restored:
             ws = self.warm_start_from
-            cn_train.warm_start(
+            core.warm_start(
                 ws.ckpt_to_initialize_from,
                 vars_to_warm_start=ws.vars_to_warm_start,
                 var_name_to_vocab_info=ws.var_name_to_vocab_info or None,

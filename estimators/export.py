@@ -30,7 +30,6 @@ import pandas as pd
 
 from .. import core
 from .. import data as cn_data
-from .. import train as cn_train
 from . import heads as heads_module
 from . import input_fn as inputs
 from .input_pipeline import transformed_batches
@@ -122,7 +121,7 @@ def export_estimator(estimator, export_dir_base) -> str:
             "head": head_spec(estimator.head),
             "network": _walk_vocabulary_files(network_spec, copy_vocabulary),
         }
-        cn_train.Checkpoint(model=estimator._network).write(os.path.join(tmp, VARIABLES_PREFIX))
+        core.Checkpoint(model=estimator._network).write(os.path.join(tmp, VARIABLES_PREFIX))
         with open(os.path.join(tmp, MODEL_FILE), "w") as f:
             json.dump(model, f, indent=2)
         os.rename(tmp, final)
@@ -175,7 +174,7 @@ class Predictor:
         network_spec = _walk_vocabulary_files(meta["network"], lambda p: os.path.join(self.path, p))
         self.head = head_from_spec(meta["head"])
         self.network = Network.from_spec(network_spec)
-        status = cn_train.Checkpoint(model=self.network).restore(
+        status = core.Checkpoint(model=self.network).restore(
             os.path.join(self.path, VARIABLES_PREFIX)
         )
         status.assert_existing_objects_matched()
