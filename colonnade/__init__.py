@@ -8,14 +8,9 @@ Sub-modules: ``cn.core`` (backend, autodiff, ops), ``cn.train`` (the ``tf.train`
 ``cn.feature_columns``, ``cn.data`` (input pipelines over Arrow) and ``cn.estimators``.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("colonnade")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0+source"
-
 from . import core, data, estimators, feature_columns, train
 from .estimators import load
+
+__version__ = core.library_version()
 
 __all__ = ["core", "data", "estimators", "feature_columns", "train", "load", "__version__"]

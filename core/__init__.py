@@ -136,6 +136,7 @@ from .schedules import (
     polynomial_decay,
 )
 from .variables import Variable, fuse
+from .version import library_version
 from .warm_start import VocabInfo, init_from_checkpoint, warm_start
 
 tune_allocator()

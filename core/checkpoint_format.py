@@ -58,6 +58,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from .backend import to_host
+from .version import library_version
 
 logger = logging.getLogger("colonnade")
 
@@ -81,16 +82,6 @@ class CheckpointCorruptedError(ValueError):
 
 class CheckpointVersionError(ValueError):
     """The checkpoint was written in a newer format than this colonnade can read."""
-
-
-def library_version() -> str:
-    """The installed colonnade version (looked up lazily to avoid a circular import)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("colonnade")
-    except PackageNotFoundError:
-        return "0.0.0+source"
 
 
 # --------------------------------------------------------------------------- writing

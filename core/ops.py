@@ -512,32 +512,3 @@ def segment_sqrtn(data, segment_ids, num_segments: int, weights=None) -> Tensor:
     empty = squares.value == 0
     denom = where(empty, 0.0, sqrt(where(empty, 1.0, squares)))  # no 1/sqrt(0) in backward
     return div_no_nan(total, reshape(denom, (num_segments,) + (1,) * (data.ndim - 1)))
-
-
-# ---------------------------------------------------------------- operators on Tensor
-
-
-def _reflect(fn):
-    return lambda self, other: fn(other, self)
-
-
-Tensor.__add__ = add
-Tensor.__radd__ = _reflect(add)
-Tensor.__sub__ = subtract
-Tensor.__rsub__ = _reflect(subtract)
-Tensor.__mul__ = multiply
-Tensor.__rmul__ = _reflect(multiply)
-Tensor.__truediv__ = divide
-Tensor.__rtruediv__ = _reflect(divide)
-Tensor.__pow__ = power
-Tensor.__rpow__ = _reflect(power)
-Tensor.__matmul__ = matmul
-Tensor.__rmatmul__ = _reflect(matmul)
-Tensor.__neg__ = negative
-Tensor.__getitem__ = getitem
-Tensor.T = property(lambda self: transpose(self))
-Tensor.reshape = lambda self, *shape: reshape(
-    self, shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-)
-Tensor.sum = lambda self, axis=None, keepdims=False: sum(self, axis, keepdims)
-Tensor.mean = lambda self, axis=None, keepdims=False: mean(self, axis, keepdims)

@@ -65,12 +65,6 @@ def head_from_spec(spec: dict):
     return _HEADS[kind](**spec)
 
 
-def _library_version() -> str:
-    import colonnade
-
-    return colonnade.__version__
-
-
 def _walk_vocabulary_files(config, fn):
     """Apply ``fn`` to every ``vocabulary_file`` value in a (nested) column config."""
     if isinstance(config, dict):
@@ -114,7 +108,7 @@ def export_estimator(estimator, export_dir_base) -> str:
 
         model = {
             "format_version": EXPORT_FORMAT_VERSION,
-            "library_version": _library_version(),
+            "library_version": core.library_version(),
             "estimator": type(estimator).__name__,
             "global_step": estimator.global_step,
             "weight_column": estimator.weight_column,
