@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from . import ops
 from .autodiff import Tensor, value_of
 from .backend import get_xp
 from .indexed_rows import IndexedRows
@@ -31,8 +32,6 @@ def clip_by_value(t, clip_value_min, clip_value_max):
     if t is None:
         return None
     if isinstance(t, Tensor):
-        from . import ops
-
         return ops.minimum(ops.maximum(t, clip_value_min), clip_value_max)
     if clip_value_min > clip_value_max:
         raise ValueError(
