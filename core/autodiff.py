@@ -65,8 +65,17 @@ class Tensor:
         return len(self.shape)
 
     def numpy(self):
-        """A host (numpy) copy of the value."""
-        return to_host(self.value)
+        """A host (numpy) copy of the value: later updates of a Variable do not change it.
+
+        >>> import colonnade as cn
+        >>> v = cn.core.Variable([1.0])
+        >>> before = v.numpy()
+        >>> cn.train.GradientDescentOptimizer(0.5).apply_gradients([(np.ones(1), v)])
+        >>> before.tolist(), v.numpy().tolist()
+        ([1.0], [0.5])
+        """
+        out = to_host(self.value)
+        return out.copy() if out is self.value or out.base is not None else out
 
     def __array__(self, dtype=None, copy=None):
         out = to_host(self.value)

@@ -41,15 +41,34 @@ def clip_by_value(t, clip_value_min, clip_value_max):
     return _rewrap(t, get_xp(v).clip(v, clip_value_min, clip_value_max))
 
 
+def _axes(axes, ndim: int):
+    """``axes`` as numpy takes them: None, or a tuple of ints in ``[-ndim, ndim)``."""
+    if axes is None:
+        return None
+    axes = value_of(axes)
+    flat = [axes] if isinstance(axes, int) else list(getattr(axes, "tolist", lambda: axes)())
+    if not all(type(a) is int and -ndim <= a < ndim for a in flat):
+        raise ValueError(
+            f"axes must be ints in [{-ndim}, {ndim}) for a rank-{ndim} value; got {axes!r}"
+        )
+    return tuple(flat)
+
+
 def clip_by_norm(t, clip_norm, axes=None):
     """``t * clip_norm / max(l2norm(t), clip_norm)``: an L2 norm over ``axes`` (all by
-    default) of at most ``clip_norm``. For IndexedRows the norm is of its values."""
+    default; an int, or a list or tuple of them, as TF) of at most ``clip_norm``. For
+    IndexedRows the norm is of its values.
+
+    >>> import numpy as np
+    >>> clip_by_norm(np.array([[3.0, 4.0], [0.3, 0.4]]), 1.0, axes=[1]).round(2).tolist()
+    [[0.6, 0.8], [0.3, 0.4]]
+    """
     if t is None:
         return None
     _check_clip_norm(clip_norm)
     v = _values(t)
     xp = get_xp(v)
-    norm = xp.sqrt(xp.sum(v * v, axis=axes, keepdims=True))
+    norm = xp.sqrt(xp.sum(v * v, axis=_axes(axes, v.ndim), keepdims=True))
     clipped = v * clip_norm / xp.maximum(norm, clip_norm)
     return _rewrap(t, clipped.astype(v.dtype, copy=False))
 

@@ -36,6 +36,23 @@ def test_clip_by_norm_hand_computed():
         C.clip_by_norm(t, 0.0)
 
 
+@pytest.mark.parametrize("axes", [[1], (1,), np.array([1]), [-1]])
+def test_clip_by_norm_takes_axes_as_a_list_like_tensorflow(axes):
+    t = np.array([[3.0, 4.0], [0.3, 0.4]])  # row norms 5 and 0.5
+    np.testing.assert_allclose(C.clip_by_norm(t, 1.0, axes=axes), [[0.6, 0.8], [0.3, 0.4]])
+
+
+def test_clip_by_norm_over_both_axes_given_as_a_list_is_the_whole_norm():
+    t = np.array([[3.0, 0.0], [0.0, 4.0]])  # norm 5
+    np.testing.assert_allclose(C.clip_by_norm(t, 1.0, axes=[0, 1]), t / 5.0)
+
+
+@pytest.mark.parametrize("axes", [[2], [0.5], ["0"], [True]])
+def test_clip_by_norm_rejects_bad_axes(axes):
+    with pytest.raises(ValueError, match=r"axes must be ints in \[-2, 2\)"):
+        C.clip_by_norm(np.ones((2, 2)), 1.0, axes=axes)
+
+
 def test_clip_by_average_norm_hand_computed():
     t = np.array([3.0, 4.0])  # l2 norm 5, 2 elements -> average norm 2.5
     np.testing.assert_allclose(C.clip_by_average_norm(t, 1.0), t * 1.0 / 2.5)
