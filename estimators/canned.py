@@ -21,20 +21,35 @@ from .estimator import CannedEstimator, resolve_optimizer
 from .heads import RegressionHead, classification_head
 from .networks import DNNPart, LinearPart, Network
 
-# tf.estimator's linear estimators: Ftrl with learning rate min(0.2, 1/sqrt(n_columns))
-# (canned/linear.py, _LEARNING_RATE and _compute_default_learning_rate).
+# The defaults of TF 2.15's canned estimators (tensorflow_estimator's canned/*.py, the V2
+# classes that tf.estimator names in TF 2), pinned by tests/estimators/test_canned.py:
+# - linear.py: an optimizer named by string ("Ftrl", the default) gets learning rate 0.2
+#   (_LEARNING_RATE); only optimizer=None gets Ftrl at min(0.2, 1/sqrt(n_columns)).
 LINEAR_LEARNING_RATE = 0.2
-# tf.estimator's DNN estimators: Adagrad with learning rate 0.05 (canned/dnn.py).
-DNN_LEARNING_RATE = 0.05
-# tf.estimator's DNNLinearCombined: Ftrl min(0.005, 1/sqrt(n)) for the linear part and
-# Adagrad 0.001 for the DNN part (canned/dnn_linear_combined.py).
+# - dnn.py: a name gets its Keras optimizer's own default learning rate
+#   (get_optimizer_instance_v2 without one): 0.01 for SGD, 0.001 for the others.
+DNN_LEARNING_RATE = 0.001
+DNN_SGD_LEARNING_RATE = 0.01
+# - dnn_linear_combined.py: names or not, Ftrl at min(0.005, 1/sqrt(n_linear_columns)) for
+#   the linear part and 0.001 for the DNN part.
 COMBINED_LINEAR_LEARNING_RATE = 0.005
 COMBINED_DNN_LEARNING_RATE = 0.001
+_SGD_FAMILY = (
+    core.GradientDescentOptimizer,
+    core.MomentumOptimizer,
+    core.ProximalGradientDescentOptimizer,
+)
 
 
 def linear_learning_rate(num_columns: int, cap: float = LINEAR_LEARNING_RATE) -> float:
     """TF's default linear learning rate: ``min(cap, 1 / sqrt(num_columns))``."""
     return min(cap, 1.0 / math.sqrt(max(num_columns, 1)))
+
+
+def dnn_learning_rate(optimizer_class) -> float:
+    """The learning rate a DNN estimator gives an optimizer named by string: Keras'
+    default for it, as TF 2.15's ``get_optimizer_instance_v2``."""
+    return DNN_SGD_LEARNING_RATE if issubclass(optimizer_class, _SGD_FAMILY) else DNN_LEARNING_RATE
 
 
 def _columns(feature_columns, what):
@@ -67,14 +82,17 @@ class _Linear(CannedEstimator):
         linear = LinearPart(columns, units=head.logits_dimension, sparse_combiner=sparse_combiner)
         self._network = Network(linear=linear)
         lr = linear_learning_rate(len(columns))
-        opt = resolve_optimizer(optimizer, lambda: core.FtrlOptimizer(lr), lr, self._global_step)
+        opt = resolve_optimizer(
+            optimizer, lambda: core.FtrlOptimizer(lr), LINEAR_LEARNING_RATE, self._global_step
+        )
         self._parts = [("optimizer", opt, linear.trainable_variables)]
 
 
 class LinearClassifier(_Linear):
     """A linear model over feature columns for 2 or more classes (``tf.estimator``'s).
 
-    Default optimizer: Ftrl with learning rate ``min(0.2, 1/sqrt(len(feature_columns)))``.
+    Optimizer as TF 2.15: a name (``"Ftrl"``, the default) gets learning rate 0.2;
+    ``optimizer=None`` gets Ftrl at ``min(0.2, 1/sqrt(len(feature_columns)))``.
     Categorical columns get weight tables trained with sparse updates.
     """
 
@@ -96,7 +114,7 @@ class LinearClassifier(_Linear):
             head=head,
             feature_columns=feature_columns,
             model_dir=model_dir,
-            optimizer=_default(optimizer, "Ftrl"),
+            optimizer=optimizer,
             config=config,
             warm_start_from=warm_start_from,
             weight_column=weight_column,
@@ -124,7 +142,7 @@ class LinearRegressor(_Linear):
             head=head,
             feature_columns=feature_columns,
             model_dir=model_dir,
-            optimizer=_default(optimizer, "Ftrl"),
+            optimizer=optimizer,
             config=config,
             warm_start_from=warm_start_from,
             weight_column=weight_column,
@@ -164,7 +182,7 @@ class _DNN(CannedEstimator):
         opt = resolve_optimizer(
             optimizer,
             lambda: core.AdagradOptimizer(DNN_LEARNING_RATE),
-            DNN_LEARNING_RATE,
+            dnn_learning_rate,
             self._global_step,
         )
         self._parts = [("optimizer", opt, dnn.trainable_variables)]
@@ -173,7 +191,8 @@ class _DNN(CannedEstimator):
 class DNNClassifier(_DNN):
     """A feed-forward network over dense feature columns for 2 or more classes.
 
-    Default optimizer: Adagrad with learning rate 0.05. ``hidden_units`` lists the layer
+    Optimizer as TF 2.15: a name (``"Adagrad"``, the default) gets Keras' default learning
+    rate for it (0.001; 0.01 for SGD). ``hidden_units`` lists the layer
     sizes; ``dropout`` is the probability of dropping a unit while training.
     """
 
@@ -199,7 +218,7 @@ class DNNClassifier(_DNN):
             hidden_units=hidden_units,
             feature_columns=feature_columns,
             model_dir=model_dir,
-            optimizer=_default(optimizer, "Adagrad"),
+            optimizer=optimizer,
             activation_fn=activation_fn,
             dropout=dropout,
             config=config,
@@ -233,7 +252,7 @@ class DNNRegressor(_DNN):
             hidden_units=hidden_units,
             feature_columns=feature_columns,
             model_dir=model_dir,
-            optimizer=_default(optimizer, "Adagrad"),
+            optimizer=optimizer,
             activation_fn=activation_fn,
             dropout=dropout,
             config=config,
@@ -294,7 +313,7 @@ class _Combined(CannedEstimator):
         if linear is not None:
             lr = linear_learning_rate(len(linear_columns), COMBINED_LINEAR_LEARNING_RATE)
             opt = resolve_optimizer(
-                _default(linear_optimizer, "Ftrl"),
+                linear_optimizer,
                 lambda: core.FtrlOptimizer(lr),
                 lr,
                 self._global_step,
@@ -302,7 +321,7 @@ class _Combined(CannedEstimator):
             self._parts.append(("linear_optimizer", opt, linear.trainable_variables))
         if dnn is not None:
             opt = resolve_optimizer(
-                _default(dnn_optimizer, "Adagrad"),
+                dnn_optimizer,
                 lambda: core.AdagradOptimizer(COMBINED_DNN_LEARNING_RATE),
                 COMBINED_DNN_LEARNING_RATE,
                 self._global_step,
@@ -393,9 +412,3 @@ class DNNLinearCombinedRegressor(_Combined):
             batch_norm=batch_norm,
             linear_sparse_combiner=linear_sparse_combiner,
         )
-
-
-def _default(optimizer, name):
-    """TF's canned estimators take the optimizer's name as the default; a name means
-    that optimizer at the estimator's default learning rate."""
-    return None if optimizer == name else optimizer

@@ -46,15 +46,18 @@ NAMED_MOMENTUM = 0.9
 
 def resolve_optimizer(optimizer, default_factory, learning_rate, global_step=None):
     """An optimizer from an instance, a name ('Adam', 'Ftrl', ... see
-    :data:`colonnade.core.OPTIMIZERS`) or None (the default).
+    :data:`colonnade.core.OPTIMIZERS`) or None (``default_factory()``).
 
-    A name gets the estimator's default ``learning_rate``, as tf.estimator does;
-    ``"AdagradDA"`` also gets the estimator's ``global_step``, which it needs.
+    A name gets the estimator's ``learning_rate`` for names (a number, or a function of
+    the optimizer class), as tf.estimator does; ``"AdagradDA"`` also gets the estimator's
+    ``global_step``, which it needs.
     """
     if optimizer is None:
         return default_factory()
     if isinstance(optimizer, str):
         cls = core.optimizer_class(optimizer)
+        if callable(learning_rate):
+            learning_rate = learning_rate(cls)
         if cls is core.MomentumOptimizer:
             return cls(learning_rate=learning_rate, momentum=NAMED_MOMENTUM)
         if cls is core.AdagradDAOptimizer:

@@ -39,30 +39,90 @@ def quiet_config(**kw):
 # ---------------------------------------------------------------- defaults and the math
 
 
-def test_default_optimizers_follow_tensorflow():
+def learning_rate(estimator, part=0):
+    return estimator._parts[part][1]._hyper["learning_rate"]
+
+
+def test_default_optimizers_follow_tensorflow_2_15():
+    # tensorflow_estimator 2.15, canned/linear.py: the default optimizer is the name
+    # "Ftrl", which gets learning rate 0.2; only optimizer=None gets min(0.2, 1/sqrt(n)).
     est = E.LinearClassifier(columns(), config=quiet_config())
-    opt = est._parts[0][1]
-    assert isinstance(opt, cn.train.FtrlOptimizer)
-    assert math.isclose(opt._hyper["learning_rate"], min(0.2, 1 / math.sqrt(3)))
+    assert isinstance(est._parts[0][1], cn.train.FtrlOptimizer)
+    assert learning_rate(est) == 0.2
+    est = E.LinearClassifier(columns(), optimizer=None, config=quiet_config())
+    assert math.isclose(learning_rate(est), min(0.2, 1 / math.sqrt(3)))
     many = [fc.numeric_column(f"f{i}") for i in range(100)]
-    est = E.LinearRegressor(many, config=quiet_config())
-    assert math.isclose(est._parts[0][1]._hyper["learning_rate"], 0.1)
+    assert learning_rate(E.LinearRegressor(many, optimizer=None, config=quiet_config())) == 0.1
+    assert learning_rate(E.LinearRegressor(many, config=quiet_config())) == 0.2
+    assert learning_rate(E.LinearRegressor(many, optimizer="Adam", config=quiet_config())) == 0.2
+    # canned/dnn.py: a name gets the Keras optimizer's default learning rate.
     dnn = E.DNNClassifier([4], dnn_columns(), config=quiet_config())
     assert isinstance(dnn._parts[0][1], cn.train.AdagradOptimizer)
-    assert dnn._parts[0][1]._hyper["learning_rate"] == 0.05
-    wd = E.DNNLinearCombinedClassifier(
+    assert learning_rate(dnn) == 0.001
+    for name, rate in [("Adam", 0.001), ("RMSProp", 0.001), ("Ftrl", 0.001), ("SGD", 0.01)]:
+        est = E.DNNRegressor([4], dnn_columns(), optimizer=name, config=quiet_config())
+        assert learning_rate(est) == rate, name
+    # canned/dnn_linear_combined.py: min(0.005, 1/sqrt(n)) and 0.001, names or not.
+    for linear_optimizer, dnn_optimizer in [("Ftrl", "Adagrad"), (None, None)]:
+        wd = E.DNNLinearCombinedClassifier(
+            linear_feature_columns=columns(),
+            linear_optimizer=linear_optimizer,
+            dnn_feature_columns=dnn_columns(),
+            dnn_optimizer=dnn_optimizer,
+            dnn_hidden_units=[4],
+            config=quiet_config(),
+        )
+        (n1, lin, _), (n2, deep, _) = wd._parts
+        assert (n1, n2) == ("linear_optimizer", "dnn_optimizer")
+        assert isinstance(lin, cn.train.FtrlOptimizer)
+        assert isinstance(deep, cn.train.AdagradOptimizer)
+        assert math.isclose(lin._hyper["learning_rate"], min(0.005, 1 / math.sqrt(3)))
+        assert deep._hyper["learning_rate"] == 0.001
+
+
+def test_default_initializers_and_input_order_follow_tensorflow_2_15():
+    # Keras Dense (canned/dnn.py V2): kernels Glorot-uniform, biases zero; linear weights
+    # and bias zero (canned/linear.py); input_layer concatenates columns sorted by name.
+    est = E.DNNLinearCombinedClassifier(
         linear_feature_columns=columns(),
-        dnn_feature_columns=dnn_columns(),
-        dnn_hidden_units=[4],
+        dnn_feature_columns=[fc.numeric_column("z"), fc.numeric_column("a", shape=2)],
+        dnn_hidden_units=[64, 8],
         config=quiet_config(),
     )
-    (n1, lin, _), (n2, deep, _) = wd._parts
-    assert (n1, n2) == ("linear_optimizer", "dnn_optimizer")
-    assert math.isclose(lin._hyper["learning_rate"], min(0.005, 1 / math.sqrt(3)))
-    assert deep._hyper["learning_rate"] == 0.001
-    adam = E.DNNRegressor([4], dnn_columns(), optimizer="Adam", config=quiet_config())
-    assert isinstance(adam._parts[0][1], cn.train.AdamOptimizer)
-    assert adam._parts[0][1]._hyper["learning_rate"] == 0.05
+    weights = est.get_weights()
+    kernel = weights["model/dnn/hiddenlayer_0/kernel"]
+    limit = math.sqrt(6.0 / (3 + 64))  # fan_in: a (2) + z (1)
+    assert kernel.shape == (3, 64) and np.abs(kernel).max() <= limit
+    assert np.abs(kernel).max() > 0.8 * limit  # uniform over the whole range, not smaller
+    assert not weights["model/dnn/hiddenlayer_0/bias"].any()
+    linear = {k: v for k, v in weights.items() if k.startswith("model/linear/")}
+    assert linear and not any(v.any() for v in linear.values())
+    out = est._network.dnn.input_layer({"z": [5.0], "a": [[1.0, 2.0]]}).numpy()
+    assert out.tolist() == [[1.0, 2.0, 5.0]]
+
+
+def test_batch_norm_uses_tensorflows_momentum_and_epsilon():
+    # canned/dnn.py: BatchNormalization(momentum=0.999), Keras' epsilon 1e-3.
+    est = E.DNNRegressor(
+        [2], [fc.numeric_column("x")], batch_norm=True, optimizer="SGD", config=quiet_config()
+    )
+    kernel = est.get_weights()["model/dnn/hiddenlayer_0/kernel"]
+    x = np.array([1.0, 2.0, 6.0], np.float32)
+    est.fit(pd.DataFrame({"x": x, "y": [0.0, 1.0, 2.0]}), label="y", batch_size=3)
+    hidden = np.maximum(x[:, None] @ kernel, 0.0)  # bias starts at zero
+    moving_mean = est.get_weights()["model/dnn/batchnorm_0/moving_mean"]
+    moving_var = est.get_weights()["model/dnn/batchnorm_0/moving_variance"]
+    np.testing.assert_allclose(moving_mean, 0.001 * hidden.mean(0), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(moving_var, 0.999 + 0.001 * hidden.var(0), rtol=1e-5)
+
+
+def test_adagrad_da_can_be_chosen_by_name_and_follows_the_global_step():
+    est = E.LinearRegressor([fc.numeric_column("x")], optimizer="AdagradDA", config=quiet_config())
+    opt = est._parts[0][1]
+    assert isinstance(opt, cn.train.AdagradDAOptimizer) and learning_rate(est) == 0.2
+    frame = pd.DataFrame({"x": [1.0, 2.0], "y": [1.0, 2.0]})
+    est.fit(frame, label="y", epochs=3, batch_size=2)
+    assert est.global_step == 3 and opt._global_step is est._global_step
 
 
 def test_one_linear_regression_step_equals_hand_computed_gradient_descent():
