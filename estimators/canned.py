@@ -4,6 +4,7 @@ Each is a network over feature columns plus a head (see :mod:`heads`) and TF's d
 optimizers. Constructors take ``tf.estimator``'s arguments and defaults.
 
 >>> import colonnade as cn
+>>> import pandas as pd
 >>> fc = cn.feature_columns
 >>> est = cn.estimators.LinearClassifier([fc.numeric_column("x")])
 >>> _ = est.fit(pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0], "y": [0, 0, 1, 1]}), label="y",

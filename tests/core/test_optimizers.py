@@ -158,12 +158,24 @@ def test_sparse_leaves_untouched_rows_and_their_slots(name):
     opt.apply_gradients([(grad, w)])
     new = w.numpy()
     np.testing.assert_array_equal(new[[1, 3]], old[[1, 3]])
+    # The touched rows take the dense step of the summed gradient (the dense kernels are the
+    # ones checked against TensorFlow above): row 2 saw 2, row 0 saw 1.
+    dense_w = Variable(old.copy(), name="w")
+    make_optimizer(name).apply_gradients([(grad.to_dense(), dense_w)])
+    np.testing.assert_allclose(new[[0, 2]], dense_w.numpy()[[0, 2]], rtol=1e-12)
     assert not np.allclose(new[[0, 2]], old[[0, 2]])
     for k, slot_before in before.items():
         np.testing.assert_array_equal(opt.get_slot(w, k).numpy()[[1, 3]], slot_before[[1, 3]])
 
 
 def test_adam_decays_every_row_but_lazy_adam_only_the_batch():
+    batches = [([0, 1], np.ones((2, 2))), ([0], np.ones((1, 2)))]
+    # Adam (TF1) steps every row with the scattered gradient: the replay sees all 3 rows.
+    as_dense = [([0, 1, 2], IndexedRows(np.array(r), v, (3, 2)).to_dense()) for r, v in batches]
+    want = {
+        "Adam": lazy_adam_replay(np.zeros((3, 2)), as_dense, 0.1, 0.9, 0.999, 1e-8),
+        "LazyAdam": lazy_adam_replay(np.zeros((3, 2)), batches, 0.1, 0.9, 0.999, 1e-8),
+    }
     moved = {}
     for name in ("Adam", "LazyAdam"):
         w = Variable(np.zeros((3, 2)), name="w")
@@ -176,6 +188,10 @@ def test_adam_decays_every_row_but_lazy_adam_only_the_batch():
             not np.array_equal(w.numpy()[1], w_row1),
         )
         np.testing.assert_array_equal(w.numpy()[2], 0.0)  # never touched, m stays 0
+        p, m, v = want[name]
+        np.testing.assert_allclose(w.numpy(), p, rtol=1e-12)
+        np.testing.assert_allclose(opt.get_slot(w, "m").numpy(), m, rtol=1e-12)
+        np.testing.assert_allclose(opt.get_slot(w, "v").numpy(), v, rtol=1e-12)
     assert moved == {"Adam": (True, True), "LazyAdam": (False, False)}
 
 
@@ -184,11 +200,18 @@ def test_sparse_path_never_densifies(name, monkeypatch):
     def refuse(self):
         raise AssertionError("a sparse update densified its gradient")
 
+    grad = IndexedRows(np.array([3, 7, 3]), np.ones((3, 4)), (50, 4))
+    dense = grad.to_dense()
+    dense_w = Variable(np.ones((50, 4)), name="w")
+    make_optimizer(name).apply_gradients([(dense, dense_w)])
+
     monkeypatch.setattr(IndexedRows, "to_dense", refuse)
     w = Variable(np.ones((50, 4)), name="w")
-    make_optimizer(name).apply_gradients(
-        [(IndexedRows(np.array([3, 7, 3]), np.ones((3, 4)), w.shape), w)]
-    )
+    make_optimizer(name).apply_gradients([(grad, w)])
+    # Rows 3 and 7 took the (TF-checked) dense step of the summed gradient; the rest kept 1.
+    np.testing.assert_allclose(w.numpy()[[3, 7]], dense_w.numpy()[[3, 7]], rtol=1e-12)
+    assert not np.allclose(w.numpy()[[3, 7]], 1.0)
+    np.testing.assert_array_equal(np.delete(w.numpy(), [3, 7], axis=0), 1.0)
 
 
 @settings(max_examples=25, deadline=None)
@@ -223,6 +246,13 @@ def test_sparse_update_writes_in_place():
     buffers = (w.value, opt.get_slot(w, "accumulator").value)
     opt.apply_gradients([(IndexedRows(np.array([5, 9]), np.ones((2, 4), np.float32), w.shape), w)])
     assert w.value is buffers[0] and opt.get_slot(w, "accumulator").value is buffers[1]
+    # Adagrad's first step: n = 0.1 + 1**2, w = 0 - 0.1 * 1 / sqrt(n), on rows 5 and 9 only.
+    want = np.zeros((100, 4), np.float32)
+    want[[5, 9]] = -0.1 / np.sqrt(1.1)
+    np.testing.assert_allclose(w.numpy(), want, rtol=1e-6)
+    acc = np.full((100, 4), 0.1, np.float32)
+    acc[[5, 9]] = 1.1
+    np.testing.assert_allclose(opt.get_slot(w, "accumulator").numpy(), acc, rtol=1e-6)
 
 
 # ----- steps, hyperparameters as callables -----
@@ -234,6 +264,9 @@ def test_global_step_and_iterations_grow_by_one_per_call():
         opt.apply_gradients([([1.0, 1.0], w), ([1.0], v)], global_step=step)
     assert int(step.numpy()) == 13 and step.value.dtype == np.int64
     assert int(opt.iterations.numpy()) == 3
+    # three steps of w - 0.1 * 1 on every variable
+    np.testing.assert_allclose(w.numpy(), [0.7, 1.7], rtol=1e-6)  # float32 variables
+    np.testing.assert_allclose(v.numpy(), [2.7], rtol=1e-6)
     assert opt.non_slot_variables()["iterations"] is opt.iterations
 
 
@@ -246,12 +279,14 @@ def test_callable_learning_rate_gets_global_step_or_own_count():
 
     w = Variable(np.array([1.0]), name="w")
     opt = cn.train.GradientDescentOptimizer(lr)
-    opt.apply_gradients([(np.array([1.0]), w)])  # own count: 0
-    opt.apply_gradients([(np.array([1.0]), w)])  # own count: 1
+    opt.apply_gradients([(np.array([1.0]), w)])  # own count: 0, lr 0.5
+    assert w.numpy()[0] == pytest.approx(0.5)
+    opt.apply_gradients([(np.array([2.0]), w)])  # own count: 1, lr 0.25
+    assert w.numpy()[0] == pytest.approx(0.0)
     step = Variable(7, dtype=np.int64)
-    opt.apply_gradients([(np.array([1.0]), w)], global_step=step)  # global step: 7
+    opt.apply_gradients([(np.array([1.0]), w)], global_step=step)  # global step: 7, lr 1/16
     assert seen == [0, 1, 7]
-    assert w.numpy()[0] == pytest.approx(1 - 0.5 - 0.25 - 0.0625)
+    assert w.numpy()[0] == pytest.approx(-0.0625)
 
 
 def test_schedule_plugs_into_optimizer_as_lambda():
@@ -271,6 +306,7 @@ def test_callable_hyperparameter_is_validated_when_called():
     opt = cn.train.GradientDescentOptimizer(lambda step: -1.0)
     with pytest.raises(ValueError, match=r"learning_rate must be >= 0, got -1\.0"):
         opt.apply_gradients([([1.0], w)])
+    assert w.numpy().tolist() == [1.0]  # nothing was applied
 
 
 # ----- minimize / compute_gradients -----
@@ -295,8 +331,26 @@ def test_minimize_and_compute_gradients_dense_and_gathered():
 def test_minimize_advances_global_step():
     w = Variable(np.array([1.0]), name="w")
     step = Variable(0, dtype=np.int64)
-    cn.train.AdamOptimizer(0.1).minimize(lambda: cn.core.sum(w * w), var_list=[w], global_step=step)
-    assert int(step.numpy()) == 1
+    opt = cn.train.AdamOptimizer(0.1)
+    loss = opt.minimize(lambda: cn.core.sum(w * w), var_list=[w], global_step=step)
+    assert int(step.numpy()) == 1 and float(loss) == 1.0
+    # Adam's first step on g = 2w = 2: m = 0.1 * 2, v = 0.001 * 4,
+    # lr_t = 0.1 * sqrt(1 - 0.999) / (1 - 0.9), w = 1 - lr_t * m / (sqrt(v) + 1e-8)
+    lr_t = 0.1 * np.sqrt(1 - 0.999) / (1 - 0.9)
+    assert w.numpy()[0] == pytest.approx(1 - lr_t * 0.2 / (np.sqrt(0.004) + 1e-8), rel=1e-12)
+    np.testing.assert_allclose(opt.get_slot(w, "m").numpy(), [0.2], rtol=1e-12)
+    # a second call computes the gradient at the new w and advances the step again
+    w1 = w.numpy()[0]
+    opt.minimize(lambda: cn.core.sum(w * w), var_list=[w], global_step=step)
+    p, _, _ = lazy_adam_replay(
+        np.array([[1.0]]),
+        [([0], np.array([[2.0]])), ([0], np.array([[2 * w1]]))],
+        0.1,
+        0.9,
+        0.999,
+        1e-8,
+    )
+    assert int(step.numpy()) == 2 and w.numpy()[0] == pytest.approx(p[0, 0], rel=1e-12)
 
 
 def test_none_gradient_is_skipped():
@@ -305,6 +359,10 @@ def test_none_gradient_is_skipped():
     opt.apply_gradients([([1.0], w), (None, unused)])
     assert w.numpy().tolist() == [0.5] and unused.numpy().tolist() == [5.0]
     assert opt.get_slot(unused, "momentum") is None
+    # second step: a = 0.9 * 1 + 1 = 1.9, w = 0.5 - 0.5 * 1.9
+    opt.apply_gradients([([1.0], w), (None, unused)])
+    assert w.numpy()[0] == pytest.approx(-0.45) and unused.numpy().tolist() == [5.0]
+    assert opt.get_slot(w, "momentum").numpy()[0] == pytest.approx(1.9)
 
 
 # ----- errors -----
@@ -477,3 +535,8 @@ def test_beta_powers_advance_once_per_call_whatever_the_variable_count():
         opt.apply_gradients([(np.ones(2), a), (np.ones(3), b)])
     powers = opt.non_slot_variables()
     assert float(powers["beta1_power"]) == 0.5**4 and float(powers["beta2_power"]) == 0.75**4
+    # both variables took three Adam steps with their own moments (beta powers advanced once)
+    for var, n in ((a, 2), (b, 3)):
+        ones = np.ones((1, n))
+        p, _, _ = lazy_adam_replay(ones, [([0], ones)] * 3, 0.1, 0.5, 0.75, 1e-8)
+        np.testing.assert_allclose(var.numpy(), p[0], rtol=1e-12)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import colonnade as cn
+from colonnade.core import optimizers as opt_mod
 from colonnade.core.checkpoint_format import write_checkpoint
 
 T = cn.train
@@ -89,7 +90,6 @@ def test_vocab_info_is_validated():
 
 
 def test_optimizer_slots_are_remapped_like_their_variable(tmp_path):
-    opt_mod = pytest.importorskip("colonnade.core.optimizers")
     rng = np.random.default_rng(0)
     old_emb = Variable(rng.normal(size=(4, 2)).astype(np.float32))  # a, b, c + 1 OOV
     old_opt = opt_mod.AdagradOptimizer(0.1, initial_accumulator_value=0.1)
