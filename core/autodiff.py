@@ -67,6 +67,7 @@ class Tensor:
     def numpy(self):
         """A host (numpy) copy of the value: later updates of a Variable do not change it.
 
+        >>> import numpy as np
         >>> import colonnade as cn
         >>> v = cn.core.Variable([1.0])
         >>> before = v.numpy()
