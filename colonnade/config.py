@@ -95,7 +95,6 @@ from .estimators.canned import (
 from .estimators.dnn import ACTIVATIONS
 from .estimators.estimator import NAMED_MOMENTUM
 from .estimators.input_fn import DEFAULT_BATCH_SIZE
-from .feature_columns.serialization import COLUMN_KEYS
 
 __all__ = [
     "ConfigError",
@@ -491,63 +490,16 @@ def _optimizer(model: _Table, key, lr_key, default_class, default_lr):
 # ---------------------------------------------------------------- feature columns
 
 
-def _column_types() -> list:
-    """Every column type ``from_config`` builds."""
-    return sorted(COLUMN_KEYS)
-
-
-def _check_column(c, where, base_dir) -> dict:
-    """Validate one column dict (recursively) and resolve its vocabulary file path."""
-    if not isinstance(c, dict):
-        raise ConfigError(f"expected a column table with a 'type', got {_show(c)}", where)
-    kind = c.get("type")
-    types = _column_types()
-    if kind is None:
-        raise ConfigError('missing (the column\'s factory, e.g. type = "numeric_column")', where)
-    if kind not in types:
-        close = difflib.get_close_matches(str(kind), types, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise ConfigError(
-            f"unknown column type {kind!r}{hint} expected one of {types}", f"{where}.type"
-        )
-    if kind in COLUMN_KEYS:
-        required, optional = COLUMN_KEYS[kind]
-        for key in c:
-            if key != "type" and key not in required | optional:
-                raise _unknown(key, required | optional | {"type"}, f"{where}.{key}")
-        for key in sorted(required):
-            if key not in c:
-                raise ConfigError(f"missing (a {kind} needs {sorted(required)})", f"{where}.{key}")
-    out = dict(c)
-    for key in ("source_column", "categorical_column"):
-        if key in c:
-            out[key] = _check_column(c[key], f"{where}.{key}", base_dir)
-    if isinstance(c.get("keys"), list):
-        out["keys"] = [
-            k if isinstance(k, str) else _check_column(k, f"{where}.keys[{i}]", base_dir)
-            for i, k in enumerate(c["keys"])
-        ]
-    if isinstance(c.get("vocabulary_file"), str):
-        out["vocabulary_file"] = _resolve(c["vocabulary_file"], base_dir)
-    return out
-
-
 def _feature_columns(v, where, base_dir) -> tuple:
     if not isinstance(v, list) or not v:
         raise ConfigError(
             f"expected a non-empty array of column tables ([[{where}]] entries), got {_show(v)}",
             where,
         )
-    columns = []
-    for i, c in enumerate(v):
-        at = f"{where}[{i}]"
-        checked = _check_column(c, at, base_dir)
-        try:
-            (column,) = fc.from_config([checked])
-        except (ValueError, TypeError, KeyError) as e:
-            raise ConfigError(str(e), at) from e
-        columns.append(column)
-    return tuple(columns)
+    try:
+        return tuple(fc.from_config(v, where, lambda path: _resolve(path, base_dir)))
+    except fc.ConfigError as e:
+        raise ConfigError(e.message, e.field) from e
 
 
 # ---------------------------------------------------------------- sections
