@@ -27,7 +27,7 @@ from .categorical import (
     crossed_column,
     weighted_categorical_column,
 )
-from .config_errors import ConfigError, did_you_mean, join_path, show, unknown_name_error
+from .config_checks import ConfigError, did_you_mean, join_path, show, unknown_name_error
 from .dense import (
     embedding_column_from_config,
     indicator_column,
