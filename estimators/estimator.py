@@ -46,29 +46,40 @@ NAMED_MOMENTUM = 0.9
 
 def resolve_optimizer(optimizer, default_factory, learning_rate, global_step=None):
     """An optimizer from an instance, a name ('Adam', 'Ftrl', ... see
-    :data:`colonnade.core.OPTIMIZERS`) or None (``default_factory()``).
+    :data:`colonnade.core.OPTIMIZERS`), a dict ``{"name": ..., <constructor arguments>}``
+    (a config file's optimizer table), a callable returning one, or None
+    (``default_factory()``).
 
-    A name gets the estimator's ``learning_rate`` for names (a number, or a function of
-    the optimizer class), as tf.estimator does; ``"AdagradDA"`` also gets the estimator's
+    A name, or a dict without a ``learning_rate``, gets the estimator's ``learning_rate``
+    for names (a number, or a function of the optimizer class), as tf.estimator does;
+    ``"Momentum"`` gets ``momentum=0.9`` unless set, and ``"AdagradDA"`` the estimator's
     ``global_step``, which it needs.
+
+    >>> opt = resolve_optimizer({"name": "Momentum", "use_nesterov": True}, None, 0.2)
+    >>> type(opt).__name__, opt._hyper["learning_rate"], opt._hyper["momentum"]
+    ('MomentumOptimizer', 0.2, 0.9)
     """
     if optimizer is None:
         return default_factory()
     if isinstance(optimizer, str):
-        cls = core.optimizer_class(optimizer)
+        optimizer = {"name": optimizer}
+    if isinstance(optimizer, dict):
+        kwargs = {k: v for k, v in optimizer.items() if k != "name"}
+        cls = core.optimizer_class(optimizer.get("name"))
         if callable(learning_rate):
             learning_rate = learning_rate(cls)
+        kwargs.setdefault("learning_rate", learning_rate)
         if cls is core.MomentumOptimizer:
-            return cls(learning_rate=learning_rate, momentum=NAMED_MOMENTUM)
+            kwargs.setdefault("momentum", NAMED_MOMENTUM)
         if cls is core.AdagradDAOptimizer:
-            return cls(learning_rate=learning_rate, global_step=global_step)
-        return cls(learning_rate=learning_rate)
+            kwargs.setdefault("global_step", global_step)
+        return cls(**kwargs)
     if callable(optimizer) and not hasattr(optimizer, "apply_gradients"):
         return optimizer()
     if not hasattr(optimizer, "apply_gradients"):
         raise TypeError(
-            f"optimizer must be a name, an optimizer or a callable returning one; "
-            f"got {type(optimizer).__name__}"
+            f"optimizer must be a name, a {{'name': ...}} dict, an optimizer or a callable "
+            f"returning one; got {type(optimizer).__name__}"
         )
     return optimizer
 
@@ -399,7 +410,8 @@ class CannedEstimator:
                 yield {k: v[i] for k, v in predictions.items()}
 
     def _predict_frame(self, dataset, predict_keys):
-        frames = [predictions_frame(p) for p in self._predict_batches(dataset, predict_keys)]
+        batches = self._predict_batches(dataset, predict_keys)
+        frames = [predictions_frame(p, predict_keys) for p in batches]
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     def export_saved_model(self, export_dir_base) -> str:

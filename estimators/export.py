@@ -187,7 +187,7 @@ class Predictor:
             predictions = self.head.predictions(logits.value)
             if predict_keys is not None:
                 predictions = select_keys(predictions, predict_keys)
-            frames.append(predictions_frame(predictions))
+            frames.append(predictions_frame(predictions, predict_keys))
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
@@ -212,11 +212,13 @@ def select_keys(predictions: dict, predict_keys) -> dict:
     return {k: predictions[k] for k in predict_keys}
 
 
-def predictions_frame(predictions: dict) -> pd.DataFrame:
-    """One DataFrame column per prediction; ``(n, k)`` arrays become ``key_0 .. key_{k-1}``."""
+def predictions_frame(predictions: dict, predict_keys=None) -> pd.DataFrame:
+    """One DataFrame column per prediction; ``(n, k)`` arrays become ``key_0 .. key_{k-1}``.
+    The ``all_*`` entries (the same on every row) are left out unless ``predict_keys``
+    asks for them."""
     columns = {}
     for key, value in predictions.items():
-        if key.startswith("all_"):
+        if key.startswith("all_") and predict_keys is None:
             continue
         value = np.asarray(value)
         if value.ndim == 2 and value.shape[1] == 1:

@@ -86,8 +86,13 @@ def _example_weights(weights, batch):
     return w
 
 
+# The entries every classifier's prediction dict has besides its logits and probabilities.
+CLASS_PREDICTION_KEYS = ("class_ids", "classes", "all_class_ids", "all_classes")
+
+
 def _class_predictions(names, class_ids, batch: int) -> dict:
-    """The class-name entries of a classifier's prediction dict."""
+    """The class-name entries of a classifier's prediction dict
+    (:data:`CLASS_PREDICTION_KEYS`)."""
     names = np.array(names, dtype=object)
     return {
         "class_ids": class_ids,
@@ -99,8 +104,19 @@ def _class_predictions(names, class_ids, batch: int) -> dict:
 
 class Head:
     """What every head shares: the weighted, reduced training loss, the ``loss`` and
-    ``average_loss`` metrics, and reporting. A head adds ``unreduced_loss``,
-    ``label_array``, ``predictions``, ``new_metrics`` and ``_update_head_metrics``."""
+    ``average_loss`` metrics, and reporting. A head adds ``prediction_keys``,
+    ``unreduced_loss``, ``label_array``, ``_predictions``, ``new_metrics`` and
+    ``_update_head_metrics``."""
+
+    prediction_keys: tuple = ()
+    """The keys of the dict ``predictions`` returns, in its order: what ``predict_keys``
+    may select (TF's ``PredictionKeys`` for this head)."""
+
+    def predictions(self, logits) -> dict:
+        """The prediction dict for a batch of logits: the :attr:`prediction_keys` entries,
+        in that order."""
+        values = self._predictions(to_host(logits))
+        return {k: values[k] for k in self.prediction_keys}
 
     def loss(self, labels, logits, weights=None):
         """``(training_loss, unreduced_loss)`` for a batch; labels from ``label_array``."""
@@ -138,14 +154,22 @@ class BinaryClassHead(Head):
     def class_names(self):
         return tuple(self.label_vocabulary or ("0", "1"))
 
+    @property
+    def prediction_keys(self) -> tuple:
+        """TF's binary-classifier predictions: the multi-class ones plus ``logistic``.
+
+        >>> BinaryClassHead().prediction_keys[:4]
+        ('logits', 'logistic', 'probabilities', 'class_ids')
+        """
+        return ("logits", "logistic", "probabilities", *CLASS_PREDICTION_KEYS)
+
     def label_array(self, labels):
         return _label_ids(labels, 2, self.label_vocabulary).astype(np.float32)
 
     def unreduced_loss(self, labels, logits):
         return core_losses.sigmoid_cross_entropy_with_logits(labels, logits)
 
-    def predictions(self, logits) -> dict:
-        logits = to_host(logits)
+    def _predictions(self, logits) -> dict:
         logistic = 1 / (1 + np.exp(-np.clip(logits, -80, 80)))
         class_ids = (logistic > 0.5).astype(np.int64)
         return {
@@ -209,6 +233,10 @@ class MultiClassHead(Head):
     def class_names(self):
         return tuple(self.label_vocabulary or [str(i) for i in range(self.n_classes)])
 
+    @property
+    def prediction_keys(self) -> tuple:
+        return ("logits", "probabilities", *CLASS_PREDICTION_KEYS)
+
     def label_array(self, labels):
         return _label_ids(labels, self.n_classes, self.label_vocabulary)
 
@@ -216,8 +244,7 @@ class MultiClassHead(Head):
         per_example = core_losses.sparse_softmax_cross_entropy_with_logits(labels, logits)
         return ops.reshape(per_example, (-1, 1))
 
-    def predictions(self, logits) -> dict:
-        logits = to_host(logits)
+    def _predictions(self, logits) -> dict:
         shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
         class_ids = logits.argmax(axis=1)[:, None].astype(np.int64)
         return {
@@ -265,8 +292,10 @@ class RegressionHead(Head):
     def unreduced_loss(self, labels, logits):
         return ops.square(ops.subtract(logits, labels))
 
-    def predictions(self, logits) -> dict:
-        return {"predictions": to_host(logits)}
+    prediction_keys = ("predictions",)
+
+    def _predictions(self, logits) -> dict:
+        return {"predictions": logits}
 
     def new_metrics(self) -> dict:
         return {

@@ -62,7 +62,7 @@ from .sequence import (
     sequence_categorical_column_with_vocabulary_list,
     sequence_numeric_column,
 )
-from .serialization import from_config, to_config
+from .serialization import ConfigError, from_config, to_config
 from .spec import make_parse_example_spec
 from .transform_cache import DEFAULT_NUM_THREADS, TransformCache, transform_features
 
@@ -93,6 +93,7 @@ __all__ = [
     "SequenceFeatures",
     # the declarative form
     "to_config",
+    "ConfigError",
     "from_config",
     # serializable normalizers and initializers
     "Normalizer",

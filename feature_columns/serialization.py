@@ -18,8 +18,6 @@ True
 
 from __future__ import annotations
 
-import difflib
-
 from .base import FeatureColumn
 from .categorical import (
     categorical_column_with_hash_bucket,
@@ -29,6 +27,7 @@ from .categorical import (
     crossed_column,
     weighted_categorical_column,
 )
+from .config_checks import ConfigError, did_you_mean, join_path, show, unknown_name_error
 from .dense import (
     embedding_column_from_config,
     indicator_column,
@@ -40,7 +39,14 @@ from .sequence import (
     sequence_numeric_column,
 )
 
-__all__ = ["COLUMN_KEYS", "CONFIG_FORMAT_VERSION", "from_config", "to_config"]
+__all__ = [
+    "COLUMN_KEYS",
+    "CONFIG_FORMAT_VERSION",
+    "PATH_KEYS",
+    "ConfigError",
+    "from_config",
+    "to_config",
+]
 
 CONFIG_FORMAT_VERSION = 1
 """Version of the config layout; ``from_config`` refuses newer ones."""
@@ -127,26 +133,27 @@ def _sequence_numeric(c):
     )
 
 
+def _built(column):
+    """The ``build`` the embedding factories call on their nested column: ``_build`` has
+    built it already."""
+    return column
+
+
+# Each column type's factory, called with its dict once the nested columns are built.
 _BUILDERS = {
     "numeric_column": lambda c: numeric_column_from_config(c),
-    "bucketized_column": lambda c: bucketized_column(
-        _build(c["source_column"]), list(c["boundaries"])
-    ),
+    "bucketized_column": lambda c: bucketized_column(c["source_column"], list(c["boundaries"])),
     "categorical_column_with_hash_bucket": _hash,
     "categorical_column_with_identity": _identity,
     "categorical_column_with_vocabulary_list": _vocab_list,
     "categorical_column_with_vocabulary_file": _vocab_file,
     "weighted_categorical_column": lambda c: weighted_categorical_column(
-        _build(c["categorical_column"]), c["weight_feature_key"], c.get("dtype", "float32")
+        c["categorical_column"], c["weight_feature_key"], c.get("dtype", "float32")
     ),
-    "crossed_column": lambda c: crossed_column(
-        [k if isinstance(k, str) else _build(k) for k in c["keys"]],
-        c["hash_bucket_size"],
-        c.get("hash_key"),
-    ),
-    "indicator_column": lambda c: indicator_column(_build(c["categorical_column"])),
-    "embedding_column": lambda c: embedding_column_from_config(c, _build),
-    "shared_embedding_column": lambda c: shared_embedding_column_from_config(c, _build),
+    "crossed_column": lambda c: crossed_column(c["keys"], c["hash_bucket_size"], c.get("hash_key")),
+    "indicator_column": lambda c: indicator_column(c["categorical_column"]),
+    "embedding_column": lambda c: embedding_column_from_config(c, _built),
+    "shared_embedding_column": lambda c: shared_embedding_column_from_config(c, _built),
     "sequence_numeric_column": _sequence_numeric,
     "sequence_categorical_column_with_hash_bucket": _sequence(_hash),
     "sequence_categorical_column_with_identity": _sequence(_identity),
@@ -155,30 +162,51 @@ _BUILDERS = {
 }
 
 
-def _build(c) -> FeatureColumn:
-    if not isinstance(c, dict) or "type" not in c:
-        raise ValueError(f"a feature column config is a dict with a 'type', got {c!r}")
-    builder = _BUILDERS.get(c["type"])
-    if builder is None:
-        raise ValueError(
-            f"unknown feature column type {c['type']!r}; known types: {sorted(_BUILDERS)}"
+# The keys whose value is a nested column dict, and the key whose list may hold some.
+_NESTED_KEYS = ("source_column", "categorical_column")
+_CROSS_KEYS = "keys"
+# The keys holding a file path (which ``from_config``'s ``resolve_path`` rewrites).
+PATH_KEYS = frozenset({"vocabulary_file"})
+
+
+def _build(c, where: str, resolve_path=None) -> FeatureColumn:
+    """One column from its dict: the dict's keys are checked against
+    :data:`COLUMN_KEYS`, its nested columns built first (each under its own path), then
+    its factory is called; every error is a :class:`ConfigError` at ``where``."""
+    if not isinstance(c, dict):
+        raise ConfigError(f"expected a column table with a 'type', got {show(c)}", where or None)
+    kind = c.get("type")
+    if kind is None:
+        raise ConfigError(
+            'missing (the column\'s factory, e.g. type = "numeric_column")',
+            join_path(where, "type"),
         )
-    required, optional = COLUMN_KEYS[c["type"]]
-    unknown = sorted(set(c) - required - optional - {"type"})
-    if unknown:
-        hints = {k: difflib.get_close_matches(k, sorted(required | optional), n=1) for k in unknown}
-        hint = "; ".join(f"did you mean {h[0]!r} for {k!r}?" for k, h in hints.items() if h)
-        raise ValueError(
-            f"feature column config of type {c['type']!r} has unknown fields {unknown}"
-            f"{'; ' + hint if hint else ''}; it takes {sorted(required | optional)}"
+    if kind not in _BUILDERS:
+        types = sorted(_BUILDERS)
+        raise ConfigError(
+            f"unknown column type {kind!r}{did_you_mean(kind, types)} expected one of {types}",
+            join_path(where, "type"),
         )
-    missing = sorted(required - set(c))
-    if missing:
-        raise ValueError(f"feature column config {c!r} lacks the fields {missing}")
+    required, optional = COLUMN_KEYS[kind]
+    for key in sorted(set(c) - required - optional - {"type"}):
+        raise unknown_name_error(key, required | optional | {"type"}, join_path(where, key))
+    for key in sorted(required - set(c)):
+        raise ConfigError(f"missing (a {kind} needs {sorted(required)})", join_path(where, key))
+    c = dict(c)
+    for key in _NESTED_KEYS:
+        if key in c:
+            c[key] = _build(c[key], join_path(where, key), resolve_path)
+    if isinstance(c.get(_CROSS_KEYS), list):
+        c[_CROSS_KEYS] = [
+            k if isinstance(k, str) else _build(k, join_path(where, f"keys[{i}]"), resolve_path)
+            for i, k in enumerate(c[_CROSS_KEYS])
+        ]
+    if resolve_path is not None:
+        c.update({k: resolve_path(c[k]) for k in PATH_KEYS if isinstance(c.get(k), str)})
     try:
-        return builder(c)
-    except TypeError as e:
-        raise ValueError(f"feature column config of type {c['type']!r} is invalid: {e}") from e
+        return _BUILDERS[kind](c)
+    except (TypeError, ValueError) as e:  # the factory's own checks, e.g. key = 5
+        raise ConfigError(str(e), where or None) from e
 
 
 def to_config(feature_columns) -> dict:
@@ -202,23 +230,41 @@ def to_config(feature_columns) -> dict:
     return {"format_version": CONFIG_FORMAT_VERSION, "feature_columns": out}
 
 
-def from_config(config) -> list:
+def from_config(config, where: str = "", resolve_path=None) -> list:
     """Feature columns from their declarative form (a :func:`to_config` dict, or a bare
     list of column dicts).
 
+    This is the one validator of column dicts: a bad one raises :class:`ConfigError`
+    (a ``ValueError``) whose ``field`` is the dotted path of the culprit, relative to the
+    list and placed under ``where`` (e.g. ``where="model.feature_columns"`` gives
+    ``"model.feature_columns[2].categorical_column.type"``). ``resolve_path``, when
+    given, rewrites every file path (the :data:`PATH_KEYS` entries, e.g.
+    ``vocabulary_file``) before the column is built, e.g. to read it relative to a
+    config file's folder.
+
     >>> from_config([{"type": "categorical_column_with_identity", "key": "k", "num_buckets": 3}])
     [IdentityCategoricalColumn(key='k', num_buckets=3, default_value=None)]
+    >>> try:
+    ...     from_config([{"type": "indicator_column",
+    ...                   "categorical_column": {"type": "numeric", "key": "k"}}], where="cols")
+    ... except ConfigError as e:
+    ...     print(e.field, "|", e.message.split("?")[0])
+    cols[0].categorical_column.type | unknown column type 'numeric'; did you mean 'numeric_column'
     """
     if isinstance(config, dict):
         version = config.get("format_version", CONFIG_FORMAT_VERSION)
         if not isinstance(version, int) or version > CONFIG_FORMAT_VERSION:
-            raise ValueError(
+            raise ConfigError(
                 f"feature column config format_version {version!r} is newer than this colonnade "
-                f"reads ({CONFIG_FORMAT_VERSION}); upgrade colonnade"
+                f"reads ({CONFIG_FORMAT_VERSION}); upgrade colonnade",
+                join_path(where, "format_version") or None,
             )
         if "feature_columns" not in config:
-            raise ValueError("a feature column config needs a 'feature_columns' list")
-        config = config["feature_columns"]
+            raise ConfigError(
+                "missing; a feature column config needs a 'feature_columns' list",
+                join_path(where, "feature_columns"),
+            )
+        config, where = config["feature_columns"], join_path(where, "feature_columns")
     if not isinstance(config, list):
-        raise ValueError(f"feature column configs must be a list, got {type(config).__name__}")
-    return [_build(c) for c in config]
+        raise ConfigError(f"expected a list of column dicts, got {show(config)}", where or None)
+    return [_build(c, join_path(where, f"[{i}]"), resolve_path) for i, c in enumerate(config)]

@@ -1,5 +1,5 @@
 """The job command line: ``colonnade train|evaluate|predict|export CONFIG.toml`` and the
-config validation behind it (colonnade/config.py)."""
+config validation behind it (colonnade/cli/job.py, estimators/from_config.py)."""
 
 import json
 import re
@@ -14,7 +14,7 @@ import pytest
 
 import colonnade as cn
 from colonnade import cli
-from colonnade.config import ConfigError, build_estimator, load_config, parse_config
+from colonnade.cli.job import ConfigError, load_config, parse_config
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -285,7 +285,7 @@ ERRORS = [
         "unknown optimizer",
         ('model_dir = "run"', 'model_dir = "run"\noptimizer = "Adamax"'),
         r"model\.optimizer: unknown optimizer \"Adamax\"; did you mean 'Adam'\? expected one "
-        r"of \['Adadelta', 'Adagrad', 'Adam', 'Ftrl', ",
+        r"of \['Adadelta', 'Adagrad', 'AdagradDA', 'Adam', 'Ftrl', ",
     ),
     (
         "missing data file",
@@ -358,33 +358,108 @@ def model(**settings):
     }
 
 
+def optimizer_of(job):
+    """The optimizer ``job``'s estimator trains with: (class name, learning rate)."""
+    ((_, optimizer, _),) = job.build_estimator()._parts
+    return type(optimizer).__name__, optimizer._hyper["learning_rate"]
+
+
 def test_optimizer_by_name_and_learning_rate():
     job = parse_config(model(optimizer="Adam", learning_rate=0.01))
-    spec = job.model.optimizers["optimizer"]
-    assert (spec.class_name, dict(spec.kwargs)) == ("AdamOptimizer", {"learning_rate": 0.01})
-    assert isinstance(spec.build(), cn.train.AdamOptimizer)
-    assert parse_config(model()).model.optimizers["optimizer"] is None  # the estimator's default
-    # TF's default optimizer keeps TF's default rate: min(0.2, 1/sqrt(n_columns)).
+    assert job.model.kwargs["optimizer"] == {"name": "Adam", "learning_rate": 0.01}
+    assert optimizer_of(job) == ("AdamOptimizer", 0.01)
+    # Neither set: the estimator's default, TF's Ftrl at min(0.2, 1/sqrt(n_columns)).
+    assert "optimizer" not in parse_config(model()).model.kwargs
+    assert optimizer_of(parse_config(model())) == ("FtrlOptimizer", 0.2)
+    # A learning rate alone keeps the estimator's default optimizer.
+    assert optimizer_of(parse_config(model(learning_rate=0.03))) == ("FtrlOptimizer", 0.03)
+    # A table without a learning rate keeps TF's default rate.
     ftrl = parse_config(model(optimizer={"name": "Ftrl", "l1_regularization_strength": 0.5}))
-    assert dict(ftrl.model.optimizers["optimizer"].kwargs) == {
-        "l1_regularization_strength": 0.5,
-        "learning_rate": 0.2,
-    }
-    momentum = parse_config(model(optimizer="momentum", learning_rate=0.1))
-    assert dict(momentum.model.optimizers["optimizer"].kwargs) == {
-        "learning_rate": 0.1,
-        "momentum": 0.9,
-    }
+    assert ftrl.model.kwargs["optimizer"] == {"name": "Ftrl", "l1_regularization_strength": 0.5}
+    assert optimizer_of(ftrl) == ("FtrlOptimizer", 0.2)
+    momentum = parse_config(model(optimizer="momentum", learning_rate=0.1)).build_estimator()
+    hyper = momentum._parts[0][1]._hyper
+    assert (hyper["learning_rate"], hyper["momentum"]) == (0.1, 0.9)
     # A named optimizer gets the estimator's default rate, as tf.estimator gives it.
-    sgd = parse_config(model(optimizer="SGD")).model.optimizers["optimizer"]
-    assert sgd.class_name == "GradientDescentOptimizer"
-    assert sgd.kwargs["learning_rate"] == 0.2
+    sgd = parse_config(model(optimizer="SGD"))
+    assert sgd.model.kwargs["optimizer"] == "SGD"
+    assert optimizer_of(sgd) == ("GradientDescentOptimizer", 0.2)
     with pytest.raises(ConfigError, match=r"model\.optimizer\.learning_rate: .*set twice"):
         parse_config(model(optimizer={"name": "Adam", "learning_rate": 0.1}, learning_rate=0.2))
     with pytest.raises(ConfigError, match=r"model\.learning_rate: expected a number > 0, got -1"):
         parse_config(model(learning_rate=-1))
     with pytest.raises(ConfigError, match=r"model\.optimizer\.name: missing"):
         parse_config(model(optimizer={"learning_rate": 0.1}))
+
+
+def test_optimizer_table_arguments_are_checked():
+    with pytest.raises(ConfigError) as info:
+        parse_config(model(optimizer={"name": "Ftrl", "l1_regularisation_strength": 0.1}))
+    assert info.value.field == "model.optimizer.l1_regularisation_strength"
+    assert info.value.message.startswith(
+        "not an argument of FtrlOptimizer; did you mean 'l1_regularization_strength'? "
+        "valid keys: ['accum_name', 'beta', 'initial_accumulator_value', "
+    )
+    # global_step is the estimator's to give, not the config's.
+    with pytest.raises(ConfigError, match=r"model\.optimizer\.global_step: not an argument"):
+        parse_config(model(optimizer={"name": "AdagradDA", "global_step": 0}))
+    # A bad value is reported at the optimizer when the config is read, not at training.
+    with pytest.raises(ConfigError, match=r"^model\.optimizer: l1_regularization_strength"):
+        parse_config(model(optimizer={"name": "Ftrl", "l1_regularization_strength": -1.0}))
+    with pytest.raises(ConfigError, match=r"model\.optimizer\.name: unknown optimizer \"Adamm\""):
+        parse_config(model(optimizer={"name": "Adamm"}))
+
+
+def test_adagrad_da_by_name_trains(tmp_path, capsys):
+    make_data(tmp_path)
+    cfg = write(
+        tmp_path,
+        LINEAR.replace('model_dir = "run"', 'model_dir = "run"\noptimizer = "AdagradDA"'),
+    )
+    status, out, err = run(capsys, "train", cfg)
+    assert status == 0, err
+    assert json.loads(out)["global_step"] == 10
+    (_, optimizer, _) = load_config(cfg).build_estimator()._parts[0]
+    assert type(optimizer).__name__ == "AdagradDAOptimizer"
+    names = [n for n, _ in cn.train.list_variables(str(tmp_path / "run"))]
+    assert any(
+        n.endswith("x1/weights/.OPTIMIZER_SLOT/optimizer/gradient_squared_accumulator")
+        for n in names
+    )
+    (weights,) = [n for n in names if n.endswith("x1/weights")]
+    assert np.abs(cn.train.load_variable(str(tmp_path / "run"), weights)).sum() > 0
+
+
+def test_predict_keys_come_from_the_head(tmp_path, capsys):
+    make_data(tmp_path)
+    predict = LINEAR.replace('label = "y"', 'label = "y"\npredict = "new.csv"')
+    cfg = write(
+        tmp_path,
+        predict + '\n[predict]\noutput = "p.csv"\npredict_keys = ["classes", "all_classes"]\n',
+    )
+    assert run(capsys, "train", cfg)[0] == 0
+    status, _, err = run(capsys, "predict", cfg)
+    assert status == 0, err
+    predicted = pd.read_csv(tmp_path / "p.csv")
+    assert list(predicted.columns) == ["classes", "all_classes_0", "all_classes_1"]
+    assert predicted["all_classes_0"].eq("no").all() and predicted["all_classes_1"].eq("yes").all()
+    # A regressor's head has other keys, and the error lists them.
+    regressor = {"type": "linear_regressor", "model_dir": "m", "feature_columns": COLUMNS}
+    with pytest.raises(ConfigError) as info:
+        parse_config({"model": regressor, "predict": {"predict_keys": ["classes"]}})
+    assert (info.value.field, info.value.message) == (
+        "predict.predict_keys",
+        "'classes' is not a prediction of LinearRegressor choose from ['predictions']",
+    )
+    multi = parse_config(model(n_classes=3))
+    assert multi.model.prediction_keys == (
+        "logits",
+        "probabilities",
+        "class_ids",
+        "classes",
+        "all_class_ids",
+        "all_classes",
+    )
 
 
 def test_model_types_aliases_and_wide_deep_synonyms():
@@ -399,9 +474,9 @@ def test_model_types_aliases_and_wide_deep_synonyms():
     }
     job = parse_config({"model": wide})
     assert job.model.type == "DNNLinearCombinedRegressor"
-    assert job.model.params["dnn_hidden_units"] == [4, 2]
-    assert job.model.params["dnn_dropout"] == 0.1
-    est = build_estimator(job)
+    assert job.model.kwargs["dnn_hidden_units"] == [4, 2]
+    assert job.model.kwargs["dnn_dropout"] == 0.1
+    est = job.build_estimator()
     assert isinstance(est, cn.estimators.DNNLinearCombinedRegressor)
     with pytest.raises(ConfigError, match=r"model\.dnn_hidden_units: set twice"):
         parse_config({"model": wide | {"dnn_hidden_units": [3]}})
@@ -414,7 +489,7 @@ def test_model_types_aliases_and_wide_deep_synonyms():
 def test_classifier_settings_are_checked():
     with pytest.raises(ConfigError, match=r"model\.label_vocabulary: has 2 labels but"):
         parse_config(model(label_vocabulary=["a", "b"], n_classes=3))
-    assert parse_config(model(label_vocabulary=["a", "b", "c"])).model.params["n_classes"] == 3
+    assert parse_config(model(label_vocabulary=["a", "b", "c"])).model.kwargs["n_classes"] == 3
     with pytest.raises(ConfigError, match=r"model\.n_classes: expected an integer >= 2, got 1"):
         parse_config(model(n_classes=1))
     with pytest.raises(ConfigError, match=r"model\.save_checkpoints_steps: .* got true"):
@@ -465,10 +540,10 @@ def test_load_config_reads_toml_from_its_folder(tmp_path):
 def test_documented_examples_are_valid(tmp_path):
     import doctest
 
-    import colonnade.config as config_module
+    import colonnade.cli.job as job_module
 
-    assert doctest.testmod(config_module).failed == 0
-    docstring_example = config_module.__doc__.split("::\n\n", 1)[1].split("\nFeature columns")[0]
+    assert doctest.testmod(job_module).failed == 0
+    docstring_example = job_module.__doc__.split("::\n\n", 1)[1].split("\nThe ``[model]``")[0]
     parse_config(tomllib.loads(textwrap.dedent(docstring_example)), base_dir=str(tmp_path))
     examples = re.findall(r"```toml\n(.*?)```", DOCS.read_text(), flags=re.S)
     assert examples

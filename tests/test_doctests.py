@@ -115,7 +115,7 @@ def test_the_walk_reaches_every_package_and_many_examples():
     packages = tomllib.loads(pyproject.read_text())["tool"]["setuptools"]["packages"]
     assert set(packages) <= set(MODULES)
     for name in (
-        "colonnade.config",
+        "colonnade.cli.job",
         "colonnade.core.optimizers",
         "colonnade.core.schedules",
         "colonnade.data.dataset",

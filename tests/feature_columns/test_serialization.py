@@ -148,26 +148,100 @@ def test_arbitrary_callables_cannot_be_written():
 
 
 def test_bad_configs():
-    with pytest.raises(ValueError, match="unknown feature column type 'magic_column'"):
+    with pytest.raises(ValueError, match=r"\[0\]\.type: unknown column type 'magic_column'"):
         fc.from_config([{"type": "magic_column"}])
-    with pytest.raises(ValueError, match=r"lacks the fields \['hash_bucket_size'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"\[0\]\.hash_bucket_size: missing \(a categorical_column_with_hash_bucket needs "
+        r"\['hash_bucket_size', 'key'\]\)",
+    ):
         fc.from_config([{"type": "categorical_column_with_hash_bucket", "key": "k"}])
-    with pytest.raises(ValueError, match="did you mean 'num_oov_buckets' for 'num_oov_bucket'"):
-        fc.from_config(
-            [
-                {
-                    "type": "categorical_column_with_vocabulary_list",
-                    "key": "k",
-                    "vocabulary_list": ["a"],
-                    "num_oov_bucket": 2,
-                }
-            ]
-        )
     with pytest.raises(ValueError, match="newer than this colonnade reads"):
         fc.from_config({"format_version": 99, "feature_columns": []})
-    with pytest.raises(ValueError, match="hash_bucket_size must be >= 1"):
+    with pytest.raises(ValueError, match=r"\[0\]: hash_bucket_size must be >= 1"):
         fc.from_config([{"type": "crossed_column", "keys": ["a", "b"], "hash_bucket_size": 0}])
     with pytest.raises(ValueError, match="unknown initializer 'ortho'"):
         fc.initializer("ortho")
-    with pytest.raises(ValueError, match="unknown normalizer config"):
+    with pytest.raises(ValueError, match=r"\[0\]: unknown normalizer config"):
         fc.from_config([{"type": "numeric_column", "key": "x", "normalizer_fn": {"type": "exp"}}])
+    with pytest.raises(
+        ValueError, match=r"^feature_columns: expected a list of column dicts, got \{"
+    ):
+        fc.from_config({"feature_columns": {"type": "numeric_column"}})
+
+
+def field_of(config, **kwargs):
+    """The ConfigError ``from_config`` raises for ``config``: (field, message)."""
+    with pytest.raises(fc.ConfigError) as info:
+        fc.from_config(config, **kwargs)
+    assert str(info.value) == f"{info.value.field}: {info.value.message}"
+    return info.value.field, info.value.message
+
+
+def test_errors_name_the_nested_field_by_its_dotted_path():
+    ok = {"type": "numeric_column", "key": "x"}
+    embedding = {
+        "type": "embedding_column",
+        "dimension": 2,
+        "categorical_column": {"type": "numeric", "key": "k"},
+    }
+    field, message = field_of([ok, ok, embedding], where="model.feature_columns")
+    assert field == "model.feature_columns[2].categorical_column.type"
+    assert message.startswith(
+        "unknown column type 'numeric'; did you mean 'numeric_column'? expected one of "
+        "['bucketized_column', "
+    )
+    # Without ``where`` the path is relative to the list; a to_config dict adds its key.
+    assert field_of([embedding])[0] == "[0].categorical_column.type"
+    assert (
+        field_of({"feature_columns": [embedding]})[0]
+        == "feature_columns[0].categorical_column.type"
+    )
+
+    cross = {
+        "type": "crossed_column",
+        "hash_bucket_size": 10,
+        "keys": ["a", {"type": "categorical_column_with_identity", "key": "b"}],
+    }
+    assert field_of([cross]) == (
+        "[0].keys[1].num_buckets",
+        "missing (a categorical_column_with_identity needs ['key', 'num_buckets'])",
+    )
+
+    vocab = {"type": "categorical_column_with_vocabulary_list", "key": "k"}
+    vocab |= {"vocabulary_list": ["a"], "num_oov_bucket": 2}
+    bucketized = {"type": "bucketized_column", "boundaries": [1.0], "source_column": ok}
+    indicator = {"type": "indicator_column", "categorical_column": vocab}
+    field, message = field_of([bucketized, indicator], where="cols")
+    assert field == "cols[1].categorical_column.num_oov_bucket"
+    assert message.startswith("unknown key; did you mean 'num_oov_buckets'? valid keys: [")
+    # The factory's own checks are reported at the column they come from.
+    assert field_of([{"type": "numeric_column", "key": 5}])[0] == "[0]"
+    assert field_of([{"type": "indicator_column", "categorical_column": "k"}]) == (
+        "[0].categorical_column",
+        "expected a column table with a 'type', got \"k\"",
+    )
+    assert field_of([{"key": "x"}])[0] == "[0].type"
+
+
+def test_resolve_path_rewrites_vocabulary_files_at_any_depth(tmp_path):
+    (tmp_path / "v.txt").write_text("a\nb\n")
+    inner = {"type": "categorical_column_with_vocabulary_file", "key": "k"}
+    inner |= {"vocabulary_file": "v.txt"}
+    config = [
+        inner,
+        {"type": "embedding_column", "dimension": 2, "categorical_column": inner},
+        {"type": "crossed_column", "keys": [inner, "z"], "hash_bucket_size": 5},
+    ]
+    seen = []
+
+    def resolve(path):
+        seen.append(path)
+        return str(tmp_path / path)
+
+    plain_column, embedding, cross = fc.from_config(config, resolve_path=resolve)
+    assert seen == ["v.txt", "v.txt", "v.txt"]
+    assert plain_column.vocabulary_file == str(tmp_path / "v.txt")
+    assert embedding.categorical_column.vocabulary_file == str(tmp_path / "v.txt")
+    assert cross.keys[0].vocabulary_file == str(tmp_path / "v.txt")
+    assert config[1]["categorical_column"]["vocabulary_file"] == "v.txt"  # input untouched

@@ -1,0 +1,136 @@
+"""The ``colonnade`` command line.
+
+``colonnade demo`` trains the built-in wide&deep example. ``colonnade train|evaluate|
+predict|export CONFIG.toml`` run a job described by a TOML config (read by
+:mod:`colonnade.cli.job`, run by :mod:`colonnade.cli.commands`; see ``docs/config.md``):
+
+- ``train``: ``fit`` on ``data.train`` for ``data.epochs`` epochs (resuming from the
+  checkpoint in ``model.model_dir``), then evaluate on ``data.eval`` when given; prints
+  a JSON summary.
+- ``evaluate``: the metrics on ``data.eval``, as JSON.
+- ``predict``: predictions for ``data.predict``, one row per input row in order, written
+  to ``predict.output`` (Parquet or CSV by extension); prints the output path.
+- ``export``: an export under ``export.export_dir`` for ``cn.load``; prints its path.
+
+A config error or a missing file prints one line to stderr and exits with status 2;
+other failures print one line and exit with status 1 (``-v`` adds the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import os
+import sys
+import traceback
+
+from .. import __version__
+from .commands import COMMANDS
+from .job import ConfigError, load_config
+
+__all__ = ["build_parser", "main"]
+
+JOB_COMMANDS = {
+    "train": "train a model on data.train (and evaluate on data.eval when given)",
+    "evaluate": "print the model's metrics on data.eval as JSON",
+    "predict": "write predictions for data.predict to predict.output (.parquet or .csv)",
+    "export": "export the trained model under export.export_dir (load it with cn.load)",
+}
+# Exit statuses: a config error or a missing file, and any other failure.
+EXIT_CONFIG_ERROR = 2
+EXIT_FAILURE = 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="colonnade",
+        description="Feature columns and canned estimators for tabular data, without TensorFlow.",
+    )
+    parser.add_argument("--version", action="version", version=f"colonnade {__version__}")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="log progress to stderr (INFO level)"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    demo = sub.add_parser(
+        "demo", help="train and evaluate the wide&deep census model on the built-in Adult data"
+    )
+    demo.add_argument("--epochs", type=int, default=4, help="training epochs (default 4)")
+    demo.add_argument("--batch-size", type=int, default=256, help="batch size (default 256)")
+    demo.add_argument("--train-rows", type=int, default=None, help="use only the first N rows")
+    demo.add_argument("--model-dir", default=None, help="model_dir (default: a new temp dir)")
+    demo.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    job = argparse.ArgumentParser(add_help=False)
+    job.add_argument("config", metavar="CONFIG", help="a TOML job config (see docs/config.md)")
+    # SUPPRESS: "colonnade -v train x.toml" must not be reset by the subcommand's default.
+    job.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="log progress to stderr (INFO level)",
+    )
+    for name, text in JOB_COMMANDS.items():
+        sub.add_parser(name, parents=[job], help=text, description=text[0].upper() + text[1:])
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = _start_logging() if args.verbose else None
+    try:
+        if args.command == "demo":
+            from ..demo import run_demo
+
+            run_demo(
+                epochs=args.epochs,
+                batch_size=args.batch_size,
+                train_rows=args.train_rows,
+                model_dir=args.model_dir,
+                seed=args.seed,
+            )
+            return 0
+        if args.command in JOB_COMMANDS:
+            return _run_job(args)
+        parser.print_help()
+        return 0
+    finally:
+        if handler is not None:
+            logging.getLogger("colonnade").removeHandler(handler)
+
+
+def _start_logging() -> logging.Handler:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("colonnade")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    return handler
+
+
+def _run_job(args) -> int:
+    import pyarrow as pa
+
+    prog = f"colonnade {args.command}"
+    try:
+        job = load_config(args.config)
+        COMMANDS[args.command](job)
+        return 0
+    except ConfigError as e:
+        return _fail(prog, f"{args.config}: {e}", args.verbose, EXIT_CONFIG_ERROR)
+    except FileNotFoundError as e:
+        where = e.filename if e.filename is not None else ""
+        message = f"{where}: {e.strerror}" if where and e.strerror else str(e)
+        return _fail(prog, message, args.verbose, EXIT_CONFIG_ERROR)
+    except (ValueError, KeyError, TypeError, OSError, pa.ArrowException) as e:
+        message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+        return _fail(prog, f"{type(e).__name__}: {message}", args.verbose, EXIT_FAILURE)
+
+
+def _fail(prog, message, verbose, status) -> int:
+    if verbose:
+        traceback.print_exc(file=sys.stderr)
+    print(f"{prog}: error: {' '.join(str(message).split())}", file=sys.stderr)
+    return status

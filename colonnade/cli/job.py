@@ -1,0 +1,249 @@
+"""Job configs for the command line: one TOML file says what to train, on what, and where.
+
+``colonnade train|evaluate|predict|export CONFIG.toml`` reads a file like this one
+(relative paths are taken from the config file's folder; every key is described in
+``docs/config.md``)::
+
+    [data]
+    train = "data/train-*.parquet"   # a file, a glob, a folder, or a list of them
+    eval = "data/eval.csv"           # the format comes from the extension
+    predict = "data/new.csv"
+    label = "income_bracket"         # a list of columns when label_dimension > 1
+    weight_column = "weight"         # optional per-example loss weights
+    batch_size = 64                  # default 32
+    epochs = 5                       # default 1
+    shuffle = true                   # default true; seeded by model.tf_random_seed
+
+    [model]
+    type = "wide_deep_classifier"    # or "DNNLinearCombinedClassifier", "linear_regressor", ...
+    model_dir = "runs/census"
+    label_vocabulary = ["<=50K", ">50K"]
+    dnn_hidden_units = [64, 32]
+    dnn_optimizer = "Adam"
+    dnn_learning_rate = 0.01
+    linear_optimizer = { name = "Ftrl", learning_rate = 0.05, l1_regularization_strength = 0.001 }
+    tf_random_seed = 42
+    save_checkpoints_steps = 500
+
+    [[model.linear_feature_columns]]
+    type = "crossed_column"
+    keys = ["education", "occupation"]
+    hash_bucket_size = 1000
+
+    [[model.dnn_feature_columns]]
+    type = "numeric_column"
+    key = "age"
+
+    [[model.dnn_feature_columns]]
+    type = "embedding_column"
+    dimension = 8
+    [model.dnn_feature_columns.categorical_column]   # a nested column: a sub-table
+    type = "categorical_column_with_hash_bucket"
+    key = "occupation"
+    hash_bucket_size = 100
+
+    [predict]
+    output = "predictions.parquet"   # .parquet or .csv
+    predict_keys = ["probabilities", "classes"]
+    keep_columns = ["id"]            # input columns copied in front of the predictions
+
+    [export]
+    export_dir = "exports/census"
+
+The ``[model]`` table is an estimator config
+(:func:`colonnade.estimators.from_config.parse_estimator_config`, which also builds its
+feature columns, the :func:`colonnade.feature_columns.to_config` column dicts, one
+``[[...]]`` table each); this module adds the job around it: the ``[data]``, ``[predict]``
+and ``[export]`` tables, and paths taken from the config file's folder. A bad config
+raises :class:`ConfigError` naming the field:
+
+>>> columns = [{"type": "numeric_column", "key": "x"}]
+>>> try:
+...     parse_config({"model": {"type": "dnn_classifier", "model_dir": "m",
+...                             "feature_columns": columns, "hidden_units": [8]},
+...                   "predict": {"predict_keys": ["all_classes", "clases"]}})
+... except ConfigError as e:
+...     print(e.field, "|", e.message.split(";")[0])
+predict.predict_keys | 'clases' is not a prediction of DNNClassifier
+>>> job = parse_config({"model": {"type": "linear_classifier", "model_dir": "m",
+...                               "feature_columns": columns,
+...                               "optimizer": "Adam", "learning_rate": 0.01}})
+>>> job.model.type, job.model.kwargs["optimizer"]
+('LinearClassifier', {'name': 'Adam', 'learning_rate': 0.01})
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, published as the tomli package
+    import tomli as tomllib
+
+from ..estimators.from_config import EstimatorConfig, parse_estimator_config
+from ..estimators.input_fn import DEFAULT_BATCH_SIZE
+from ..feature_columns import config_checks as check
+from ..feature_columns.config_checks import ConfigError, Table, did_you_mean
+
+__all__ = [
+    "ConfigError",
+    "DataConfig",
+    "ExportConfig",
+    "JobConfig",
+    "PredictConfig",
+    "load_config",
+    "parse_config",
+]
+
+# File extensions `colonnade predict` writes.
+OUTPUT_FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    """``[data]``: resolved paths (tuples, or None when not given) and batching."""
+
+    train: tuple | None = None
+    eval: tuple | None = None
+    predict: tuple | None = None
+    label: str | tuple | None = None
+    weight_column: str | None = None
+    batch_size: int = DEFAULT_BATCH_SIZE
+    epochs: int = 1
+    shuffle: bool = True
+
+
+@dataclass(frozen=True)
+class PredictConfig:
+    """``[predict]``: where predictions go, which keys, which input columns ride along."""
+
+    output: str | None = None
+    predict_keys: tuple | None = None
+    keep_columns: tuple = ()
+
+
+@dataclass(frozen=True)
+class ExportConfig:
+    """``[export]``: the base folder exports are written under."""
+
+    export_dir: str | None = None
+
+
+@dataclass(frozen=True)
+class JobConfig:
+    """A whole validated config. ``source`` names where it came from (for messages)."""
+
+    data: DataConfig
+    model: EstimatorConfig
+    predict: PredictConfig
+    export: ExportConfig
+    source: str = "<config>"
+
+    def need(self, field: str, command: str):
+        """The value at dotted ``field`` (e.g. ``"data.eval"``), or a ConfigError saying
+        that ``command`` needs it."""
+        section, key = field.split(".")
+        value = getattr(getattr(self, section), key)
+        if value is None:
+            raise ConfigError(f"missing; `colonnade {command}` needs it", field)
+        return value
+
+    def build_estimator(self):
+        """The configured estimator, untrained (it resumes from ``model.model_dir``)."""
+        return self.model.build(self.data.weight_column)
+
+
+def resolve_path(path: str, base_dir: str) -> str:
+    """``path`` taken from the config file's folder, unless absolute or a URL."""
+    path = os.path.expanduser(path)
+    if "://" in path or os.path.isabs(path):
+        return path
+    return os.path.normpath(os.path.join(base_dir, path))
+
+
+def _label(v, where):
+    return check.strings(v, where)[0] if isinstance(v, str) else check.strings(v, where)
+
+
+def _data(table, base_dir) -> DataConfig:
+    keys = {"train", "eval", "predict", "label", "weight_column", "batch_size", "epochs"}
+    t = Table(table, "data", keys | {"shuffle"})
+
+    def paths(key):
+        found = t.get(key, check.strings)
+        return None if found is None else tuple(resolve_path(p, base_dir) for p in found)
+
+    train, eval_, predict = paths("train"), paths("eval"), paths("predict")
+    needs_label = train is not None or eval_ is not None
+    return DataConfig(
+        train=train,
+        eval=eval_,
+        predict=predict,
+        label=t.get("label", _label, required=needs_label, hint='the label column, e.g. "y"'),
+        weight_column=t.get("weight_column", check.string),
+        batch_size=t.get("batch_size", check.integer(1), DEFAULT_BATCH_SIZE),
+        epochs=t.get("epochs", check.integer(1), 1),
+        shuffle=t.get("shuffle", check.boolean, True),
+    )
+
+
+def _model(table, base_dir) -> EstimatorConfig:
+    model = parse_estimator_config(table, "model", lambda p: resolve_path(p, base_dir))
+    if model.model_dir is None:  # the commands find each other's checkpoints there
+        raise ConfigError("missing (where checkpoints go)", "model.model_dir")
+    return model
+
+
+def _predict(table, base_dir, model: EstimatorConfig) -> PredictConfig:
+    t = Table(table, "predict", {"output", "predict_keys", "keep_columns"})
+    output = t.get("output", check.string)
+    if output is not None:
+        ext = os.path.splitext(output)[1].lower()
+        if ext not in OUTPUT_FORMATS:
+            raise ConfigError(
+                f"cannot tell the output format from {output!r}; end it with one of "
+                f"{sorted(OUTPUT_FORMATS)}",
+                "predict.output",
+            )
+        output = resolve_path(output, base_dir)
+    keys = t.get("predict_keys", check.strings)
+    if keys is not None:
+        valid = list(model.prediction_keys)
+        for k in keys:
+            if k not in valid:
+                raise ConfigError(
+                    f"{k!r} is not a prediction of {model.type}{did_you_mean(k, valid)} "
+                    f"choose from {valid}",
+                    "predict.predict_keys",
+                )
+    return PredictConfig(output, keys, t.get("keep_columns", check.strings, ()))
+
+
+def parse_config(mapping, base_dir=".", source="<config>") -> JobConfig:
+    """Validate a parsed TOML document (a dict) into a :class:`JobConfig`; relative paths
+    are taken from ``base_dir``."""
+    top = Table(mapping, "", {"data", "model", "predict", "export"}, "unknown section")
+    if "model" not in mapping:
+        raise ConfigError("missing; every config needs a [model] table", "model")
+    model = _model(mapping["model"], base_dir)
+    data = _data(top.get("data", default={}), base_dir)
+    predict = _predict(top.get("predict", default={}), base_dir, model)
+    export_table = Table(top.get("export", default={}), "export", {"export_dir"})
+    export_dir = export_table.get("export_dir", check.string)
+    export = ExportConfig(None if export_dir is None else resolve_path(export_dir, base_dir))
+    return JobConfig(data, model, predict, export, source)
+
+
+def load_config(path) -> JobConfig:
+    """Read and validate the TOML config at ``path``. Raises ``FileNotFoundError`` when
+    it does not exist and :class:`ConfigError` when it is not valid."""
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        try:
+            mapping = tomllib.load(f)
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"not valid TOML: {e}") from e
+    return parse_config(mapping, os.path.dirname(os.path.abspath(path)), path)
