@@ -10,7 +10,10 @@ An export is a timestamped directory under ``export_dir_base``::
 
 Nothing in it is pickled or evaluated: loading reads JSON and ``.npy`` arrays only, so a
 file from someone else cannot run code. A column with an arbitrary Python
-``normalizer_fn`` cannot be exported (use one of the named normalizers).
+``normalizer_fn`` cannot be exported (use one of the named normalizers). Loading treats
+the directory as hostile (see :mod:`.export_checks` and ``docs/exports.md``): it reads
+nothing outside it, allocates nothing it does not hold on disk, and reports any defect
+as one :class:`ExportError`.
 
 >>> import colonnade as cn
 >>> predictor = cn.estimators.load(path)  # doctest: +SKIP
