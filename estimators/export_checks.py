@@ -72,7 +72,7 @@ def inside_export(root: str, name, what: str) -> str:
 def read_json(root: str, name: str):
     """Parse the JSON file ``name`` of the export ``root``: inside it, at most
     ``MAX_JSON_BYTES`` long (checked before reading), nested at most ``MAX_JSON_DEPTH``."""
-    path = inside_export(root, name, name)
+    path = inside_export(root, name, os.path.join(root, name))
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         if size > MAX_JSON_BYTES:
@@ -272,7 +272,7 @@ def _index_entry(key, entry, where: str):
         raise ExportError(f"{where}: array {key!r}: unknown dtype {entry.get('dtype')!r}") from None
     if dtype.kind not in _NUMERIC_KINDS:
         raise ExportError(
-            f"{where}: array {key!r}: expected a numeric dtype, got {dtype} (object?)"
+            f"{where}: array {key!r}: expected a numeric dtype, got {dtype}; never objects"
         )
     return entry.get("file"), tuple(shape), dtype
 
