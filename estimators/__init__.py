@@ -17,6 +17,7 @@ from .canned import (
 )
 from .estimator import History
 from .export import Predictor, load
+from .export_checks import ExportError
 from .heads import BinaryClassHead, MultiClassHead, RegressionHead
 from .hooks import (
     CheckpointSaverHook,

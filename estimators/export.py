@@ -10,7 +10,10 @@ An export is a timestamped directory under ``export_dir_base``::
 
 Nothing in it is pickled or evaluated: loading reads JSON and ``.npy`` arrays only, so a
 file from someone else cannot run code. A column with an arbitrary Python
-``normalizer_fn`` cannot be exported (use one of the named normalizers).
+``normalizer_fn`` cannot be exported (use one of the named normalizers). Loading treats
+the directory as hostile (see :mod:`.export_checks` and ``docs/exports.md``): it reads
+nothing outside it, allocates nothing it does not hold on disk, and reports any defect
+as one :class:`ExportError`.
 
 >>> import colonnade as cn
 >>> predictor = cn.estimators.load(path)  # doctest: +SKIP
@@ -20,6 +23,7 @@ file from someone else cannot run code. A column with an arbitrary Python
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import time
@@ -30,8 +34,10 @@ import pandas as pd
 
 from .. import core
 from .. import data as cn_data
+from . import export_checks as checks
 from . import heads as heads_module
 from . import input_fn as inputs
+from .export_checks import ExportError
 from .input_pipeline import transformed_batches
 from .networks import Network
 
@@ -65,15 +71,19 @@ def head_from_spec(spec: dict):
     return _HEADS[kind](**spec)
 
 
-def _walk_vocabulary_files(config, fn):
-    """Apply ``fn`` to every ``vocabulary_file`` value in a (nested) column config."""
+def portable_config(config, copy_vocabulary):
+    """A column config fit for an export: each ``vocabulary_file`` replaced by
+    ``copy_vocabulary(path)`` (its copy's path relative to the export), and the
+    checkpoint initializer (``ckpt_to_load_from``, ``tensor_name_in_ckpt``) left out: it
+    only gave the initial value, and the trained weights are in the export."""
     if isinstance(config, dict):
         return {
-            k: fn(v) if k == "vocabulary_file" else _walk_vocabulary_files(v, fn)
+            k: copy_vocabulary(v) if k == "vocabulary_file" else portable_config(v, copy_vocabulary)
             for k, v in config.items()
+            if k not in ("ckpt_to_load_from", "tensor_name_in_ckpt")
         }
     if isinstance(config, list):
-        return [_walk_vocabulary_files(v, fn) for v in config]
+        return [portable_config(v, copy_vocabulary) for v in config]
     return config
 
 
@@ -89,8 +99,11 @@ def export_estimator(estimator, export_dir_base) -> str:
     """Write ``estimator``'s latest state to ``export_dir_base/<timestamp>``; return the path.
 
     The directory appears whole or not at all: it is written under a temporary name and
-    renamed when complete.
+    renamed when complete. Raises ``ValueError`` when ``model_dir`` holds no checkpoint
+    (as TF): an export of an untrained model would hold random weights.
     """
+    if estimator.latest_checkpoint() is None:
+        raise ValueError(f"Couldn't find trained model at {estimator.model_dir}.")
     estimator._restore_or_warm_start()
     network_spec = estimator._network.spec()  # refuses unserializable columns/activations
     final = _new_export_dir(os.fspath(export_dir_base))
@@ -113,7 +126,7 @@ def export_estimator(estimator, export_dir_base) -> str:
             "global_step": estimator.global_step,
             "weight_column": estimator.weight_column,
             "head": head_spec(estimator.head),
-            "network": _walk_vocabulary_files(network_spec, copy_vocabulary),
+            "network": portable_config(network_spec, copy_vocabulary),
         }
         core.Checkpoint(model=estimator._network).write(os.path.join(tmp, VARIABLES_PREFIX))
         with open(os.path.join(tmp, MODEL_FILE), "w") as f:
@@ -151,27 +164,28 @@ class Predictor:
 
     def __init__(self, path):
         self.path = _resolve_export_dir(path)
-        with open(os.path.join(self.path, MODEL_FILE)) as f:
-            try:
-                meta = json.load(f)
-            except json.JSONDecodeError as e:
-                where = os.path.join(self.path, MODEL_FILE)
-                raise ValueError(f"{where} is not valid JSON: {e}") from e
-        version = meta.get("format_version")
-        if not isinstance(version, int) or version > EXPORT_FORMAT_VERSION:
-            raise ValueError(
+        root = os.path.realpath(self.path)
+        where = os.path.join(self.path, MODEL_FILE)
+        meta = checks.read_json(root, MODEL_FILE)
+        version = checks.format_version(meta, where)
+        if not 1 <= version <= EXPORT_FORMAT_VERSION:
+            raise ExportError(
                 f"export {self.path!r} has format_version {version!r} (written by colonnade "
-                f"{meta.get('library_version', '?')}); this colonnade reads up to "
+                f"{meta.get('library_version', '?')}); this colonnade reads 1 to "
                 f"{EXPORT_FORMAT_VERSION}: upgrade colonnade to load it"
             )
+        checks.check_model(meta, where)
         self.metadata = meta
-        network_spec = _walk_vocabulary_files(meta["network"], lambda p: os.path.join(self.path, p))
-        self.head = head_from_spec(meta["head"])
-        self.network = Network.from_spec(network_spec)
-        status = core.Checkpoint(model=self.network).restore(
-            os.path.join(self.path, VARIABLES_PREFIX)
-        )
-        status.assert_existing_objects_matched()
+        stored = checks.verify_weights(root, VARIABLES_PREFIX)
+        network_spec = checked_network_spec(meta["network"], root, where, stored)
+        self.head = checked_head(meta["head"], network_spec, where)
+        try:
+            self.network = Network.from_spec(network_spec)
+            core.Checkpoint(model=self.network).restore(
+                os.path.join(root, VARIABLES_PREFIX)
+            ).assert_existing_objects_matched()
+        except (ValueError, TypeError, KeyError, AssertionError) as e:
+            raise ExportError(f"{self.path}: cannot rebuild the model: {e}") from e
         self.input_columns = required_input_columns(self.network)
 
     def predict(self, rows, predict_keys=None, batch_size=8192) -> pd.DataFrame:
@@ -188,7 +202,60 @@ class Predictor:
             if predict_keys is not None:
                 predictions = select_keys(predictions, predict_keys)
             frames.append(predictions_frame(predictions, predict_keys))
-        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        if not frames:
+            frames.append(self._no_predictions(predict_keys))
+        return pd.concat(frames, ignore_index=True)
+
+    def _no_predictions(self, predict_keys) -> pd.DataFrame:
+        """The 0-row frame of an empty input: the columns and dtypes a row would have
+        (taken from the predictions of one row of zero logits, so that strings stay
+        strings, which an empty array cannot tell)."""
+        logits = np.zeros((1, self.head.logits_dimension), np.float32)
+        predictions = self.head.predictions(logits)
+        if predict_keys is not None:
+            predictions = select_keys(predictions, predict_keys)
+        return predictions_frame(predictions, predict_keys).iloc[:0]
+
+
+_PART_PREFIXES = {"linear": "model/linear/linear_model/", "dnn": "model/dnn/"}
+
+
+def checked_network_spec(network: dict, root: str, where: str, stored: dict) -> dict:
+    """The network spec of a (field-checked) ``model.json`` with its files resolved
+    inside the export, after checking that the variables it makes are the ones stored
+    (names and shapes): nothing is allocated that the export does not hold on disk."""
+    limit = sum(math.prod(shape) for shape in stored.values())
+    spec, expected = {}, {}
+    for name, part in network.items():
+        path = f"network.{name}.feature_columns"
+        config = checks.resolve_column_files(part["feature_columns"], root, where, path)
+        checks.check_numeric_shapes(config, limit, where, path)
+        columns = checks.build_columns(config, where, path)
+        prefix = _PART_PREFIXES[name]
+        if name == "linear":
+            shapes = checks.linear_variable_shapes(columns, part["units"], prefix)
+        else:
+            hidden, units, bn = part["hidden_units"], part["units"], part["batch_norm"]
+            shapes = checks.dnn_variable_shapes(columns, hidden, units, bn, prefix)
+        expected.update(shapes)
+        spec[name] = {**part, "feature_columns": config}
+    checks.check_shapes(expected, stored, where)
+    return spec
+
+
+def checked_head(spec: dict, network_spec: dict, where: str):
+    """The head of ``model.json``, whose logits must be as wide as the network's."""
+    try:
+        head = head_from_spec(spec)
+    except (ValueError, TypeError, KeyError) as e:
+        raise ExportError(f"{where}: field head: {e}") from None
+    for name, part in network_spec.items():
+        if part["units"] != head.logits_dimension:
+            raise ExportError(
+                f"{where}: field network.{name}.units: expected {head.logits_dimension} (the "
+                f"head's logits dimension), got {part['units']}"
+            )
+    return head
 
 
 def required_input_columns(network) -> list:

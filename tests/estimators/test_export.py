@@ -99,11 +99,13 @@ def test_loaded_predictor_errors(tmp_path):
 
 
 def test_custom_normalizer_or_activation_cannot_be_exported(tmp_path):
+    rows = pd.DataFrame({"x": [1.0, 2.0], "y": [1.0, 2.0]})
     est = E.DNNRegressor(
         [2],
         [fc.numeric_column("x", normalizer_fn=lambda v: v * 2)],
         config=E.RunConfig(model_dir=str(tmp_path / "m"), log_step_count_steps=0),
     )
+    est.fit(rows, label="y")  # an untrained model is refused before its columns are looked at
     with pytest.raises(ValueError, match="'x'"):
         est.export_saved_model(str(tmp_path / "e"))
     est = E.DNNRegressor(
@@ -112,6 +114,7 @@ def test_custom_normalizer_or_activation_cannot_be_exported(tmp_path):
         activation_fn=lambda t: t,
         config=E.RunConfig(model_dir=str(tmp_path / "m2"), log_step_count_steps=0),
     )
+    est.fit(rows, label="y")
     with pytest.raises(ValueError, match="custom function"):
         est.export_saved_model(str(tmp_path / "e"))
     assert not (tmp_path / "e").exists() or not os.listdir(tmp_path / "e")
