@@ -15,6 +15,7 @@ import pytest
 import colonnade as cn
 from colonnade import cli
 from colonnade.cli.job import ConfigError, load_config, parse_config
+from colonnade.estimators.estimator import CannedEstimator
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -318,6 +319,47 @@ def test_bad_config_exits_2_with_one_line_naming_the_field(tmp_path, capsys, wha
     assert len(err.strip().splitlines()) == 1, err
     assert err.startswith(f"colonnade train: error: {cfg}: ")
     assert re.search(message, err), err
+
+
+def not_a_config(tmp_path):
+    return [
+        ("a directory", tmp_path, r"is a directory; expected a TOML config file"),
+        ("a binary file", tmp_path / "model.bin", r"not a TOML file: not UTF-8 text \(byte 2 is"),
+        ("a huge file", tmp_path / "huge.toml", r"larger than 1048576 bytes"),
+        ("deep nesting", tmp_path / "deep.toml", r"nested too deeply"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_a_config_that_is_not_a_toml_file_exits_2_with_one_line(tmp_path, capsys, case):
+    (tmp_path / "model.bin").write_bytes(b"\x00\x01\xff\xfe" * 100)
+    (tmp_path / "huge.toml").write_text("# padding\n" * 200_000)
+    (tmp_path / "deep.toml").write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    what, path, message = not_a_config(tmp_path)[case]
+    status, out, err = run(capsys, "train", path)
+    assert status == 2, what
+    assert out == "" and len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err and re.search(message, err), err
+
+
+def test_ctrl_c_saves_a_checkpoint_and_exits_130_with_one_line(tmp_path, capsys, monkeypatch):
+    make_data(tmp_path)
+    cfg = write(tmp_path, LINEAR)
+    real_step = CannedEstimator._train_step
+    calls = []
+
+    def interrupted_at_the_third_step(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real_step(self, *args, **kwargs)
+
+    monkeypatch.setattr(CannedEstimator, "_train_step", interrupted_at_the_third_step)
+    status, out, err = run(capsys, "train", cfg)
+    assert status == 130
+    assert out == "" and err.strip() == "colonnade train: interrupted", err
+    saved = cn.train.latest_checkpoint(str(tmp_path / "run"))
+    assert saved is not None and int(cn.train.load_variable(saved, "global_step")) == 2
 
 
 def test_command_needs_its_fields_and_a_trained_model(tmp_path, capsys):

@@ -14,6 +14,8 @@ predict|export CONFIG.toml`` run a job described by a TOML config (read by
 
 A config error or a missing file prints one line to stderr and exits with status 2;
 other failures print one line and exit with status 1 (``-v`` adds the traceback).
+Ctrl-C stops training after it saves a final checkpoint (when the weights are finite),
+prints one line and exits with status 130, as shells expect of an interrupted command.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ JOB_COMMANDS = {
 # Exit statuses: a config error or a missing file, and any other failure.
 EXIT_CONFIG_ERROR = 2
 EXIT_FAILURE = 1
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,24 +84,31 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     handler = _start_logging() if args.verbose else None
     try:
-        if args.command == "demo":
-            from ..demo import run_demo
-
-            run_demo(
-                epochs=args.epochs,
-                batch_size=args.batch_size,
-                train_rows=args.train_rows,
-                model_dir=args.model_dir,
-                seed=args.seed,
-            )
-            return 0
-        if args.command in JOB_COMMANDS:
-            return _run_job(args)
-        parser.print_help()
-        return 0
+        return _run(parser, args)
+    except KeyboardInterrupt:
+        print(f"colonnade {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     finally:
         if handler is not None:
             logging.getLogger("colonnade").removeHandler(handler)
+
+
+def _run(parser, args) -> int:
+    if args.command == "demo":
+        from ..demo import run_demo
+
+        run_demo(
+            epochs=args.epochs,
+            batch_size=args.batch_size,
+            train_rows=args.train_rows,
+            model_dir=args.model_dir,
+            seed=args.seed,
+        )
+        return 0
+    if args.command in JOB_COMMANDS:
+        return _run_job(args)
+    parser.print_help()
+    return 0
 
 
 def _start_logging() -> logging.Handler:

@@ -100,6 +100,8 @@ __all__ = [
 
 # File extensions `colonnade predict` writes.
 OUTPUT_FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}
+# The largest config file read: far beyond any real job, small enough to refuse a wrong file.
+MAX_CONFIG_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -239,11 +241,26 @@ def parse_config(mapping, base_dir=".", source="<config>") -> JobConfig:
 
 def load_config(path) -> JobConfig:
     """Read and validate the TOML config at ``path``. Raises ``FileNotFoundError`` when
-    it does not exist and :class:`ConfigError` when it is not valid."""
+    it does not exist and :class:`ConfigError` when it is not a valid config: a directory,
+    a file over :data:`MAX_CONFIG_BYTES`, not UTF-8 text, not TOML, or TOML that does not
+    describe a job."""
     path = os.fspath(path)
+    if os.path.isdir(path):
+        raise ConfigError(f"{path} is a directory; expected a TOML config file")
     with open(path, "rb") as f:
-        try:
-            mapping = tomllib.load(f)
-        except tomllib.TOMLDecodeError as e:
-            raise ConfigError(f"not valid TOML: {e}") from e
+        raw = f.read(MAX_CONFIG_BYTES + 1)
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"larger than {MAX_CONFIG_BYTES} bytes; a job config is a small TOML file"
+        )
+    try:
+        mapping = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ConfigError(
+            f"not a TOML file: not UTF-8 text (byte {e.start} is {raw[e.start]:#x})"
+        ) from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"not valid TOML: {e}") from None
+    except RecursionError:
+        raise ConfigError("not a usable TOML file: arrays or tables nested too deeply") from None
     return parse_config(mapping, os.path.dirname(os.path.abspath(path)), path)
