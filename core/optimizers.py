@@ -279,7 +279,7 @@ class Optimizer:
         grad = grad.deduplicate()
         rows = grad.indices
         xp = get_xp(var.value)
-        take = xp.take  # twice as fast as fancy indexing for rows of a 2-D table
+        take = xp.take  # whole rows of a 2-D table: cheaper than general fancy indexing
         new, new_slots = self._update(
             take(var.value, rows, axis=0),
             grad.values,
