@@ -46,6 +46,7 @@ from .clipping import (
     clip_by_value,
     global_norm,
 )
+from .fused import fuse
 from .indexed_rows import IndexedRows
 from .losses import (
     Reduction,
@@ -135,7 +136,7 @@ from .schedules import (
     piecewise_constant,
     polynomial_decay,
 )
-from .variables import Variable, fuse
+from .variables import Variable
 from .version import library_version
 from .warm_start import VocabInfo, init_from_checkpoint, warm_start
 

@@ -27,7 +27,7 @@ _state = {"name": "numpy", "xp": np}
 
 # glibc returns freed blocks over its (dynamic) mmap threshold to the kernel at once, so a
 # training step that frees and re-allocates its activations pays for fresh zeroed pages
-# every step (measured: ~30% of an MLP step). Keeping up to these sizes in the process
+# every step, a large share of an MLP step's time. Keeping up to these sizes in the process
 # heap removes that churn; it is what framework caching allocators do.
 MALLOC_MMAP_THRESHOLD = 64 << 20
 MALLOC_TRIM_THRESHOLD = 256 << 20

@@ -41,8 +41,9 @@ import numpy as np
 from . import optimizer_updates as updates
 from .autodiff import as_tensor, gradients, value_of
 from .backend import get_xp, to_device, to_host
+from .fused import slot_like, trained_variable
 from .indexed_rows import IndexedRows
-from .variables import Variable
+from .variables import Variable, variable_owning
 
 __all__ = [
     "OPTIMIZERS",
@@ -90,18 +91,6 @@ def _check(arg_name: str, value, rule):
         raise ValueError(f"{arg_name} must be {text}, got {value!r}")
 
 
-def _slot_variable(array, name: str) -> Variable:
-    """A non-trainable Variable that owns ``array`` as it is.
-
-    The Variable constructor copies its input and places numpy input on the default
-    backend; a slot must instead share its variable's device and not double a large
-    table's memory while being made.
-    """
-    slot = Variable(0.0, name=name, trainable=False)
-    slot.value = array
-    return slot
-
-
 def _scalar(v) -> float:
     return float(to_host(value_of(v)))
 
@@ -128,6 +117,7 @@ class Optimizer:
                 arg_name, rule = self._rules.get(key, (key, None))
                 _check(arg_name, raw, rule)
         self._slots = {}  # id(var) -> (var, {slot name: slot Variable})
+        self._saved_as_views = set()  # ids of variables whose slots are saved through views
         self._non_slot = {}
         self._iterations = Variable(0, name=f"{name}/iterations", trainable=False, dtype=np.int64)
 
@@ -173,10 +163,11 @@ class Optimizer:
         return entry[1].get(name)
 
     def slot_items(self):
-        """Every slot made so far as ``(var, slot_name, slot_variable)``; a fused table's
-        slots appear per part (views), as checkpoints name them."""
+        """Every slot made so far as ``(var, slot_name, slot_variable)``; a slot that has
+        views (:func:`colonnade.core.fused.slot_like`) appears as them, as checkpoints
+        name them."""
         for var, slots in list(self._slots.values()):
-            if var.fused_parts:
+            if id(var) in self._saved_as_views:
                 continue
             for slot_name, slot in slots.items():
                 yield var, slot_name, slot
@@ -197,7 +188,7 @@ class Optimizer:
         for var in var_list:
             if not isinstance(var, Variable):
                 raise TypeError(f"create_slots needs Variables, got {type(var).__name__}")
-            self._create_slots_of(var.fused_into[0] if var.fused_into is not None else var)
+            self._create_slots_of(trained_variable(var))
         self._create_non_slots(var_list)
 
     def _create_slots_of(self, var) -> None:
@@ -213,14 +204,12 @@ class Optimizer:
                 array = xp.zeros(var.shape, dtype=var.value.dtype)
             else:
                 array = xp.full(var.shape, initial, dtype=var.value.dtype)
-            slot = slots[slot_name] = _slot_variable(array, f"{var.name}{suffix}")
-            views = []
-            for part, start in var.fused_parts:  # each part's slot is a view of the fused one
-                view = _slot_variable(array[start : start + part.shape[0]], f"{part.name}{suffix}")
-                view.fused_into = (slot, start)
-                views.append((view, start))
-                self._slots.setdefault(id(part), (part, {}))[1][slot_name] = view
-            slot.fused_parts = tuple(views)
+            slot = slot_like(var, array, suffix)
+            slots[slot_name] = slot.variable
+            for other, view in slot.views:  # get_slot(other, ...) and checkpoints see these
+                self._slots.setdefault(id(other), (other, {}))[1][slot_name] = view
+            if slot.views:
+                self._saved_as_views.add(id(var))
         self._slots[id(var)] = (var, slots)
 
     def compute_gradients(self, loss_fn, var_list=None, grad_loss=None) -> list:
@@ -292,7 +281,7 @@ class Optimizer:
         grad = grad.deduplicate()
         rows = grad.indices
         xp = get_xp(var.value)
-        take = xp.take  # twice as fast as fancy indexing for rows of a 2-D table
+        take = xp.take  # whole rows of a 2-D table: cheaper than general fancy indexing
         new, new_slots = self._update(
             take(var.value, rows, axis=0),
             grad.values,
@@ -339,7 +328,7 @@ class Optimizer:
         return out
 
     def _known_variables(self) -> list:
-        return [var for var, _ in self._slots.values() if var.fused_into is None]
+        return [var for var, _ in self._slots.values() if trained_variable(var) is var]
 
     def _loss_and_gradients(self, loss_fn, var_list, grad_loss):
         if not callable(loss_fn):
@@ -595,7 +584,7 @@ def _adam_create_powers(opt, var_list) -> None:
     xp, dtype = get_xp(first.value), first.value.dtype
     hyper = opt._resolve(int(_scalar(opt._iterations)))
     for key in ("beta1", "beta2"):
-        power = _slot_variable(xp.asarray(hyper[key], dtype=dtype), f"{key}_power")
+        power = variable_owning(xp.asarray(hyper[key], dtype=dtype), f"{key}_power")
         opt._non_slot[f"{key}_power"] = power
 
 

@@ -41,8 +41,9 @@ class Variable(Tensor):
         super().__init__(_initial_array(initial_value, dtype))
         self.name = name or "Variable"
         self.trainable = bool(trainable)
-        self.fused_into = None  # (fused Variable, first row) when this is a view (see fuse)
-        self.fused_parts = ()  # ((part Variable, first row), ...) when this is a fused table
+        # Set by colonnade.core.fused, which stores several Variables as rows of one:
+        self.fused_into = None  # (fused Variable, first row) when this is a view of its rows
+        self.fused_parts = ()  # ((part Variable, first row), ...) when this is a fused Variable
 
     def assign(self, value) -> Variable:
         """Replace the value with a copy of ``value``; shape must match, dtype is kept.
@@ -77,44 +78,15 @@ class Variable(Tensor):
         return f"Variable(name={self.name!r}, shape={self.shape}, dtype={self.dtype})"
 
 
-def fuse(variables, name: str) -> Variable:
-    """One Variable holding ``variables`` stacked row-wise, each of them becoming a view of
-    its rows: what a layer trains instead of many small tables of the same row shape.
+def variable_owning(array, name: str, trainable: bool = False) -> Variable:
+    """A Variable that owns ``array`` as it is: the constructor would copy it and place
+    numpy input on the default backend, but an optimizer's slot or a fused table must
+    share its source's device and not double a large table's memory while being made.
 
-    One gather, one gradient and one optimizer update then serve all the tables of a layer
-    (a CTR model has 26-41 of them), instead of one each. The parts keep their names and
-    values, so checkpoints, warm start and ``get_slot`` still see them one by one; an
-    optimizer given the fused Variable keeps its slots fused too, with views per part.
-    Assigning to a part or to the fused Variable writes in place, keeping them shared.
-
-    >>> a, b = Variable([[1.0], [2.0]], name="a"), Variable([[3.0]], name="b")
-    >>> ab = fuse([a, b], "ab")
-    >>> ab.numpy().ravel().tolist(), a.fused_into[1], b.fused_into[1]
-    ([1.0, 2.0, 3.0], 0, 2)
-    >>> _ = b.assign([[5.0]]); ab.numpy().ravel().tolist()
-    [1.0, 2.0, 5.0]
+    >>> a = np.zeros(3, np.float32)
+    >>> variable_owning(a, "zeros").value is a
+    True
     """
-    variables = list(variables)
-    if not variables:
-        raise ValueError(f"fuse needs at least one variable for '{name}'")
-    first = variables[0]
-    for v in variables:
-        if v.fused_into is not None or v.fused_parts:
-            raise ValueError(f"variable '{v.name}' is already fused")
-        if v.shape[1:] != first.shape[1:] or v.value.dtype != first.value.dtype:
-            raise ValueError(
-                f"cannot fuse '{v.name}' of shape {v.shape} and dtype {v.value.dtype} with "
-                f"'{first.name}' of shape {first.shape} and dtype {first.value.dtype}: fused "
-                "variables share their row shape and dtype"
-            )
-    xp = get_xp(first.value)
-    fused = Variable(0.0, name=name, trainable=any(v.trainable for v in variables))
-    fused.value = xp.concatenate([v.value for v in variables], axis=0)
-    parts, start = [], 0
-    for v in variables:
-        v.value = fused.value[start : start + v.shape[0]]
-        v.fused_into = (fused, start)
-        parts.append((v, start))
-        start += v.shape[0]
-    fused.fused_parts = tuple(parts)
-    return fused
+    out = Variable(0.0, name=name, trainable=trainable)
+    out.value = array
+    return out

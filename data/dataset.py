@@ -182,8 +182,8 @@ class Dataset:
         columns are not read, and partitions and Parquet row groups the filter excludes
         are skipped. ``schema`` fixes the schema (otherwise taken from the first file);
         ``read_batch_size`` and ``batch_readahead`` bound how much the reader holds.
-        Parquet string columns come as ``dictionary<string>`` (as Parquet stores them:
-        6x faster to read, and each distinct value is hashed once); pass
+        Parquet string columns come as ``dictionary<string>`` (as Parquet stores them: no
+        string is built per row when reading, and each distinct value is hashed once); pass
         ``strings_as_dictionary=False`` for plain strings.
 
         >>> import os, tempfile, pyarrow.parquet as pq

@@ -265,8 +265,8 @@ def open_files(
 
     With ``strings_as_dictionary`` (and no ``schema``), Parquet string columns are read as
     ``dictionary<string>``, the way Parquet stores them: the reader then never builds each
-    row's string (6x faster on click logs) and feature columns hash each distinct value
-    once. The values are the same strings; pandas shows them as ``category``.
+    row's string (click logs repeat a few values many times) and feature columns hash each
+    distinct value once. The values are the same strings; pandas shows them as ``category``.
     """
     shown = repr(os.fspath(path)) if isinstance(path, (str, os.PathLike)) else f"{len(path)} paths"
     fs, targets, files = resolve_paths(path, filesystem)

@@ -13,14 +13,13 @@ from ..data.prefetch import prefetch
 from .input_fn import batches
 
 # Rows of consecutive small batches transformed together (see transformed_batches):
-# 16 training batches of 1,024 rows; the 41-column CTR transforms cost 0.6 ms per 1k rows
-# this way against 2.7 ms batch by batch.
+# 16 training batches of 1,024 rows, enough that the transforms' per-call costs (about 40
+# columns, several array calls each) are small next to their per-row work.
 CHUNK_ROWS = 16_384
 # Batches the input thread may hold ready: two chunks of 1k-row batches.
 READY_BATCHES = 32
 # Threads transforming a chunk: the input thread alone, as it already is the second core's
-# work; a pool of two more only contends with training (wide&deep predict: 240k rows/s
-# with one, 222k with two).
+# work; a pool of two more only contends with training for the two cores.
 INPUT_THREADS = 1
 
 
@@ -38,8 +37,7 @@ def transformed_batches(network, input_fn, repeat_single=False, limit=None, trai
 
     Reading and transforming run on a background thread, up to two chunks ahead of the
     consumer, so they overlap training on the second core: at 16k rows the transforms
-    spend their time in Arrow and numpy with the GIL released (the 41-column linear CTR
-    model trains at 290k examples/s this way, 240k on one thread). An error in the input
+    spend their time in Arrow and numpy with the GIL released. An error in the input
     reaches the consumer at the batch that caused it.
     """
 

@@ -21,7 +21,7 @@ class LinearPart:
         )
 
     def logits(self, features, training, rng, cache=None):
-        return self.linear(features, cache=cache)
+        return self.linear(features if cache is None else cache)
 
     @property
     def trainable_variables(self):
@@ -70,7 +70,9 @@ class DNNPart:
         self.activation_fn = activation_fn
 
     def logits(self, features, training, rng, cache=None):
-        inputs = self.input_layer.pieces(features, cache)
+        # The input layer's output in pieces: the tower's first product takes them
+        # without building their concatenation.
+        inputs = self.input_layer._pieces(features if cache is None else cache)
         return self.tower(inputs, training=training, rng=rng)
 
     @property
@@ -143,9 +145,9 @@ class Network:
 
     def prepare(self, cache: fc.TransformCache, training: bool) -> fc.TransformCache:
         """Have the layers compute ahead what a step on this batch needs besides the
-        transforms (see ``LinearModel.prepare``); returns ``cache``."""
+        transforms (the rows their fused tables read); returns ``cache``."""
         for layer in self.layers:
-            layer.prepare(cache, training)
+            layer._prepare(cache, training)
         return cache
 
     @property

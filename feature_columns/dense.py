@@ -19,14 +19,12 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
 from ..core import ops
 from ..core.autodiff import Tensor, as_tensor
 from ..core.backend import DEFAULT_DTYPE, get_xp, to_device
-from ..core.indexed_rows import RowGroups, group_rows
 from .base import CategoricalColumn, DenseColumn, VariableSpec, WrapsCategorical, check_int
 from .ids import CategoricalIds
 from .named_initializers import Initializer, initializer_from_config
@@ -39,9 +37,6 @@ __all__ = [
     "SharedEmbeddingSpec",
     "embedding_column",
     "embedding_lookup",
-    "FusedIds",
-    "fused_ids",
-    "fused_lookup",
     "indicator_column",
     "shared_embedding_columns",
     "shared_embeddings",
@@ -97,107 +92,6 @@ def embedding_lookup(table, ids: CategoricalIds, combiner: str = "mean", max_nor
         weights = to_device(ids.weights.astype(table.value.dtype, copy=False), xp)
     segment = to_device(ids.segment_ids, xp)
     return _SEGMENT_OPS[combiner](rows, segment, ids.num_rows, weights=weights)
-
-
-class FusedIds(NamedTuple):
-    """The rows of a fused table that a batch's columns read, and how they combine; made
-    by :func:`fused_ids` from the ids alone, so it can be computed ahead of the step."""
-
-    rows: np.ndarray  # rows of the fused table to gather, in gather order
-    table_rows: int  # rows of the fused table, which every entry of ``rows`` is below
-    num_rows: int  # examples in the batch
-    columns: int
-    segments: np.ndarray | None  # output slot of each gathered row; None: one row per slot
-    factors: np.ndarray | None  # weight of each gathered row, None: all ones
-    groups: RowGroups | None  # group_rows(rows), for the gradient, when training
-
-
-def fused_ids(
-    ids_list, offsets, table_rows: int, combiners, side_by_side: bool, training=True
-) -> FusedIds:
-    """What :func:`fused_lookup` needs of the columns' ids (``CategoricalIds``, column
-    ``j``'s table at row ``offsets[j]`` of a fused table of ``table_rows`` rows; ids out of
-    their column's buckets raise ``IndexError`` here). The combiners become per-row
-    factors (``w``, ``w / sum w`` or ``w / sqrt(sum w^2)`` over the example's ids), so every
-    column reduces to one weighted segment sum; invalid ids and, for ``mean``/``sqrtn``,
-    weights <= 0 are dropped as in :func:`embedding_lookup`. With ``training`` the rows
-    are also grouped for the gradient (:func:`colonnade.core.indexed_rows.group_rows`)."""
-    k, n = len(ids_list), ids_list[0].num_rows
-    segments = factors = rows = None
-    if all(ids.univalent and ids.weights is None for ids in ids_list) and n:
-        smallest = np.array([ids.ids.min() for ids in ids_list])
-        if smallest.min() >= 0:  # one valid id per example and column
-            largest = np.array([ids.ids.max() for ids in ids_list])
-            table = np.empty((n, k), np.int64)  # column by column: 3x faster than np.stack
-            for j, (ids, offset) in enumerate(zip(ids_list, offsets)):
-                np.add(ids.ids, offset, out=table[:, j])
-            rows = table.reshape(-1)
-    if rows is None:
-        largest = np.array([ids.ids.max() if ids.ids.size else -1 for ids in ids_list])
-        pruned = [ids.pruned(prune_weights=c != "sum") for ids, c in zip(ids_list, combiners)]
-        segments = np.concatenate(
-            [
-                ids.segment_ids * k + j if side_by_side else ids.segment_ids
-                for j, ids in enumerate(pruned)
-            ]
-        )
-        order = np.argsort(segments, kind="stable")  # sorted segments: the fast segment sum
-        segments = segments[order]
-        rows = np.concatenate([ids.ids + off for ids, off in zip(pruned, offsets)])[order]
-        factors = np.concatenate([_combiner_factors(i, c) for i, c in zip(pruned, combiners)])
-        factors = factors[order]
-    buckets = np.diff(np.append(offsets, table_rows))
-    beyond = np.flatnonzero(largest >= buckets)
-    if beyond.size:
-        j = int(beyond[0])
-        raise IndexError(
-            f"fused lookup: column {j} has id {int(largest[j])} but its table has only "
-            f"{int(buckets[j])} rows"
-        )
-    groups = group_rows(rows) if training else None
-    return FusedIds(rows, table_rows, n, k, segments, factors, groups)
-
-
-def fused_lookup(table, ids: FusedIds, side_by_side: bool) -> Tensor:
-    """:func:`embedding_lookup` of several columns whose tables are rows of one fused
-    ``table``, with one gather for all of them (``ids`` from :func:`fused_ids`).
-
-    Returns the lookups side by side, ``(num_rows, k * dim)`` (an input layer's
-    concatenation), or summed, ``(num_rows, dim)`` (a linear model's sum of columns).
-    """
-    table = as_tensor(table)
-    xp = get_xp(table.value)
-    n, k, dim = ids.num_rows, ids.columns, table.shape[1]
-    if ids.table_rows != table.shape[0]:
-        raise ValueError(
-            f"fused lookup: ids made for a table of {ids.table_rows} rows, the table has "
-            f"{table.shape[0]}"
-        )
-    rows = to_device(ids.rows, xp)
-    gathered = ops.gather(table, rows, ids.groups, in_bounds=True)  # checked by fused_ids
-    if ids.segments is None:  # the gathered rows are the lookups, as they are
-        if side_by_side:
-            return ops.reshape(gathered, (n, k * dim))
-        return ops.sum(ops.reshape(gathered, (n, k, dim)), axis=1)
-    weights = to_device(ids.factors.astype(table.value.dtype, copy=False), xp)
-    out = ops.segment_sum(
-        gathered, to_device(ids.segments, xp), n * k if side_by_side else n, weights
-    )
-    return ops.reshape(out, (n, k * dim)) if side_by_side else out
-
-
-def _combiner_factors(ids: CategoricalIds, combiner: str) -> np.ndarray:
-    """What each id's row is multiplied by so that a plain sum over an example's ids gives
-    the ``combiner``'s result."""
-    w = ids.weights if ids.weights is not None else np.ones(ids.ids.shape[0], np.float32)
-    if combiner == "sum":
-        return w
-    sums = np.bincount(
-        ids.segment_ids, weights=w if combiner == "mean" else w * w, minlength=ids.num_rows
-    )
-    if combiner == "sqrtn":
-        sums = np.sqrt(sums)
-    return (w / sums[ids.segment_ids]).astype(np.float32)  # sums > 0: weights <= 0 were pruned
 
 
 def _default_initializer(dimension: int) -> Initializer:

@@ -21,23 +21,17 @@ transforms the batch once (on up to two threads) and returns a differentiable
 from __future__ import annotations
 
 import importlib
-from typing import NamedTuple
 
 import numpy as np
 
 from ..core import ops
 from ..core.autodiff import Tensor
 from ..core.backend import DEFAULT_DTYPE, to_host
-from ..core.variables import Variable, fuse
+from ..core.fused import trained_variable
+from ..core.variables import Variable
 from .base import CategoricalColumn, DenseColumn, FeatureColumn, VariableSpec
-from .dense import (
-    EmbeddingColumn,
-    FusedIds,
-    check_combiner,
-    embedding_lookup,
-    fused_ids,
-    fused_lookup,
-)
+from .dense import check_combiner, embedding_lookup
+from .fused_tables import fuse_linear_weights, output_pieces, plan_dense_output
 from .transform_cache import TransformCache
 
 __all__ = [
@@ -80,38 +74,10 @@ def _load_from_checkpoint(spec: VariableSpec, layer: str):
     return value.astype(DEFAULT_DTYPE, copy=False)
 
 
-class _FusedColumns(NamedTuple):
-    """Columns whose tables are rows of one fused table: column ``j`` starts at row
-    ``offsets[j]``."""
-
-    table: Variable
-    columns: tuple
-    offsets: list
-
-    def lookup(self, cache, combiners, side_by_side: bool) -> Tensor:
-        """The columns' lookups, side by side or summed (see :func:`fused_lookup`)."""
-        ids = self.ids(cache, combiners, side_by_side)
-        return fused_lookup(self.table, ids, side_by_side)
-
-    def ids(self, cache, combiners, side_by_side: bool, training=True) -> FusedIds:
-        """This batch's :func:`fused_ids`, computed once per batch (maybe ahead, by
-        :meth:`_Layer.prepare` on the input thread)."""
-
-        def compute():
-            ids = [
-                cache.get(c.categorical_column if isinstance(c, EmbeddingColumn) else c)
-                for c in self.columns
-            ]
-            rows = self.table.shape[0]
-            return fused_ids(ids, self.offsets, rows, combiners, side_by_side, training)
-
-        return cache.memo(("fused", id(self.table)), compute)
-
-
 class _Layer:
     """What the layers share: sorted, validated columns and named variables."""
 
-    def __init__(self, feature_columns, name: str, trainable: bool, seed, num_threads):
+    def __init__(self, feature_columns, name: str, trainable: bool, seed):
         if isinstance(feature_columns, FeatureColumn):
             feature_columns = [feature_columns]
         columns = list(feature_columns)
@@ -131,11 +97,11 @@ class _Layer:
             )
         self.name = name
         self.trainable = bool(trainable)
-        self.num_threads = num_threads
         self.feature_columns = sorted(columns, key=lambda c: c.name)
         self._rng = np.random.default_rng(seed)
         self._variables: dict = {}
         self._specs: dict = {}
+        self._fused: list = []  # FusedColumns: columns whose tables are rows of one table
 
     def _add_variable(self, spec: VariableSpec) -> Variable:
         known = self._specs.get(spec.name)
@@ -165,42 +131,39 @@ class _Layer:
 
     @property
     def variables(self) -> list:
-        """Every variable of the layer, in creation order."""
-        return list(self._variables.values())
+        """Every variable of the layer: one per column as TensorFlow names them (what
+        checkpoints hold), in creation order, then the fused tables that hold some of
+        them as their rows (see :mod:`colonnade.feature_columns.fused_tables`)."""
+        return list(self._variables.values()) + [f.table for f in self._fused]
 
     @property
     def trainable_variables(self) -> list:
-        """The variables an optimizer should update: where the tables of several columns
-        are fused (see :func:`colonnade.core.fuse`), the fused table in place of its
-        parts; ``variables`` lists the parts by their own names."""
+        """The trainable variables an optimizer updates: a fused table in place of the
+        columns' variables that are its rows (their gradient is the table's), so one
+        update serves them all."""
         out = {}
         for v in self._variables.values():
             if v.trainable:
-                owner = v.fused_into[0] if v.fused_into is not None else v
+                owner = trained_variable(v)
                 out.setdefault(id(owner), owner)
         return list(out.values())
-
-    def _fuse(self, columns, variables, name) -> _FusedColumns | None:
-        """Fuse the tables of two or more ``columns`` (one variable each) into one."""
-        if len(columns) < 2:
-            return None
-        table = fuse(variables, f"{self.name}/{name}")
-        offsets = [v.fused_into[1] for v in variables]
-        return _FusedColumns(table, tuple(columns), offsets)
 
     def _checkpoint_children(self) -> dict:
         """Variables by name relative to the layer (``x_embedding/embedding_weights``)."""
         return dict(self._variables)
 
-    def prepare(self, cache: TransformCache, training: bool = True) -> None:
+    def _prepare(self, cache: TransformCache, training: bool = True) -> None:
         """Compute ahead what a call on this batch will need besides the transforms (the
-        rows fused tables read, grouped for the gradient when ``training``), so that an
-        input thread can do it while the previous step trains."""
+        rows its fused tables read, grouped for the gradient when ``training``), so that
+        the estimators' input thread does it while the previous step trains."""
+        for fused in self._fused:
+            fused.ids(cache, training)
 
-    def _cache(self, features, cache) -> TransformCache:
-        if cache is None:
-            cache = TransformCache(features)
-        cache.compute(self.feature_columns, self.num_threads)
+    def _transforms(self, features) -> TransformCache:
+        """The transforms of the batch ``features`` for this layer's columns;
+        ``features`` may be a :class:`TransformCache` already holding some or all."""
+        cache = features if isinstance(features, TransformCache) else TransformCache(features)
+        cache.compute(self.feature_columns)
         return cache
 
 
@@ -216,9 +179,10 @@ class DenseFeatures(_Layer):
     ``<name>/<collection>/embedding_weights`` for shared embeddings).
 
     Neighbouring (in name order) trainable embedding columns of one dimension without
-    ``max_norm`` keep their tables as rows of one fused table (:func:`colonnade.core.fuse`):
-    one gather and one sparse update serve them all. ``trainable_variables`` lists the
-    fused table (``<name>/fused_0``, ...); ``variables``, checkpoints and warm start still
+    ``max_norm`` keep their tables as rows of one fused table (see
+    :mod:`colonnade.feature_columns.fused_tables`): one gather and one sparse update serve
+    them all. ``trainable_variables`` lists the fused table (``<name>/fused_0``, ...) in
+    place of the columns' tables, ``variables`` lists both; checkpoints and warm start
     see one table per column.
 
     >>> import colonnade as cn
@@ -230,10 +194,8 @@ class DenseFeatures(_Layer):
     (2, 4)
     """
 
-    def __init__(
-        self, feature_columns, trainable=True, name="dense_features", seed=None, num_threads=None
-    ):
-        super().__init__(feature_columns, name, trainable, seed, num_threads)
+    def __init__(self, feature_columns, trainable=True, name="dense_features", seed=None):
+        super().__init__(feature_columns, name, trainable, seed)
         for c in self.feature_columns:
             if not isinstance(c, DenseColumn):
                 raise ValueError(
@@ -247,39 +209,10 @@ class DenseFeatures(_Layer):
                 )
             for spec in c.variable_specs():
                 self._add_variable(spec)
-        self._plan = self._fuse_embeddings()
-
-    def _fuse_embeddings(self) -> list:
-        """Fuse the tables of each run of neighbouring (in name order) trainable embedding
-        columns of one dimension. Returns the output's pieces in order: columns, and
-        ``_FusedColumns`` standing for their runs."""
-        plan, run = [], []
-
-        def close():
-            tables = [self._variables[c.table_name] for c in run]
-            fused = self._fuse(
-                run, tables, f"fused_{sum(isinstance(p, _FusedColumns) for p in plan)}"
-            )
-            plan.extend([fused] if fused is not None else run)
-
-        for c in self.feature_columns:
-            fusable = (
-                type(c) is EmbeddingColumn and c.trainable and c.max_norm is None and self.trainable
-            )
-            if run and not (fusable and c.dimension == run[0].dimension):
-                close()
-                run = []
-            if fusable:
-                run.append(c)
-            else:
-                plan.append(c)
-        close()
-        return plan
-
-    def prepare(self, cache: TransformCache, training: bool = True) -> None:
-        for piece in self._plan:
-            if isinstance(piece, _FusedColumns):
-                piece.ids(cache, [c.combiner for c in piece.columns], True, training)
+        self._plan = plan_dense_output(
+            self.feature_columns, self._variables, self.name, self.trainable
+        )
+        self._fused = [p for p in self._plan if not isinstance(p, FeatureColumn)]
 
     @property
     def dimension(self) -> int:
@@ -290,34 +223,26 @@ class DenseFeatures(_Layer):
         """The variables ``column`` reads."""
         return [self._variables[s.name] for s in column.variable_specs()]
 
-    def __call__(self, features, cache=None, cols_to_output_tensors=None) -> Tensor:
-        """``(batch, dimension)`` tensor of the columns, concatenated in name order."""
-        cache = self._cache(features, cache)
+    def __call__(self, features, cols_to_output_tensors=None) -> Tensor:
+        """``(batch, dimension)`` tensor of the columns, concatenated in name order.
+
+        ``features`` is the batch (a mapping of feature names to values, a pyarrow table
+        or record batch, a pandas DataFrame), or a :class:`TransformCache` of it, whose
+        transforms other layers share. ``cols_to_output_tensors``, if a dict, is filled
+        with each column's output."""
+        cache = self._transforms(features)
         if cols_to_output_tensors is not None:  # column by column, to report each output
             outputs = [c.dense_output(cache, self._variables) for c in self.feature_columns]
             cols_to_output_tensors.update(zip(self.feature_columns, outputs))
         else:
-            outputs = self.pieces(features, cache)
+            outputs = self._pieces(cache)
         return outputs[0] if len(outputs) == 1 else ops.concat(outputs, axis=1)
 
-    def pieces(self, features, cache=None) -> list:
+    def _pieces(self, features) -> list:
         """The output as ``(batch, width)`` pieces that side by side make ``__call__``'s
-        result (several columns' embeddings come as one piece): what
-        :func:`colonnade.core.dense` takes without building the concatenation."""
-        cache = self._cache(features, cache)
-        pieces, run = [], []  # run: neighbouring unfused columns, joined into one piece
-        for piece in self._plan:
-            if isinstance(piece, _FusedColumns):
-                if run:
-                    pieces.append(run[0] if len(run) == 1 else ops.concat(run, axis=1))
-                    run = []
-                combiners = [c.combiner for c in piece.columns]
-                pieces.append(piece.lookup(cache, combiners, side_by_side=True))
-            else:
-                run.append(piece.dense_output(cache, self._variables))
-        if run:
-            pieces.append(run[0] if len(run) == 1 else ops.concat(run, axis=1))
-        return pieces
+        result (see :func:`~colonnade.feature_columns.fused_tables.output_pieces`): what
+        the canned DNN feeds :func:`colonnade.core.dense` without the concatenation."""
+        return output_pieces(self._plan, self._transforms(features), self._variables)
 
 
 def input_layer(
@@ -359,8 +284,8 @@ class LinearModel(_Layer):
     weights and the bias start at zero, as TF's; they are named
     ``<name>/<column>/weights`` and ``<name>/bias_weights``. The categorical columns'
     weights are rows of one fused table, trained with one gather and one sparse update
-    (``trainable_variables`` lists ``<name>/fused_weights``; ``variables`` and checkpoints
-    keep one variable per column).
+    (``trainable_variables`` lists ``<name>/fused_weights`` in place of them, ``variables``
+    lists both; checkpoints keep one variable per column).
 
     >>> import colonnade as cn
     >>> fc = cn.feature_columns
@@ -377,9 +302,8 @@ class LinearModel(_Layer):
         trainable=True,
         name="linear_model",
         seed=None,
-        num_threads=None,
     ):
-        super().__init__(feature_columns, name, trainable, seed, num_threads)
+        super().__init__(feature_columns, name, trainable, seed)
         if isinstance(units, bool) or not isinstance(units, (int, np.integer)) or units < 1:
             raise ValueError(f"units must be a positive integer, got {units!r}")
         self.units = int(units)
@@ -403,14 +327,10 @@ class LinearModel(_Layer):
         self._add_variable(VariableSpec("bias_weights", (self.units,), zeros))
         categorical = [c for c in self.feature_columns if isinstance(c, CategoricalColumn)]
         weights = [self.column_weights(c) for c in categorical]
-        self._fused = self._fuse(categorical, weights, "fused_weights")
-        fused = set(self._fused.columns if self._fused is not None else ())
-        self._fused_combiners = [self.sparse_combiner] * len(fused)
-        self._unfused = [c for c in self.feature_columns if c not in fused]
-
-    def prepare(self, cache: TransformCache, training: bool = True) -> None:
-        if self._fused is not None:
-            self._fused.ids(cache, self._fused_combiners, False, training)
+        fused = fuse_linear_weights(categorical, weights, self.name, self.sparse_combiner)
+        self._fused = [fused] if fused is not None else []
+        summed = set(fused.columns if fused is not None else ())
+        self._unfused = [c for c in self.feature_columns if c not in summed]
 
     @property
     def bias(self) -> Variable:
@@ -428,19 +348,21 @@ class LinearModel(_Layer):
             extra = [self._variables[s.name] for s in column.variable_specs()]
         return extra + [self.column_weights(column)]
 
-    def __call__(self, features, cache=None) -> Tensor:
-        """``(batch, units)`` predictions (logits)."""
-        cache = self._cache(features, cache)
-        total = None
-        if self._fused is not None:
-            total = self._fused.lookup(cache, self._fused_combiners, side_by_side=False)
+    def __call__(self, features) -> Tensor:
+        """``(batch, units)`` predictions (logits). ``features`` is the batch, or a
+        :class:`TransformCache` of it (as for :class:`DenseFeatures`)."""
+        cache = self._transforms(features)
+        terms = [fused.lookup(cache) for fused in self._fused]
         for c in self._unfused:
             w = self.column_weights(c)
             if isinstance(c, CategoricalColumn):
                 term = embedding_lookup(w, cache.get(c), self.sparse_combiner)
             else:
                 term = ops.matmul(c.dense_output(cache, self._variables), w)
-            total = term if total is None else ops.add(total, term)
+            terms.append(term)
+        total = terms[0]
+        for term in terms[1:]:
+            total = ops.add(total, term)
         return ops.add(total, self.bias)
 
 
@@ -499,9 +421,8 @@ class SequenceFeatures(_Layer):
         trainable=True,
         name="sequence_features",
         seed=None,
-        num_threads=None,
     ):
-        super().__init__(feature_columns, name, trainable, seed, num_threads)
+        super().__init__(feature_columns, name, trainable, seed)
         for c in self.feature_columns:
             if not c.is_sequence or not hasattr(c, "sequence_output"):
                 raise ValueError(
@@ -513,9 +434,10 @@ class SequenceFeatures(_Layer):
             for spec in specs:
                 self._add_variable(spec)
 
-    def __call__(self, features, cache=None):
-        """``(Tensor of shape (batch, max_len, dim), lengths as an int64 numpy array)``."""
-        cache = self._cache(features, cache)
+    def __call__(self, features):
+        """``(Tensor of shape (batch, max_len, dim), lengths as an int64 numpy array)``;
+        ``features`` is the batch, or a :class:`TransformCache` of it."""
+        cache = self._transforms(features)
         outputs, lengths, first = [], None, None
         for c in self.feature_columns:
             out, seq_len = c.sequence_output(cache, self._variables)

@@ -308,7 +308,8 @@ def _default_from_config(value, shape):
 
 COMPARE_MAX_BOUNDARIES = 16
 """Up to this many boundaries, bucket ids are counted by comparisons (one vectorized pass
-per boundary: 3.5x faster than a binary search for the usual handful)."""
+per boundary, with no per-element branching: cheaper than a binary search for the usual
+handful)."""
 
 
 def bucketize(values, boundaries):

@@ -174,7 +174,7 @@ def test_training_groups_the_rows_of_fused_tables_on_the_input_thread(monkeypatc
     import threading
 
     from colonnade.core import indexed_rows
-    from colonnade.feature_columns import dense
+    from colonnade.feature_columns import fused_tables
 
     on_main = []
     original = indexed_rows.group_rows
@@ -184,7 +184,7 @@ def test_training_groups_the_rows_of_fused_tables_on_the_input_thread(monkeypatc
         return original(indices)
 
     monkeypatch.setattr(indexed_rows, "group_rows", grouping)
-    monkeypatch.setattr(dense, "group_rows", grouping)
+    monkeypatch.setattr(fused_tables, "group_rows", grouping)
     wide, _ = columns()
     color, tags = wide[0], wide[1].categorical_column
     deep = [fc.numeric_column("x"), fc.embedding_column(color, 3), fc.embedding_column(tags, 3)]

@@ -50,7 +50,8 @@ def test_linear_model_matches_tf(golden, combiner):
     g = golden["linear_model"]
     _, linear = golden_columns(golden["input_layer"]["table"])
     model = fc.LinearModel(linear, units=2, sparse_combiner=combiner)
-    for v in model.variables:
+    per_column = [v for c in model.feature_columns for v in model.column_variables(c)]
+    for v in per_column + [model.bias]:  # variables also lists the fused table
         v.assign(g["assigned"][f"{combiner}/{v.name}:0"])
     out = model(golden_features(g))
     np.testing.assert_allclose(out.numpy(), g["output"][combiner], rtol=1e-5, atol=1e-5)
@@ -244,8 +245,8 @@ def test_shared_cache_computes_a_transform_once():
     x = fc.numeric_column("x", normalizer_fn=norm)
     b = fc.bucketized_column(x, [0.0])
     cache = fc.TransformCache({"x": [1.0, -1.0]})
-    fc.DenseFeatures([x, b])({"unused": []}, cache=cache)
-    fc.LinearModel([x, b])(None, cache=cache)
+    fc.DenseFeatures([x, b])(cache)
+    fc.LinearModel([x, b])(cache)
     assert len(calls) == 1
 
 
@@ -257,106 +258,3 @@ def test_initializer_of_the_wrong_shape_is_refused():
     )
     with pytest.raises(ValueError, match="returned shape \\(2, 2\\); expected \\(3, 2\\)"):
         fc.DenseFeatures([col])
-
-
-def fused_case():
-    item = fc.categorical_column_with_identity("item", 7)
-    tags = fc.categorical_column_with_vocabulary_list("tag", ["a", "b", "c"], default_value=-1)
-    weighted = fc.weighted_categorical_column(fc.categorical_column_with_hash_bucket("w", 5), "ww")
-    columns = [
-        fc.embedding_column(item, 3, combiner="sum"),
-        fc.embedding_column(tags, 3, combiner="mean"),
-        fc.embedding_column(weighted, 3, combiner="sqrtn"),
-        fc.numeric_column("x"),
-    ]
-    features = {
-        "item": [[1, 6], [], [3]],
-        "tag": [["a", "zzz", "c"], ["b"], ["zzz"]],  # "zzz" is a miss (-1): dropped
-        "w": [["p"], ["q", "r"], ["p", "s"]],
-        "ww": [[2.0], [0.5, -1.0], [1.5, 3.0]],  # sqrtn drops the weight <= 0
-        "x": [1.0, 2.0, 3.0],
-    }
-    return columns, features
-
-
-def test_fused_embedding_tables_give_each_columns_own_lookup_and_gradient():
-    columns, features = fused_case()
-    layer = fc.DenseFeatures(columns, seed=3)
-    (fused,) = [v for v in layer.trainable_variables if v.name.endswith("fused_0")]
-    assert len(fused.fused_parts) == 3
-    target = np.random.default_rng(0).normal(size=(3, 10)).astype(np.float32)
-    loss, (g,) = value_and_grad(lambda: cn.core.sum(cn.core.square(layer(features) - target)))(
-        [fused]
-    )
-    # Reference: each column looked up alone on a copy of its own table.
-    cache = fc.TransformCache(features)
-    embeddings = sorted(columns[:3], key=lambda c: c.name)
-    copies = [cn.core.Variable(layer.column_variables(c)[0].numpy()) for c in embeddings]
-
-    def reference():
-        outs = [
-            fc.embedding_lookup(t, cache.get(c.categorical_column), c.combiner)
-            for t, c in zip(copies, embeddings)
-        ]
-        x = cn.core.reshape(cn.core.Tensor(np.asarray(features["x"], np.float32)), (3, 1))
-        return cn.core.sum(cn.core.square(cn.core.concat(outs + [x], axis=1) - target))
-
-    ref_loss, ref_grads = value_and_grad(reference)(copies)
-    assert float(loss) == pytest.approx(float(ref_loss), rel=1e-6)
-    dense = g.to_dense()
-    for (part, start), ref in zip(fused.fused_parts, ref_grads):
-        np.testing.assert_allclose(
-            dense[start : start + part.shape[0]], ref.to_dense(), rtol=1e-5, atol=1e-6
-        )
-
-
-@pytest.mark.parametrize("combiner", ["sum", "mean", "sqrtn"])
-def test_fused_linear_weights_give_the_sum_of_per_column_lookups(combiner):
-    columns, features = fused_case()
-    categorical = [c.categorical_column for c in columns[:3]]
-    model = fc.LinearModel(categorical + [columns[3]], units=2, sparse_combiner=combiner)
-    rng = np.random.default_rng(1)
-    for v in model.variables:
-        v.assign(rng.normal(size=v.shape))
-    cache = fc.TransformCache(features)
-    want = sum(
-        fc.embedding_lookup(model.column_weights(c).numpy(), cache.get(c), combiner).numpy()
-        for c in categorical
-    )
-    want = want + np.asarray(features["x"])[:, None] * model.column_weights(columns[3]).numpy()
-    want = want + model.bias.numpy()
-    np.testing.assert_allclose(model(features).numpy(), want, rtol=1e-5, atol=1e-6)
-    assert [v.name for v in model.trainable_variables] == [
-        "linear_model/fused_weights",
-        "linear_model/x/weights",
-        "linear_model/bias_weights",
-    ]
-
-
-def test_pieces_side_by_side_are_the_layer_output():
-    columns, features = fused_case()
-    columns = columns + [
-        fc.numeric_column("x2"),
-        fc.indicator_column(columns[0].categorical_column),
-    ]
-    features = dict(features, x2=[0.5, -1.0, 2.0])
-    layer = fc.DenseFeatures(columns, seed=2)
-    pieces = layer.pieces(features)
-    assert len(pieces) < len(columns)  # the fused embeddings come as one piece
-    np.testing.assert_array_equal(
-        np.concatenate([p.numpy() for p in pieces], axis=1), layer(features).numpy()
-    )
-    assert sum(p.shape[1] for p in pieces) == layer.dimension
-
-
-def test_fused_ids_refuse_an_id_beyond_its_columns_rows():
-    from colonnade.feature_columns.dense import fused_ids, fused_lookup
-
-    a = fc.CategoricalIds(np.array([0, 2]), num_buckets=3)
-    b = fc.CategoricalIds(np.array([1, 4]), num_buckets=4)  # 4 is not a row of b's table
-    with pytest.raises(IndexError, match="column 1 has id 4 but its table has only 4 rows"):
-        fused_ids([a, b], [0, 3], 7, ["sum", "sum"], side_by_side=True)
-    ok = fused_ids([a, a], [0, 3], 6, ["sum", "sum"], side_by_side=True)
-    np.testing.assert_array_equal(ok.rows, [0, 3, 2, 5])
-    with pytest.raises(ValueError, match="table of 6 rows, the table has 7"):
-        fused_lookup(np.zeros((7, 2), np.float32), ok, side_by_side=True)

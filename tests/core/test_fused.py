@@ -1,11 +1,14 @@
 """Fused variables: several tables stored as rows of one, trained through it, and still
 seen one by one by names, slots, assignment and checkpoints."""
 
+import doctest
+
 import numpy as np
 import pytest
 
 import colonnade as cn
-from colonnade.core import IndexedRows, Variable, fuse
+from colonnade.core import IndexedRows, Variable, fuse, fused
+from colonnade.core.fused import slot_like, trained_variable
 
 
 def tables(seed=0):
@@ -101,3 +104,34 @@ def test_checkpoints_hold_the_parts_and_restore_into_a_fresh_fused_model(tmp_pat
         [(IndexedRows(np.array([10]), np.ones((1, 3)), (11, 3)), fresh_fused)]
     )
     assert fresh[2].numpy()[5, 0] < fused.numpy()[10, 0]
+
+
+def test_docstring_examples_run():
+    result = doctest.testmod(fused)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_an_update_of_a_part_goes_to_its_fused_table():
+    a, b = Variable(np.zeros((2, 3)), name="a"), Variable(np.zeros((1, 3)), name="b")
+    alone = Variable(np.zeros((1, 3)), name="alone")
+    ab = fuse([a, b], "ab")
+    assert [trained_variable(v) for v in (a, b, ab, alone)] == [ab, ab, ab, alone]
+
+
+def test_slot_views_are_the_fused_slots_rows():
+    a, b, c = (Variable(t, name=n) for t, n in zip(tables(), "abc"))
+    abc = fuse([a, b, c], "abc")
+    array = np.arange(33, dtype=np.float32).reshape(11, 3)
+    slot = slot_like(abc, array, "/Momentum_1")
+    assert slot.variable.value is array and slot.variable.name == "abc/Momentum_1"
+    assert [(part, view.name) for part, view in slot.views] == [
+        (a, "a/Momentum_1"),
+        (b, "b/Momentum_1"),
+        (c, "c/Momentum_1"),
+    ]
+    np.testing.assert_array_equal(slot.views[2][1].numpy(), array[5:])
+    slot.views[1][1].assign(np.full((1, 3), -1.0))  # restoring a part's slot
+    assert (array[4] == -1).all() and (array[3] != -1).all()
+    assert not slot.views[0][1].trainable
+    lone = slot_like(a, np.zeros((4, 3)), "/x")  # a part itself is no fused table
+    assert lone.views == () and lone.variable.name == "a/x"
