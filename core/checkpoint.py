@@ -4,7 +4,7 @@
 its *attribute path* (one ``(owner, slot) -> key`` rule for the whole library):
 
 - a ``Variable`` at path ``p`` is saved as ``p`` (``model/dense/kernel``);
-- an object with ``_checkpoint_children()`` (name -> child) is walked, the children under
+- an object with ``checkpoint_children()`` (name -> child) is walked, the children under
   ``p/name``; so are dicts (keys as names), lists and tuples (indices as names);
 - an *optimizer* (``slot_items()``, ``non_slot_variables()``, ``create_slots(vars)``) saves
   its non-slot variables under ``p/name`` (``optimizer/iterations``) and the slot
@@ -14,7 +14,7 @@ its *attribute path* (one ``(owner, slot) -> key`` rule for the whole library):
   ``p/key`` (arrays as arrays, Python numbers and strings come back as such);
 - any other object passed to ``Checkpoint`` directly is walked through its public
   attributes (as TF's AutoTrackable), keeping those that are trackable by the rules above.
-  Private attributes (``_x``) are not walked; expose them with ``_checkpoint_children``.
+  Private attributes (``_x``) are not walked; expose them with ``checkpoint_children``.
 
 The graph is walked breadth first, in insertion order; an object reached twice is saved
 once, under its first (shortest) path. ``Variable.name`` plays no part in the keys.
@@ -99,7 +99,7 @@ def _has_state_dict(obj) -> bool:
 
 
 def _has_children(obj) -> bool:
-    return callable(getattr(obj, "_checkpoint_children", None))
+    return callable(getattr(obj, "checkpoint_children", None))
 
 
 def _is_trackable(obj) -> bool:
@@ -143,13 +143,13 @@ class _Graph:
                 self.optimizers[path] = obj
                 children = list(obj.non_slot_variables().items())
                 if _has_children(obj):
-                    children += list(obj._checkpoint_children().items())
+                    children += list(obj.checkpoint_children().items())
             elif _has_state_dict(obj):
                 self._claim(path)
                 self.stateful[path] = obj
                 continue
             elif _has_children(obj):
-                children = list(obj._checkpoint_children().items())
+                children = list(obj.checkpoint_children().items())
             elif isinstance(obj, dict):
                 children = [(str(k), v) for k, v in obj.items()]
             elif isinstance(obj, (list, tuple)):
@@ -356,7 +356,7 @@ class Checkpoint:
         if not (_is_trackable(value) or _is_plain_object(value)):
             raise TypeError(
                 f"Checkpoint({name}=...) expects a Variable, an optimizer, an object with "
-                "state_dict()/load_state_dict() or _checkpoint_children(), a dict/list of "
+                "state_dict()/load_state_dict() or checkpoint_children(), a dict/list of "
                 f"those, or an object whose attributes hold them; got {type(value).__name__}"
             )
         self._children[name] = value

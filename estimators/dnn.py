@@ -120,7 +120,7 @@ class DNNTower:
                 )
         return net
 
-    def _checkpoint_children(self) -> dict:
+    def checkpoint_children(self) -> dict:
         children = {}
         for i, (name, layer) in enumerate(self.layers):
             children[f"{name}/kernel"] = layer["kernel"]
@@ -131,7 +131,7 @@ class DNNTower:
 
     @property
     def variables(self) -> list:
-        return list(self._checkpoint_children().values())
+        return list(self.checkpoint_children().values())
 
     @property
     def trainable_variables(self) -> list:

@@ -27,7 +27,7 @@ class LinearPart:
     def trainable_variables(self):
         return self.linear.trainable_variables
 
-    def _checkpoint_children(self):
+    def checkpoint_children(self):
         return {"linear_model": self.linear}
 
     def spec(self) -> dict:
@@ -79,11 +79,11 @@ class DNNPart:
     def trainable_variables(self):
         return self.input_layer.trainable_variables + self.tower.trainable_variables
 
-    def _checkpoint_children(self):
+    def checkpoint_children(self):
         # TF's names: dnn/input_from_feature_columns/input_layer/..., dnn/hiddenlayer_0/...
         return {
             "input_from_feature_columns": {"input_layer": self.input_layer},
-            **self.tower._checkpoint_children(),
+            **self.tower.checkpoint_children(),
         }
 
     def spec(self) -> dict:
@@ -172,7 +172,7 @@ class Network:
         ]
         return parts[0] if len(parts) == 1 else core.add(parts[0], parts[1])
 
-    def _checkpoint_children(self):
+    def checkpoint_children(self):
         return {
             name: part
             for name, part in (("linear", self.linear), ("dnn", self.dnn))
@@ -180,7 +180,7 @@ class Network:
         }
 
     def spec(self) -> dict:
-        return {name: part.spec() for name, part in self._checkpoint_children().items()}
+        return {name: part.spec() for name, part in self.checkpoint_children().items()}
 
     @classmethod
     def from_spec(cls, spec: dict) -> Network:

@@ -20,13 +20,12 @@ transforms the batch once (on up to two threads) and returns a differentiable
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 
 from ..core import ops
 from ..core.autodiff import Tensor
 from ..core.backend import DEFAULT_DTYPE, to_host
+from ..core.checkpoint_format import load_variable
 from ..core.fused import trained_variable
 from ..core.variables import Variable
 from .base import CategoricalColumn, DenseColumn, FeatureColumn, VariableSpec
@@ -43,23 +42,11 @@ __all__ = [
 ]
 
 
-def _checkpoint_reader():
-    """``load_variable(path, name)`` of colonnade's checkpoints, imported when first needed."""
-    for module in ("checkpoint", "checkpoint_format"):
-        try:
-            mod = importlib.import_module(f"..core.{module}", __package__)
-        except ImportError:
-            continue
-        if hasattr(mod, "load_variable"):
-            return mod.load_variable
-    raise RuntimeError("colonnade.core.checkpoint provides no load_variable")
-
-
 def _load_from_checkpoint(spec: VariableSpec, layer: str):
     """The initial value of ``spec`` read from its checkpoint."""
     where = f"{layer}/{spec.name}"
     try:
-        value = _checkpoint_reader()(spec.ckpt_to_load_from, spec.tensor_name_in_ckpt)
+        value = load_variable(spec.ckpt_to_load_from, spec.tensor_name_in_ckpt)
     except Exception as e:
         raise ValueError(
             f"variable {where!r}: cannot load {spec.tensor_name_in_ckpt!r} from checkpoint "
@@ -148,7 +135,7 @@ class _Layer:
                 out.setdefault(id(owner), owner)
         return list(out.values())
 
-    def _checkpoint_children(self) -> dict:
+    def checkpoint_children(self) -> dict:
         """Variables by name relative to the layer (``x_embedding/embedding_weights``)."""
         return dict(self._variables)
 

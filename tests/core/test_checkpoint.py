@@ -30,14 +30,14 @@ needs_gpu = pytest.mark.skipif(
 
 
 class Dense:
-    """A layer exposing its variables through the _checkpoint_children protocol."""
+    """A layer exposing its variables through the checkpoint_children protocol."""
 
     def __init__(self, n_in, n_out, seed=0):
         rng = np.random.default_rng(seed)
         self.kernel = Variable(rng.normal(size=(n_in, n_out)).astype(np.float32), name="kernel")
         self.bias = Variable(np.zeros(n_out, np.float32), name="bias")
 
-    def _checkpoint_children(self):
+    def checkpoint_children(self):
         return {"kernel": self.kernel, "bias": self.bias}
 
 
@@ -330,7 +330,7 @@ def test_keys_follow_attribute_paths_and_slots_follow_their_variables(tmp_path):
             self.age = Variable(np.ones((3, 1)), name="age_bucketized/weights")
             self.bias = Variable(np.zeros(1), name="bias_weights")
 
-        def _checkpoint_children(self):
+        def checkpoint_children(self):
             return {"age_bucketized/weights": self.age, "bias_weights": self.bias}
 
     class Model:  # a plain object: public attributes are walked, private ones are not
@@ -432,7 +432,7 @@ def test_checkpoint_arguments_are_validated():
         T.Checkpoint(save=Variable([1.0]))
 
     class Clash:
-        def _checkpoint_children(self):
+        def checkpoint_children(self):
             return {"w": Variable([1.0])}
 
     with pytest.raises(ValueError, match="'a/w'"):

@@ -173,7 +173,7 @@ def test_trainable_variables_are_variables_and_the_optimizer_trains_the_fused_ta
         names = [v.name for v in layer.variables]
         assert names[-1] == fused_name
         # checkpoints still name one variable per column, never the fused table
-        assert sorted(f"{layer.name}/{n}" for n in layer._checkpoint_children()) == sorted(
+        assert sorted(f"{layer.name}/{n}" for n in layer.checkpoint_children()) == sorted(
             names[:-1]
         )
 

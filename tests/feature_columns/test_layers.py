@@ -144,7 +144,7 @@ def test_dense_features_names_children_and_trainable():
         "dense_features/k_embedding/embedding_weights",
     ]
     assert [v.name for v in layer.trainable_variables] == [names[0]]
-    assert sorted(layer._checkpoint_children()) == [
+    assert sorted(layer.checkpoint_children()) == [
         "impression_watched_shared_embedding/embedding_weights",
         "k_embedding/embedding_weights",
     ]
