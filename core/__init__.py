@@ -29,12 +29,15 @@ from .checkpoint_format import (
     CheckpointReader,
     CheckpointState,
     CheckpointVersionError,
+    checkpoint_exists,
     checkpoints_iterator,
+    get_checkpoint_mtimes,
     get_checkpoint_state,
     latest_checkpoint,
     list_variables,
     load_checkpoint,
     load_variable,
+    remove_checkpoint,
     update_checkpoint_state,
     wait_for_new_checkpoint,
 )
@@ -133,6 +136,7 @@ from .schedules import (
     natural_exp_decay,
     noisy_linear_cosine_decay,
     piecewise_constant,
+    piecewise_constant_decay,
     polynomial_decay,
 )
 from .variables import Variable, fuse

@@ -421,9 +421,92 @@ def update_checkpoint_state(
     _write_bytes_atomic(_state_path(save_dir, latest_filename), ("\n".join(lines) + "\n").encode())
 
 
-def checkpoint_exists(path) -> bool:
-    """True when ``path`` is a complete checkpoint (its ``index.json`` exists)."""
-    return os.path.isfile(os.path.join(os.fspath(path), INDEX_FILENAME))
+def checkpoint_exists(checkpoint_prefix) -> bool:
+    """True when ``checkpoint_prefix`` is a complete checkpoint (its ``index.json`` exists).
+
+    TF's ``tf.compat.v1.train.checkpoint_exists``: only existence is checked, no array is
+    read (:func:`latest_checkpoint` is the one that skips damaged checkpoints).
+
+    >>> import tempfile
+    >>> p = write_checkpoint(tempfile.mkdtemp() + "/ckpt-1", {"v": (np.zeros(2), {})})
+    >>> checkpoint_exists(p), checkpoint_exists(p + "0")
+    (True, False)
+    """
+    return os.path.isfile(os.path.join(os.fspath(checkpoint_prefix), INDEX_FILENAME))
+
+
+_SAVER_FORMAT_VERSIONS = (0, 1, 2)  # TF's SaverDef.LEGACY, V1, V2
+
+
+def _is_checkpoint_directory(path: str) -> bool:
+    """True for a checkpoint directory, complete or damaged: only its index and ``.npy``
+    files in it. Guards :func:`remove_checkpoint` against deleting anything else."""
+    if not os.path.isdir(path) or os.path.islink(path):
+        return False
+    names = os.listdir(path)
+    return bool(names) and all(n == INDEX_FILENAME or n.endswith(".npy") for n in names)
+
+
+def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=2, meta_graph_suffix="meta"):
+    """Delete the checkpoint ``checkpoint_prefix`` (TF's ``tf.compat.v1.train.remove_checkpoint``).
+
+    As in TF, a checkpoint that does not exist is not an error, and the state file is left
+    as it is (:func:`latest_checkpoint` then falls back to the newest remaining checkpoint).
+    The checkpoint is renamed away before its files go, so no half-deleted one remains.
+    ``checkpoint_format_version`` (TF's ``SaverDef`` version: 0, 1 or 2) and
+    ``meta_graph_suffix`` are accepted for TF compatibility; colonnade has one format and
+    no meta graph. A path that is not a checkpoint directory (holding anything but
+    ``index.json`` and ``.npy`` files) raises ``ValueError`` rather than being deleted.
+
+    >>> import tempfile
+    >>> p = write_checkpoint(tempfile.mkdtemp() + "/ckpt-1", {"v": (np.zeros(2), {})})
+    >>> remove_checkpoint(p)
+    >>> checkpoint_exists(p), os.path.exists(p)
+    (False, False)
+    """
+    if checkpoint_format_version not in _SAVER_FORMAT_VERSIONS:
+        raise ValueError(
+            f"checkpoint_format_version must be one of {_SAVER_FORMAT_VERSIONS} (TF's "
+            f"SaverDef.LEGACY/V1/V2), got {checkpoint_format_version!r}"
+        )
+    del meta_graph_suffix  # no meta graph files in colonnade checkpoints
+    prefix = os.fspath(checkpoint_prefix)
+    if not os.path.lexists(prefix):
+        return
+    if not _is_checkpoint_directory(prefix):
+        raise ValueError(
+            f"refusing to remove {prefix!r}: it is not a colonnade checkpoint directory "
+            f"(expected only {INDEX_FILENAME} and .npy files in it)"
+        )
+    delete_checkpoint(prefix)
+
+
+def get_checkpoint_mtimes(checkpoint_prefixes) -> list:
+    """Modification times of the checkpoints that exist among ``checkpoint_prefixes``.
+
+    TF's ``tf.compat.v1.train.get_checkpoint_mtimes``: one float per *existing* checkpoint,
+    in the order given, in seconds since the epoch (what TF's implementation returns; the
+    time is that of the checkpoint's ``index.json``, its last file written). Prefixes with
+    no checkpoint are skipped, so the list may be shorter than the input.
+
+    >>> import tempfile, time
+    >>> p = write_checkpoint(tempfile.mkdtemp() + "/ckpt-1", {"v": (np.zeros(2), {})})
+    >>> [abs(t - time.time()) < 60 for t in get_checkpoint_mtimes([p, p + "-gone"])]
+    [True]
+    """
+    if isinstance(checkpoint_prefixes, (str, bytes, os.PathLike)):
+        raise TypeError(
+            "get_checkpoint_mtimes expects a list of checkpoint prefixes, got a single path "
+            f"{checkpoint_prefixes!r}; wrap it in a list"
+        )
+    mtimes = []
+    for prefix in checkpoint_prefixes:
+        index_file = os.path.join(os.fspath(prefix), INDEX_FILENAME)
+        try:
+            mtimes.append(os.stat(index_file).st_mtime_ns / 1e9)
+        except FileNotFoundError:
+            continue
+    return mtimes
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None) -> str | None:
