@@ -20,7 +20,7 @@ from .. import data as cn_data
 from . import input_fn as inputs
 from .callbacks import Callback
 from .export import export_estimator, predictions_frame, select_keys
-from .hooks import CheckpointSaverHook, RunContext, SessionRunHook
+from .hooks import CheckpointSaverHook, NanTensorHook, RunContext, SessionRunHook
 from .input_pipeline import transformed_batches
 from .run_config import RunConfig, WarmStartSettings
 
@@ -281,7 +281,7 @@ class CannedEstimator:
             save_secs=cfg.save_checkpoints_secs,
             listeners=saving_listeners,
         )
-        all_hooks = hooks + [saver]
+        all_hooks = _with_nan_check(hooks) + [saver]
         for hook in all_hooks:
             hook.begin(self)
         started, logged_at, logged_step = time.monotonic(), time.monotonic(), self.global_step
@@ -313,14 +313,39 @@ class CannedEstimator:
                     last_step is not None and self.global_step >= last_step
                 ):
                     break
+        except KeyboardInterrupt:
+            batches.close()
+            self._save_on_interrupt(saver)
+            raise
         finally:
             batches.close()  # stops the input thread when training ends early
-            for hook in all_hooks:
-                hook.end(self)
+        # only a clean exit ends the hooks (as TF): a failed run saves no final checkpoint
+        for hook in all_hooks:
+            hook.end(self)
         if self.global_step == first_step:
             raise ValueError("training got no batches from its input: the dataset is empty")
         logger.info("trained to step %d in %.1fs", self.global_step, time.monotonic() - started)
         return self
+
+    def _save_on_interrupt(self, saver) -> None:
+        """Keep the work of an interrupted run (Ctrl-C): save its state, unless it has
+        diverged (the saver skips non-finite state). An interrupt that lands inside a step
+        may save that step half applied, which is finite and harmless to resume from."""
+        logger.warning(
+            "training interrupted at step %d; saving a checkpoint of its state", self.global_step
+        )
+        saver.end(self)
+
+    def _nonfinite_variables(self) -> list:
+        """Checkpoint names of the floating-point variables (optimizer slots included) that
+        hold a NaN or an inf: one reduction per variable, on the variable's device."""
+        self._ensure_checkpointing()
+        bad = []
+        for name, var in self._checkpoint.named_variables(include_slots=True).items():
+            value = var.value
+            if value.dtype.kind in "fc" and not bool(core.get_xp(value).isfinite(value).all()):
+                bad.append(name)
+        return bad
 
     def _logits(self, features, cache=None):
         with core.no_grad():
@@ -471,6 +496,16 @@ class CannedEstimator:
         for cb in callbacks:
             cb.on_train_end(history.history)
         return history
+
+
+def _with_nan_check(hooks: list) -> list:
+    """``hooks`` with a failing :class:`NanTensorHook` first, unless one was passed (as
+    tf.estimator, which always adds one): a NaN or inf loss stops training with
+    ``NanLossDuringTrainingError`` before any other hook, the saver included, sees the
+    step. It checks the float loss the step already returns: no extra device sync."""
+    if any(isinstance(hook, NanTensorHook) for hook in hooks):
+        return list(hooks)
+    return [NanTensorHook()] + list(hooks)
 
 
 class _LossTracker(SessionRunHook):
