@@ -17,6 +17,7 @@ import pandas as pd
 
 from .. import core
 from .. import data as cn_data
+from ..core import checkpoint_format
 from . import input_fn as inputs
 from .callbacks import Callback
 from .export import export_estimator, predictions_frame, select_keys
@@ -132,20 +133,14 @@ class CannedEstimator:
         return core.latest_checkpoint(self.model_dir)
 
     def _restore_or_warm_start(self):
-        """Resume from model_dir's latest checkpoint; otherwise apply warm_start_from."""
+        """Resume from model_dir's newest intact checkpoint; otherwise apply warm_start_from.
+
+        A lost or unreadable state file, or a damaged latest checkpoint, falls back to the
+        newest intact checkpoint, with a warning naming what was skipped; a model_dir whose
+        checkpoints are all damaged raises rather than training from scratch over them."""
         self._ensure_checkpointing()
-        latest = self.latest_checkpoint()
+        latest = self._restore_newest_intact()
         if latest is not None:
-            saved_step = int(core.load_variable(latest, "global_step"))
-            if not self._restored or saved_step != self.global_step:
-                try:
-                    self._checkpoint.restore(latest).assert_existing_objects_matched()
-                except (ValueError, AssertionError, KeyError) as e:
-                    raise ValueError(
-                        f"model_dir {self.model_dir!r} holds a checkpoint of a different "
-                        f"model ({latest}): {e}. Use a new model_dir, or warm_start_from to "
-                        f"start from it."
-                    ) from e
             if self.warm_start_from is not None and not self._restored:
                 logger.info(
                     "warm_start_from is ignored: model_dir %s already has checkpoint "
@@ -155,6 +150,7 @@ class CannedEstimator:
                 )
             self._restored = True
             return
+        self._refuse_fresh_start_over_damaged_checkpoints()
         if self.warm_start_from is not None and not self._restored:
             ws = self.warm_start_from
             core.warm_start(
@@ -166,6 +162,46 @@ class CannedEstimator:
                 rng=self._init_rng,
             )
         self._restored = True
+
+    def _restore_newest_intact(self):
+        """Restore the newest checkpoint of model_dir that reads back intact; its path, or
+        None when there is none. One that fails verification while restoring (a bad
+        checksum: nothing is assigned then) is skipped with a warning for the next."""
+        for path in checkpoint_format.intact_checkpoints(self.model_dir):
+            try:
+                self._restore_from(path)
+            except core.CheckpointCorruptedError as e:
+                logger.warning("skipping damaged checkpoint %s: %s", path, e)
+                continue
+            return path
+        return None
+
+    def _restore_from(self, path) -> None:
+        """Load checkpoint ``path`` unless the variables already hold its step."""
+        saved_step = int(core.load_variable(path, "global_step"))
+        if self._restored and saved_step == self.global_step:
+            return
+        try:
+            self._checkpoint.restore(path).assert_existing_objects_matched()
+        except core.CheckpointCorruptedError:
+            raise
+        except (ValueError, AssertionError, KeyError) as e:
+            raise ValueError(
+                f"model_dir {self.model_dir!r} holds a checkpoint of a different "
+                f"model ({path}): {e}. Use a new model_dir, or warm_start_from to "
+                f"start from it."
+            ) from e
+
+    def _refuse_fresh_start_over_damaged_checkpoints(self) -> None:
+        """Raise when model_dir holds checkpoints but none is intact: starting at step 0
+        would silently throw their training away."""
+        damaged = checkpoint_format.numbered_checkpoints(self.model_dir)
+        if damaged:
+            raise core.CheckpointCorruptedError(
+                f"model_dir {self.model_dir!r} holds checkpoints but none is intact "
+                f"({', '.join(os.path.basename(p) for p in damaged[:5])}); refusing to train "
+                "from scratch over them. Repair or remove them, or use a new model_dir"
+            )
 
     def _model_variables(self) -> dict:
         """The network's variables by checkpoint name, e.g. ``model/dnn/hiddenlayer_0/kernel``."""
