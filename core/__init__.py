@@ -49,6 +49,7 @@ from .clipping import (
     clip_by_value,
     global_norm,
 )
+from .dir_lock import DirectoryLock, DirectoryLockedError
 from .indexed_rows import IndexedRows
 from .losses import (
     Reduction,

@@ -52,12 +52,14 @@ import os
 import re
 import secrets
 import shutil
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from .backend import to_host
+from .dir_lock import owner_gone, owner_tag, parse_owner
 from .version import library_version
 
 logger = logging.getLogger("colonnade")
@@ -69,7 +71,8 @@ FORMAT_VERSION = 1
 INDEX_FILENAME = "index.json"
 STATE_FILENAME = "checkpoint"
 TMP_MARKER = ".tmp-"
-"""Temporary directories and files are named ``<name>.tmp-<random>``; readers ignore them."""
+"""Temporary directories and files are named ``<name>.tmp-<pid>@<host>-<random>`` (the
+writer's identity, see :func:`_temp_name`); readers ignore them."""
 DAMAGED_MARKER = ".damaged-"
 """A damaged checkpoint replaced by a new save is kept as ``<name>.damaged-<random>``."""
 
@@ -135,7 +138,7 @@ def _write_array(path: str, arr: np.ndarray) -> None:
 def _write_bytes_atomic(path: str, data: bytes) -> None:
     directory = os.path.dirname(path) or "."
     remove_debris(path)  # a temp file left by a writer that was killed
-    tmp = f"{path}{TMP_MARKER}{secrets.token_hex(4)}"
+    tmp = _temp_name(path)
     try:
         with open(tmp, "wb") as f:
             f.write(data)
@@ -146,6 +149,8 @@ def _write_bytes_atomic(path: str, data: bytes) -> None:
         if os.path.exists(tmp):
             os.remove(tmp)
         raise
+    finally:
+        _done_with(tmp)
     _fsync_dir(directory)
 
 
@@ -153,15 +158,50 @@ def _safe_file_part(key: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", ".", key).strip(".")[:80]
 
 
+_in_flight: set = set()  # this process's temporary paths being written right now
+_in_flight_lock = threading.Lock()
+
+
+def _temp_name(path: str) -> str:
+    """A fresh temporary name next to ``path`` that records its writer (``pid@host``), so
+    cleanup can tell its own and dead writers' leftovers from another writer's work.
+    Registered as in flight: :func:`remove_debris` leaves it alone until it is done."""
+    tmp = f"{path}{TMP_MARKER}{owner_tag()}-{secrets.token_hex(4)}"
+    with _in_flight_lock:
+        _in_flight.add(tmp)
+    return tmp
+
+
+def _done_with(tmp: str) -> None:
+    with _in_flight_lock:
+        _in_flight.discard(tmp)
+
+
+def _is_debris(path: str) -> bool:
+    """Whether temporary ``path`` is left over, so may be deleted: not in flight here, and
+    written by this process or by one that is no longer alive on this host. A name that
+    records no writer (older colonnade versions) counts as left over; one written from
+    another host is never taken for debris (its writer's liveness cannot be checked)."""
+    with _in_flight_lock:
+        if path in _in_flight:
+            return False
+    tag = path.rsplit(TMP_MARKER, 1)[1].rsplit("-", 1)[0]
+    if parse_owner(tag) is None:
+        return True
+    return tag == owner_tag() or owner_gone(tag)
+
+
 def remove_debris(prefix: str) -> None:
-    """Delete ``PREFIX.tmp-*`` left behind by a save or delete that was killed halfway."""
+    """Delete ``PREFIX.tmp-*`` left behind by a save or delete that was killed halfway;
+    another live writer's temporary files are left alone (see :func:`_is_debris`)."""
     directory = os.path.dirname(prefix) or "."
     stem = os.path.basename(prefix) + TMP_MARKER
     if not os.path.isdir(directory):
         return
     for name in os.listdir(directory):
-        if name.startswith(stem):
-            _remove_path(os.path.join(directory, name))
+        path = os.path.join(directory, name)
+        if name.startswith(stem) and _is_debris(path):
+            _remove_path(path)
 
 
 def _remove_path(path: str) -> None:
@@ -195,7 +235,7 @@ def write_checkpoint(prefix, entries: dict, *, bookkeeping_keys=()) -> str:
     directory = os.path.dirname(prefix) or "."
     os.makedirs(directory, exist_ok=True)
     remove_debris(prefix)
-    tmp = f"{prefix}{TMP_MARKER}{secrets.token_hex(4)}"
+    tmp = _temp_name(prefix)
     os.mkdir(tmp)
     try:
         arrays, digests = {}, {}
@@ -239,6 +279,8 @@ def write_checkpoint(prefix, entries: dict, *, bookkeeping_keys=()) -> str:
     except BaseException:
         _remove_path(tmp)
         raise
+    finally:
+        _done_with(tmp)
     return prefix
 
 
@@ -290,10 +332,13 @@ def delete_checkpoint(prefix) -> None:
     prefix = os.fspath(prefix)
     if not os.path.lexists(prefix):
         return
-    doomed = f"{prefix}{TMP_MARKER}del-{secrets.token_hex(4)}"
-    os.rename(prefix, doomed)
-    _fsync_dir(os.path.dirname(prefix) or ".")
-    _remove_path(doomed)
+    doomed = _temp_name(prefix)
+    try:
+        os.rename(prefix, doomed)
+        _fsync_dir(os.path.dirname(prefix) or ".")
+        _remove_path(doomed)
+    finally:
+        _done_with(doomed)
 
 
 # --------------------------------------------------------------------------- state file

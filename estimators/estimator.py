@@ -7,6 +7,7 @@ network. This module holds everything that does not depend on which network it i
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import tempfile
@@ -88,7 +89,7 @@ class CannedEstimator:
         if model_dir is None:
             model_dir = tempfile.mkdtemp(prefix="colonnade_model_")
             logger.warning("using a temporary model_dir: %s", model_dir)
-        self.model_dir = os.fspath(model_dir)
+        self.model_dir = _directory_path(model_dir)
         self.config = config.replace(model_dir=self.model_dir)
         self.head = head
         self.weight_column = _weight_key(weight_column)
@@ -104,6 +105,7 @@ class CannedEstimator:
         self._checkpoint = None
         self._manager = None
         self._restored = False
+        self._train_lock = None  # model_dir's lock while train() or fit() runs
 
     # ------------------------------------------------------------------ state
 
@@ -288,7 +290,30 @@ class CannedEstimator:
     def train(self, input_fn, steps=None, max_steps=None, hooks=None, saving_listeners=None):
         """Train on batches from ``input_fn`` until it is exhausted, ``steps`` more steps are
         done, or the global step reaches ``max_steps``. Resumes from model_dir's latest
-        checkpoint and saves one at the end. Returns self."""
+        checkpoint and saves one at the end. Returns self.
+
+        model_dir is locked meanwhile: a second trainer on it fails at once with
+        ``DirectoryLockedError`` naming it."""
+        with self._training_lock():
+            return self._train(input_fn, steps, max_steps, hooks, saving_listeners)
+
+    @contextlib.contextmanager
+    def _training_lock(self):
+        """Hold model_dir's lock (taken once: fit() holds it across its train() calls)."""
+        if self._train_lock is not None:
+            yield
+            return
+        lock = core.DirectoryLock(self.model_dir)
+        lock.acquire()
+        self._train_lock = lock
+        try:
+            yield
+        finally:
+            self._train_lock = None
+            lock.release()
+
+    def _train(self, input_fn, steps, max_steps, hooks, saving_listeners):
+        """The body of :meth:`train`, run under model_dir's lock."""
         if steps is not None and max_steps is not None:
             raise ValueError("set at most one of steps and max_steps")
         for name, value in (("steps", steps), ("max_steps", max_steps)):
@@ -493,6 +518,15 @@ class CannedEstimator:
             if not isinstance(cb, Callback):
                 raise TypeError(f"callbacks must be Callback instances, got {type(cb)}")
         self.stop_training = False
+        with self._training_lock():
+            return self._fit_epochs(
+                data, label, epochs, batch_size, validation_data, callbacks, shuffle, seed, verbose
+            )
+
+    def _fit_epochs(
+        self, data, label, epochs, batch_size, validation_data, callbacks, shuffle, seed, verbose
+    ):
+        """The epochs of :meth:`fit`, run under model_dir's lock."""
         history = History()
         for cb in callbacks:
             cb.on_train_begin(self)
@@ -554,6 +588,17 @@ class _LossTracker(SessionRunHook):
 
     def mean(self) -> float:
         return self.total / self.count if self.count else float("nan")
+
+
+def _directory_path(model_dir) -> str:
+    """``model_dir`` as a string; ``NotADirectoryError`` naming it when it is a file."""
+    path = os.fspath(model_dir)
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise NotADirectoryError(
+            f"model_dir {path!r} is a file; model_dir must be a directory (or a path that "
+            "does not exist yet, created at the first save)"
+        )
+    return path
 
 
 def _weight_key(weight_column):
