@@ -32,6 +32,7 @@ def test_remove_checkpoint_deletes_it_and_leaves_the_state_file(tmp_path):
     T.remove_checkpoint(second, checkpoint_format_version=2)
     assert not os.path.exists(second) and not T.checkpoint_exists(second)
     assert T.get_checkpoint_state(tmp_path).model_checkpoint_path == second  # as TF
+    assert T.latest_checkpoint(tmp_path) == first  # falls back to the newest remaining
     T.remove_checkpoint(second)  # gone already: not an error, as in TF
     assert sorted(os.listdir(tmp_path)) == ["checkpoint", "ckpt-1"]
 
