@@ -29,12 +29,15 @@ from .checkpoint_format import (
     CheckpointReader,
     CheckpointState,
     CheckpointVersionError,
+    checkpoint_exists,
     checkpoints_iterator,
+    get_checkpoint_mtimes,
     get_checkpoint_state,
     latest_checkpoint,
     list_variables,
     load_checkpoint,
     load_variable,
+    remove_checkpoint,
     update_checkpoint_state,
     wait_for_new_checkpoint,
 )
@@ -46,6 +49,7 @@ from .clipping import (
     clip_by_value,
     global_norm,
 )
+from .dir_lock import DirectoryLock, DirectoryLockedError
 from .fused import fuse
 from .indexed_rows import IndexedRows
 from .losses import (
@@ -134,6 +138,7 @@ from .schedules import (
     natural_exp_decay,
     noisy_linear_cosine_decay,
     piecewise_constant,
+    piecewise_constant_decay,
     polynomial_decay,
 )
 from .variables import Variable

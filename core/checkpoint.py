@@ -55,6 +55,7 @@ from .autodiff import value_of
 from .backend import to_host
 from .checkpoint_format import (
     TMP_MARKER,
+    CheckpointCorruptedError,
     CheckpointReader,
     delete_checkpoint,
     get_checkpoint_state,
@@ -386,14 +387,18 @@ class Checkpoint:
         return out
 
     def write(self, file_prefix) -> str:
-        """Write a checkpoint at exactly ``file_prefix`` (no numbering, no state file)."""
+        """Write a checkpoint at exactly ``file_prefix`` (no numbering, no state file).
+
+        An existing checkpoint there is never replaced by different values
+        (``FileExistsError``); one holding the same values is kept, ``save_counter`` aside
+        (see :func:`~colonnade.core.checkpoint_format.write_checkpoint`)."""
         graph = self._graph()
         entries = {path: (var.value, {"kind": "variable"}) for path, var in graph.variables.items()}
         for key, (value, meta) in {**graph.slots(), **graph.state_entries()}.items():
             if key in entries:
                 raise ValueError(f"two different values would be saved under the key {key!r}")
             entries[key] = (getattr(value, "value", value), meta)
-        return write_checkpoint(file_prefix, entries)
+        return write_checkpoint(file_prefix, entries, bookkeeping_keys=(SAVE_COUNTER,))
 
     def save(self, file_prefix) -> str:
         """Increment ``save_counter``, write ``f"{file_prefix}-{save_counter}"`` and make it
@@ -531,7 +536,7 @@ class CheckpointManager:
         self._maybe_delete = collections.OrderedDict()  # path -> timestamp, oldest first
         self._latest = None
         self._last_preserved = time.time()
-        state = get_checkpoint_state(self._directory)
+        state = self._readable_state()
         if state is not None:
             now = time.time()
             stamps = state.all_model_checkpoint_timestamps
@@ -539,9 +544,22 @@ class CheckpointManager:
                 stamps = [now] * len(state.all_model_checkpoint_paths)
             for path, stamp in zip(state.all_model_checkpoint_paths, stamps):
                 self._maybe_delete[path] = stamp
-            self._latest = latest_checkpoint(self._directory)
             if state.last_preserved_timestamp is not None:
                 self._last_preserved = min(state.last_preserved_timestamp, now)
+        try:  # the state's latest, or the newest intact one when it is lost or damaged
+            self._latest = latest_checkpoint(self._directory)
+        except CheckpointCorruptedError:  # unreadable state file, nothing to fall back on
+            self._latest = None
+
+    def _readable_state(self):
+        """The directory's state, or ``None`` (with a warning) when the state file is
+        unreadable: the next save rewrites it, and ``latest_checkpoint`` falls back to the
+        newest intact checkpoint in the directory meanwhile."""
+        try:
+            return get_checkpoint_state(self._directory)
+        except CheckpointCorruptedError as e:
+            logger.warning("ignoring the unreadable checkpoint state file: %s", e)
+            return None
 
     @property
     def directory(self) -> str:

@@ -52,12 +52,14 @@ import os
 import re
 import secrets
 import shutil
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from .backend import to_host
+from .dir_lock import owner_gone, owner_tag, parse_owner
 from .version import library_version
 
 logger = logging.getLogger("colonnade")
@@ -69,7 +71,12 @@ FORMAT_VERSION = 1
 INDEX_FILENAME = "index.json"
 STATE_FILENAME = "checkpoint"
 TMP_MARKER = ".tmp-"
-"""Temporary directories and files are named ``<name>.tmp-<random>``; readers ignore them."""
+"""Temporary directories and files are named ``<name>.tmp-<pid>@<host>-<random>`` (the
+writer's identity, see :func:`_temp_name`); readers ignore them."""
+DAMAGED_MARKER = ".damaged-"
+"""A damaged checkpoint replaced by a new save is kept as ``<name>.damaged-<random>``."""
+
+_NUMBERED = re.compile(r"^(?P<stem>.+)-(?P<number>\d+)$")
 
 
 class CheckpointCorruptedError(ValueError):
@@ -131,7 +138,7 @@ def _write_array(path: str, arr: np.ndarray) -> None:
 def _write_bytes_atomic(path: str, data: bytes) -> None:
     directory = os.path.dirname(path) or "."
     remove_debris(path)  # a temp file left by a writer that was killed
-    tmp = f"{path}{TMP_MARKER}{secrets.token_hex(4)}"
+    tmp = _temp_name(path)
     try:
         with open(tmp, "wb") as f:
             f.write(data)
@@ -142,6 +149,8 @@ def _write_bytes_atomic(path: str, data: bytes) -> None:
         if os.path.exists(tmp):
             os.remove(tmp)
         raise
+    finally:
+        _done_with(tmp)
     _fsync_dir(directory)
 
 
@@ -149,15 +158,50 @@ def _safe_file_part(key: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", ".", key).strip(".")[:80]
 
 
+_in_flight: set = set()  # this process's temporary paths being written right now
+_in_flight_lock = threading.Lock()
+
+
+def _temp_name(path: str) -> str:
+    """A fresh temporary name next to ``path`` that records its writer (``pid@host``), so
+    cleanup can tell its own and dead writers' leftovers from another writer's work.
+    Registered as in flight: :func:`remove_debris` leaves it alone until it is done."""
+    tmp = f"{path}{TMP_MARKER}{owner_tag()}-{secrets.token_hex(4)}"
+    with _in_flight_lock:
+        _in_flight.add(tmp)
+    return tmp
+
+
+def _done_with(tmp: str) -> None:
+    with _in_flight_lock:
+        _in_flight.discard(tmp)
+
+
+def _is_debris(path: str) -> bool:
+    """Whether temporary ``path`` is left over, so may be deleted: not in flight here, and
+    written by this process or by one that is no longer alive on this host. A name that
+    records no writer (older colonnade versions) counts as left over; one written from
+    another host is never taken for debris (its writer's liveness cannot be checked)."""
+    with _in_flight_lock:
+        if path in _in_flight:
+            return False
+    tag = path.rsplit(TMP_MARKER, 1)[1].rsplit("-", 1)[0]
+    if parse_owner(tag) is None:
+        return True
+    return tag == owner_tag() or owner_gone(tag)
+
+
 def remove_debris(prefix: str) -> None:
-    """Delete ``PREFIX.tmp-*`` left behind by a save or delete that was killed halfway."""
+    """Delete ``PREFIX.tmp-*`` left behind by a save or delete that was killed halfway;
+    another live writer's temporary files are left alone (see :func:`_is_debris`)."""
     directory = os.path.dirname(prefix) or "."
     stem = os.path.basename(prefix) + TMP_MARKER
     if not os.path.isdir(directory):
         return
     for name in os.listdir(directory):
-        if name.startswith(stem):
-            _remove_path(os.path.join(directory, name))
+        path = os.path.join(directory, name)
+        if name.startswith(stem) and _is_debris(path):
+            _remove_path(path)
 
 
 def _remove_path(path: str) -> None:
@@ -167,12 +211,20 @@ def _remove_path(path: str) -> None:
         os.remove(path)
 
 
-def write_checkpoint(prefix, entries: dict) -> str:
+def write_checkpoint(prefix, entries: dict, *, bookkeeping_keys=()) -> str:
     """Write ``entries`` (key -> ``(array, metadata dict)``) atomically as checkpoint ``prefix``.
 
     The arrays may be numpy or cupy (saved from a host copy). ``metadata`` is stored in the
-    index next to the array's file, dtype, shape and checksum. An existing checkpoint at
-    ``prefix`` is replaced. Returns ``prefix``.
+    index next to the array's file, dtype, shape and checksum. Returns ``prefix``.
+
+    A checkpoint is never overwritten with different values. When ``prefix`` exists:
+
+    - holding the same arrays (checksums, dtypes, shapes, metadata; ``bookkeeping_keys``
+      such as a save counter aside), it is kept as it is: saving twice is harmless;
+    - damaged (it fails verification), it is moved aside to ``prefix.damaged-<random>``,
+      with a warning, and the new checkpoint takes its place;
+    - otherwise ``FileExistsError`` names it and nothing changes: delete it first
+      (:func:`remove_checkpoint`) or save under another name or number.
 
     >>> import tempfile
     >>> p = write_checkpoint(tempfile.mkdtemp() + "/c", {"a": (np.ones(2), {"kind": "x"})})
@@ -183,7 +235,7 @@ def write_checkpoint(prefix, entries: dict) -> str:
     directory = os.path.dirname(prefix) or "."
     os.makedirs(directory, exist_ok=True)
     remove_debris(prefix)
-    tmp = f"{prefix}{TMP_MARKER}{secrets.token_hex(4)}"
+    tmp = _temp_name(prefix)
     os.mkdir(tmp)
     try:
         arrays, digests = {}, {}
@@ -219,19 +271,60 @@ def write_checkpoint(prefix, entries: dict) -> str:
             f.flush()
             os.fsync(f.fileno())
         _fsync_dir(tmp)
-        if os.path.lexists(prefix):
-            # move the old one aside (rename cannot replace a non-empty directory), then drop it
-            old = f"{prefix}{TMP_MARKER}old-{secrets.token_hex(4)}"
-            os.rename(prefix, old)
-            os.rename(tmp, prefix)
-            _remove_path(old)
-        else:
-            os.rename(tmp, prefix)
+        if os.path.lexists(prefix) and _keep_existing(prefix, arrays, bookkeeping_keys):
+            _remove_path(tmp)
+            return prefix
+        os.rename(tmp, prefix)
         _fsync_dir(directory)
     except BaseException:
         _remove_path(tmp)
         raise
+    finally:
+        _done_with(tmp)
     return prefix
+
+
+def _comparable(arrays: dict, skip) -> dict:
+    """Index entries by key, without file names and ``skip`` keys: what makes two
+    checkpoints hold the same data."""
+    arrays = json.loads(json.dumps(arrays))  # as read back from index.json
+    return {
+        key: {k: v for k, v in entry.items() if k != "file"}
+        for key, entry in arrays.items()
+        if key not in skip
+    }
+
+
+def _keep_existing(prefix: str, arrays: dict, bookkeeping_keys) -> bool:
+    """Decide about the checkpoint already at ``prefix`` before a new one is renamed there:
+    True when it holds the same data (keep it), False once a damaged one is moved aside;
+    ``FileExistsError`` when it holds other values or is not a checkpoint."""
+    if not _is_checkpoint_directory(prefix):
+        raise FileExistsError(
+            f"cannot save checkpoint {prefix}: the path exists and is not a colonnade "
+            f"checkpoint directory (expected only {INDEX_FILENAME} and .npy files)"
+        )
+    problem = checkpoint_problem(prefix, verify=True)
+    if problem is None:
+        with open(os.path.join(prefix, INDEX_FILENAME), encoding="utf-8") as f:
+            existing = json.load(f).get("arrays", {})
+        skip = set(bookkeeping_keys)
+        if _comparable(existing, skip) == _comparable(arrays, skip):
+            return True
+        raise FileExistsError(
+            f"checkpoint {prefix} already exists and holds different values; colonnade "
+            "never overwrites a checkpoint. Delete it first (remove_checkpoint) or save "
+            "under another name or number"
+        )
+    aside = f"{prefix}{DAMAGED_MARKER}{secrets.token_hex(4)}"
+    os.rename(prefix, aside)
+    logger.warning(
+        "checkpoint %s is damaged (%s); moved it aside to %s and saved the new one in its place",
+        prefix,
+        problem,
+        aside,
+    )
+    return False
 
 
 def delete_checkpoint(prefix) -> None:
@@ -239,10 +332,13 @@ def delete_checkpoint(prefix) -> None:
     prefix = os.fspath(prefix)
     if not os.path.lexists(prefix):
         return
-    doomed = f"{prefix}{TMP_MARKER}del-{secrets.token_hex(4)}"
-    os.rename(prefix, doomed)
-    _fsync_dir(os.path.dirname(prefix) or ".")
-    _remove_path(doomed)
+    doomed = _temp_name(prefix)
+    try:
+        os.rename(prefix, doomed)
+        _fsync_dir(os.path.dirname(prefix) or ".")
+        _remove_path(doomed)
+    finally:
+        _done_with(doomed)
 
 
 # --------------------------------------------------------------------------- state file
@@ -358,8 +454,12 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None) -> CheckpointStat
     path = _state_path(checkpoint_dir, latest_filename)
     if not os.path.isfile(path):
         return None
-    with open(path, encoding="utf-8") as f:
-        state = _parse_state(f.read(), path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except UnicodeDecodeError as e:
+        raise CheckpointCorruptedError(f"state file {path} is not text ({e})") from e
+    state = _parse_state(text, path)
 
     def absolute(p):
         return p if os.path.isabs(p) else os.path.join(checkpoint_dir, p)
@@ -421,30 +521,261 @@ def update_checkpoint_state(
     _write_bytes_atomic(_state_path(save_dir, latest_filename), ("\n".join(lines) + "\n").encode())
 
 
-def checkpoint_exists(path) -> bool:
-    """True when ``path`` is a complete checkpoint (its ``index.json`` exists)."""
-    return os.path.isfile(os.path.join(os.fspath(path), INDEX_FILENAME))
+def checkpoint_exists(checkpoint_prefix) -> bool:
+    """True when ``checkpoint_prefix`` is a complete checkpoint (its ``index.json`` exists).
+
+    TF's ``tf.compat.v1.train.checkpoint_exists``: only existence is checked, no array is
+    read (:func:`latest_checkpoint` is the one that skips damaged checkpoints).
+
+    >>> import tempfile
+    >>> p = write_checkpoint(tempfile.mkdtemp() + "/ckpt-1", {"v": (np.zeros(2), {})})
+    >>> checkpoint_exists(p), checkpoint_exists(p + "0")
+    (True, False)
+    """
+    return os.path.isfile(os.path.join(os.fspath(checkpoint_prefix), INDEX_FILENAME))
 
 
-def latest_checkpoint(checkpoint_dir, latest_filename=None) -> str | None:
-    """The path of the newest complete checkpoint in ``checkpoint_dir``, or ``None``.
+_SAVER_FORMAT_VERSIONS = (0, 1, 2)  # TF's SaverDef.LEGACY, V1, V2
 
-    Read from the state file, which is updated only after a checkpoint is complete. As in
-    TF, ``None`` (with an error logged) when the file names a checkpoint that is gone.
+
+def _is_checkpoint_directory(path: str) -> bool:
+    """True for a checkpoint directory, complete or damaged: only its index and ``.npy``
+    files in it. Guards :func:`remove_checkpoint` against deleting anything else."""
+    if not os.path.isdir(path) or os.path.islink(path):
+        return False
+    names = os.listdir(path)
+    return bool(names) and all(n == INDEX_FILENAME or n.endswith(".npy") for n in names)
+
+
+def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=2, meta_graph_suffix="meta"):
+    """Delete the checkpoint ``checkpoint_prefix`` (TF's ``tf.compat.v1.train.remove_checkpoint``).
+
+    As in TF, a checkpoint that does not exist is not an error, and the state file is left
+    as it is (:func:`latest_checkpoint` then falls back to the newest remaining checkpoint).
+    The checkpoint is renamed away before its files go, so no half-deleted one remains.
+    ``checkpoint_format_version`` (TF's ``SaverDef`` version: 0, 1 or 2) and
+    ``meta_graph_suffix`` are accepted for TF compatibility; colonnade has one format and
+    no meta graph. A path that is not a checkpoint directory (holding anything but
+    ``index.json`` and ``.npy`` files) raises ``ValueError`` rather than being deleted.
+
+    >>> import tempfile
+    >>> p = write_checkpoint(tempfile.mkdtemp() + "/ckpt-1", {"v": (np.zeros(2), {})})
+    >>> remove_checkpoint(p)
+    >>> checkpoint_exists(p), os.path.exists(p)
+    (False, False)
+    """
+    if checkpoint_format_version not in _SAVER_FORMAT_VERSIONS:
+        raise ValueError(
+            f"checkpoint_format_version must be one of {_SAVER_FORMAT_VERSIONS} (TF's "
+            f"SaverDef.LEGACY/V1/V2), got {checkpoint_format_version!r}"
+        )
+    del meta_graph_suffix  # no meta graph files in colonnade checkpoints
+    prefix = os.fspath(checkpoint_prefix)
+    if not os.path.lexists(prefix):
+        return
+    if not _is_checkpoint_directory(prefix):
+        raise ValueError(
+            f"refusing to remove {prefix!r}: it is not a colonnade checkpoint directory "
+            f"(expected only {INDEX_FILENAME} and .npy files in it)"
+        )
+    delete_checkpoint(prefix)
+
+
+def get_checkpoint_mtimes(checkpoint_prefixes) -> list:
+    """Modification times of the checkpoints that exist among ``checkpoint_prefixes``.
+
+    TF's ``tf.compat.v1.train.get_checkpoint_mtimes``: one float per *existing* checkpoint,
+    in the order given, in seconds since the epoch (what TF's implementation returns; the
+    time is that of the checkpoint's ``index.json``, its last file written). Prefixes with
+    no checkpoint are skipped, so the list may be shorter than the input.
+
+    >>> import tempfile, time
+    >>> p = write_checkpoint(tempfile.mkdtemp() + "/ckpt-1", {"v": (np.zeros(2), {})})
+    >>> [abs(t - time.time()) < 60 for t in get_checkpoint_mtimes([p, p + "-gone"])]
+    [True]
+    """
+    if isinstance(checkpoint_prefixes, (str, bytes, os.PathLike)):
+        raise TypeError(
+            "get_checkpoint_mtimes expects a list of checkpoint prefixes, got a single path "
+            f"{checkpoint_prefixes!r}; wrap it in a list"
+        )
+    mtimes = []
+    for prefix in checkpoint_prefixes:
+        index_file = os.path.join(os.fspath(prefix), INDEX_FILENAME)
+        try:
+            mtimes.append(os.stat(index_file).st_mtime_ns / 1e9)
+        except FileNotFoundError:
+            continue
+    return mtimes
+
+
+def _array_file_problem(file: str, entry: dict) -> str | None:
+    """Why one ``.npy`` file cannot hold its array, from its header and size alone (the
+    bytes are not read): missing, or shorter/longer than its dtype and shape need."""
+    try:
+        with open(file, "rb") as f:
+            version = np.lib.format.read_magic(f)
+            if version == (1, 0):
+                shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+            elif version == (2, 0):
+                shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+            else:
+                return None  # a header layout without a public reader: checked on read
+            expected = f.tell() + dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+            size = os.fstat(f.fileno()).st_size
+    except FileNotFoundError:
+        return f"array file {file} is missing"
+    except (ValueError, OSError) as e:
+        return f"array file {file} is unreadable ({e})"
+    if list(shape) != list(entry["shape"]) or dtype != np.dtype(entry["dtype"]):
+        return f"array file {file} holds {dtype}{list(shape)}, the index records another"
+    if size != expected:
+        return f"array file {file} is truncated ({size} bytes, {expected} expected)"
+    return None
+
+
+def checkpoint_problem(path, verify: bool = False) -> str | None:
+    """Why checkpoint ``path`` is not intact, or ``None`` when it is.
+
+    Without ``verify`` it reads only the index and each array file's header (a stat and
+    a small read per array): a missing, unreadable or truncated file is found. With
+    ``verify`` every array is also read and checked against its checksum.
+
+    >>> import tempfile
+    >>> p = write_checkpoint(tempfile.mkdtemp() + "/ckpt-1", {"v": (np.zeros(2), {})})
+    >>> checkpoint_problem(p, verify=True) is None, checkpoint_problem(p + "0")
+    (True, 'it does not exist')
+    """
+    path = os.fspath(path)
+    if not os.path.isdir(path):
+        return "it does not exist"
+    if not checkpoint_exists(path):
+        return f"it has no {INDEX_FILENAME} (an unfinished or damaged save)"
+    try:
+        reader = CheckpointReader(path)
+    except (CheckpointCorruptedError, CheckpointVersionError) as e:
+        return str(e)
+    for key in reader.keys():
+        entry = reader._entry(key)
+        problem = _array_file_problem(os.path.join(path, entry["file"]), entry)
+        if problem is None and verify:
+            try:
+                reader.get_tensor(key)
+            except CheckpointCorruptedError as e:
+                problem = str(e)
+        if problem is not None:
+            return problem
+    return None
+
+
+def numbered_checkpoints(checkpoint_dir: str) -> list:
+    """Paths of the checkpoint directories (only an index and ``.npy`` files in them) named
+    ``<name>-<number>`` in ``checkpoint_dir``, intact or not (temporary and moved-aside
+    ones excluded), newest first: by the time their index was written, then by number."""
+    try:
+        names = os.listdir(checkpoint_dir)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    found = []
+    for name in names:
+        match = _NUMBERED.match(name)
+        path = os.path.join(checkpoint_dir, name)
+        if not match or TMP_MARKER in name or DAMAGED_MARKER in name:
+            continue
+        if not _is_checkpoint_directory(path):
+            continue
+        try:
+            stamp = os.stat(os.path.join(path, INDEX_FILENAME)).st_mtime_ns
+        except OSError:
+            stamp = os.stat(path).st_mtime_ns
+        found.append((stamp, int(match["number"]), path))
+    return [path for _, _, path in sorted(found, reverse=True)]
+
+
+def _readable_state(checkpoint_dir, latest_filename):
+    """``(state or None, why it could not be used or None)`` for the directory's state file."""
+    try:
+        state = get_checkpoint_state(checkpoint_dir, latest_filename)
+    except CheckpointCorruptedError as e:
+        return None, f"its state file is unreadable ({e})"
+    if state is None:
+        return None, f"it has no {latest_filename or STATE_FILENAME!r} state file"
+    return state, None
+
+
+def intact_checkpoints(checkpoint_dir, latest_filename=None, *, verify: bool = False):
+    """Yield the intact checkpoints of ``checkpoint_dir``, the one to resume from first.
+
+    That is the state file's latest checkpoint when it is intact; after it, or instead of
+    it when the state file is missing or unreadable or its checkpoint is damaged, every
+    other checkpoint the state file lists or the directory holds (``<name>-<number>``),
+    newest first. Each damaged one is skipped with a warning naming it and what is wrong
+    (see :func:`checkpoint_problem`; ``verify`` also checks every checksum). Lazy: taking
+    the first item checks no more than needed.
+
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> p = write_checkpoint(d + "/ckpt-1", {"v": (np.zeros(2), {})})
+    >>> list(intact_checkpoints(d)) == [p]  # no state file: found in the directory
+    True
+    """
+    checkpoint_dir = os.fspath(checkpoint_dir)
+    state, state_problem = _readable_state(checkpoint_dir, latest_filename)
+    named = [] if state is None else [state.model_checkpoint_path]
+    listed = [] if state is None else state.all_model_checkpoint_paths[::-1]
+    seen, skipped = set(), []
+    for path in named + listed + numbered_checkpoints(checkpoint_dir):
+        if path in seen:
+            continue
+        seen.add(path)
+        problem = checkpoint_problem(path, verify)
+        if problem is not None:
+            if os.path.lexists(path):  # a listed checkpoint deleted on purpose is no news
+                logger.warning("skipping damaged checkpoint %s: %s", path, problem)
+            skipped.append(path)
+            continue
+        if path not in named:
+            why = state_problem or f"its latest checkpoint {named[0]} is unusable"
+            logger.warning(
+                "%s: %s; using %s, the newest intact checkpoint there", checkpoint_dir, why, path
+            )
+        yield path
+    if state_problem and state_problem.startswith("its state file is unreadable"):
+        raise CheckpointCorruptedError(
+            f"{checkpoint_dir}: {state_problem}, and no intact checkpoint is there to fall back "
+            f"on{' (skipped: ' + ', '.join(skipped) + ')' if skipped else ''}; repair or "
+            "delete the state file"
+        )
+
+
+def latest_checkpoint(checkpoint_dir, latest_filename=None, *, verify: bool = False):
+    """The path of the newest intact checkpoint in ``checkpoint_dir``, or ``None``.
+
+    Normally the one the state file names (it is updated only after a checkpoint is
+    complete). When the state file is missing or unreadable, or names a checkpoint that
+    is gone or damaged, the newest intact checkpoint in the directory is returned instead,
+    with a warning naming what was skipped (see :func:`intact_checkpoints`). Intact means
+    its index and every array file are there in full; ``verify=True`` also checks every
+    checksum, which reads the whole checkpoint (restoring checks them anyway). ``None``
+    when there is none, logged as an error when the state file names one (as TF); an
+    unreadable state file with no intact checkpoint raises
+    :class:`CheckpointCorruptedError`, rather than being taken for a fresh start.
 
     >>> latest_checkpoint("/nonexistent") is None
     True
     """
+    try:
+        return next(intact_checkpoints(checkpoint_dir, latest_filename, verify=verify))
+    except StopIteration:
+        pass
     state = get_checkpoint_state(checkpoint_dir, latest_filename)
-    if state is None:
-        return None
-    if checkpoint_exists(state.model_checkpoint_path):
-        return state.model_checkpoint_path
-    logger.error(
-        "the state file in %s names checkpoint %s, which does not exist",
-        checkpoint_dir,
-        state.model_checkpoint_path,
-    )
+    if state is not None:
+        logger.error(
+            "the state file in %s names checkpoint %s, which does not exist or is damaged, "
+            "and no other intact checkpoint is there",
+            checkpoint_dir,
+            state.model_checkpoint_path,
+        )
     return None
 
 

@@ -14,6 +14,8 @@ callable ``step -> learning rate``, so a schedule plugs in with a lambda or
 0.125
 >>> piecewise_constant(10, [10, 20], [1.0, 0.5, 0.1])  # a boundary takes the earlier value
 1.0
+>>> piecewise_constant_decay(11, [10, 20], [1.0, 0.5, 0.1])  # TF2's name for the same function
+0.5
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ __all__ = [
     "natural_exp_decay",
     "noisy_linear_cosine_decay",
     "piecewise_constant",
+    "piecewise_constant_decay",
     "polynomial_decay",
 ]
 
@@ -145,6 +148,11 @@ def piecewise_constant(x, boundaries, values, name=None) -> float:
     if any(b > a for a, b in zip(boundaries[1:], boundaries[:-1])):
         raise ValueError(f"piecewise_constant boundaries must be increasing, got {boundaries}")
     return values[bisect.bisect_left(boundaries, _number(x, "x", fn))]
+
+
+# TF2's name for piecewise_constant (tf.compat.v1.train has both): the same function
+# object, so code written against either name ports unchanged.
+piecewise_constant_decay = piecewise_constant
 
 
 def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None) -> float:

@@ -4,15 +4,24 @@ The producer thread fills a queue of at most ``size`` items, so ``size`` bounds 
 that runs ahead (TF's queue ``capacity``). An exception in the producer is re-raised in
 the consumer, with the producer's frames in its traceback. When the consumer stops early
 (``break``, ``close()``, garbage collection) the producer is told to stop and joined, so
-no thread outlives the iteration.
+no thread outlives the iteration. The join waits at most :data:`JOIN_TIMEOUT_SECONDS`: a
+producer stuck inside its source (a hung network read, a generator that never yields) is
+left behind as a daemon thread, with a warning naming it, instead of hanging the consumer.
 """
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 
 __all__ = ["prefetch"]
+
+logger = logging.getLogger("colonnade")
+
+# How long the consumer waits for a stopped producer to finish its current item. It stops
+# between items, so this bounds one read/transform of the source, not the whole pass.
+JOIN_TIMEOUT_SECONDS = 30.0
 
 # How often a producer blocked on a full queue checks whether the consumer has gone.
 _POLL_SECONDS = 0.05
@@ -79,4 +88,21 @@ def prefetch(make_iterator, size):
             yield item
     finally:
         stop.set()
-        thread.join()
+        _join(thread)
+
+
+def _join(thread) -> bool:
+    """Join a stopped producer for at most :data:`JOIN_TIMEOUT_SECONDS`; report whether it
+    ended. One still running is a daemon (it cannot keep the process alive), so it is
+    left behind with a warning rather than raised about: this runs while the consumer
+    closes, often while an exception is already propagating."""
+    thread.join(JOIN_TIMEOUT_SECONDS)
+    if not thread.is_alive():
+        return True
+    logger.warning(
+        "the input thread %r did not stop within %.1f s of being asked to (its source is "
+        "blocked inside a read or a transform); leaving it behind as a daemon thread",
+        thread.name,
+        JOIN_TIMEOUT_SECONDS,
+    )
+    return False

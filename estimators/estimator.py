@@ -7,6 +7,7 @@ network. This module holds everything that does not depend on which network it i
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import tempfile
@@ -17,10 +18,11 @@ import pandas as pd
 
 from .. import core
 from .. import data as cn_data
+from ..core import checkpoint_format
 from . import input_fn as inputs
 from .callbacks import Callback
 from .export import export_estimator, predictions_frame, select_keys
-from .hooks import CheckpointSaverHook, RunContext, SessionRunHook
+from .hooks import CheckpointSaverHook, NanTensorHook, RunContext, SessionRunHook
 from .input_pipeline import transformed_batches
 from .run_config import RunConfig, WarmStartSettings
 
@@ -101,7 +103,7 @@ class CannedEstimator:
         if model_dir is None:
             model_dir = tempfile.mkdtemp(prefix="colonnade_model_")
             logger.warning("using a temporary model_dir: %s", model_dir)
-        self.model_dir = os.fspath(model_dir)
+        self.model_dir = _directory_path(model_dir)
         self.config = config.replace(model_dir=self.model_dir)
         self.head = head
         self.weight_column = _weight_key(weight_column)
@@ -117,6 +119,7 @@ class CannedEstimator:
         self._checkpoint = None
         self._manager = None
         self._restored = False
+        self._train_lock = None  # model_dir's lock while train() or fit() runs
 
     # ------------------------------------------------------------------ state
 
@@ -146,20 +149,14 @@ class CannedEstimator:
         return core.latest_checkpoint(self.model_dir)
 
     def _restore_or_warm_start(self):
-        """Resume from model_dir's latest checkpoint; otherwise apply warm_start_from."""
+        """Resume from model_dir's newest intact checkpoint; otherwise apply warm_start_from.
+
+        A lost or unreadable state file, or a damaged latest checkpoint, falls back to the
+        newest intact checkpoint, with a warning naming what was skipped; a model_dir whose
+        checkpoints are all damaged raises rather than training from scratch over them."""
         self._ensure_checkpointing()
-        latest = self.latest_checkpoint()
+        latest = self._restore_newest_intact()
         if latest is not None:
-            saved_step = int(core.load_variable(latest, "global_step"))
-            if not self._restored or saved_step != self.global_step:
-                try:
-                    self._checkpoint.restore(latest).assert_existing_objects_matched()
-                except (ValueError, AssertionError, KeyError) as e:
-                    raise ValueError(
-                        f"model_dir {self.model_dir!r} holds a checkpoint of a different "
-                        f"model ({latest}): {e}. Use a new model_dir, or warm_start_from to "
-                        f"start from it."
-                    ) from e
             if self.warm_start_from is not None and not self._restored:
                 logger.info(
                     "warm_start_from is ignored: model_dir %s already has checkpoint "
@@ -169,6 +166,7 @@ class CannedEstimator:
                 )
             self._restored = True
             return
+        self._refuse_fresh_start_over_damaged_checkpoints()
         if self.warm_start_from is not None and not self._restored:
             ws = self.warm_start_from
             core.warm_start(
@@ -180,6 +178,46 @@ class CannedEstimator:
                 rng=self._init_rng,
             )
         self._restored = True
+
+    def _restore_newest_intact(self):
+        """Restore the newest checkpoint of model_dir that reads back intact; its path, or
+        None when there is none. One that fails verification while restoring (a bad
+        checksum: nothing is assigned then) is skipped with a warning for the next."""
+        for path in checkpoint_format.intact_checkpoints(self.model_dir):
+            try:
+                self._restore_from(path)
+            except core.CheckpointCorruptedError as e:
+                logger.warning("skipping damaged checkpoint %s: %s", path, e)
+                continue
+            return path
+        return None
+
+    def _restore_from(self, path) -> None:
+        """Load checkpoint ``path`` unless the variables already hold its step."""
+        saved_step = int(core.load_variable(path, "global_step"))
+        if self._restored and saved_step == self.global_step:
+            return
+        try:
+            self._checkpoint.restore(path).assert_existing_objects_matched()
+        except core.CheckpointCorruptedError:
+            raise
+        except (ValueError, AssertionError, KeyError) as e:
+            raise ValueError(
+                f"model_dir {self.model_dir!r} holds a checkpoint of a different "
+                f"model ({path}): {e}. Use a new model_dir, or warm_start_from to "
+                f"start from it."
+            ) from e
+
+    def _refuse_fresh_start_over_damaged_checkpoints(self) -> None:
+        """Raise when model_dir holds checkpoints but none is intact: starting at step 0
+        would silently throw their training away."""
+        damaged = checkpoint_format.numbered_checkpoints(self.model_dir)
+        if damaged:
+            raise core.CheckpointCorruptedError(
+                f"model_dir {self.model_dir!r} holds checkpoints but none is intact "
+                f"({', '.join(os.path.basename(p) for p in damaged[:5])}); refusing to train "
+                "from scratch over them. Repair or remove them, or use a new model_dir"
+            )
 
     def _model_variables(self) -> dict:
         """The network's variables by checkpoint name, e.g. ``model/dnn/hiddenlayer_0/kernel``."""
@@ -266,7 +304,30 @@ class CannedEstimator:
     def train(self, input_fn, steps=None, max_steps=None, hooks=None, saving_listeners=None):
         """Train on batches from ``input_fn`` until it is exhausted, ``steps`` more steps are
         done, or the global step reaches ``max_steps``. Resumes from model_dir's latest
-        checkpoint and saves one at the end. Returns self."""
+        checkpoint and saves one at the end. Returns self.
+
+        model_dir is locked meanwhile: a second trainer on it fails at once with
+        ``DirectoryLockedError`` naming it."""
+        with self._training_lock():
+            return self._train(input_fn, steps, max_steps, hooks, saving_listeners)
+
+    @contextlib.contextmanager
+    def _training_lock(self):
+        """Hold model_dir's lock (taken once: fit() holds it across its train() calls)."""
+        if self._train_lock is not None:
+            yield
+            return
+        lock = core.DirectoryLock(self.model_dir)
+        lock.acquire()
+        self._train_lock = lock
+        try:
+            yield
+        finally:
+            self._train_lock = None
+            lock.release()
+
+    def _train(self, input_fn, steps, max_steps, hooks, saving_listeners):
+        """The body of :meth:`train`, run under model_dir's lock."""
         if steps is not None and max_steps is not None:
             raise ValueError("set at most one of steps and max_steps")
         for name, value in (("steps", steps), ("max_steps", max_steps)):
@@ -295,7 +356,7 @@ class CannedEstimator:
             save_secs=cfg.save_checkpoints_secs,
             listeners=saving_listeners,
         )
-        all_hooks = hooks + [saver]
+        all_hooks = _with_nan_check(hooks) + [saver]
         for hook in all_hooks:
             hook.begin(self)
         started, logged_at, logged_step = time.monotonic(), time.monotonic(), self.global_step
@@ -327,14 +388,39 @@ class CannedEstimator:
                     last_step is not None and self.global_step >= last_step
                 ):
                     break
+        except KeyboardInterrupt:
+            batches.close()
+            self._save_on_interrupt(saver)
+            raise
         finally:
             batches.close()  # stops the input thread when training ends early
-            for hook in all_hooks:
-                hook.end(self)
+        # only a clean exit ends the hooks (as TF): a failed run saves no final checkpoint
+        for hook in all_hooks:
+            hook.end(self)
         if self.global_step == first_step:
             raise ValueError("training got no batches from its input: the dataset is empty")
         logger.info("trained to step %d in %.1fs", self.global_step, time.monotonic() - started)
         return self
+
+    def _save_on_interrupt(self, saver) -> None:
+        """Keep the work of an interrupted run (Ctrl-C): save its state, unless it has
+        diverged (the saver skips non-finite state). An interrupt that lands inside a step
+        may save that step half applied, which is finite and harmless to resume from."""
+        logger.warning(
+            "training interrupted at step %d; saving a checkpoint of its state", self.global_step
+        )
+        saver.end(self)
+
+    def _nonfinite_variables(self) -> list:
+        """Checkpoint names of the floating-point variables (optimizer slots included) that
+        hold a NaN or an inf: one reduction per variable, on the variable's device."""
+        self._ensure_checkpointing()
+        bad = []
+        for name, var in self._checkpoint.named_variables(include_slots=True).items():
+            value = var.value
+            if value.dtype.kind in "fc" and not bool(core.get_xp(value).isfinite(value).all()):
+                bad.append(name)
+        return bad
 
     def _logits(self, features, cache=None):
         with core.no_grad():
@@ -447,6 +533,15 @@ class CannedEstimator:
             if not isinstance(cb, Callback):
                 raise TypeError(f"callbacks must be Callback instances, got {type(cb)}")
         self.stop_training = False
+        with self._training_lock():
+            return self._fit_epochs(
+                data, label, epochs, batch_size, validation_data, callbacks, shuffle, seed, verbose
+            )
+
+    def _fit_epochs(
+        self, data, label, epochs, batch_size, validation_data, callbacks, shuffle, seed, verbose
+    ):
+        """The epochs of :meth:`fit`, run under model_dir's lock."""
         history = History()
         for cb in callbacks:
             cb.on_train_begin(self)
@@ -488,6 +583,16 @@ class CannedEstimator:
         return history
 
 
+def _with_nan_check(hooks: list) -> list:
+    """``hooks`` with a failing :class:`NanTensorHook` first, unless one was passed (as
+    tf.estimator, which always adds one): a NaN or inf loss stops training with
+    ``NanLossDuringTrainingError`` before any other hook, the saver included, sees the
+    step. It checks the float loss the step already returns: no extra device sync."""
+    if any(isinstance(hook, NanTensorHook) for hook in hooks):
+        return list(hooks)
+    return [NanTensorHook()] + list(hooks)
+
+
 class _LossTracker(SessionRunHook):
     def __init__(self):
         self.total, self.count = 0.0, 0
@@ -498,6 +603,17 @@ class _LossTracker(SessionRunHook):
 
     def mean(self) -> float:
         return self.total / self.count if self.count else float("nan")
+
+
+def _directory_path(model_dir) -> str:
+    """``model_dir`` as a string; ``NotADirectoryError`` naming it when it is a file."""
+    path = os.fspath(model_dir)
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise NotADirectoryError(
+            f"model_dir {path!r} is a file; model_dir must be a directory (or a path that "
+            "does not exist yet, created at the first save)"
+        )
+    return path
 
 
 def _weight_key(weight_column):

@@ -18,7 +18,12 @@ logger = logging.getLogger("colonnade")
 
 
 class NanLossDuringTrainingError(RuntimeError):
-    """Raised by :class:`NanTensorHook` when the training loss is NaN."""
+    """Raised by :class:`NanTensorHook` when the training loss is NaN or infinite.
+
+    ``train()`` and ``fit()`` add a ``NanTensorHook`` unless one is passed, as
+    ``tf.estimator`` does, so a diverging model stops with this error; no checkpoint is
+    written at the end of a run that fails.
+    """
 
 
 class RunContext:
@@ -160,6 +165,13 @@ class CheckpointSaverHook(SessionRunHook):
 
     ``checkpoint_dir`` defaults to the estimator's model_dir; ``listeners`` are callables
     called with the saved path.
+
+    A diverged model is never saved: when a variable holds NaN or inf, the save is skipped
+    with a warning naming the variables, so the latest checkpoint stays the last good one
+    (the loss can still be finite at the step the weights overflow; the
+    :class:`NanTensorHook` then fails the next step). ``end()`` is called by the training
+    loop only when training ends cleanly (or is interrupted with ``KeyboardInterrupt``):
+    a run that fails does not write its state as the latest checkpoint.
     """
 
     def __init__(self, checkpoint_dir=None, save_secs=None, save_steps=None, listeners=None):
@@ -172,9 +184,24 @@ class CheckpointSaverHook(SessionRunHook):
         self.timer.mark(estimator.global_step)
 
     def _save(self):
+        if self._diverged():
+            return
         path = self.estimator.save_checkpoint(self.checkpoint_dir)
         for listener in self.listeners:
             listener(path)
+
+    def _diverged(self) -> bool:
+        """True (with a warning) when the estimator's state is not finite, so not saved."""
+        check = getattr(self.estimator, "_nonfinite_variables", None)
+        bad = check() if check is not None else []
+        if bad:
+            logger.warning(
+                "not saving a checkpoint at step %d: variables %s hold NaN or inf; the "
+                "latest checkpoint stays the last finite one",
+                self.estimator.global_step,
+                bad[:10],
+            )
+        return bool(bad)
 
     def after_run(self, run_context, run_values) -> None:
         if self.timer.due(run_values["global_step"]):

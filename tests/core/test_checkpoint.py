@@ -161,13 +161,15 @@ def test_reader_api(tmp_path):
         reader.get_tensor("x/b")
 
 
-def test_write_replaces_an_existing_checkpoint(tmp_path):
+def test_write_never_replaces_an_existing_checkpoint_with_other_values(tmp_path):
     v = Variable([1.0, 2.0])
     ckpt = T.Checkpoint(v=v)
     ckpt.write(tmp_path / "c")
+    assert ckpt.write(tmp_path / "c") == str(tmp_path / "c")  # same values: kept, no error
     v.assign([5.0, 6.0])
-    ckpt.write(tmp_path / "c")
-    np.testing.assert_array_equal(T.load_variable(tmp_path / "c", "v"), [5.0, 6.0])
+    with pytest.raises(FileExistsError, match=r"checkpoint .*/c already exists.*different"):
+        ckpt.write(tmp_path / "c")
+    np.testing.assert_array_equal(T.load_variable(tmp_path / "c", "v"), [1.0, 2.0])
     assert sorted(os.listdir(tmp_path)) == ["c"]
 
 
