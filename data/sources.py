@@ -67,7 +67,15 @@ class TableSource:
         n, step = self.table.num_rows, self.unit_rows
         return [Unit(self.description, (start, step)) for start in range(0, n, step)]
 
-    def read(self, unit, columns=None, filter=None):
+    @property
+    def read_rows(self):
+        return self.unit_rows
+
+    def num_rows(self):
+        """Rows in the table (before any filter)."""
+        return self.table.num_rows
+
+    def read(self, unit, columns=None, filter=None, batch_rows=None):
         start, length = unit.payload
         table = self.table.slice(start, length)
         if filter is not None:
@@ -112,14 +120,28 @@ class FileSource:
             units += [Unit(fragment.path, piece) for piece in pieces]
         return units
 
-    def read(self, unit, columns=None, filter=None):
+    @property
+    def read_rows(self):
+        return self.read_batch_size
+
+    def num_rows(self):
+        """Rows in the files (before any filter) when their metadata says so without
+        reading data (Parquet footers), else None."""
+        if not isinstance(self.dataset.format, pads.ParquetFileFormat):
+            return None
+        try:
+            return sum(f.metadata.num_rows for f in self.dataset.get_fragments())
+        except (pa.ArrowException, OSError):
+            return None
+
+    def read(self, unit, columns=None, filter=None, batch_rows=None):
         fragment = unit.payload
         try:
             yield from fragment.to_batches(
                 schema=self.schema,
                 columns=None if columns is None else list(columns),
                 filter=filter,
-                batch_size=self.read_batch_size,
+                batch_size=batch_rows or self.read_batch_size,
                 batch_readahead=self.batch_readahead,
                 fragment_readahead=1,
             )
