@@ -94,8 +94,10 @@ class FileSource:
         description,
         read_batch_size=READ_BATCH_SIZE,
         batch_readahead=BATCH_READAHEAD,
+        check_columns=True,
     ):
         self.dataset = dataset
+        self.check_columns = check_columns
         self.schema = dataset.schema
         self.description = description
         self.format = dataset.format.default_extname
@@ -134,9 +136,31 @@ class FileSource:
         except (pa.ArrowException, OSError):
             return None
 
+    def _check_columns(self, fragment, columns, filter):
+        """ValueError naming the file and column when a file lacks a column the scan
+        reads: pyarrow would fill it with nulls, silently (a directory whose later files
+        dropped a column, or a label column missing from one file)."""
+        wanted = self.schema.names if columns is None else columns
+        physical = fragment.physical_schema.names
+        partition = pads.get_partition_keys(fragment.partition_expression)
+        missing = [n for n in wanted if n not in physical and n not in partition]
+        if missing:
+            return ValueError(
+                f"'{fragment.path}' lacks column {missing[0]!r}"
+                + (f" (and {missing[1:]})" if len(missing) > 1 else "")
+                + f": expected the columns of the dataset's schema {self.schema.names}, the "
+                f"file has {physical}. Its rows would read as null; rewrite the file, or pass "
+                "schema= to allow missing columns"
+            )
+        return None
+
     def read(self, unit, columns=None, filter=None, batch_rows=None):
         fragment = unit.payload
         try:
+            if self.check_columns:
+                error = self._check_columns(fragment, columns, filter)
+                if error is not None:
+                    raise error
             yield from fragment.to_batches(
                 schema=self.schema,
                 columns=None if columns is None else list(columns),
@@ -316,4 +340,5 @@ def open_files(
             options = pads.ParquetReadOptions(dictionary_columns=strings)
             format = pads.ParquetFileFormat(read_options=options)
             dataset = pads.dataset(source, format=format, filesystem=fs, partitioning=partitioning)
-    return FileSource(dataset, shown, read_batch_size, batch_readahead)
+    # With a schema given, files lacking some of its columns are allowed (read as null).
+    return FileSource(dataset, shown, read_batch_size, batch_readahead, schema is None)
