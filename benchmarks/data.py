@@ -91,7 +91,7 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "bench.parquet")
         table = make_table(args.rows)
-        pq.write_table(table, path, row_group_size=131_072)
+        pq.write_table(table, path, row_group_size=131_072, write_page_checksum=True)
         file_mb = os.path.getsize(path) / 2**20
         del table
         for name, make in cases(path, args.batch_size, args.buffer).items():

@@ -169,7 +169,7 @@ class FileSource:
                 batch_readahead=self.batch_readahead,
                 fragment_readahead=1,
             )
-        except pa.ArrowException as err:
+        except (pa.ArrowException, OSError) as err:  # OSError: a failed page checksum
             raise self._error(fragment, columns, err) from err
 
     def _error(self, fragment, columns, err):
@@ -297,6 +297,17 @@ def guess_format(files, shown):
     )
 
 
+def _parquet_format(dictionary_columns=()):
+    """The Parquet format colonnade reads with: page checksums (CRC32, written by
+    ``write_page_checksum=True``) verified where a file has them, so a corrupt data page
+    raises an error naming the file instead of training on garbage (an uncompressed page
+    with flipped bytes otherwise decodes silently); files without checksums read as before.
+    """
+    options = pads.ParquetReadOptions(dictionary_columns=list(dictionary_columns))
+    scan = pads.ParquetFragmentScanOptions(page_checksum_verification=True)
+    return pads.ParquetFileFormat(read_options=options, default_fragment_scan_options=scan)
+
+
 def open_files(
     path,
     format=None,
@@ -320,6 +331,9 @@ def open_files(
         format = guess_format(files, shown)
         if format == "csv" and all(f.lower().endswith(".tsv") for f in files):
             format = pads.CsvFileFormat(parse_options=pacsv.ParseOptions(delimiter="\t"))
+    own_parquet = format == "parquet"  # a ParquetFileFormat passed in is used as given
+    if own_parquet:
+        format = _parquet_format()
     # One file or directory goes to pyarrow as is; several become their list of files.
     source = targets[0] if len(targets) == 1 else files
     try:
@@ -333,12 +347,11 @@ def open_files(
         raise ValueError(
             f"cannot read {shown} as {name}: a file is corrupt or is not a {name} file ({err})"
         ) from err
-    if strings_as_dictionary and schema is None and format == "parquet":
+    if strings_as_dictionary and schema is None and own_parquet:
         strings = [f.name for f in dataset.schema if pa.types.is_string(f.type)]
         strings += [f.name for f in dataset.schema if pa.types.is_large_string(f.type)]
         if strings:
-            options = pads.ParquetReadOptions(dictionary_columns=strings)
-            format = pads.ParquetFileFormat(read_options=options)
+            format = _parquet_format(dictionary_columns=strings)
             dataset = pads.dataset(source, format=format, filesystem=fs, partitioning=partitioning)
     # With a schema given, files lacking some of its columns are allowed (read as null).
     return FileSource(dataset, shown, read_batch_size, batch_readahead, schema is None)
