@@ -298,13 +298,17 @@ def guess_format(files, shown):
 
 
 def _parquet_format(dictionary_columns=()):
-    """The Parquet format colonnade reads with: page checksums (CRC32, written by
+    """The Parquet format colonnade reads with, streaming column pages rather than whole
+    row groups (``pre_buffer=False``, for bounded memory), and page checksums (CRC32, written by
     ``write_page_checksum=True``) verified where a file has them, so a corrupt data page
     raises an error naming the file instead of training on garbage (an uncompressed page
     with flipped bytes otherwise decodes silently); files without checksums read as before.
     """
     options = pads.ParquetReadOptions(dictionary_columns=list(dictionary_columns))
-    scan = pads.ParquetFragmentScanOptions(page_checksum_verification=True)
+    # pre_buffer=False: pyarrow's default (True) buffers a whole row group's column chunks
+    # before decoding; streaming one 1M-row group then peaked 1.8x higher than
+    # ParquetFile.iter_batches (374 MB against 210 MB), 308 MB without.
+    scan = pads.ParquetFragmentScanOptions(page_checksum_verification=True, pre_buffer=False)
     return pads.ParquetFileFormat(read_options=options, default_fragment_scan_options=scan)
 
 
