@@ -290,6 +290,7 @@ def test_hooks(tmp_path, caplog):
 
 
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 def test_nan_loss_stops_training_naming_the_step():
     frame = separable_frame(32)
     # Inf features are refused before the model; finite example weights near float32's
