@@ -1,6 +1,7 @@
 """Throughput of cn.data pipelines over a generated Parquet file; one JSON line per case.
 
     python benchmarks/data.py [--rows 2000000] [--batch-size 1024] [--buffer 100000]
+    python benchmarks/data.py --memory [--memory-rows 1000000]
 
 Each case reads one full pass and reports rows/s (best of ``--repeats``); the ``+train``
 cases also do a training-step-like amount of numpy work per batch in the consumer (the
@@ -8,6 +9,12 @@ float columns as a matrix times a 10x512 weight), where ``prefetch`` overlaps re
 and shuffling with that work. The file has
 ``--rows`` rows and 20 columns (10 float32, 5 int64, 5 low-cardinality strings) in row
 groups of 131072 rows, written to a temporary directory that is removed afterwards.
+
+``--memory`` instead measures the peak-RSS increase of streaming a CTR-like Parquet file
+(``benchmarks/ctr.py``'s generator: 13 numeric, 26 string columns and a label, rewritten
+as one row group) in 4096-row batches, through ``Dataset.from_parquet(f).batch(4096)``
+and through pyarrow's own ``ParquetFile.iter_batches(4096)``, each in a fresh subprocess
+(``ru_maxrss`` after the pass minus before it): one JSON line with both.
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -81,17 +90,82 @@ def measure(make, repeats, train):
     return best, rows, batches
 
 
+_STREAM = """
+import resource, sys
+import pyarrow.parquet as pq
+import colonnade as cn
+path, how = sys.argv[1], sys.argv[2]
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+stream = (
+    pq.ParquetFile(path).iter_batches(4096)
+    if how == "pyarrow"
+    else cn.data.Dataset.from_parquet(path).batch(4096)
+)
+rows = sum(batch.num_rows for batch in stream)
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(rows, (after - before) / 1024)
+"""
+
+
+def peak_rss_delta_mb(path, how):
+    """``(rows, MB)``: the peak-RSS increase of one pass over ``path`` in a new process."""
+    # Through sh, which forks it: a child exec'd straight from this process would start
+    # with this process's peak RSS as its own ru_maxrss.
+    command = ["sh", "-c", '"$0" "$@"; true', sys.executable, "-c", _STREAM, path, how]
+    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout.split()
+    return int(out[0]), float(out[1])
+
+
+_GENERATE = """
+import sys
+import pyarrow.parquet as pq
+sys.path.insert(0, sys.argv[1])
+import ctr  # the CTR benchmark's data generator
+generated, path, rows = sys.argv[2], sys.argv[3], int(sys.argv[4])
+ctr.generate(generated, rows, seed=0)
+pq.write_table(pq.read_table(generated), path, row_group_size=rows, write_page_checksum=True)
+"""
+
+
+def memory(rows):
+    """The bounded-memory case: colonnade's streaming read against pyarrow's (the file is
+    generated in a subprocess, keeping this one small)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with tempfile.TemporaryDirectory() as tmp:
+        generated, path = os.path.join(tmp, "gen.parquet"), os.path.join(tmp, "ctr.parquet")
+        command = [sys.executable, "-c", _GENERATE, here, generated, path, str(rows)]
+        subprocess.run(command, check=True)
+        _, pyarrow_mb = peak_rss_delta_mb(path, "pyarrow")
+        read, colonnade_mb = peak_rss_delta_mb(path, "colonnade")
+        record = {
+            "benchmark": "data/peak_rss_stream_one_row_group",
+            "rows": read,
+            "columns": len(pq.read_schema(path)),
+            "file_mb": round(os.path.getsize(path) / 2**20, 1),
+            "batch_size": 4096,
+            "pyarrow_iter_batches_mb": round(pyarrow_mb),
+            "colonnade_from_parquet_batch_mb": round(colonnade_mb),
+            "ratio": round(colonnade_mb / pyarrow_mb, 2),
+        }
+        print(json.dumps(record), flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=2_000_000)
     parser.add_argument("--batch-size", type=int, default=1024)
     parser.add_argument("--buffer", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--memory", action="store_true", help="peak-RSS case only")
+    parser.add_argument("--memory-rows", type=int, default=1_000_000)
     args = parser.parse_args(argv)
+    if args.memory:
+        memory(args.memory_rows)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "bench.parquet")
         table = make_table(args.rows)
-        pq.write_table(table, path, row_group_size=131_072)
+        pq.write_table(table, path, row_group_size=131_072, write_page_checksum=True)
         file_mb = os.path.getsize(path) / 2**20
         del table
         for name, make in cases(path, args.batch_size, args.buffer).items():

@@ -19,6 +19,7 @@ __all__ = [
     "check_expression",
     "check_names",
     "join_label",
+    "pandas_conversion_error",
     "project",
     "required_columns",
     "split_label",
@@ -76,6 +77,39 @@ def check_expression(expression, schema):
         raise kind(
             f"filter {expression} does not apply to the data's columns {schema.names}: {err}"
         ) from err
+
+
+def pandas_conversion_error(name, series, err):
+    """A ``TypeError`` for a pandas column that Arrow cannot convert, naming the column, the
+    first offending row (position and index label), its value, and Arrow's reason.
+
+    Only called once a conversion has failed, so it may look at the values one by one: a
+    row is offending when it is not a number while most are (``pd.to_numeric``), else when
+    its Python type differs from the first non-null value's.
+    """
+    import pandas as pd
+
+    present = series.notna().to_numpy()
+    numbers = pd.to_numeric(series, errors="coerce").notna().to_numpy()
+    if numbers.sum() * 2 >= present.sum():
+        bad = present & ~numbers
+        expected = "numbers"
+    else:
+        kinds = series.map(type).to_numpy()
+        first = kinds[present.argmax()] if present.any() else None
+        bad = present & (kinds != first)
+        expected = f"{getattr(first, '__name__', first)} values like the first one"
+    reason = err.args[0] if getattr(err, "args", None) else err
+    if not bad.any():
+        return TypeError(f"column {name!r} cannot be converted to Arrow: {reason}")
+    row = int(bad.argmax())
+    label = series.index[row]
+    label = label.item() if hasattr(label, "item") else label
+    return TypeError(
+        f"column {name!r} cannot be converted to Arrow: row {row} (index {label!r}) "
+        f"holds {series.iloc[row]!r} ({type(series.iloc[row]).__name__}) where the column has "
+        f"{expected}; {int(bad.sum())} rows differ ({reason})"
+    )
 
 
 def split_label(batch, names, single):

@@ -21,12 +21,20 @@ TF 1.x                                            colonnade
 from __future__ import annotations
 
 import itertools
+import logging
 from dataclasses import replace
 
 import pyarrow as pa
 import pyarrow.dataset as pads
 
-from .columns import as_expression, as_names, check_expression, check_names, split_label
+from .columns import (
+    as_expression,
+    as_names,
+    check_expression,
+    check_names,
+    pandas_conversion_error,
+    split_label,
+)
 from .dataset_cache import FileCache, MemoryCache
 from .plan import (
     Batch,
@@ -45,7 +53,15 @@ from .plan import (
 from .shuffle import check_seed
 from .sources import BATCH_READAHEAD, READ_BATCH_SIZE, FileSource, TableSource, open_files
 
-__all__ = ["AUTOTUNE", "Dataset"]
+__all__ = ["AUTOTUNE", "INTERLEAVE_UNITS", "Dataset"]
+
+logger = logging.getLogger(__name__)
+
+# A streamed shuffle reads this many files / row groups / table slices at once, their rows
+# alternating in slices of ``buffer_size // INTERLEAVE_UNITS`` rows (at least
+# MIN_INTERLEAVE_ROWS), so the buffer always holds rows of several of them.
+INTERLEAVE_UNITS = 4
+MIN_INTERLEAVE_ROWS = 256
 
 # ``prefetch(AUTOTUNE)``, as in tf.data, asks for the default depth below.
 AUTOTUNE = -1
@@ -56,6 +72,34 @@ def _positive_int(value, name):
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return value
+
+
+def _warn_if_buffer_small(scan, buffer_size):
+    """Log a warning when ``buffer_size`` rows cannot hold the scan's source."""
+    rows = scan.source.num_rows()
+    if rows is None or rows <= buffer_size:
+        return
+    logger.warning(
+        "shuffle buffer of %d rows is smaller than the %d rows of %s: rows are mixed only "
+        "within about %d rows of each other in a shuffled order of files, row groups or "
+        "slices, not uniformly. Use shuffle(None) on in-memory or cached data for a full "
+        "permutation, or a larger buffer",
+        buffer_size,
+        rows,
+        scan.source.describe(),
+        buffer_size,
+    )
+
+
+def _pandas_error(df, err):
+    """The error for a DataFrame Arrow cannot convert: the first failing column, named with
+    its offending row (see :func:`pandas_conversion_error`)."""
+    for name in df.columns:
+        try:
+            pa.Array.from_pandas(df[name])
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as column_err:
+            return pandas_conversion_error(name, df[name], column_err)
+    return TypeError(f"the DataFrame cannot be converted to Arrow: {err}")
 
 
 class Dataset:
@@ -142,7 +186,10 @@ class Dataset:
         >>> next(iter(ds))[1].tolist()
         [0, 1]
         """
-        table = pa.Table.from_pandas(df, preserve_index=preserve_index)
+        try:
+            table = pa.Table.from_pandas(df, preserve_index=preserve_index)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as err:
+            raise _pandas_error(df, err) from err
         table = table.replace_schema_metadata(None)
         return cls._from_source(TableSource(table, "pandas DataFrame"), columns, filter, label)
 
@@ -375,23 +422,50 @@ class Dataset:
         return self._derive(Map(self._node, fn, self._label, self._single_label))
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True):
-        """Shuffle with a streaming buffer of ``buffer_size`` rows (TF's
-        ``min_after_dequeue``), visiting files, row groups or table slices in a seeded
-        order too. Memory is bounded by the buffer (see :func:`shuffle_rows`). With a
-        ``seed`` every run gives the same orders; each pass (and each repetition of a
-        later ``repeat``) gets a different one unless ``reshuffle_each_iteration=False``.
-        After :meth:`batch` it shuffles whole batches, with a buffer of that many batches.
+        """Shuffle the rows: ``buffer_size=None`` permutes each pass whole; an integer
+        shuffles a stream through a buffer of that many rows (TF's ``min_after_dequeue``).
+
+        With a ``seed`` every run gives the same orders; each pass (and each repetition of
+        a later ``repeat``) gets a different one unless ``reshuffle_each_iteration=False``.
+
+        **Full permutation** (``None``): every row is equally likely at every position,
+        as Keras shuffles in-memory data. The pass is held whole, so use it for in-memory
+        tables and after :meth:`cache` (their rows are held already, and are only
+        referenced); on a file source it reads the whole pass into memory first.
+
+        **Streamed** (an integer): memory is bounded by the buffer (see
+        :func:`shuffle_rows`). Files, Parquet row groups or table slices are visited in a
+        new seeded order each pass, :data:`INTERLEAVE_UNITS` of them are read at once with
+        their rows alternating in small slices, and the buffer mixes what arrives. What
+        it can mix: rows of any units, in any order, when the buffer is at least the data;
+        otherwise a row can move only about ``buffer_size`` rows from where the unit
+        order put it, so rows are mixed across the few units open at a time but a
+        file sorted by label stays partly sorted within each unit-sized stretch. What it
+        cannot: make a uniform permutation of data larger than the buffer, or undo order
+        *inside* a row group larger than the buffer. Write files in random order (or in
+        many small row groups) when that matters. A warning is logged when the buffer is
+        smaller than a source whose size is known (a table, Parquet footers).
+
+        After :meth:`batch` it shuffles whole batches, with a buffer of that many batches
+        (None: all of them).
 
         >>> ds = Dataset.from_dict({"id": list(range(6))}).shuffle(10, seed=0)
         >>> sorted(ds.to_table().column("id").to_pylist())
         [0, 1, 2, 3, 4, 5]
+        >>> ds = Dataset.from_dict({"id": list(range(6))}).shuffle(None, seed=0)
+        >>> sorted(ds.to_table().column("id").to_pylist())
+        [0, 1, 2, 3, 4, 5]
         """
-        _positive_int(buffer_size, "buffer_size")
+        if buffer_size is not None:
+            _positive_int(buffer_size, "buffer_size")
         check_seed(seed)
         reshuffle = bool(reshuffle_each_iteration)
         node = self._node
-        if not self._batched and isinstance(node, Scan) and node.order is None:
-            node = replace(node, order=(seed, reshuffle))
+        if buffer_size is not None and not self._batched and isinstance(node, Scan):
+            if node.order is None:
+                block = max(MIN_INTERLEAVE_ROWS, buffer_size // INTERLEAVE_UNITS)
+                node = replace(node, order=(seed, reshuffle), interleave=(INTERLEAVE_UNITS, block))
+            _warn_if_buffer_small(node, buffer_size)
         return self._derive(Shuffle(node, buffer_size, seed, reshuffle, self._batched))
 
     def batch(self, batch_size, drop_remainder=False):

@@ -16,7 +16,16 @@ import pyarrow.compute as pc
 from . import batches as B
 from .columns import join_label, project, split_label
 from .prefetch import prefetch
-from .shuffle import BUFFER, UNIT_ORDER, pass_rng, shuffle_elements, shuffle_rows
+from .shuffle import (
+    BUFFER,
+    UNIT_ORDER,
+    interleave,
+    pass_rng,
+    permute_elements,
+    permute_rows,
+    shuffle_elements,
+    shuffle_rows,
+)
 
 __all__ = [
     "Batch",
@@ -29,6 +38,7 @@ __all__ = [
     "Select",
     "Shard",
     "Shuffle",
+    "in_memory",
     "push_down",
     "scan_under",
 ]
@@ -41,6 +51,8 @@ class Scan:
     Sharding is by unit (file, row group, table slice) when there are at least
     ``num_shards`` units, else by row; either way it is applied to the canonical list of
     units, so shards are disjoint and complete whatever order each worker visits them in.
+    With ``interleave = (cycle_length, block_rows)`` that many units are read at once and
+    their rows alternate in ``block_rows`` slices (what a shuffle buffer after it needs).
     """
 
     source: object
@@ -48,6 +60,7 @@ class Scan:
     filter: pc.Expression | None = None
     order: tuple | None = None  # (seed, reshuffle) to visit units in a random order
     shard: tuple | None = None
+    interleave: tuple | None = None  # (cycle_length, block_rows)
 
     @property
     def schema(self):
@@ -79,12 +92,26 @@ class Scan:
             seed, reshuffle = self.order
             rng = pass_rng(seed, key if reshuffle else (), UNIT_ORDER)
             indexed = [indexed[i] for i in rng.permutation(len(indexed))]
-        for position, unit in indexed:
-            batches = self.source.read(unit, self.columns, self.filter)
-            if row_shard is not None:
-                # Offsetting by the unit's canonical position spreads small units evenly.
-                batches = B.shard_rows(batches, *row_shard, start=position)
-            yield from batches
+        read_rows = None
+        if self.interleave is not None:
+            # Each open unit reads smaller batches, so the cycle holds about what one
+            # unit read alone would.
+            cycle_length, block_rows = self.interleave
+            read_rows = max(block_rows, self.source.read_rows // cycle_length)
+
+        def unit_streams():
+            for position, unit in indexed:
+                batches = self.source.read(unit, self.columns, self.filter, read_rows)
+                if row_shard is not None:
+                    # Offsetting by the unit's canonical position spreads small units evenly.
+                    batches = B.shard_rows(batches, *row_shard, start=position)
+                yield batches
+
+        if self.interleave is None:
+            for batches in unit_streams():
+                yield from batches
+        else:
+            yield from interleave(unit_streams(), *self.interleave)
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,7 +200,8 @@ class Batch:
 
 @dataclass(frozen=True, eq=False)
 class Shuffle:
-    """Shuffle rows with a streaming buffer, or whole batches when ``elements``."""
+    """Shuffle rows with a streaming buffer, or whole batches when ``elements``; a
+    ``buffer_size`` of None is a full permutation of each pass."""
 
     child: object
     buffer_size: int
@@ -190,8 +218,11 @@ class Shuffle:
 
     def iterate(self, key):
         rng = pass_rng(self.seed, key if self.reshuffle else (), BUFFER)
+        stream = self.child.iterate(key)
+        if self.buffer_size is None:
+            return permute_elements(stream, rng) if self.elements else permute_rows(stream, rng)
         shuffle = shuffle_elements if self.elements else shuffle_rows
-        return shuffle(self.child.iterate(key), self.buffer_size, rng)
+        return shuffle(stream, self.buffer_size, rng)
 
 
 @dataclass(frozen=True, eq=False)
@@ -289,6 +320,23 @@ class Cache:
             complete = True
         finally:
             writer.finish(complete)
+
+
+def in_memory(node):
+    """Whether every pass of ``node`` is finite and its rows are held in memory (or in a
+    cache file) already: an in-memory table, or a :class:`Cache`, under steps that keep
+    rows. Such a stream can be permuted whole at no extra cost in memory."""
+    while True:
+        if isinstance(node, Cache):
+            return True
+        if isinstance(node, Scan):
+            return hasattr(node.source, "table")
+        if isinstance(node, Repeat) and node.count is None:
+            return False
+        child = getattr(node, "child", None)
+        if child is None:
+            return False
+        node = child
 
 
 def scan_under(node):

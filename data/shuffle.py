@@ -13,7 +13,15 @@ import pyarrow as pa
 
 from .batches import table_to_batch
 
-__all__ = ["check_seed", "pass_rng", "shuffle_elements", "shuffle_rows"]
+__all__ = [
+    "check_seed",
+    "interleave",
+    "pass_rng",
+    "permute_elements",
+    "permute_rows",
+    "shuffle_elements",
+    "shuffle_rows",
+]
 
 # Purposes: independent random streams of one seed.
 BUFFER = 0
@@ -23,6 +31,10 @@ UNIT_ORDER = 1
 # random ``block`` of them. A block of at least this many rows keeps the work per row
 # constant (each row is copied at most about three times) however small the buffer.
 MIN_BLOCK_ROWS = 1024
+
+# A full permutation is emitted in gathers of this many rows, so the shuffled copy is never
+# made whole: it costs one extra batch of memory beyond the data held.
+PERMUTE_CHUNK_ROWS = 65_536
 
 
 def check_seed(seed):
@@ -85,3 +97,56 @@ def shuffle_elements(items, buffer_size, rng):
         yield out
     for i in rng.permutation(len(buffer)):
         yield buffer[i]
+
+
+def permute_rows(batches, rng, chunk_rows=PERMUTE_CHUNK_ROWS):
+    """A uniformly random permutation of all the rows of ``batches`` (Keras' shuffle of
+    in-memory data): every row is held (for in-memory or cached data they already are:
+    the batches are referenced, not copied), one ``rng.permutation`` orders them, and the
+    output is gathered ``chunk_rows`` rows at a time with ``Table.take``."""
+    pieces = [b for b in batches if b.num_rows]
+    if not pieces:
+        return
+    table = pa.Table.from_batches(pieces)
+    order = rng.permutation(table.num_rows)
+    for start in range(0, order.shape[0], chunk_rows):
+        yield table_to_batch(table.take(order[start : start + chunk_rows]))
+
+
+def permute_elements(items, rng):
+    """All ``items`` (whole batches) in a uniformly random order."""
+    items = list(items)
+    for i in rng.permutation(len(items)):
+        yield items[i]
+
+
+def interleave(streams, cycle_length, block_rows):
+    """Round-robin ``block_rows``-row slices from ``cycle_length`` open streams at a time
+    (TF's ``interleave``): when one stream ends the next of ``streams`` opens in its place.
+    A shuffle buffer after it then holds rows of several files or row groups at once
+    instead of a run of one. Slicing is zero-copy."""
+    streams = iter(streams)
+    active = []
+    for stream in streams:
+        active.append([stream, None])
+        if len(active) == cycle_length:
+            break
+    position = 0
+    while active:
+        position %= len(active)
+        entry = active[position]
+        pending = entry[1]
+        while pending is None or pending.num_rows == 0:
+            pending = next(entry[0], None)
+            if pending is None:
+                break
+        if pending is None:
+            replacement = next(streams, None)
+            if replacement is None:
+                del active[position]
+            else:
+                active[position] = [replacement, None]
+            continue
+        entry[1] = pending.slice(block_rows)
+        position += 1
+        yield pending.slice(0, block_rows)

@@ -67,7 +67,15 @@ class TableSource:
         n, step = self.table.num_rows, self.unit_rows
         return [Unit(self.description, (start, step)) for start in range(0, n, step)]
 
-    def read(self, unit, columns=None, filter=None):
+    @property
+    def read_rows(self):
+        return self.unit_rows
+
+    def num_rows(self):
+        """Rows in the table (before any filter)."""
+        return self.table.num_rows
+
+    def read(self, unit, columns=None, filter=None, batch_rows=None):
         start, length = unit.payload
         table = self.table.slice(start, length)
         if filter is not None:
@@ -86,8 +94,10 @@ class FileSource:
         description,
         read_batch_size=READ_BATCH_SIZE,
         batch_readahead=BATCH_READAHEAD,
+        check_columns=True,
     ):
         self.dataset = dataset
+        self.check_columns = check_columns
         self.schema = dataset.schema
         self.description = description
         self.format = dataset.format.default_extname
@@ -112,18 +122,54 @@ class FileSource:
             units += [Unit(fragment.path, piece) for piece in pieces]
         return units
 
-    def read(self, unit, columns=None, filter=None):
+    @property
+    def read_rows(self):
+        return self.read_batch_size
+
+    def num_rows(self):
+        """Rows in the files (before any filter) when their metadata says so without
+        reading data (Parquet footers), else None."""
+        if not isinstance(self.dataset.format, pads.ParquetFileFormat):
+            return None
+        try:
+            return sum(f.metadata.num_rows for f in self.dataset.get_fragments())
+        except (pa.ArrowException, OSError):
+            return None
+
+    def _check_columns(self, fragment, columns, filter):
+        """ValueError naming the file and column when a file lacks a column the scan
+        reads: pyarrow would fill it with nulls, silently (a directory whose later files
+        dropped a column, or a label column missing from one file)."""
+        wanted = self.schema.names if columns is None else columns
+        physical = fragment.physical_schema.names
+        partition = pads.get_partition_keys(fragment.partition_expression)
+        missing = [n for n in wanted if n not in physical and n not in partition]
+        if missing:
+            return ValueError(
+                f"'{fragment.path}' lacks column {missing[0]!r}"
+                + (f" (and {missing[1:]})" if len(missing) > 1 else "")
+                + f": expected the columns of the dataset's schema {self.schema.names}, the "
+                f"file has {physical}. Its rows would read as null; rewrite the file, or pass "
+                "schema= to allow missing columns"
+            )
+        return None
+
+    def read(self, unit, columns=None, filter=None, batch_rows=None):
         fragment = unit.payload
         try:
+            if self.check_columns:
+                error = self._check_columns(fragment, columns, filter)
+                if error is not None:
+                    raise error
             yield from fragment.to_batches(
                 schema=self.schema,
                 columns=None if columns is None else list(columns),
                 filter=filter,
-                batch_size=self.read_batch_size,
+                batch_size=batch_rows or self.read_batch_size,
                 batch_readahead=self.batch_readahead,
                 fragment_readahead=1,
             )
-        except pa.ArrowException as err:
+        except (pa.ArrowException, OSError) as err:  # OSError: a failed page checksum
             raise self._error(fragment, columns, err) from err
 
     def _error(self, fragment, columns, err):
@@ -251,6 +297,21 @@ def guess_format(files, shown):
     )
 
 
+def _parquet_format(dictionary_columns=()):
+    """The Parquet format colonnade reads with, streaming column pages rather than whole
+    row groups (``pre_buffer=False``, for bounded memory), and page checksums (CRC32, written by
+    ``write_page_checksum=True``) verified where a file has them, so a corrupt data page
+    raises an error naming the file instead of training on garbage (an uncompressed page
+    with flipped bytes otherwise decodes silently); files without checksums read as before.
+    """
+    options = pads.ParquetReadOptions(dictionary_columns=list(dictionary_columns))
+    # pre_buffer=False: pyarrow's default (True) buffers a whole row group's column chunks
+    # before decoding; streaming one 1M-row group then peaked 1.8x higher than
+    # ParquetFile.iter_batches (374 MB against 210 MB), 308 MB without.
+    scan = pads.ParquetFragmentScanOptions(page_checksum_verification=True, pre_buffer=False)
+    return pads.ParquetFileFormat(read_options=options, default_fragment_scan_options=scan)
+
+
 def open_files(
     path,
     format=None,
@@ -274,6 +335,9 @@ def open_files(
         format = guess_format(files, shown)
         if format == "csv" and all(f.lower().endswith(".tsv") for f in files):
             format = pads.CsvFileFormat(parse_options=pacsv.ParseOptions(delimiter="\t"))
+    own_parquet = format == "parquet"  # a ParquetFileFormat passed in is used as given
+    if own_parquet:
+        format = _parquet_format()
     # One file or directory goes to pyarrow as is; several become their list of files.
     source = targets[0] if len(targets) == 1 else files
     try:
@@ -287,11 +351,11 @@ def open_files(
         raise ValueError(
             f"cannot read {shown} as {name}: a file is corrupt or is not a {name} file ({err})"
         ) from err
-    if strings_as_dictionary and schema is None and format == "parquet":
+    if strings_as_dictionary and schema is None and own_parquet:
         strings = [f.name for f in dataset.schema if pa.types.is_string(f.type)]
         strings += [f.name for f in dataset.schema if pa.types.is_large_string(f.type)]
         if strings:
-            options = pads.ParquetReadOptions(dictionary_columns=strings)
-            format = pads.ParquetFileFormat(read_options=options)
+            format = _parquet_format(dictionary_columns=strings)
             dataset = pads.dataset(source, format=format, filesystem=fs, partitioning=partitioning)
-    return FileSource(dataset, shown, read_batch_size, batch_readahead)
+    # With a schema given, files lacking some of its columns are allowed (read as null).
+    return FileSource(dataset, shown, read_batch_size, batch_readahead, schema is None)

@@ -523,7 +523,14 @@ class CannedEstimator:
         """Train for ``epochs`` passes over ``data`` (DataFrame, Arrow table, path/glob or
         Dataset). ``validation_data`` is evaluated after each epoch (its metrics appear in
         the logs as ``val_<key>``); it may be ``(data, label)`` or data with the same label
-        column. Returns a :class:`History`."""
+        column. Returns a :class:`History`.
+
+        ``shuffle=True`` gives each epoch a new order (seeded by ``seed``, or the config's
+        ``tf_random_seed``, plus the epoch number): in-memory data (a DataFrame, Arrow
+        table, or a Dataset over either or after ``cache()``) is permuted whole, as Keras
+        does; files are streamed, their files and row groups visited in a new order and
+        several read at once into a 64k-row buffer, which cannot mix rows farther apart
+        than that in a large sorted row group (see ``cn.data.Dataset.shuffle``)."""
         if epochs < 1:
             raise ValueError(f"epochs must be >= 1, got {epochs}")
         if seed is None:

@@ -315,6 +315,11 @@ class RegressionHead(Head):
 def classification_head(n_classes: int, label_vocabulary=None, loss_reduction=None):
     """The binary head for ``n_classes == 2``, else the multi-class head."""
     vocab = tuple(label_vocabulary) if label_vocabulary is not None else None
+    if vocab is not None and len(set(vocab)) != len(vocab):
+        dups = sorted({str(v) for v in vocab if vocab.count(v) > 1})
+        raise ValueError(
+            f"label_vocabulary has duplicate entries {dups}: each label must map to one class"
+        )
     reduction = loss_reduction or Reduction.SUM_OVER_BATCH_SIZE
     if n_classes == 2:
         return BinaryClassHead(vocab, reduction)

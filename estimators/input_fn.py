@@ -15,6 +15,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .. import data as cn_data
+from ..data.plan import in_memory
 
 # Keras' default batch size for fit.
 DEFAULT_BATCH_SIZE = 32
@@ -22,6 +23,8 @@ DEFAULT_BATCH_SIZE = 32
 # learns from these batches, so they are large (the per-batch costs of the transforms
 # and the model are paid per 8k rows, not per 32) while bounded in memory.
 INFERENCE_BATCH_SIZE = 8192
+# Rows of the streaming shuffle buffer fit uses for file inputs (at least 64 batches).
+FILE_SHUFFLE_ROWS = 65_536
 
 
 def is_tabular(data) -> bool:
@@ -58,8 +61,22 @@ def as_dataset(
             f"cn.data.Dataset; got {type(data).__name__}"
         )
     if shuffle:
-        ds = ds.shuffle(buffer_size=max(10_000, batch_size * 64), seed=seed)
+        ds = ds.shuffle(buffer_size=shuffle_buffer(ds, batch_size), seed=seed)
     return ds.batch(batch_size)
+
+
+def shuffle_buffer(ds, batch_size):
+    """The shuffle ``fit(shuffle=True)`` uses on ``ds``: None (a full permutation, as
+    Keras does) for in-memory and cached data, whose rows are held already; for files a
+    streamed buffer of :data:`FILE_SHUFFLE_ROWS` rows at least (after files and row
+    groups are visited in a new order each epoch, several at a time). A label-sorted
+    census frame (195k rows) trained to 0.53 accuracy through a 65k-row buffer, against
+    0.84 in random order."""
+    if ds._batched:  # a batched Dataset: whole batches go through a buffer of batches
+        return max(10_000, batch_size * 64)
+    if in_memory(ds._node):
+        return None
+    return max(FILE_SHUFFLE_ROWS, batch_size * 64)
 
 
 def batches(input_fn, repeat_single=False):
@@ -69,6 +86,12 @@ def batches(input_fn, repeat_single=False):
     is yielded forever (a train loop bounded by ``steps``).
     """
     source = input_fn() if callable(input_fn) and not hasattr(input_fn, "__iter__") else input_fn
+    if source is None:
+        what = "input_fn returned None" if callable(input_fn) else "the input is None"
+        raise TypeError(
+            f"{what}; expected a cn.data.Dataset, an iterable of (features, labels) batches "
+            "or one (features, labels) tuple (did the input_fn forget to `return`?)"
+        )
     if isinstance(source, tuple) and len(source) == 2 and not _is_pair_iterable(source):
         while True:
             yield source

@@ -153,7 +153,12 @@ def _to_arrow(key: str, value) -> pa.Array:
     if hasattr(value, "__dataframe__") and not hasattr(value, "shape"):
         raise TypeError(f"feature {key!r}: expected an array or list, got {type(value).__name__}")
     if type(value).__module__.startswith("pandas"):
-        return pa.Array.from_pandas(value)
+        try:
+            return pa.Array.from_pandas(value)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
+            from ..data.columns import pandas_conversion_error
+
+            raise pandas_conversion_error(key, value, e) from e
     if hasattr(value, "get") and type(value).__module__.startswith("cupy"):
         value = value.get()
     if isinstance(value, np.ndarray) and value.ndim > 1:
@@ -203,6 +208,14 @@ class Features:
                 f"feature {key!r} not found{who}; the data has columns {sorted(self.names)}"
             )
         arr = _to_arrow(key, self._source[key])
+        if _all_null_untyped(arr):
+            who = f" (needed by feature column {needed_by!r})" if needed_by else ""
+            raise ValueError(
+                f"feature {key!r}{who} has only missing values and so no type (Arrow type "
+                f"{arr.type}, e.g. a pandas column of None); expected a typed column. Give it "
+                "a dtype, e.g. df[{key!r}].astype('string') or .astype('float64'); a typed "
+                "column of nulls is read as missing values"
+            )
         if len(arr) != self.num_rows:
             raise ValueError(
                 f"feature {key!r} has {len(arr)} rows but the batch has {self.num_rows}"
@@ -210,6 +223,15 @@ class Features:
         with self._lock:
             self._arrays[key] = arr
         return arr
+
+
+def _all_null_untyped(arr: pa.Array) -> bool:
+    """Whether ``arr`` (or its list values) has Arrow's ``null`` type: values whose kind no
+    one can tell, such as a pandas object column holding only None."""
+    t = arr.type
+    while is_list_type(t):
+        t = t.value_type
+    return pa.types.is_null(t) and len(arr) > 0
 
 
 def as_features(features) -> Features:
@@ -321,6 +343,12 @@ def encode(ragged: Ragged) -> Encoded:
         entry_valid = dict_valid[codes]
         valid = entry_valid if valid is None else valid & entry_valid
         dictionary = pc.fill_null(dictionary, "" if kind_of(dictionary.type) == "string" else 0)
+    if len(dictionary) == 0 and len(codes):
+        # Every value is null (missing): TF gives such rows no ids. One placeholder entry
+        # keeps ``codes`` (all 0, all invalid) indexable by the lookups.
+        placeholder = "" if kind_of(dictionary.type) == "string" else 0
+        dictionary = pa.array([placeholder]).cast(dictionary.type)
+        valid = np.zeros(len(codes), dtype=bool)
     if len(dictionary) > max(len(codes), 1024):
         # A batch sliced from a big dictionary-encoded chunk: look up only what it uses.
         used = np.unique(codes)

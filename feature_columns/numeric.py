@@ -182,12 +182,22 @@ def read_numeric_rows(column, key: str, arr: pa.Array, size: int, dtype: str, de
 
 def _fill_nans(column, key: str, values: np.ndarray, default) -> np.ndarray:
     """NaN counts as missing, like a null: it takes ``default`` or is refused, so no NaN
-    reaches a model silently."""
+    reaches a model silently. ±inf is refused always: it is not a missing value a default
+    could stand for, and one infinite input makes the loss and every gradient NaN."""
     if values.dtype.kind != "f":
         return values
-    nan = np.isnan(values)
-    if not nan.any():
+    finite = np.isfinite(values)
+    if finite.all():
         return values
+    inf = np.isinf(values)
+    if inf.any():
+        rows = np.flatnonzero(inf.reshape(values.shape[0], -1).any(axis=1))
+        raise ValueError(
+            f"column {column.name!r}: feature {key!r} has {int(inf.sum())} infinite values "
+            f"(+inf/-inf; first in row {int(rows[0])} of the batch); expected finite numbers. "
+            "Replace or clip them before training"
+        )
+    nan = ~finite
     if default is None:
         raise ValueError(
             f"column {column.name!r}: feature {key!r} has {int(nan.sum())} NaN values and the "
@@ -214,6 +224,18 @@ def apply_normalizer(column, fn, values: np.ndarray) -> np.ndarray:
             f"column {column.name!r}: normalizer_fn returned shape {out.shape} for input of "
             f"shape {values.shape}; it must keep the shape"
         )
+    if out.dtype.kind in "fc":
+        # Only the normalizer's own non-finite outputs: those of finite inputs.
+        bad = ~np.isfinite(out)
+        if values.dtype.kind in "fc":
+            bad &= np.isfinite(values)
+        if bad.any():
+            raise ValueError(
+                f"column {column.name!r}: normalizer_fn returned {int(bad.sum())} non-finite "
+                "values (NaN or +-inf) from finite inputs; expected finite "
+                "numbers (e.g. log of 0 or of a negative value). Fix the normalizer or clip "
+                "its input"
+            )
     return out
 
 
