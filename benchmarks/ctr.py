@@ -73,7 +73,7 @@ def generate(path: str, rows: int, seed: int) -> None:
             ]
         )
     )
-    pq.write_table(table, path, row_group_size=65_536)
+    pq.write_table(table, path, row_group_size=65_536, write_page_checksum=True)
 
 
 def data_paths(rows: int, seed: int = 0) -> tuple:

@@ -21,7 +21,7 @@ from .. import data as cn_data
 from ..core import checkpoint_format
 from . import input_fn as inputs
 from .callbacks import Callback
-from .export import export_estimator, predictions_frame, select_keys
+from .export import export_estimator, no_predictions_frame, predictions_frame, select_keys
 from .hooks import CheckpointSaverHook, NanTensorHook, RunContext, SessionRunHook
 from .input_pipeline import transformed_batches
 from .run_config import RunConfig, WarmStartSettings
@@ -498,7 +498,9 @@ class CannedEstimator:
     def _predict_frame(self, dataset, predict_keys):
         batches = self._predict_batches(dataset, predict_keys)
         frames = [predictions_frame(p, predict_keys) for p in batches]
-        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        if not frames:
+            frames.append(no_predictions_frame(self.head, predict_keys))
+        return pd.concat(frames, ignore_index=True)
 
     def export_saved_model(self, export_dir_base) -> str:
         """Write a self-contained, versioned export under ``export_dir_base/<timestamp>``

@@ -203,18 +203,8 @@ class Predictor:
                 predictions = select_keys(predictions, predict_keys)
             frames.append(predictions_frame(predictions, predict_keys))
         if not frames:
-            frames.append(self._no_predictions(predict_keys))
+            frames.append(no_predictions_frame(self.head, predict_keys))
         return pd.concat(frames, ignore_index=True)
-
-    def _no_predictions(self, predict_keys) -> pd.DataFrame:
-        """The 0-row frame of an empty input: the columns and dtypes a row would have
-        (taken from the predictions of one row of zero logits, so that strings stay
-        strings, which an empty array cannot tell)."""
-        logits = np.zeros((1, self.head.logits_dimension), np.float32)
-        predictions = self.head.predictions(logits)
-        if predict_keys is not None:
-            predictions = select_keys(predictions, predict_keys)
-        return predictions_frame(predictions, predict_keys).iloc[:0]
 
 
 _PART_PREFIXES = {"linear": "model/linear/linear_model/", "dnn": "model/dnn/"}
@@ -277,6 +267,16 @@ def select_keys(predictions: dict, predict_keys) -> dict:
             f"predict_keys {missing} are not predictions; choose from {sorted(predictions)}"
         )
     return {k: predictions[k] for k in predict_keys}
+
+
+def no_predictions_frame(head, predict_keys=None) -> pd.DataFrame:
+    """The 0-row frame of an empty input: the columns and dtypes a row would have (taken
+    from the predictions of one row of zero logits, so that strings stay strings, which an
+    empty array cannot tell)."""
+    predictions = head.predictions(np.zeros((1, head.logits_dimension), np.float32))
+    if predict_keys is not None:
+        predictions = select_keys(predictions, predict_keys)
+    return predictions_frame(predictions, predict_keys).iloc[:0]
 
 
 def predictions_frame(predictions: dict, predict_keys=None) -> pd.DataFrame:

@@ -152,7 +152,9 @@ def _write(frame, path, fmt) -> None:
     tmp = f"{path}.tmp-{os.getpid()}"
     try:
         if fmt == "parquet":
-            pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp)
+            pq.write_table(
+                pa.Table.from_pandas(frame, preserve_index=False), tmp, write_page_checksum=True
+            )
         else:
             frame.to_csv(tmp, index=False)
         os.replace(tmp, path)

@@ -398,3 +398,16 @@ def test_predicting_no_rows_gives_the_columns_and_dtypes_of_one_row(pristine):
     assert none.dtypes.to_dict() == one.dtypes.to_dict()
     keys = predictor.predict(ROWS.head(0), predict_keys=["class_ids"])
     assert list(keys.columns) == ["class_ids"] and keys["class_ids"].dtype == np.int64
+
+
+def test_estimator_predict_of_no_rows_gives_the_columns_of_one_row(tmp_path):
+    est = cn.estimators.LinearClassifier(
+        [cn.feature_columns.numeric_column("x")],
+        label_vocabulary=["no", "yes"],
+        model_dir=str(tmp_path / "m"),
+    )
+    est.fit(pd.DataFrame({"x": [0.0, 1.0], "y": ["no", "yes"]}), label="y")
+    one = est.predict(pd.DataFrame({"x": [0.5]}))
+    none = est.predict(pd.DataFrame({"x": np.array([], np.float64)}))
+    assert len(none) == 0 and list(none.columns) == list(one.columns)
+    assert none.dtypes.to_dict() == one.dtypes.to_dict()
