@@ -14,6 +14,7 @@ one-value list. A null leaves the feature out of that row's record, which
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 
 __all__ = ["encode_examples", "encode_sequence_examples", "example_batches"]
@@ -104,11 +105,7 @@ def _as_batches(data):
         yield data
         return
     if not isinstance(data, pa.Table):
-        try:
-            import pandas as pd
-        except ImportError:  # pragma: no cover - pandas is a dependency
-            pd = None
-        if pd is not None and isinstance(data, pd.DataFrame):
+        if isinstance(data, pd.DataFrame):
             data = pa.Table.from_pandas(data, preserve_index=False)
         else:
             try:

@@ -130,6 +130,7 @@ def test_wrong_compression_type(tmp_path):
     [
         "colonnade.io",
         "colonnade.data.tfrecord",
+        "colonnade.data.tfrecord_source",
         "colonnade.data.example",
         "colonnade.data.example_writer",
         "colonnade.data.parse_spec",
