@@ -287,13 +287,25 @@ def _decode_list(buf, kind, starts, ends, owner, ctx):
 
 
 def _leaf_array(buf, dtype, values):
-    """An Arrow array of the values (``values`` as stored by :class:`_Values`)."""
+    """An Arrow array of the values (``values`` as stored by :class:`_Values`); strings
+    are checked to be UTF-8."""
     if dtype in ("string", "binary"):
         starts, ends = values
-        array = _binary_array(buf, starts, ends)
+        data = _gather(buf, starts, ends)
+        offsets = np.zeros(starts.size + 1, dtype=np.int64)
+        np.cumsum(ends - starts, out=offsets[1:])
+        wide = offsets[-1] >= 2**31
+        kind = {"string": pa.string(), "binary": pa.binary()}[dtype]
+        if wide:
+            kind = pa.large_string() if dtype == "string" else pa.large_binary()
+        else:
+            offsets = offsets.astype(np.int32)
+        array = pa.Array.from_buffers(
+            kind, starts.size, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+        )
         if dtype == "string":
-            array = array.view(pa.large_string())
-        return array.cast(arrow_type(dtype))
+            array.validate(full=True)
+        return array
     return pa.array(values, type=arrow_type(dtype))
 
 
@@ -454,21 +466,29 @@ def _features_table(buf, starts, ends, owner, n, specs, ctx):
         if not keep.all():
             values = _mask_values(values, counts, keep)
             counts, entry_owner = counts[keep], entry_owner[keep]
-        if isinstance(spec, (FixedLenFeature, _NullableFixed)):
-            columns[name] = _fixed_column(buf, name, spec, values, counts, entry_owner, n, ctx)
-        elif isinstance(spec, VarLenFeature):
-            columns[name] = _list_column(buf, spec, values, counts, entry_owner, n)
-        else:
-            if not spec.allow_missing:
-                raise ValueError(
-                    f"feature {name!r}: a FixedLenSequenceFeature in parse_example needs "
-                    "allow_missing=True (as in TF)"
-                )
-            _check_items(name, spec, counts, entry_owner, ctx)
-            columns[name] = _list_column(
-                buf, spec, values, counts, entry_owner, n, spec.shape or ()
-            )
+        try:
+            columns[name] = _column(buf, name, spec, values, counts, entry_owner, n, ctx)
+        except pa.ArrowInvalid as err:
+            raise ValueError(
+                f"feature {name!r} holds bytes that are not UTF-8 text ({err}); declare its "
+                "dtype as 'bytes' (pa.binary()) to read them as raw bytes"
+            ) from None
     return pa.table(columns) if columns else pa.table({}).slice(0, 0)
+
+
+def _column(buf, name, spec, values, counts, entry_owner, n, ctx):
+    """One feature's parsed column."""
+    if isinstance(spec, (FixedLenFeature, _NullableFixed)):
+        return _fixed_column(buf, name, spec, values, counts, entry_owner, n, ctx)
+    if isinstance(spec, VarLenFeature):
+        return _list_column(buf, spec, values, counts, entry_owner, n)
+    if not spec.allow_missing:
+        raise ValueError(
+            f"feature {name!r}: a FixedLenSequenceFeature in parse_example needs "
+            "allow_missing=True (as in TF)"
+        )
+    _check_items(name, spec, counts, entry_owner, ctx)
+    return _list_column(buf, spec, values, counts, entry_owner, n, spec.shape or ())
 
 
 def _as_buffer(serialized):

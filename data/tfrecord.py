@@ -202,23 +202,23 @@ def _frame(data, base, path, compression, final):
     """
     size = len(data)
     off = 0
-    heads, lengths, head_crcs, data_crcs = [], [], [], []
+    heads = []
     unpack = _LENGTH.unpack_from
-    value = google_crc32c.value  # takes bytes only, so each record is sliced (copied)
     while size - off >= HEADER_BYTES:
-        length = unpack(data, off)[0]
-        end = off + HEADER_BYTES + length
-        if end + FOOTER_BYTES > size:
+        after = off + HEADER_BYTES + FOOTER_BYTES + unpack(data, off)[0]
+        if after > size:
             break
         heads.append(off)
-        lengths.append(length)
-        head_crcs.append(value(data[off : off + 8]))
-        data_crcs.append(value(data[off + HEADER_BYTES : end]))
-        off = end + FOOTER_BYTES
+        off = after
+    # The walk trusted each length before its checksum was checked: a bad one is found
+    # below at its own record, which is reported before anything read past it.
+    value = google_crc32c.value  # takes bytes only, so each record is sliced (copied)
+    head_crcs = [value(data[h : h + 8]) for h in heads]
     heads = np.array(heads, dtype=np.int64)
     starts = heads + HEADER_BYTES
-    ends = starts + np.array(lengths, dtype=np.int64)
+    ends = np.append(heads[1:], off) - FOOTER_BYTES
     if heads.size:
+        data_crcs = [value(data[s:e]) for s, e in zip(starts.tolist(), ends.tolist())]
         view = np.frombuffer(data, dtype=np.uint8)
         bad_head = _mask(np.array(head_crcs)) != _stored_crcs(view, heads + 8)
         bad_data = _mask(np.array(data_crcs)) != _stored_crcs(view, ends)

@@ -181,17 +181,10 @@ def _ordered(pieces, n_messages) -> Fields:
         return Fields(empty, empty, empty, empty, empty, np.zeros(0, dtype=np.uint64))
     if len(pieces) == 1:
         return Fields(*pieces[0])
-    counts = np.zeros(n_messages, dtype=np.int64)
-    for msg, *_ in pieces:
-        counts[msg] += 1
-    first = np.cumsum(counts) - counts
-    total = int(counts.sum())
-    columns = [np.empty(total, dtype=a.dtype) for a in pieces[0]]
-    for k, piece in enumerate(pieces):
-        where = first[piece[0]] + k
-        for column, part in zip(columns, piece):
-            column[where] = part
-    return Fields(*columns)
+    columns = [np.concatenate(parts) for parts in zip(*pieces)]
+    # Each pass is sorted by message, so the stable sort merges a few sorted runs.
+    order = np.argsort(columns[0], kind="stable")
+    return Fields(*(column[order] for column in columns))
 
 
 def decode_packed_varints(buf, starts, ends):

@@ -111,6 +111,15 @@ def test_spec_errors_as_tf():
     assert V(pa.string()).dtype == "string" and V(np.float32).dtype == "float32"
 
 
+def test_invalid_utf8_names_feature_and_bytes_dtype_reads_it():
+    records = encode_examples(pa.table({"b": pa.array([b"\xff\xfe"], pa.binary())}))
+    with pytest.raises(ValueError, match="feature 'b' holds bytes that are not UTF-8"):
+        cn.io.parse_example(records, {"b": F([], "string")})
+    assert cn.io.parse_example(records, {"b": F([], "bytes")}).column("b").to_pylist() == [
+        b"\xff\xfe"
+    ]
+
+
 def test_fixed_len_sequence_feature_in_parse_example():
     records = encode_examples(pa.table({"x": [[1, 2, 3, 4], [], None]}))
     got = cn.io.parse_example(records, {"x": S([2], "int64", allow_missing=True)})
