@@ -48,16 +48,19 @@ def adult_frame(rows):
     return df.iloc[:rows].reset_index(drop=True)
 
 
-def best_rate(fn, rows, repeats):
-    best = float("inf")
+def best_rates(cases, rows, repeats):
+    """``{name: records/s}``, best of ``repeats``; the cases take turns in each round so a
+    change in the (shared) machine's load hits them alike."""
+    best = dict.fromkeys(cases, float("inf"))
     for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return rows / best
+        for name, fn in cases.items():
+            start = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - start)
+    return {name: rows / seconds for name, seconds in best.items()}
 
 
-def colonnade_rates(path, rows, repeats):
+def colonnade_cases(path):
     from colonnade.data import Dataset
     from colonnade.data.example import parse_records
     from colonnade.data.tfrecord import read_record_chunks
@@ -83,11 +86,11 @@ def colonnade_rates(path, rows, repeats):
         for _ in Dataset.from_tfrecord(path, features):
             pass
 
-    yield "colonnade parse_records(1024)", best_rate(sliced, rows, repeats)
-    yield "colonnade Dataset.from_tfrecord", best_rate(dataset, rows, repeats)
+    yield "colonnade parse_records(1024)", sliced
+    yield "colonnade Dataset.from_tfrecord", dataset
 
 
-def protobuf_rate(path, rows, repeats):
+def protobuf_cases(path):
     """The alternative design: the protobuf runtime (upb) decodes each record, Python
     collects each feature's values into columns (only when ``protobuf`` is installed)."""
     try:
@@ -115,10 +118,10 @@ def protobuf_rate(path, rows, repeats):
                     columns[name].append(feature[name].bytes_list.value[0].decode())
             pa.table(columns)
 
-    yield "protobuf runtime, a loop over records and features", best_rate(run, rows, repeats)
+    yield "protobuf runtime, a loop over records and features", run
 
 
-def tf_rates(path, rows, repeats):
+def tf_cases(path):
     try:
         import tensorflow as tf
     except ImportError:
@@ -133,10 +136,7 @@ def tf_rates(path, rows, repeats):
             pass
 
     run()  # trace the map function once
-    yield (
-        f"tf {tf.__version__} TFRecordDataset.batch(1024).map(parse_example)",
-        best_rate(run, rows, repeats),
-    )
+    yield f"tf {tf.__version__} TFRecordDataset.batch(1024).map(parse_example)", run
 
 
 def main(argv=None):
@@ -149,10 +149,10 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "adult.tfrecord")
         write_tfrecord(adult_frame(args.rows), path)
-        results = list(tf_rates(path, args.rows, args.repeats))
-        results += list(colonnade_rates(path, args.rows, args.repeats))
-        results += list(protobuf_rate(path, args.rows, args.repeats))
-        for name, rate in results:
+        cases = dict(tf_cases(path))
+        cases.update(colonnade_cases(path))
+        cases.update(protobuf_cases(path))
+        for name, rate in best_rates(cases, args.rows, args.repeats).items():
             line = {"benchmark": name, "records": args.rows, "records_per_s": round(rate)}
             print(json.dumps(line))
 

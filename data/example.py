@@ -331,7 +331,7 @@ def _feature_values(vals, entries, kind, dtype):
     present = np.flatnonzero(vals.kind[entries] == kind)
     if present.size == 0:
         return _empty_values(dtype), counts * 0
-    first = vals.offset[entries[present[0]]]
+    first = vals.offset[entries][present[0]]
     values = _slice_values(vals, kind, first, int(counts.sum()))
     return values, counts
 
@@ -351,8 +351,13 @@ def _check_kind(vals, index, expected, names, owner, ctx):
 _DTYPE_OF_KIND = {BYTES: "string", FLOAT: "float32", INT64: "int64"}
 
 
+_ALL = slice(None)  # "keep every entry"
+
+
 def _last_per_owner(owner):
     """Mask keeping the last of each run of equal owners (a map key seen twice)."""
+    if owner.size < 2 or (owner[1:] != owner[:-1]).all():
+        return _ALL
     keep = np.ones(owner.size, dtype=bool)
     keep[:-1] = owner[1:] != owner[:-1]
     return keep
@@ -379,6 +384,10 @@ def _take(values_array, index):
 def _fixed_column(buf, name, spec, values, counts, owner, n, ctx):
     """A FixedLenFeature's column: every record has exactly ``prod(shape)`` values."""
     size = int(np.prod(spec.shape, dtype=np.int64))
+    if counts.size == n and size and (counts == size).all():
+        # Every record has the feature once (owners are distinct and sorted).
+        leaf = _leaf_array(buf, spec.dtype, values)
+        return _nest(leaf, spec.shape) if spec.shape else leaf
     present = counts > 0 if size else np.ones(counts.size, dtype=bool)
     wrong = present & (counts != size)
     if wrong.any():
@@ -459,11 +468,11 @@ def _features_table(buf, starts, ends, owner, n, specs, ctx):
     columns = {}
     for f, name in enumerate(names):
         spec = specs[name]
-        entries = np.arange(bounds[f], bounds[f + 1])
+        entries = slice(bounds[f], bounds[f + 1])
         entry_owner = index_owner[entries]
         values, counts = _feature_values(vals, entries, expected[f], spec.dtype)
         keep = _last_per_owner(entry_owner)
-        if not keep.all():
+        if keep is not _ALL:
             values = _mask_values(values, counts, keep)
             counts, entry_owner = counts[keep], entry_owner[keep]
         try:
