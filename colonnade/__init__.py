@@ -5,12 +5,13 @@
 'numpy'
 
 Sub-modules: ``cn.core`` (backend, autodiff, ops), ``cn.train`` (the ``tf.train`` names),
-``cn.feature_columns``, ``cn.data`` (input pipelines over Arrow) and ``cn.estimators``.
+``cn.feature_columns``, ``cn.data`` (input pipelines over Arrow), ``cn.io`` (TFRecord and
+tf.Example) and ``cn.estimators``.
 """
 
-from . import core, data, estimators, feature_columns, train
+from . import core, data, estimators, feature_columns, io, train
 from .estimators import load
 
 __version__ = core.library_version()
 
-__all__ = ["core", "data", "estimators", "feature_columns", "train", "load", "__version__"]
+__all__ = ["core", "data", "estimators", "feature_columns", "io", "train", "load", "__version__"]

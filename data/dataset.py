@@ -217,6 +217,8 @@ class Dataset:
         read_batch_size=READ_BATCH_SIZE,
         batch_readahead=BATCH_READAHEAD,
         strings_as_dictionary=True,
+        features=None,
+        compression_type=None,
     ):
         """Rows of files read through ``pyarrow.dataset``, streamed a few batches at a time.
 
@@ -241,6 +243,8 @@ class Dataset:
         >>> ds.to_table().column("x").to_pylist()
         [2, 3]
         """
+        if format == "tfrecord":
+            return cls.from_tfrecord(path, features, compression_type, label, columns, filter)
         source = open_files(
             path,
             format=format,
@@ -318,6 +322,32 @@ class Dataset:
         )
 
     # ------------------------------------------------------------------ properties
+
+    @classmethod
+    def from_tfrecord(
+        cls, paths, features, compression_type=None, label=None, columns=None, filter=None
+    ):
+        """Rows parsed from the ``tf.Example`` records of TFRecord files (TF's
+        ``TFRecordDataset(...).map(parse_example)``), streamed a chunk of records at a time.
+
+        ``paths``: a file, directory, glob or list of those. ``features``: a dict of
+        ``cn.io`` parse specs, or the schema of ``make_parse_example_spec``.
+        ``compression_type``: None, ``"GZIP"`` or ``"ZLIB"``. Also reached through
+        ``from_files(paths, format="tfrecord", features=...)``.
+
+        >>> import os, tempfile, pandas as pd, colonnade as cn
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.tfrecord")
+        >>> _ = cn.io.write_tfrecord(pd.DataFrame({"x": [1.5, 2.5], "y": [0, 1]}), path)
+        >>> spec = {"x": cn.io.FixedLenFeature([], "float32"),
+        ...         "y": cn.io.FixedLenFeature([], "int64")}
+        >>> features, labels = next(iter(Dataset.from_tfrecord(path, spec, label="y")))
+        >>> features.column("x").to_pylist(), labels.tolist()
+        ([1.5, 2.5], [0, 1])
+        """
+        from .tfrecord_source import TFRecordSource
+
+        source = TFRecordSource(paths, features, compression_type)
+        return cls._from_source(source, columns, filter, label)
 
     @property
     def schema(self):

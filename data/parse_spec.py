@@ -1,0 +1,256 @@
+"""Parse specs: what to read from each feature of a ``tf.Example`` (TF's
+``FixedLenFeature``, ``VarLenFeature`` and ``FixedLenSequenceFeature``).
+
+A ``tf.Example`` feature holds one of three kinds of list: ``bytes_list``, ``int64_list``
+or ``float_list``. A spec's ``dtype`` names the kind it expects and the Arrow type of the
+parsed column: ``"string"`` (UTF-8 text, ``pa.string()``; ``pa.binary()`` keeps raw
+bytes), ``"int64"`` or ``"float32"``; numpy and pyarrow spellings (``np.int64``,
+``pa.float32()``, ``"float"``, ``tf.string``'s name ``"bytes"``) are accepted too.
+
+>>> FixedLenFeature([], "int64", default_value=0)
+FixedLenFeature(shape=(), dtype='int64', default_value=0)
+>>> VarLenFeature("string")
+VarLenFeature(dtype='string')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+__all__ = [
+    "FixedLenFeature",
+    "FixedLenSequenceFeature",
+    "VarLenFeature",
+    "arrow_type",
+    "kind_of",
+    "normalize_features",
+]
+
+# tf.Example's three list kinds, by the field number of ``Feature.kind``.
+BYTES, FLOAT, INT64 = 1, 2, 3
+KIND_NAMES = {BYTES: "bytes_list", FLOAT: "float_list", INT64: "int64_list"}
+
+_DTYPE_ALIASES = {
+    "string": "string",
+    "str": "string",
+    "utf8": "string",
+    "bytes": "binary",
+    "binary": "binary",
+    "int64": "int64",
+    "float32": "float32",
+    "float": "float32",
+}
+_ARROW = {
+    "string": pa.string(),
+    "binary": pa.binary(),
+    "int64": pa.int64(),
+    "float32": pa.float32(),
+}
+
+
+def _dtype_name(dtype) -> str:
+    """``"string"``, ``"binary"``, ``"int64"`` or ``"float32"`` for any accepted spelling."""
+    if isinstance(dtype, pa.DataType):
+        if pa.types.is_string(dtype) or pa.types.is_large_string(dtype):
+            return "string"
+        if pa.types.is_binary(dtype) or pa.types.is_large_binary(dtype):
+            return "binary"
+        dtype = dtype.to_pandas_dtype()
+    if isinstance(dtype, str) and dtype.lower() in _DTYPE_ALIASES:
+        return _DTYPE_ALIASES[dtype.lower()]
+    try:
+        np_dtype = np.dtype(dtype)
+    except TypeError:
+        np_dtype = None
+    if np_dtype is not None:
+        if np_dtype == np.int64:
+            return "int64"
+        if np_dtype == np.float32:
+            return "float32"
+        if np_dtype.kind in "SO":
+            return "binary"
+        if np_dtype.kind == "U":
+            return "string"
+    raise ValueError(
+        f"a tf.Example feature holds strings, int64 or float32; got dtype {dtype!r}. Use "
+        "'string', 'int64' or 'float32' (cast the parsed column for other types)"
+    )
+
+
+def kind_of(dtype_name: str) -> int:
+    """The ``Feature.kind`` field number a dtype is read from."""
+    return {"string": BYTES, "binary": BYTES, "int64": INT64, "float32": FLOAT}[dtype_name]
+
+
+def arrow_type(dtype_name: str) -> pa.DataType:
+    """The Arrow type of one parsed value."""
+    return _ARROW[dtype_name]
+
+
+def _shape(shape, what):
+    if isinstance(shape, int):
+        shape = [shape]
+    shape = tuple(shape)
+    if any(isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0 for d in shape):
+        raise ValueError(f"{what} shape must be a list of non-negative ints, got {shape!r}")
+    return tuple(int(d) for d in shape)
+
+
+def _default(default_value, shape, dtype, what):
+    """``default_value`` as a flat numpy array of ``prod(shape)`` values (a scalar is
+    repeated), or None."""
+    if default_value is None:
+        return None
+    size = int(np.prod(shape, dtype=np.int64))
+    np_type = object if dtype in ("string", "binary") else dtype
+    values = np.asarray(default_value, dtype=np_type)
+    if values.size == 1 and size != 1:
+        values = np.full(size, values.reshape(()).item(), dtype=np_type)
+    if values.size != size:
+        raise ValueError(
+            f"{what} default_value has {values.size} values but shape {list(shape)} needs {size}"
+        )
+    return values.reshape(-1)
+
+
+@dataclass(frozen=True)
+class FixedLenFeature:
+    """A feature with exactly ``prod(shape)`` values in every record (TF's
+    ``tf.io.FixedLenFeature``). ``shape=[]`` parses to a plain column, ``[k]`` to a
+    fixed-size list of ``k``. A record without the feature gets ``default_value``; with
+    no default it is an error.
+
+    >>> FixedLenFeature([2], "float32", default_value=[0.0, 1.0]).shape
+    (2,)
+    """
+
+    shape: tuple
+    dtype: str
+    default_value: object = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "shape", _shape(self.shape, "FixedLenFeature"))
+        object.__setattr__(self, "dtype", _dtype_name(self.dtype))
+        _default(self.default_value, self.shape, self.dtype, "FixedLenFeature")
+
+
+@dataclass(frozen=True)
+class VarLenFeature:
+    """A feature with any number of values (TF's ``tf.io.VarLenFeature``); parses to a
+    list column, an empty list where a record lacks the feature.
+
+    >>> VarLenFeature("int64").dtype
+    'int64'
+    """
+
+    dtype: str
+
+    def __post_init__(self):
+        object.__setattr__(self, "dtype", _dtype_name(self.dtype))
+
+
+@dataclass(frozen=True)
+class FixedLenSequenceFeature:
+    """A sequence of values of ``shape`` each (TF's ``tf.io.FixedLenSequenceFeature``).
+
+    In :func:`parse_example` a record's values are cut into ``shape``-sized items (a list
+    column of them; TF pads the batch to the longest record instead, with
+    ``default_value``); ``allow_missing=True`` is required there, as in TF. In
+    :func:`parse_sequence_example` each step of the feature list is one item.
+
+    >>> FixedLenSequenceFeature([], "float32", allow_missing=True).allow_missing
+    True
+    """
+
+    shape: tuple
+    dtype: str
+    allow_missing: bool = False
+    default_value: object = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "shape", _shape(self.shape, "FixedLenSequenceFeature"))
+        object.__setattr__(self, "dtype", _dtype_name(self.dtype))
+        _default(self.default_value, (), self.dtype, "FixedLenSequenceFeature")
+
+
+@dataclass(frozen=True)
+class _NullableFixed:
+    """From a schema: like ``FixedLenFeature`` but a missing feature gives a null."""
+
+    shape: tuple
+    dtype: str
+    arrow: pa.DataType
+
+
+def _spec_from_field(field: pa.Field):
+    """A parse spec for one field of a ``make_parse_example_spec`` schema.
+
+    A scalar field is a one-value feature and a fixed-size list of ``k`` a ``k``-value
+    one (``FixedLenFeature``); a missing feature becomes a null (which the feature
+    columns fill with their ``default_value``) when the field is nullable, as schema
+    fields are by default, and an error when it is not. A variable-length list is a
+    ``VarLenFeature``. The parsed column is cast to the field's type.
+    """
+    t = field.type
+    shape = ()
+    while pa.types.is_fixed_size_list(t):
+        shape += (t.list_size,)
+        t = t.value_type
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        if shape:
+            raise ValueError(
+                f"field {field.name!r}: a list inside a fixed-size list ({field.type})"
+            )
+        return VarLenFeature(_feature_dtype(t.value_type, field))
+    dtype = _feature_dtype(t, field)
+    if field.nullable:
+        return _NullableFixed(shape, dtype, field.type)
+    return FixedLenFeature(list(shape), dtype)
+
+
+def _feature_dtype(t: pa.DataType, field: pa.Field) -> str:
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "string"
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        return "binary"
+    if pa.types.is_integer(t) or pa.types.is_boolean(t):
+        return "int64"
+    if pa.types.is_floating(t):
+        return "float32"
+    raise ValueError(
+        f"field {field.name!r} has type {field.type}, which no tf.Example feature holds "
+        "(strings, integers and floats only)"
+    )
+
+
+def normalize_features(features, what="features") -> dict:
+    """``{name: spec}`` from a dict of specs or a ``pyarrow.Schema`` (see
+    :func:`_spec_from_field`), with each spec checked.
+
+    >>> import pyarrow as pa
+    >>> normalize_features(pa.schema([pa.field("ids", pa.list_(pa.int64()))]))
+    {'ids': VarLenFeature(dtype='int64')}
+    """
+    if isinstance(features, pa.Schema):
+        return {field.name: _spec_from_field(field) for field in features}
+    if not isinstance(features, dict):
+        raise TypeError(
+            f"{what} must be a dict of name -> FixedLenFeature/VarLenFeature/"
+            "FixedLenSequenceFeature, or the pyarrow.Schema of make_parse_example_spec; got "
+            f"{type(features).__name__}"
+        )
+    known = (FixedLenFeature, VarLenFeature, FixedLenSequenceFeature, _NullableFixed)
+    for name, spec in features.items():
+        if not isinstance(name, str):
+            raise TypeError(f"feature names must be strings, got {name!r}")
+        if not isinstance(spec, known):
+            raise TypeError(
+                f"feature {name!r}: expected FixedLenFeature, VarLenFeature or "
+                f"FixedLenSequenceFeature, got {type(spec).__name__}: {spec!r}"
+            )
+    return dict(features)

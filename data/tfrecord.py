@@ -1,0 +1,417 @@
+"""TFRecord files: reading and writing the record framing, optionally GZIP/ZLIB compressed.
+
+A TFRecord file is a run of records, each::
+
+    uint64 length              (little-endian)
+    uint32 masked_crc(length)  CRC32C of those 8 bytes, masked
+    bytes  data[length]
+    uint32 masked_crc(data)
+
+``masked_crc(x) = ((crc >> 15) | (crc << 17)) + 0xa282ead8 (mod 2**32)`` with ``crc`` the
+CRC32C (Castagnoli) checksum, computed by the ``google-crc32c`` library. A compressed file
+is the whole stream compressed (``GZIP``: gzip format, ``ZLIB``: zlib format). Every
+checksum is checked when reading; a corrupt or truncated record raises
+:class:`DataLossError` naming the file and the byte offset of the record (in the
+decompressed stream for a compressed file).
+
+>>> import os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "a.tfrecord")
+>>> with TFRecordWriter(path, "GZIP") as writer:
+...     writer.write(b"hello")
+...     writer.write(b"world")
+>>> list(tf_record_iterator(path, "GZIP"))
+[b'hello', b'world']
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import struct
+import zlib
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import google_crc32c
+import numpy as np
+
+from .wire import PADDING
+
+__all__ = [
+    "DataLossError",
+    "RecordChunk",
+    "TFRecordOptions",
+    "TFRecordWriter",
+    "masked_crc",
+    "read_record_chunks",
+    "tf_record_iterator",
+    "write_tfrecord",
+]
+
+_MASK_DELTA = 0xA282EAD8
+_LENGTH = struct.Struct("<Q")
+_CRC = struct.Struct("<I")
+HEADER_BYTES = 12
+FOOTER_BYTES = 4
+
+# Bytes read from the file (after decompression) per chunk: records are framed and
+# parsed a chunk at a time, so memory stays about this size per reader.
+CHUNK_BYTES = 4 << 20
+
+COMPRESSION_TYPES = ("", "GZIP", "ZLIB")
+
+
+class DataLossError(OSError):
+    """A TFRecord file is corrupt or truncated (TF's ``tf.errors.DataLossError``).
+
+    ``path`` and ``offset`` say where: the byte offset of the bad record's header.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "bad.tfrecord")
+    >>> _ = open(path, "wb").write(b"not a tfrecord file")
+    >>> list(tf_record_iterator(path))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    colonnade.data.tfrecord.DataLossError: corrupted record: ... at byte offset 0 of '...'
+    """
+
+    def __init__(self, path, offset, reason):
+        super().__init__(f"{reason} in record at byte offset {offset} of '{path}'")
+        self.path = path
+        self.offset = offset
+
+
+def masked_crc(data) -> int:
+    """The masked CRC32C TFRecord stores for ``data``.
+
+    >>> hex(masked_crc(b""))
+    '0xa282ead8'
+    """
+    crc = google_crc32c.value(data)
+    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + _MASK_DELTA) & 0xFFFFFFFF
+
+
+@dataclass(frozen=True)
+class TFRecordOptions:
+    """Options of a TFRecord file (TF's ``tf.io.TFRecordOptions``): ``compression_type``
+    ``None``/``""`` (none), ``"GZIP"`` or ``"ZLIB"``.
+
+    >>> TFRecordOptions("gzip").compression_type
+    'GZIP'
+    """
+
+    compression_type: str | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "compression_type", _compression(self.compression_type))
+
+
+def _compression(value) -> str:
+    if isinstance(value, TFRecordOptions):
+        return value.compression_type
+    name = "" if value is None else str(value).upper()
+    if name not in COMPRESSION_TYPES:
+        raise ValueError(f"compression_type must be None, '', 'GZIP' or 'ZLIB'; got {value!r}")
+    return name
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+class _Decompressed:
+    """A file's bytes after decompression, read in chunks."""
+
+    def __init__(self, path, compression):
+        self.path = os.fspath(path)
+        self.compression = compression
+        self._file = open(self.path, "rb")  # noqa: SIM115 - closed in close()
+        self._z = None
+        if compression == "GZIP":
+            self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif compression == "ZLIB":
+            self._z = zlib.decompressobj(zlib.MAX_WBITS)
+        self._done = False
+
+    def read(self, size):
+        """Up to ``size`` more bytes; ``b""`` at the end."""
+        if self._z is None:
+            return self._file.read(size)
+        out = []
+        have = 0
+        while have < size and not self._done:
+            raw = self._file.read(1 << 20)
+            try:
+                if not raw:
+                    data = self._z.flush()
+                    self._done = True
+                else:
+                    data = self._z.decompress(raw)
+                    while self._z.eof and self._z.unused_data:  # concatenated gzip members
+                        rest = self._z.unused_data
+                        self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                        data += self._z.decompress(rest)
+            except zlib.error as err:
+                raise DataLossError(
+                    self.path,
+                    self._file.tell() - len(raw),
+                    f"cannot decompress as {self.compression} ({err}); is compression_type right?",
+                ) from None
+            out.append(data)
+            have += len(data)
+        if self._done and not self._z.eof:
+            raise DataLossError(
+                self.path,
+                self._file.tell(),
+                f"the {self.compression} stream ends early (truncated file)",
+            )
+        return b"".join(out)
+
+    def close(self):
+        self._file.close()
+
+
+class RecordChunk(NamedTuple):
+    """Records framed from one chunk of a file: record ``i`` is
+    ``buf[starts[i]:ends[i]]``; ``buf`` is followed by zero padding (see :mod:`.wire`);
+    ``first_index`` is the index of the chunk's first record in the file."""
+
+    buf: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    first_index: int
+
+
+def _mask(crc):
+    """Masked CRCs of an array of raw CRC32C values (uint64 arithmetic, mod 2**32)."""
+    crc = crc.astype(np.uint64)
+    rotated = ((crc >> np.uint64(15)) | (crc << np.uint64(17))) & np.uint64(0xFFFFFFFF)
+    return (rotated + np.uint64(_MASK_DELTA)) & np.uint64(0xFFFFFFFF)
+
+
+def _stored_crcs(view, positions):
+    """The little-endian uint32s at ``positions`` of the uint8 array ``view``."""
+    at = positions[:, None] + np.arange(4)
+    return view[at].copy().view("<u4").reshape(-1).astype(np.uint64)
+
+
+def _frame(data, base, path, compression, final):
+    """``(starts, ends, consumed)``: the complete records at the front of ``data``, their
+    data ranges and how many bytes they take; every checksum is checked.
+
+    The walk from header to header is the only per-record Python work (with the two
+    CRC32C calls); the stored checksums are compared for all records at once after.
+    """
+    size = len(data)
+    off = 0
+    heads = []
+    unpack = _LENGTH.unpack_from
+    while size - off >= HEADER_BYTES:
+        after = off + HEADER_BYTES + FOOTER_BYTES + unpack(data, off)[0]
+        if after > size:
+            break
+        heads.append(off)
+        off = after
+    # The walk trusted each length before its checksum was checked: a bad one is found
+    # below at its own record, which is reported before anything read past it.
+    value = google_crc32c.value  # takes bytes only, so each record is sliced (copied)
+    head_crcs = [value(data[h : h + 8]) for h in heads]
+    heads = np.array(heads, dtype=np.int64)
+    starts = heads + HEADER_BYTES
+    ends = np.append(heads[1:], off) - FOOTER_BYTES
+    if heads.size:
+        data_crcs = [value(data[s:e]) for s, e in zip(starts.tolist(), ends.tolist())]
+        view = np.frombuffer(data, dtype=np.uint8)
+        bad_head = _mask(np.array(head_crcs)) != _stored_crcs(view, heads + 8)
+        bad_data = _mask(np.array(data_crcs)) != _stored_crcs(view, ends)
+        if bad_head.any() or bad_data.any():
+            i = int(np.argmax(bad_head | bad_data))
+            reason = (
+                _bad_header(data, int(heads[i]), compression)
+                if bad_head[i]
+                else "corrupted record: the data's checksum does not match"
+            )
+            raise DataLossError(path, base + int(heads[i]), reason)
+    left = size - off
+    stored = _CRC.unpack_from(data, off + 8)[0] if left >= HEADER_BYTES else None
+    if stored is not None and masked_crc(data[off : off + 8]) != stored:
+        raise DataLossError(path, base + off, _bad_header(data, off, compression))
+    if final and left:
+        if left >= HEADER_BYTES:
+            length = unpack(data, off)[0]
+            reason = (
+                f"truncated record: {length} data bytes and a 4-byte checksum expected, "
+                f"{left - HEADER_BYTES} bytes left"
+            )
+        else:
+            reason = f"truncated record: a 12-byte header expected, {left} bytes left"
+        raise DataLossError(path, base + off, reason)
+    return starts, ends, off
+
+
+def _bad_header(data, off, compression):
+    hint = ""
+    head = bytes(data[:2])
+    if off == 0 and not compression and head[:2] == b"\x1f\x8b":
+        hint = '; the file looks GZIP-compressed: pass compression_type="GZIP"'
+    elif off == 0 and not compression and head[:1] == b"\x78":
+        hint = '; the file looks ZLIB-compressed: pass compression_type="ZLIB"'
+    return f"corrupted record: the length's checksum does not match{hint}"
+
+
+def read_record_chunks(path, compression_type=None, chunk_bytes=CHUNK_BYTES):
+    """Yield :class:`RecordChunk` s of a TFRecord file, about ``chunk_bytes`` at a time
+    (a record larger than that gets a chunk of its own). All checksums are checked.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.tfrecord")
+    >>> with TFRecordWriter(path) as w:
+    ...     w.write(b"abc")
+    >>> chunk = next(read_record_chunks(path))
+    >>> bytes(chunk.buf[chunk.starts[0]:chunk.ends[0]])
+    b'abc'
+    """
+    path = os.fspath(path)
+    compression = _compression(compression_type)
+    stream = _Decompressed(path, compression)
+    try:
+        pending = b""
+        base = 0
+        index = 0
+        final = False
+        while not final:
+            more = stream.read(chunk_bytes)
+            final = not more
+            data = pending + more if pending else more
+            if not data:
+                break
+            starts, ends, used = _frame(data, base, path, compression, final)
+            if starts.size == 0 and not final:
+                # One record longer than the chunk: read up to its end at once.
+                if len(data) >= HEADER_BYTES:
+                    need = _LENGTH.unpack_from(data, 0)[0] + HEADER_BYTES + FOOTER_BYTES
+                    data += stream.read(max(need - len(data), 0))
+                pending = data
+                continue
+            buf = np.zeros(used + PADDING, dtype=np.uint8)
+            buf[:used] = np.frombuffer(data, dtype=np.uint8, count=used)
+            yield RecordChunk(buf, starts, ends, index)
+            index += starts.size
+            pending = data[used:]
+            base += used
+    finally:
+        stream.close()
+
+
+def tf_record_iterator(path, compression_type=None):
+    """Yield the data of each record of a TFRecord file as ``bytes`` (TF's
+    ``tf.compat.v1.io.tf_record_iterator``); checksums are checked.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.tfrecord")
+    >>> with TFRecordWriter(path, TFRecordOptions("ZLIB")) as w:
+    ...     w.write(b"x")
+    >>> list(tf_record_iterator(path, "ZLIB"))
+    [b'x']
+    """
+    if isinstance(compression_type, TFRecordOptions):
+        compression_type = compression_type.compression_type
+    for chunk in read_record_chunks(path, compression_type):
+        data = chunk.buf.tobytes()
+        for s, e in zip(chunk.starts.tolist(), chunk.ends.tolist()):
+            yield data[s:e]
+
+
+# ----------------------------------------------------------------------------- writing
+
+
+class TFRecordWriter:
+    """Writes records to a TFRecord file (TF's ``tf.io.TFRecordWriter``).
+
+    ``options``: ``None``, a compression name (``"GZIP"``, ``"ZLIB"``) or
+    :class:`TFRecordOptions`. The file is complete once :meth:`close` returns (or the
+    ``with`` block ends).
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.tfrecord")
+    >>> writer = TFRecordWriter(path)
+    >>> writer.write(b"record")
+    >>> writer.close()
+    >>> os.path.getsize(path)
+    22
+    """
+
+    def __init__(self, path, options=None):
+        self.path = os.fspath(path)
+        self.compression_type = _compression(options)
+        if self.compression_type == "GZIP":
+            self._file = gzip.open(self.path, "wb")  # noqa: SIM115
+        elif self.compression_type == "ZLIB":
+            self._raw = open(self.path, "wb")  # noqa: SIM115
+            self._z = zlib.compressobj(zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, zlib.MAX_WBITS)
+            self._file = None
+        else:
+            self._file = open(self.path, "wb")  # noqa: SIM115
+        self._closed = False
+
+    def write(self, record) -> None:
+        """Append one record (bytes-like)."""
+        if self._closed:
+            raise ValueError(f"TFRecordWriter for '{self.path}' is closed")
+        record = bytes(record)
+        length = struct.pack("<Q", len(record))
+        framed = b"".join(
+            (length, _CRC.pack(masked_crc(length)), record, _CRC.pack(masked_crc(record)))
+        )
+        self._put(framed)
+
+    def _put(self, data):
+        if self._file is None:
+            self._raw.write(self._z.compress(data))
+        else:
+            self._file.write(data)
+
+    def flush(self) -> None:
+        """Push buffered records to the file (a compressed stream stays open)."""
+        if self._file is None:
+            self._raw.write(self._z.flush(zlib.Z_SYNC_FLUSH))
+            self._raw.flush()
+        else:
+            self._file.flush()
+
+    def close(self) -> None:
+        """Finish the file; further writes raise."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._file is None:
+            self._raw.write(self._z.flush())
+            self._raw.close()
+        else:
+            self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def write_tfrecord(data, path, compression_type=None) -> int:
+    """Write ``data`` (a pandas DataFrame, Arrow table or colonnade ``Dataset``) to a
+    TFRecord file, one ``tf.Example`` per row: strings become ``bytes_list``, integers
+    ``int64_list``, floats ``float_list``, list columns lists; a null leaves the feature
+    out of that row. Returns the number of records written.
+
+    >>> import os, tempfile, pandas as pd
+    >>> path = os.path.join(tempfile.mkdtemp(), "adult.tfrecord")
+    >>> write_tfrecord(pd.DataFrame({"age": [39, 50], "workclass": ["State-gov", None]}), path)
+    2
+    """
+    from .example_writer import example_batches
+
+    count = 0
+    with TFRecordWriter(path, compression_type) as writer:
+        for records in example_batches(data):
+            for record in records:
+                writer.write(record)
+            count += len(records)
+    return count
