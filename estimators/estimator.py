@@ -119,6 +119,7 @@ class CannedEstimator:
         self._checkpoint = None
         self._manager = None
         self._restored = False
+        self._holds = None  # (checkpoint path, its mtime, its step): what the variables hold
         self._train_lock = None  # model_dir's lock while train() or fit() runs
 
     # ------------------------------------------------------------------ state
@@ -183,6 +184,9 @@ class CannedEstimator:
         """Restore the newest checkpoint of model_dir that reads back intact; its path, or
         None when there is none. One that fails verification while restoring (a bad
         checksum: nothing is assigned then) is skipped with a warning for the next."""
+        held = self._held_checkpoint()
+        if held is not None:
+            return held
         for path in checkpoint_format.intact_checkpoints(self.model_dir):
             try:
                 self._restore_from(path)
@@ -192,11 +196,30 @@ class CannedEstimator:
             return path
         return None
 
+    def _held_checkpoint(self):
+        """The latest checkpoint when the variables already hold it and it is unchanged
+        since: nothing to check or read again (evaluate and predict ask each call)."""
+        if self._holds is None:
+            return None
+        path, stamp, step = self._holds
+        if step != self.global_step:  # trained on since, without saving
+            return None
+        try:
+            state = core.get_checkpoint_state(self.model_dir)
+            unchanged = state is not None and state.model_checkpoint_path == path
+            return path if unchanged and os.stat(path).st_mtime_ns == stamp else None
+        except (OSError, core.CheckpointCorruptedError):
+            return None
+
     def _restore_from(self, path) -> None:
         """Load checkpoint ``path`` unless the variables already hold its step."""
         saved_step = int(core.load_variable(path, "global_step"))
-        if self._restored and saved_step == self.global_step:
-            return
+        self._holds = None
+        if not (self._restored and saved_step == self.global_step):
+            self._restore_checkpoint(path)
+        self._holds = (path, os.stat(path).st_mtime_ns, saved_step)
+
+    def _restore_checkpoint(self, path) -> None:
         try:
             self._checkpoint.restore(path).assert_existing_objects_matched()
         except core.CheckpointCorruptedError:

@@ -98,3 +98,26 @@ def test_saving_other_weights_at_a_saved_step_is_refused(tmp_path):
     with pytest.raises(FileExistsError, match=r"model.ckpt-8 already exists"):
         est.save_checkpoint()
     assert index_bytes(path) == before
+
+
+def test_predicting_again_does_not_check_the_checkpoint_it_holds_again(tmp_path, monkeypatch):
+    from colonnade.core import checkpoint_format
+
+    est = regressor(tmp_path / "m")
+    est.fit(frame(), label="y", batch_size=16)
+    checks = []
+    real = checkpoint_format.checkpoint_problem
+    monkeypatch.setattr(
+        checkpoint_format, "checkpoint_problem", lambda *a, **k: checks.append(a) or real(*a, **k)
+    )
+    first = est.predict(frame(4))
+    assert len(checks) == 1  # the first read after training checks the newest checkpoint
+    again = est.predict(frame(4))
+    assert len(checks) == 1  # the variables hold it, unchanged: no second look
+    pd.testing.assert_frame_equal(first, again)
+    other = regressor(tmp_path / "m")  # a second estimator trains on: the state file moves on
+    other.fit(frame(seed=1), label="y", batch_size=16)
+    checks.clear()
+    moved = est.predict(frame(4))
+    assert len(checks) == 1
+    pd.testing.assert_frame_equal(moved, other.predict(frame(4)))
