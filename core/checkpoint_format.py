@@ -609,26 +609,44 @@ def get_checkpoint_mtimes(checkpoint_prefixes) -> list:
     return mtimes
 
 
-def _array_file_problem(file: str, entry: dict) -> str | None:
-    """Why one ``.npy`` file cannot hold its array, from its header and size alone (the
-    bytes are not read): missing, or shorter/longer than its dtype and shape need."""
-    try:
-        with open(file, "rb") as f:
+def read_npy_header(path: str) -> tuple:
+    """``(shape, dtype, data_bytes)`` of a ``.npy`` file from its header alone: the shape
+    and dtype it declares and how many bytes follow the header on disk (nothing is
+    allocated from what the header says). Raises ``ValueError`` for a file that is not a
+    ``.npy`` of format 1.0 or 2.0, ``OSError`` when it cannot be read.
+
+    >>> import tempfile
+    >>> path = tempfile.mkdtemp() + "/a.npy"
+    >>> np.save(path, np.zeros((2, 3), np.float32))
+    >>> read_npy_header(path)
+    ((2, 3), dtype('float32'), 24)
+    """
+    with open(path, "rb") as f:
+        try:
             version = np.lib.format.read_magic(f)
             if version == (1, 0):
                 shape, _, dtype = np.lib.format.read_array_header_1_0(f)
             elif version == (2, 0):
                 shape, _, dtype = np.lib.format.read_array_header_2_0(f)
             else:
-                return None  # a header layout without a public reader: checked on read
-            expected = f.tell() + dtype.itemsize * int(np.prod(shape, dtype=np.int64))
-            size = os.fstat(f.fileno()).st_size
+                raise ValueError(f"unsupported .npy format version {version}")
+        except EOFError as e:
+            raise ValueError(f"truncated .npy header ({e})") from None
+        return tuple(shape), dtype, os.fstat(f.fileno()).st_size - f.tell()
+
+
+def _array_file_problem(file: str, entry: dict) -> str | None:
+    """Why one ``.npy`` file cannot hold its array, from its header and size alone (the
+    bytes are not read): missing, or shorter/longer than its dtype and shape need."""
+    try:
+        shape, dtype, size = read_npy_header(file)
     except FileNotFoundError:
         return f"array file {file} is missing"
     except (ValueError, OSError) as e:
         return f"array file {file} is unreadable ({e})"
     if list(shape) != list(entry["shape"]) or dtype != np.dtype(entry["dtype"]):
         return f"array file {file} holds {dtype}{list(shape)}, the index records another"
+    expected = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
     if size != expected:
         return f"array file {file} is truncated ({size} bytes, {expected} expected)"
     return None

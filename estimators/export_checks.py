@@ -25,6 +25,7 @@ import os
 import numpy as np
 
 from .. import feature_columns as fc
+from ..core import checkpoint_format
 
 MAX_JSON_BYTES = 64 << 20
 """The largest ``model.json`` or ``index.json`` read (a real one is kilobytes)."""
@@ -243,18 +244,10 @@ def build_columns(config, where: str, path: str) -> list:
 
 def read_npy_header(path: str):
     """``(shape, dtype, data_bytes_on_disk)`` of a ``.npy`` file, reading its header only."""
-    with open(path, "rb") as f:
-        try:
-            version = np.lib.format.read_magic(f)
-            if version == (1, 0):
-                shape, _, dtype = np.lib.format.read_array_header_1_0(f)
-            elif version == (2, 0):
-                shape, _, dtype = np.lib.format.read_array_header_2_0(f)
-            else:
-                raise ValueError(f"unsupported .npy format version {version}")
-        except (ValueError, EOFError, OSError) as e:
-            raise ExportError(f"{path}: expected a .npy header, cannot read it ({e})") from None
-        return tuple(shape), dtype, os.fstat(f.fileno()).st_size - f.tell()
+    try:
+        return checkpoint_format.read_npy_header(path)
+    except (ValueError, OSError) as e:
+        raise ExportError(f"{path}: expected a .npy header, cannot read it ({e})") from None
 
 
 def _index_entry(key, entry, where: str):
