@@ -255,7 +255,9 @@ class CannedEstimator:
             return self._checkpoint.save(file_prefix)
         if directory is not None and os.fspath(directory) != self.model_dir:
             return self._checkpoint.save(os.path.join(os.fspath(directory), "model.ckpt"))
-        return self._manager.save(checkpoint_number=self.global_step)
+        path = self._manager.save(checkpoint_number=self.global_step)
+        self._holds = (path, os.stat(path).st_mtime_ns, self.global_step)  # written: intact
+        return path
 
     def get_weights(self) -> dict:
         """Host copies of every variable, by checkpoint name."""
