@@ -217,6 +217,8 @@ class CannedEstimator:
         self._holds = None
         if not (self._restored and saved_step == self.global_step):
             self._restore_checkpoint(path)
+            for layer in self._network.layers:
+                layer.restored()
         self._holds = (path, os.stat(path).st_mtime_ns, saved_step)
 
     def _restore_checkpoint(self, path) -> None:

@@ -20,6 +20,8 @@ transforms the batch once (on up to two threads) and returns a differentiable
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ..core import ops
@@ -40,6 +42,11 @@ __all__ = [
     "input_layer",
     "linear_model",
 ]
+
+
+def _exists(checkpoint: str) -> bool:
+    """Whether a checkpoint (a directory, or a TF prefix with its ``.index``) is there."""
+    return os.path.exists(checkpoint) or os.path.exists(f"{checkpoint}.index")
 
 
 def _load_from_checkpoint(spec: VariableSpec, layer: str):
@@ -89,6 +96,7 @@ class _Layer:
         self._variables: dict = {}
         self._specs: dict = {}
         self._fused: list = []  # FusedColumns: columns whose tables are rows of one table
+        self._unloaded: dict = {}  # variable name -> error: its ckpt_to_load_from is gone
 
     def _add_variable(self, spec: VariableSpec) -> Variable:
         known = self._specs.get(spec.name)
@@ -99,7 +107,15 @@ class _Layer:
                     f"{known} and {spec}"
                 )
             return self._variables[spec.name]
-        if spec.ckpt_to_load_from is not None:
+        if spec.ckpt_to_load_from is not None and not _exists(spec.ckpt_to_load_from):
+            # Fatal only if no checkpoint of the model restores the variable first.
+            value = np.zeros(tuple(spec.shape), DEFAULT_DTYPE)
+            self._unloaded[spec.name] = FileNotFoundError(
+                f"variable '{self.name}/{spec.name}': its ckpt_to_load_from "
+                f"{spec.ckpt_to_load_from!r} does not exist, and no checkpoint of the model "
+                "was restored in its place"
+            )
+        elif spec.ckpt_to_load_from is not None:
             value = _load_from_checkpoint(spec, self.name)
         else:
             value = spec.initializer(tuple(spec.shape), DEFAULT_DTYPE, self._rng)
@@ -146,9 +162,19 @@ class _Layer:
         for fused in self._fused:
             fused.ids(cache, training)
 
+    def restored(self) -> None:
+        """Say that every variable was just assigned from a checkpoint (an estimator
+        resuming from its model_dir): initial values that ``ckpt_to_load_from`` could not
+        read no longer matter, as in TF, where initializers run only without a checkpoint
+        to restore."""
+        self._unloaded.clear()
+
     def _transforms(self, features) -> TransformCache:
         """The transforms of the batch ``features`` for this layer's columns;
-        ``features`` may be a :class:`TransformCache` already holding some or all."""
+        ``features`` may be a :class:`TransformCache` already holding some or all. Refuses
+        while a variable lacks the initial value its ``ckpt_to_load_from`` should give."""
+        if self._unloaded:
+            raise next(iter(self._unloaded.values()))
         cache = features if isinstance(features, TransformCache) else TransformCache(features)
         cache.compute(self.feature_columns)
         return cache

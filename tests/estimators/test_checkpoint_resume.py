@@ -4,6 +4,7 @@ the latest checkpoint is damaged, and never writes over a checkpoint with other 
 import json
 import logging
 import os
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -120,3 +121,36 @@ def test_predicting_does_not_check_again_the_checkpoint_the_model_holds(tmp_path
     moved = est.predict(frame(4))
     assert len(checks) == 1
     pd.testing.assert_frame_equal(moved, other.predict(frame(4)))
+
+
+def test_resuming_needs_no_initializer_checkpoint_once_the_model_has_its_own(tmp_path):
+    source = cn.train.Checkpoint(
+        model={"table": cn.core.Variable(np.arange(8, dtype=np.float32).reshape(4, 2))}
+    ).save(str(tmp_path / "source" / "ckpt"))
+    k = fc.categorical_column_with_identity("k", 4)
+
+    def estimator():
+        column = fc.embedding_column(
+            k, 2, ckpt_to_load_from=source, tensor_name_in_ckpt="model/table"
+        )
+        return E.DNNRegressor(
+            [3],
+            [column],
+            optimizer=cn.train.GradientDescentOptimizer(0.1),
+            config=E.RunConfig(model_dir=str(tmp_path / "m"), log_step_count_steps=0),
+        )
+
+    data = pd.DataFrame({"k": [0, 1, 2, 3], "y": [0.0, 1.0, 2.0, 3.0]})
+    first = estimator()
+    first.fit(data, label="y", batch_size=4)
+    expected = first.predict(data)
+    shutil.rmtree(tmp_path / "source")
+    resumed = estimator()  # built with the initializer's checkpoint gone
+    pd.testing.assert_frame_equal(resumed.predict(data), expected)
+    resumed.fit(data, label="y", batch_size=4)
+    assert resumed.global_step == 2
+    fresh = fc.DenseFeatures(
+        [fc.embedding_column(k, 2, ckpt_to_load_from=source, tensor_name_in_ckpt="model/table")]
+    )
+    with pytest.raises(FileNotFoundError, match="ckpt_to_load_from .* does not exist"):
+        fresh({"k": [0]})
