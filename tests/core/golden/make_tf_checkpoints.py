@@ -42,7 +42,7 @@ def record(prefix, expected):
     for i, (name, shape) in enumerate(listed):
         value = np.asarray(tf.train.load_variable(prefix, name))
         item = {"name": name, "shape": list(shape), "dtype": dtypes[name].name}
-        if value.dtype == object:  # strings: hex, so any byte survives
+        if dtypes[name] == tf.string:  # hex, so any byte survives (NULs included)
             item["hex"] = [bytes(b).hex() for b in value.reshape(-1)]
         else:
             item["npz_key"] = f"v{len(expected) * 1000 + i}"
