@@ -850,6 +850,11 @@ class CheckpointReader:
 
     def __init__(self, ckpt_dir_or_file):
         self.path = resolve_checkpoint(ckpt_dir_or_file)
+        if _is_tf_checkpoint(self.path):
+            raise ValueError(
+                f"{self.path} is a TensorFlow checkpoint, not a colonnade one; read it with "
+                "load_checkpoint, or start from it with warm_start / init_from_checkpoint"
+            )
         index_file = os.path.join(self.path, INDEX_FILENAME)
         try:
             with open(index_file, encoding="utf-8") as f:

@@ -223,3 +223,10 @@ def test_init_from_checkpoint_reads_tf2_object_names():
     )
     assert loaded == {"dense/kernel": "model/layer/kernel/.ATTRIBUTES/VARIABLE_VALUE"}
     np.testing.assert_array_equal(w.numpy(), [[0.5, -1.5], [2.25, 3.0]])
+
+
+def test_colonnade_reader_refuses_a_tf_checkpoint_clearly():
+    from colonnade.core.checkpoint_format import CheckpointReader
+
+    with pytest.raises(ValueError, match="is a TensorFlow checkpoint.*warm_start"):
+        CheckpointReader(FIXTURES / "tf1")
