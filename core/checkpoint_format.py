@@ -79,6 +79,12 @@ DAMAGED_MARKER = ".damaged-"
 _NUMBERED = re.compile(r"^(?P<stem>.+)-(?P<number>\d+)$")
 
 
+def _is_tf_checkpoint(path: str) -> bool:
+    """A TensorFlow checkpoint prefix (``PREFIX.index`` and no colonnade directory at
+    ``PREFIX``): the public readers hand it to :mod:`colonnade.core.tf_bundle`."""
+    return not os.path.isdir(path) and os.path.isfile(path + ".index")
+
+
 class CheckpointCorruptedError(ValueError):
     """A checkpoint file is truncated, unreadable or fails its checksum.
 
@@ -665,6 +671,10 @@ def checkpoint_problem(path, verify: bool = False) -> str | None:
     (True, 'it does not exist')
     """
     path = os.fspath(path)
+    if _is_tf_checkpoint(path):
+        from .tf_bundle import bundle_problem  # tf_bundle imports this module
+
+        return bundle_problem(path, verify)
     if not os.path.isdir(path):
         return "it does not exist"
     if not checkpoint_exists(path):
@@ -687,8 +697,9 @@ def checkpoint_problem(path, verify: bool = False) -> str | None:
 
 
 def numbered_checkpoints(checkpoint_dir: str) -> list:
-    """Paths of the checkpoint directories (only an index and ``.npy`` files in them) named
-    ``<name>-<number>`` in ``checkpoint_dir``, intact or not (temporary and moved-aside
+    """Paths of the checkpoint directories (only an index and ``.npy`` files in them) and
+    TensorFlow checkpoint prefixes (``<prefix>.index``) named ``<name>-<number>`` in
+    ``checkpoint_dir``, intact or not (temporary and moved-aside
     ones excluded), newest first: by the time their index was written, then by number."""
     try:
         names = os.listdir(checkpoint_dir)
@@ -696,14 +707,17 @@ def numbered_checkpoints(checkpoint_dir: str) -> list:
         return []
     found = []
     for name in names:
-        match = _NUMBERED.match(name)
         path = os.path.join(checkpoint_dir, name)
+        index_file = os.path.join(path, INDEX_FILENAME)
+        if name.endswith(".index") and _is_tf_checkpoint(path[: -len(".index")]):
+            name, path, index_file = name[: -len(".index")], path[: -len(".index")], path
+        elif not _is_checkpoint_directory(path):
+            continue
+        match = _NUMBERED.match(name)
         if not match or TMP_MARKER in name or DAMAGED_MARKER in name:
             continue
-        if not _is_checkpoint_directory(path):
-            continue
         try:
-            stamp = os.stat(os.path.join(path, INDEX_FILENAME)).st_mtime_ns
+            stamp = os.stat(index_file).st_mtime_ns
         except OSError:
             stamp = os.stat(path).st_mtime_ns
         found.append((stamp, int(match["number"]), path))
@@ -748,7 +762,7 @@ def intact_checkpoints(checkpoint_dir, latest_filename=None, *, verify: bool = F
         seen.add(path)
         problem = checkpoint_problem(path, verify)
         if problem is not None:
-            if os.path.lexists(path):  # a listed checkpoint deleted on purpose is no news
+            if os.path.lexists(path) or _is_tf_checkpoint(path):  # deleted on purpose: no news
                 logger.warning("skipping damaged checkpoint %s: %s", path, problem)
             skipped.append(path)
             continue
@@ -806,7 +820,7 @@ def resolve_checkpoint(ckpt_dir_or_file) -> str:
     Raises ``FileNotFoundError`` naming the path when neither leads to a checkpoint.
     """
     path = os.fspath(ckpt_dir_or_file)
-    if checkpoint_exists(path):
+    if checkpoint_exists(path) or _is_tf_checkpoint(path):
         return path
     if os.path.basename(path) == INDEX_FILENAME and os.path.isfile(path):
         return os.path.dirname(path)
@@ -836,6 +850,11 @@ class CheckpointReader:
 
     def __init__(self, ckpt_dir_or_file):
         self.path = resolve_checkpoint(ckpt_dir_or_file)
+        if _is_tf_checkpoint(self.path):
+            raise ValueError(
+                f"{self.path} is a TensorFlow checkpoint, not a colonnade one; read it with "
+                "load_checkpoint, or start from it with warm_start / init_from_checkpoint"
+            )
         index_file = os.path.join(self.path, INDEX_FILENAME)
         try:
             with open(index_file, encoding="utf-8") as f:
@@ -920,14 +939,21 @@ class CheckpointReader:
 
 
 def load_checkpoint(ckpt_dir_or_file) -> CheckpointReader:
-    """A :class:`CheckpointReader` for a checkpoint path or a directory's latest one.
+    """A :class:`CheckpointReader` for a checkpoint path or a directory's latest one; for
+    a TensorFlow checkpoint (``PREFIX.index`` + data shards), a
+    :class:`~colonnade.core.tf_bundle.TFCheckpointReader` with the same methods.
 
     >>> import tempfile
     >>> p = write_checkpoint(tempfile.mkdtemp() + "/c", {"v": (np.zeros(2), {})})
     >>> load_checkpoint(p).get_tensor("v")
     array([0., 0.])
     """
-    return CheckpointReader(ckpt_dir_or_file)
+    path = resolve_checkpoint(ckpt_dir_or_file)
+    if _is_tf_checkpoint(path):
+        from .tf_bundle import TFCheckpointReader  # tf_bundle imports this module
+
+        return TFCheckpointReader(path)
+    return CheckpointReader(path)
 
 
 def list_variables(ckpt_dir_or_file) -> list:

@@ -41,7 +41,7 @@ import numpy as np
 
 from .backend import to_host
 from .checkpoint import SLOT_MARKER
-from .checkpoint_format import CheckpointReader
+from .checkpoint_format import CheckpointReader, load_checkpoint
 from .variables import Variable
 
 logger = logging.getLogger("colonnade")
@@ -284,7 +284,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map: dict, variables=None)
     >>> init_from_checkpoint(p, {"old/": "new/"}, variables=[w, b])
     {'new/b': 'old/b', 'new/w': 'old/w'}
     """
-    reader = CheckpointReader(ckpt_dir_or_file)
+    reader = load_checkpoint(ckpt_dir_or_file)
     needs_names = any(not isinstance(v, Variable) for v in assignment_map.values())
     names = _name_map(variables) if (variables is not None or needs_names) else {}
     plan, problems = {}, []  # current name -> (Variable, checkpoint key)
@@ -440,7 +440,7 @@ def warm_start(
     >>> w.numpy().tolist(), b.numpy().tolist()
     ([1.0, 1.0], [0.0])
     """
-    reader = CheckpointReader(ckpt_to_initialize_from)
+    reader = load_checkpoint(ckpt_to_initialize_from)
     names = _name_map(variables)
     vocab_infos = dict(var_name_to_vocab_info or {})
     prev_names = dict(var_name_to_prev_var_name or {})

@@ -42,6 +42,7 @@ __all__ = [
     "RecordChunk",
     "TFRecordOptions",
     "TFRecordWriter",
+    "mask_crc",
     "masked_crc",
     "read_record_chunks",
     "tf_record_iterator",
@@ -86,7 +87,15 @@ def masked_crc(data) -> int:
     >>> hex(masked_crc(b""))
     '0xa282ead8'
     """
-    crc = google_crc32c.value(data)
+    return mask_crc(google_crc32c.value(data))
+
+
+def mask_crc(crc: int) -> int:
+    """A raw CRC32C value masked as TF stores it: rotated right by 15 bits, plus a constant.
+
+    >>> mask_crc(0) == masked_crc(b"")  # the CRC32C of no bytes is 0
+    True
+    """
     return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + _MASK_DELTA) & 0xFFFFFFFF
 
 

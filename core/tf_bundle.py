@@ -1,0 +1,539 @@
+"""Reading TensorFlow checkpoints (TF's tensor-bundle format) without TensorFlow.
+
+A TensorFlow checkpoint ``PREFIX`` (``model_dir/model.ckpt-100``, ``model_dir/ckpt-3``) is
+an index file and one or more data shards next to TF's ``checkpoint`` state file::
+
+    model_dir/
+      checkpoint                               # the same state file colonnade writes
+      model.ckpt-100.index                     # tensor name -> where its bytes are
+      model.ckpt-100.data-00000-of-00001       # the tensors' bytes, back to back
+
+The index is a LevelDB table ("SSTable"): data blocks of sorted key/value entries (each key
+stored as the length it shares with the previous key plus the rest, with restart points),
+an index block whose values locate the data blocks, a metaindex block and a 48-byte footer
+ending in the magic number ``0xdb4775248b80fb57``. Every block is followed by a type byte
+(0: stored as is; TF never compresses its index) and the masked CRC32C of the block and
+that byte. The empty key holds a ``BundleHeaderProto`` (number of shards, endianness,
+format version); every other key is a tensor name whose value is a ``BundleEntryProto``:
+dtype, shape, shard, offset and size in that shard, and the masked CRC32C of its bytes.
+
+A partitioned variable (TF 1.x ``fixed_size_partitioner`` and friends) is stored as one
+entry under the variable's full name that lists its *slices*, and one entry per slice under
+a binary key encoding the name and the slice; the reader presents the full variable, as
+TF's readers do, and does not list the slice keys. String tensors are stored as the
+varint lengths of the elements, a masked CRC32C of those lengths, then the bytes; they come
+back as numpy ``object`` arrays of ``bytes``, as TF's ``load_variable`` returns them.
+TF 2.x object-based checkpoints use the same format and name their variables by object
+path (``model/layer/kernel/.ATTRIBUTES/VARIABLE_VALUE``); names are listed as stored.
+
+Only the index is read up front; :meth:`TFCheckpointReader.get_tensor` reads and verifies
+(CRC32C) only the tensor asked for. A truncated or corrupted file raises
+:class:`~colonnade.core.checkpoint_format.CheckpointCorruptedError` naming the file and the
+tensor. The readers in :mod:`colonnade.core.checkpoint_format` (``list_variables``,
+``load_variable``, ``load_checkpoint``, ``latest_checkpoint``, ...) dispatch here for any
+``PREFIX`` with a ``PREFIX.index`` file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import struct
+
+import google_crc32c
+import numpy as np
+
+from ..data.tfrecord import mask_crc, masked_crc
+from .checkpoint_format import CheckpointCorruptedError, CheckpointVersionError
+
+__all__ = ["TFCheckpointReader", "bundle_problem", "is_tf_checkpoint"]
+
+INDEX_SUFFIX = ".index"
+TABLE_MAGIC = 0xDB4775248B80FB57  # LevelDB's table magic number, last 8 bytes of the index
+FOOTER_SIZE = 48  # two block handles padded to 40 bytes, then the magic
+BLOCK_TRAILER_SIZE = 5  # compression type byte + masked CRC32C
+BUNDLE_VERSION = 1  # TF's kTensorBundleVersion: the newest bundle format read here
+
+# TF's DataType enum (types.proto) -> numpy dtype; 7 (DT_STRING) is read separately.
+DT_STRING = 7
+_NUMPY_DTYPES = {
+    1: np.float32,
+    2: np.float64,
+    3: np.int32,
+    4: np.uint8,
+    5: np.int16,
+    6: np.int8,
+    8: np.complex64,
+    9: np.int64,
+    10: np.bool_,
+    17: np.uint16,
+    18: np.complex128,
+    19: np.float16,
+    22: np.uint32,
+    23: np.uint64,
+}
+_TF_DTYPE_NAMES = {11: "qint8", 12: "quint8", 13: "qint32", 14: "bfloat16", 15: "qint16"}
+_TF_DTYPE_NAMES.update({16: "quint16", 20: "resource", 21: "variant"})
+
+
+def is_tf_checkpoint(prefix) -> bool:
+    """True when ``prefix`` names a TensorFlow checkpoint: ``prefix.index`` is a file.
+
+    >>> is_tf_checkpoint("/nonexistent/model.ckpt-1")
+    False
+    """
+    return os.path.isfile(os.fspath(prefix) + INDEX_SUFFIX)
+
+
+# --------------------------------------------------------------------------- bytes
+
+
+def _varint(data, pos: int, end: int, what: str) -> tuple:
+    """``(value, next position)`` of the varint at ``data[pos]``. The index is parsed one
+    entry after another (each key depends on the one before), so this is a plain scalar
+    loop rather than :mod:`colonnade.data.wire`'s decoder for batches of messages."""
+    value, shift = 0, 0
+    while pos < end and shift < 70:
+        byte = data[pos]
+        value |= (byte & 0x7F) << shift
+        pos += 1
+        if byte < 0x80:
+            return value, pos
+        shift += 7
+    raise ValueError(f"a truncated or malformed varint in {what}")
+
+
+def _signed64(value: int) -> int:
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def _proto_fields(data: bytes, what: str):
+    """Yield ``(field number, value)`` for each field of a protobuf message: an int for
+    varint and fixed-size fields, the bytes for length-delimited ones."""
+    pos, end = 0, len(data)
+    while pos < end:
+        tag, pos = _varint(data, pos, end, what)
+        number, wire = tag >> 3, tag & 7
+        if wire == 0:
+            value, pos = _varint(data, pos, end, what)
+        elif wire in (1, 5):
+            size = 8 if wire == 1 else 4
+            if pos + size > end:
+                raise ValueError(f"field {number} of {what} is truncated")
+            value = int.from_bytes(data[pos : pos + size], "little")
+            pos += size
+        elif wire == 2:
+            size, pos = _varint(data, pos, end, what)
+            if pos + size > end:
+                raise ValueError(f"field {number} of {what} is truncated")
+            value = bytes(data[pos : pos + size])
+            pos += size
+        else:
+            raise ValueError(f"unsupported wire type {wire} (field {number}) in {what}")
+        yield number, value
+
+
+# --------------------------------------------------------------------------- SSTable
+
+
+def _block_handle(data: bytes, pos: int, what: str) -> tuple:
+    """``((offset, size), next position)`` of a LevelDB block handle (two varints)."""
+    offset, pos = _varint(data, pos, len(data), what)
+    size, pos = _varint(data, pos, len(data), what)
+    return (offset, size), pos
+
+
+def _read_block(data: bytes, handle: tuple, what: str) -> bytes:
+    offset, size = handle
+    if offset + size + BLOCK_TRAILER_SIZE > len(data):
+        raise ValueError(f"{what} runs past the end of the file (truncated)")
+    contents = data[offset : offset + size]
+    kind = data[offset + size]
+    (stored,) = struct.unpack_from("<I", data, offset + size + 1)
+    if masked_crc(data[offset : offset + size + 1]) != stored:
+        raise ValueError(f"{what} fails its CRC32C check (corrupted)")
+    if kind != 0:
+        kinds = {1: "snappy", 2: "zstd"}
+        raise ValueError(
+            f"{what} is {kinds.get(kind, f'type-{kind}')}-compressed; colonnade reads "
+            "uncompressed tables only, as TensorFlow writes them"
+        )
+    return contents
+
+
+def _block_entries(block: bytes, what: str):
+    """Yield ``(key, value)`` for each entry of a table block, in order."""
+    if len(block) < 4:
+        raise ValueError(f"{what} is too short to be a table block")
+    (num_restarts,) = struct.unpack_from("<I", block, len(block) - 4)
+    end = len(block) - 4 - 4 * num_restarts
+    if end < 0:
+        raise ValueError(f"{what} has a malformed restart array")
+    pos, key = 0, b""
+    while pos < end:
+        shared, pos = _varint(block, pos, end, what)
+        unshared, pos = _varint(block, pos, end, what)
+        value_size, pos = _varint(block, pos, end, what)
+        if shared > len(key) or pos + unshared + value_size > end:
+            raise ValueError(f"{what} has a malformed entry at byte {pos}")
+        key = key[:shared] + block[pos : pos + unshared]
+        pos += unshared
+        yield key, block[pos : pos + value_size]
+        pos += value_size
+
+
+def read_table(data: bytes, what: str) -> dict:
+    """Every ``key -> value`` (both bytes) of a LevelDB table held in ``data``.
+
+    Raises ``ValueError`` saying what is wrong; ``what`` names the file in messages.
+    """
+    if len(data) < FOOTER_SIZE:
+        raise ValueError(f"{what} is {len(data)} bytes, shorter than a table footer (truncated)")
+    footer = data[-FOOTER_SIZE:]
+    if int.from_bytes(footer[-8:], "little") != TABLE_MAGIC:
+        raise ValueError(
+            f"{what} does not end in the table magic number (truncated or not an index)"
+        )
+    _, pos = _block_handle(footer, 0, what)  # the metaindex block: TF leaves it empty
+    index_handle, _ = _block_handle(footer, pos, what)
+    index_block = _read_block(data, index_handle, f"the index block of {what}")
+    table = {}
+    for i, (_, value) in enumerate(_block_entries(index_block, f"the index block of {what}")):
+        handle, _ = _block_handle(value, 0, what)
+        block = _read_block(data, handle, f"data block {i} of {what}")
+        table.update(_block_entries(block, f"data block {i} of {what}"))
+    return table
+
+
+# --------------------------------------------------------------------------- slice keys
+# A slice's key is TF's "ordered code" of (0, name, rank, start_0, length_0, ...): bytes
+# that sort as the values do. Only the encoding is needed, to find a slice by its key.
+
+
+def _ordered_uint(n: int) -> bytes:
+    body = n.to_bytes((n.bit_length() + 7) // 8, "big")
+    return bytes([len(body)]) + body
+
+
+def _ordered_bytes(s: bytes) -> bytes:
+    escaped = re.sub(
+        rb"[\x00\xff]", lambda m: m.group() + (b"\xff" if m.group() == b"\x00" else b"\x00"), s
+    )
+    return escaped + b"\x00\x01"
+
+
+def _ordered_int(v: int) -> bytes:
+    magnitude = ~v if v < 0 else v
+    length = min(magnitude.bit_length() // 7 + 1, 10)  # 7 bits a byte, less the sign
+    body = bytearray((v & ((1 << 80) - 1)).to_bytes(10, "big")[10 - length :])
+    if length <= 8:
+        body[0] ^= (0xFF << (8 - length)) & 0xFF
+    else:
+        body[0] ^= 0xFF
+        body[1] ^= 0x80 if length == 9 else 0xC0
+    return bytes(body)
+
+
+def slice_key(name: str, extents: list) -> bytes:
+    """The table key of the slice ``[(start, length), ...]`` of tensor ``name`` (length
+    ``-1``: the whole dimension)."""
+    key = _ordered_uint(0) + _ordered_bytes(name.encode()) + _ordered_uint(len(extents))
+    return key + b"".join(_ordered_int(s) + _ordered_int(n) for s, n in extents)
+
+
+# --------------------------------------------------------------------------- entries
+
+
+def _parse_shape(data: bytes, what: str) -> list:
+    dims = []
+    for number, value in _proto_fields(data, what):
+        if number == 2:  # Dim {int64 size = 1; string name = 2}
+            sizes = [v for n, v in _proto_fields(value, what) if n == 1]
+            dims.append(_signed64(sizes[-1]) if sizes else 0)
+        elif number == 3 and value:
+            raise ValueError(f"{what} has an unknown rank")
+    return dims
+
+
+def _parse_slice(data: bytes, what: str) -> list:
+    extents = []
+    for number, value in _proto_fields(data, what):
+        if number == 1:  # Extent {int64 start = 1; oneof {int64 length = 2}}
+            fields = dict(_proto_fields(value, what))
+            length = _signed64(fields[2]) if 2 in fields else -1
+            extents.append((_signed64(fields.get(1, 0)), length))
+    return extents
+
+
+def _parse_entry(data: bytes, what: str) -> dict:
+    entry = {"dtype": 0, "shape": [], "shard_id": 0, "offset": 0, "size": 0, "crc32c": None}
+    entry["slices"] = []
+    for number, value in _proto_fields(data, what):
+        if number == 1:
+            entry["dtype"] = value
+        elif number == 2:
+            entry["shape"] = _parse_shape(value, what)
+        elif number in (3, 4, 5):
+            entry[("shard_id", "offset", "size")[number - 3]] = _signed64(value)
+        elif number == 6:
+            entry["crc32c"] = value
+        elif number == 7:
+            entry["slices"].append(_parse_slice(value, what))
+    return entry
+
+
+def _parse_header(data: bytes, what: str) -> dict:
+    header = {"num_shards": 0, "endianness": 0, "producer": 0, "min_consumer": 0}
+    header["bad_consumers"] = []
+    for number, value in _proto_fields(data, what):
+        if number == 1:
+            header["num_shards"] = value
+        elif number == 2:
+            header["endianness"] = value
+        elif number == 3:  # VersionDef {producer = 1; min_consumer = 2; bad_consumers = 3}
+            for n, v in _proto_fields(value, what):
+                if n in (1, 2):
+                    header[("producer", "min_consumer")[n - 1]] = v
+                elif n == 3:
+                    header["bad_consumers"].append(v)
+    return header
+
+
+# --------------------------------------------------------------------------- reader
+
+
+class TFCheckpointReader:
+    """Reads the tensors of one TensorFlow checkpoint (TF's ``CheckpointReader``).
+
+    ``prefix`` is the checkpoint's path without ``.index``. The index is read and checked
+    when the reader is made; ``get_tensor`` reads and CRC-checks one tensor (joining a
+    partitioned variable's slices). Names, shapes and values are what TF's
+    ``tf.train.list_variables`` and ``tf.train.load_variable`` report.
+
+    >>> import os, tempfile
+    >>> TFCheckpointReader(tempfile.mkdtemp() + "/model.ckpt-1")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: TF checkpoint index .../model.ckpt-1.index does not exist
+    """
+
+    def __init__(self, prefix):
+        self.path = os.fspath(prefix)
+        self._index_file = self.path + INDEX_SUFFIX
+        try:
+            with open(self._index_file, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            raise FileNotFoundError(
+                f"TF checkpoint index {self._index_file} does not exist"
+            ) from None
+        try:
+            table = read_table(data, f"index file {self._index_file}")
+            if b"" not in table:
+                raise ValueError(f"index file {self._index_file} has no bundle header")
+            header = _parse_header(table.pop(b""), f"the header of {self._index_file}")
+            entries = {
+                key: _parse_entry(value, f"the entry of {key!r}") for key, value in table.items()
+            }
+        except ValueError as e:
+            raise CheckpointCorruptedError(f"TF checkpoint {self.path}: {e}") from e
+        self._check_header(header)
+        self.num_shards = header["num_shards"]
+        self._byte_order = "<" if header["endianness"] == 0 else ">"
+        slice_keys = set()
+        for key, entry in entries.items():
+            for extents in entry["slices"]:
+                slice_keys.add(slice_key(key.decode("utf-8", "replace"), extents))
+        self._slices = {k: entries[k] for k in slice_keys if k in entries}
+        self._entries = {
+            key.decode("utf-8", "replace"): entry
+            for key, entry in entries.items()
+            if key not in slice_keys
+        }
+
+    def _check_header(self, header):
+        where = f"TF checkpoint {self.path} (index file {self._index_file})"
+        if header["min_consumer"] > BUNDLE_VERSION or BUNDLE_VERSION in header["bad_consumers"]:
+            raise CheckpointVersionError(
+                f"{where} needs a tensor-bundle reader of version {header['min_consumer']} or "
+                f"newer (written by producer version {header['producer']}); colonnade reads "
+                f"version {BUNDLE_VERSION}. Re-save it with an older TensorFlow"
+            )
+        if header["num_shards"] < 1 or header["endianness"] not in (0, 1):
+            raise CheckpointCorruptedError(f"{where}: its header is invalid: {header}")
+
+    # ---- the CheckpointReader interface
+
+    def keys(self) -> list:
+        """The tensor names, sorted (slices of partitioned variables are not listed)."""
+        return sorted(self._entries)
+
+    def has_tensor(self, name: str) -> bool:
+        """True when the checkpoint holds a tensor called ``name``."""
+        return name in self._entries
+
+    def get_variable_to_shape_map(self) -> dict:
+        """``{name: shape as a list of ints}`` for every tensor (no tensor is read)."""
+        return {name: list(entry["shape"]) for name, entry in self._entries.items()}
+
+    def get_variable_to_dtype_map(self) -> dict:
+        """``{name: numpy dtype}`` for every tensor; strings are ``object`` (of bytes)."""
+        return {name: self._dtype(name, entry) for name, entry in self._entries.items()}
+
+    def data_file(self, shard_id: int) -> str:
+        """The path of data shard ``shard_id``: ``PREFIX.data-0000K-of-0000N``."""
+        return f"{self.path}.data-{shard_id:05d}-of-{self.num_shards:05d}"
+
+    def _entry(self, name):
+        try:
+            return self._entries[name]
+        except KeyError:
+            close = difflib.get_close_matches(name, list(self._entries), n=3)
+            hint = f"; did you mean {close}?" if close else ""
+            raise KeyError(
+                f"variable {name!r} not found in TF checkpoint {self.path} "
+                f"({len(self._entries)} tensors{hint})"
+            ) from None
+
+    def _dtype(self, name, entry) -> np.dtype:
+        if entry["dtype"] == DT_STRING:
+            return np.dtype(object)
+        if entry["dtype"] not in _NUMPY_DTYPES:
+            tf_name = _TF_DTYPE_NAMES.get(entry["dtype"], f"DataType {entry['dtype']}")
+            raise TypeError(
+                f"tensor {name!r} of TF checkpoint {self.path} has dtype {tf_name}, which "
+                "colonnade does not read (numeric, bool and string tensors only)"
+            )
+        return np.dtype(_NUMPY_DTYPES[entry["dtype"]])
+
+    def get_tensor(self, name: str) -> np.ndarray:
+        """The numpy array ``name``, checked against its CRC32C; a partitioned variable
+        comes back whole. Strings are an ``object`` array of ``bytes``."""
+        entry = self._entry(name)
+        if not entry["slices"]:
+            return self._read(name, entry, entry["shape"])
+        dtype = self._dtype(name, entry)
+        full = (
+            np.full(entry["shape"], b"", dtype)
+            if dtype.hasobject
+            else np.zeros(entry["shape"], dtype)
+        )
+        covered = 0
+        for extents in entry["slices"]:
+            index = tuple(slice(s, None if n < 0 else s + n) for s, n in extents)
+            shape = full[index].shape
+            piece = self._slices.get(slice_key(name, extents))
+            if piece is None:
+                raise CheckpointCorruptedError(
+                    f"TF checkpoint {self.path}: index file {self._index_file} lists slice "
+                    f"{extents} of tensor {name!r} but holds no entry for it"
+                )
+            full[index] = self._read(f"{name} (slice {extents})", piece, shape)
+            covered += int(np.prod(shape, dtype=np.int64))
+        if covered != full.size:
+            raise CheckpointCorruptedError(
+                f"TF checkpoint {self.path}: the slices of tensor {name!r} cover {covered} of "
+                f"its {full.size} elements"
+            )
+        return full
+
+    def _read(self, name, entry, shape) -> np.ndarray:
+        dtype = self._dtype(name, entry)
+        file = self.data_file(entry["shard_id"])
+        where = f"TF checkpoint {self.path}: tensor {name!r} in file {file}"
+        count = int(np.prod(shape, dtype=np.int64))
+        if not dtype.hasobject and entry["size"] != count * dtype.itemsize:
+            raise CheckpointCorruptedError(
+                f"{where}: the index records {entry['size']} bytes for {dtype}{list(shape)} "
+                f"({count * dtype.itemsize} expected); the index is corrupted"
+            )
+        try:
+            with open(file, "rb") as f:
+                f.seek(entry["offset"])
+                raw = f.read(entry["size"])
+        except FileNotFoundError:
+            raise CheckpointCorruptedError(f"{where}: the data file is missing") from None
+        if len(raw) != entry["size"]:
+            raise CheckpointCorruptedError(
+                f"{where}: the file is truncated ({len(raw)} of {entry['size']} bytes at "
+                f"offset {entry['offset']})"
+            )
+        if dtype.hasobject:
+            crc, values = self._strings(raw, count, where)
+        else:
+            crc = masked_crc(raw)
+            values = np.frombuffer(raw, dtype.newbyteorder(self._byte_order)).astype(dtype)
+        if crc != entry["crc32c"]:
+            raise CheckpointCorruptedError(
+                f"{where}: checksum mismatch (CRC32C); the file is corrupted (restore it "
+                "from a copy or use an earlier checkpoint)"
+            )
+        return values.reshape(shape)
+
+    @staticmethod
+    def _strings(raw: bytes, count: int, where: str) -> tuple:
+        """``(masked CRC32C as TF computes it, object array of bytes)`` of a string tensor:
+        ``count`` varint lengths, a masked CRC32C of them, then the bytes. TF's checksum
+        covers each length as a little-endian uint32 (uint64 past 4 GiB), then the stored
+        length checksum, then the bytes."""
+        pos, lengths, crc = 0, [], 0
+        try:
+            for _ in range(count):
+                length, pos = _varint(raw, pos, len(raw), "the string lengths")
+                lengths.append(length)
+                crc = google_crc32c.extend(
+                    crc, length.to_bytes(4 if length < 1 << 32 else 8, "little")
+                )
+        except ValueError as e:
+            raise CheckpointCorruptedError(f"{where}: {e}") from None
+        stored = raw[pos : pos + 4]
+        if len(stored) < 4 or int.from_bytes(stored, "little") != mask_crc(crc):
+            raise CheckpointCorruptedError(
+                f"{where}: the string lengths fail their checksum (corrupted)"
+            )
+        crc = google_crc32c.extend(crc, stored)
+        pos += 4
+        if pos + sum(lengths) != len(raw):
+            raise CheckpointCorruptedError(
+                f"{where}: the string bytes do not match their lengths (corrupted)"
+            )
+        values = np.empty(count, dtype=object)
+        for i, length in enumerate(lengths):
+            values[i] = raw[pos : pos + length]
+            pos += length
+        crc = google_crc32c.extend(crc, raw[len(raw) - sum(lengths) :])
+        return mask_crc(crc), values
+
+    def problem(self, verify: bool = False) -> str | None:
+        """Why this checkpoint is not intact, or ``None``: each data shard is checked to
+        be long enough for its tensors; ``verify`` also reads and CRC-checks every one."""
+        needed = {}
+        for entry in [*self._entries.values(), *self._slices.values()]:
+            if not entry["slices"]:
+                end = entry["offset"] + entry["size"]
+                needed[entry["shard_id"]] = max(needed.get(entry["shard_id"], 0), end)
+        for shard, end in sorted(needed.items()):
+            file = self.data_file(shard)
+            try:
+                size = os.path.getsize(file)
+            except OSError:
+                return f"data file {file} is missing"
+            if size < end:
+                return f"data file {file} is truncated ({size} bytes, {end} needed)"
+        if verify:
+            for name in self.keys():
+                try:
+                    self.get_tensor(name)
+                except CheckpointCorruptedError as e:
+                    return str(e)
+        return None
+
+
+def bundle_problem(prefix, verify: bool = False) -> str | None:
+    """Why TF checkpoint ``prefix`` is not intact, or ``None`` (see
+    :meth:`TFCheckpointReader.problem`)."""
+    try:
+        return TFCheckpointReader(prefix).problem(verify)
+    except (CheckpointCorruptedError, CheckpointVersionError, FileNotFoundError) as e:
+        return str(e)
