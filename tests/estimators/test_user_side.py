@@ -103,3 +103,39 @@ def test_predictor_takes_a_list_of_row_dicts_and_a_dict_of_columns(tmp_path):
     rows = X.head(3).to_dict(orient="records")
     pd.testing.assert_frame_equal(predictor.predict(rows), expected)
     pd.testing.assert_frame_equal(predictor.predict(X.head(3).to_dict(orient="list")), expected)
+
+
+# ---------------------------------------------------------------- summary and repr
+
+
+def test_summary_lists_columns_by_part_variables_and_the_total(tmp_path):
+    city = fc.categorical_column_with_vocabulary_list("city", ["paris", "rome"])
+    est = E.DNNLinearCombinedClassifier(
+        model_dir=str(tmp_path / "m"),
+        linear_feature_columns=[city],
+        dnn_feature_columns=[fc.numeric_column("x"), fc.indicator_column(city)],
+        dnn_hidden_units=[5],
+        n_classes=3,
+    )
+    lines = []
+    assert est.summary(print_fn=lines.append) is None
+    text = "\n".join(lines)
+    assert lines[0] == f"DNNLinearCombinedClassifier (model_dir {tmp_path / 'm'})"
+    assert "linear columns: city" in text and "dnn columns: city_indicator, x" in text
+    assert "model/dnn/hiddenlayer_0/kernel" in text and "(3, 5)" in text
+    total = sum(v.size for v in est.get_weights().values())
+    assert (
+        lines[-1] == f"total parameters: {total:,}" and total == 3 * 5 + 5 + 5 * 3 + 3 + 2 * 3 + 3
+    )
+    assert repr(est) == (
+        f"DNNLinearCombinedClassifier(model_dir={str(tmp_path / 'm')!r}, "
+        "linear_columns=['city'], dnn_columns=['city_indicator', 'x'], hidden_units=[5], "
+        "n_classes=3)"
+    )
+    reg = E.LinearRegressor([fc.numeric_column("x")], label_dimension=2, model_dir=str(tmp_path))
+    assert repr(reg).endswith("linear_columns=['x'], label_dimension=2)")
+
+
+def test_summary_prints_by_default(tmp_path, capsys):
+    E.LinearRegressor([fc.numeric_column("x")], model_dir=str(tmp_path)).summary()
+    assert "total parameters: 2" in capsys.readouterr().out
