@@ -41,6 +41,14 @@ _EXTENSIONS = {
     ".ipc": "ipc",
 }
 _GLOB_CHARS = "*?["
+# Compressed text files pyarrow decompresses by their extension (``data.csv.gz``).
+_COMPRESSION_SUFFIXES = (".gz", ".bz2")
+
+
+def _extension(path: str) -> str:
+    """The format extension of ``path``, lower-cased, past a compression suffix."""
+    stem, ext = os.path.splitext(path.lower())
+    return os.path.splitext(stem)[1] if ext in _COMPRESSION_SUFFIXES else ext
 
 
 @dataclass(frozen=True, eq=False)
@@ -284,7 +292,7 @@ def resolve_paths(path, filesystem=None):
 
 def guess_format(files, shown):
     """The format name for ``files`` from their extensions, or a ValueError saying why not."""
-    found = {_EXTENSIONS.get(os.path.splitext(f)[1].lower()) for f in files} - {None}
+    found = {_EXTENSIONS.get(_extension(f)) for f in files} - {None}
     if len(found) == 1:
         return found.pop()
     if not found:
@@ -333,7 +341,7 @@ def open_files(
     fs, targets, files = resolve_paths(path, filesystem)
     if format is None:
         format = guess_format(files, shown)
-        if format == "csv" and all(f.lower().endswith(".tsv") for f in files):
+        if format == "csv" and all(_extension(f) == ".tsv" for f in files):
             format = pads.CsvFileFormat(parse_options=pacsv.ParseOptions(delimiter="\t"))
     own_parquet = format == "parquet"  # a ParquetFileFormat passed in is used as given
     if own_parquet:

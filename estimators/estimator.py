@@ -275,6 +275,60 @@ class CannedEstimator:
         """Checkpoint names of every variable (``tf.estimator``'s get_variable_names)."""
         return sorted(self._model_variables())
 
+    def _column_parts(self) -> list:
+        """``(part name, feature columns)`` of each part of the network."""
+        parts = []
+        if self._network.linear is not None:
+            parts.append(("linear", list(self._network.linear.linear.feature_columns)))
+        if self._network.dnn is not None:
+            parts.append(("dnn", list(self._network.dnn.input_layer.feature_columns)))
+        return parts
+
+    def summary(self, print_fn=print) -> None:
+        """Print the feature columns (by part), every variable's name, shape and size, and
+        the total parameter count, one line at a time through ``print_fn`` (as Keras'
+        ``Model.summary``; pass ``print_fn=lines.append`` to keep the text).
+
+        >>> import colonnade as cn
+        >>> est = cn.estimators.LinearRegressor([cn.feature_columns.numeric_column("x")],
+        ...                                     model_dir=tempfile.mkdtemp())
+        >>> est.summary()  # doctest: +NORMALIZE_WHITESPACE
+        LinearRegressor (model_dir ...)
+        linear columns: x
+        variable                                  shape  size
+        model/linear/linear_model/bias_weights    (1,)   1
+        model/linear/linear_model/x/weights       (1, 1) 1
+        total parameters: 2
+        """
+        variables = self._model_variables()
+        rows = [(n, tuple(variables[n].shape)) for n in sorted(variables)]
+        sizes = [int(np.prod(shape, dtype=np.int64)) for _, shape in rows]
+        width = max([len("variable")] + [len(n) for n, _ in rows])
+        swidth = max([len("shape")] + [len(str(shape)) for _, shape in rows])
+        lines = [f"{type(self).__name__} (model_dir {self.model_dir})"]
+        for part, columns in self._column_parts():
+            lines.append(f"{part} columns: " + ", ".join(c.name for c in columns))
+        lines.append(f"{'variable':<{width}}  {'shape':<{swidth}}  size")
+        for (name, shape), size in zip(rows, sizes):
+            lines.append(f"{name:<{width}}  {str(shape):<{swidth}}  {size:,}")
+        lines.append(f"total parameters: {sum(sizes):,}")
+        for line in lines:
+            print_fn(line)
+
+    def __repr__(self) -> str:
+        """The class, model_dir and the arguments that shape the model."""
+        args = [f"model_dir={self.model_dir!r}"]
+        for part, columns in self._column_parts():
+            args.append(f"{part}_columns={[c.name for c in columns]}")
+        if self._network.dnn is not None:
+            args.append(f"hidden_units={self._network.dnn.hidden_units}")
+        head = self.head
+        if hasattr(head, "label_dimension"):
+            args.append(f"label_dimension={head.label_dimension}")
+        else:
+            args.append(f"n_classes={len(head.class_names)}")
+        return f"{type(self).__name__}({', '.join(args)})"
+
     def get_variable_value(self, name: str):
         """The value of one variable by its checkpoint name."""
         variables = self._model_variables()

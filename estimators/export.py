@@ -31,6 +31,7 @@ import uuid
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from .. import core
 from .. import data as cn_data
@@ -189,10 +190,13 @@ class Predictor:
         self.input_columns = required_input_columns(self.network)
 
     def predict(self, rows, predict_keys=None, batch_size=8192) -> pd.DataFrame:
-        """Predictions for ``rows`` (a DataFrame, Arrow table/batch, dict of columns, file
-        path or Dataset) as a DataFrame, one row per input row, in order."""
+        """Predictions for ``rows`` (a DataFrame, Arrow table/batch, dict of columns, list
+        of row dicts ``[{"age": 39, ...}, ...]``, file path or Dataset) as a DataFrame, one
+        row per input row, in order."""
         if isinstance(rows, dict):
             rows = pd.DataFrame(rows)
+        elif isinstance(rows, (list, tuple)) and rows and all(isinstance(r, dict) for r in rows):
+            rows = pa.Table.from_pylist(list(rows))
         dataset = inputs.as_dataset(rows, batch_size=batch_size, columns=self.input_columns)
         frames = []
         for features, _, cache in transformed_batches(self.network, dataset):

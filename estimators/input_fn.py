@@ -39,9 +39,14 @@ def as_dataset(
 ):
     """A batched ``cn.data.Dataset`` over Keras-style ``data``.
 
-    ``columns`` (optional) are the raw columns to read from files (projection pushdown).
+    ``label`` names the label column(s), or holds the labels themselves (an array, Series,
+    list of values, or an ``(n, k)`` array/DataFrame for ``label_dimension=k``) for a
+    DataFrame or Arrow table: they are attached as column(s) named ``label`` (or
+    ``label_0 ..``), see :func:`attach_labels`. ``columns`` (optional) are the raw columns
+    to read from files (projection pushdown).
     """
     Dataset = cn_data.Dataset
+    data, label = attach_labels(data, label)
     if isinstance(data, Dataset):
         ds = data.with_label(label) if label is not None and data.label is None else data
     elif isinstance(data, pd.DataFrame):
@@ -63,6 +68,78 @@ def as_dataset(
     if shuffle:
         ds = ds.shuffle(buffer_size=shuffle_buffer(ds, batch_size), seed=seed)
     return ds.batch(batch_size)
+
+
+def is_label_values(label, data=None) -> bool:
+    """True when ``label`` holds label values rather than column names: an array, Series,
+    DataFrame or Arrow array, or a list whose items are not all column names of ``data``."""
+    if label is None or isinstance(label, str):
+        return False
+    if isinstance(label, (np.ndarray, pd.Series, pd.DataFrame, pa.Array, pa.ChunkedArray)):
+        return True
+    if isinstance(label, (list, tuple)):
+        names = _column_names(data)
+        if names is None:  # files or a Dataset: only names make sense
+            return not all(isinstance(v, str) for v in label)
+        return not (label and all(isinstance(v, str) and v in names for v in label))
+    return False
+
+
+def _column_names(data):
+    if isinstance(data, pd.DataFrame):
+        return {str(c) for c in data.columns}
+    if isinstance(data, (pa.Table, pa.RecordBatch)):
+        return set(data.schema.names)
+    return None
+
+
+def attach_labels(data, label):
+    """``(data, label)`` with label *values* added to ``data`` as column(s); label names
+    (or None) pass through unchanged.
+
+    The values are matched to rows by position (a Series' index is ignored). A 1-D label
+    becomes the column ``label`` (``_label`` ... if ``data`` has one), an ``(n, k)`` label
+    the columns ``label_0 .. label_{k-1}``. Only a DataFrame or Arrow table can take them.
+
+    >>> df = pd.DataFrame({"x": [1.0, 2.0]})
+    >>> data, name = attach_labels(df, np.array([0, 1]))
+    >>> name, data["label"].tolist()
+    ('label', [0, 1])
+    """
+    if not is_label_values(label, data):
+        return data, label
+    names = _column_names(data)
+    if names is None:
+        raise TypeError(
+            f"label values ({type(label).__name__}) can be attached only to a DataFrame or "
+            f"an Arrow table, not to {type(data).__name__}: for files or a Dataset, pass "
+            "label='<column name>' naming the label column"
+        )
+    values = label.to_numpy() if isinstance(label, (pd.Series, pd.DataFrame)) else label
+    values = np.asarray(values)
+    if values.ndim not in (1, 2):
+        raise ValueError(f"label values must have shape (n,) or (n, k); got {values.shape}")
+    if len(values) != len(data):
+        raise ValueError(
+            f"label has {len(values)} values but the data has {len(data)} rows; pass one "
+            "label per row (in the data's row order)"
+        )
+    base = "label"
+    while base in names or any(n.startswith(base + "_") for n in names):
+        base = "_" + base
+    if values.ndim == 1:
+        new = {base: values}
+    else:
+        new = {f"{base}_{i}": values[:, i] for i in range(values.shape[1])}
+    if isinstance(data, pd.DataFrame):
+        data = data.assign(**new)
+    else:
+        table = data if isinstance(data, pa.Table) else pa.Table.from_batches([data])
+        for name, column in new.items():
+            table = table.append_column(name, pa.array(column))
+        data = table
+    names_out = list(new)
+    return data, names_out[0] if values.ndim == 1 else names_out
 
 
 def shuffle_buffer(ds, batch_size):

@@ -2,10 +2,37 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field, replace
 
 # tf.estimator.RunConfig saves a checkpoint every 600 seconds unless told otherwise.
 DEFAULT_SAVE_CHECKPOINTS_SECS = 600
+# TF 2.15 RunConfig arguments about sessions, devices and distribution: accepted so that TF
+# code runs unchanged, ignored (colonnade has no session or graph), with a warning.
+IGNORED_TF_ARGUMENTS = (
+    "session_config",
+    "train_distribute",
+    "device_fn",
+    "protocol",
+    "eval_distribute",
+    "experimental_distribute",
+    "experimental_max_worker_delay_secs",
+    "session_creation_timeout_secs",
+    "checkpoint_save_graph_def",
+)
+_warned: set = set()
+
+
+def _warn_ignored(name: str) -> None:
+    """Warn once per process for each ignored TF argument that was set."""
+    if name not in _warned:
+        _warned.add(name)
+        warnings.warn(
+            f"RunConfig({name}=...) is a TensorFlow setting with no meaning in colonnade; "
+            "it is ignored",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 @dataclass(frozen=True)
@@ -16,6 +43,8 @@ class RunConfig:
     initialization, dropout masks and ``fit``'s shuffling all derive from it. Set at most
     one of ``save_checkpoints_steps`` and ``save_checkpoints_secs``; with neither, a
     checkpoint is saved every 600 seconds and at the end of every ``train`` call.
+    TF's session, device and distribution arguments (:data:`IGNORED_TF_ARGUMENTS`,
+    e.g. ``session_config``) are accepted and ignored, with a warning once per name.
 
     >>> RunConfig(save_checkpoints_steps=100).save_checkpoints_secs is None
     True
@@ -29,8 +58,21 @@ class RunConfig:
     keep_checkpoint_max: int = 5
     keep_checkpoint_every_n_hours: float = 10000.0
     log_step_count_steps: int = 100
+    # IGNORED_TF_ARGUMENTS, accepted and ignored:
+    session_config: object = field(default=None, repr=False, compare=False)
+    train_distribute: object = field(default=None, repr=False, compare=False)
+    device_fn: object = field(default=None, repr=False, compare=False)
+    protocol: object = field(default=None, repr=False, compare=False)
+    eval_distribute: object = field(default=None, repr=False, compare=False)
+    experimental_distribute: object = field(default=None, repr=False, compare=False)
+    experimental_max_worker_delay_secs: object = field(default=None, repr=False, compare=False)
+    session_creation_timeout_secs: object = field(default=None, repr=False, compare=False)
+    checkpoint_save_graph_def: object = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
+        for name in IGNORED_TF_ARGUMENTS:
+            if getattr(self, name) is not None:
+                _warn_ignored(name)
         if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:
             raise ValueError(
                 "set at most one of save_checkpoints_steps and save_checkpoints_secs; got "

@@ -31,6 +31,7 @@ NOT_IMPORTED = {
 OPTIONAL_DEPENDENCIES = {
     "cupy": "the 'gpu' extra",
     "cupyx": "the 'gpu' extra",
+    "sklearn": "the 'sklearn' extra (colonnade.sklearn)",
 }
 OPTIONFLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 

@@ -201,3 +201,16 @@ def test_relative_paths(parquet_files, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert len(ids_of(Dataset.from_files("part-*.parquet"))) == 1000
     assert len(ids_of(Dataset.from_files(os.path.basename(parquet_files[0])))) == 250
+
+
+@pytest.mark.parametrize("suffix, opener", [(".csv.gz", "gzip"), (".tsv.bz2", "bz2")])
+def test_from_files_reads_compressed_csv(tmp_path, suffix, opener):
+    import importlib
+
+    sep = "\t" if suffix.startswith(".tsv") else ","
+    path = tmp_path / f"t{suffix}"
+    with importlib.import_module(opener).open(path, "wt") as f:
+        f.write(f"a{sep}b\n1{sep}x\n2{sep}y\n")
+    table = Dataset.from_files(str(path)).to_table()
+    assert table.column("a").to_pylist() == [1, 2]
+    assert table.column("b").to_pylist() == ["x", "y"]
