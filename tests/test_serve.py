@@ -287,7 +287,8 @@ def test_cli_without_the_extra_says_how_to_install(tmp_path):
     )
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
-        'colonnade serve needs starlette and uvicorn: pip install "colonnade[serve]"'
+        "colonnade serve needs starlette, uvicorn, httptools and orjson: "
+        'pip install "colonnade[serve]"'
     ]
 
 

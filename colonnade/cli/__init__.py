@@ -160,6 +160,7 @@ def _run_serve(args) -> int:
     from ..estimators.export_checks import ExportError
 
     try:
+        import orjson  # noqa: F401
         import starlette  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError:

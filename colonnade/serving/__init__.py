@@ -33,7 +33,9 @@ __all__ = [
 DEFAULT_PORT = 8501  # TF Serving's REST port
 DEFAULT_HOST = "127.0.0.1"  # local only unless asked: the API has no authentication
 DEFAULT_MODEL_NAME = "default"  # tensorflow_model_server's --model_name default
-MISSING_EXTRA = 'colonnade serve needs starlette and uvicorn: pip install "colonnade[serve]"'
+MISSING_EXTRA = (
+    'colonnade serve needs starlette, uvicorn, httptools and orjson: pip install "colonnade[serve]"'
+)
 
 
 def create_app(store, model_name=DEFAULT_MODEL_NAME, **kwargs):

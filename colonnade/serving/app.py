@@ -13,20 +13,21 @@ Routes (``NAME`` is the served model's name, ``N`` a version number):
 - ``GET /v1/models/NAME[/versions/N]/metadata``: the ``serving_default`` signature:
   inputs and outputs with their TF dtypes and shapes.
 
-A whole request is one ``Predictor.predict`` call; JSON becomes Arrow a column at a
-time. Bad input answers 400 ``{"error": "..."}`` naming the field at fault, an unknown
+A whole request is predicted at once (:func:`.inference.predict_table`, the steps of
+``Predictor.predict`` without its per-call thread and frame); JSON becomes Arrow a
+column at a time. Bad input answers 400 ``{"error": "..."}`` naming the field at fault, an unknown
 model or version 404, anything unexpected 500 with a short message (the traceback goes
 to the log, not to the client).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from contextlib import asynccontextmanager
 
 import numpy as np
+import orjson
 import pyarrow as pa
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -35,6 +36,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from .inference import predict_table
 from .versions import ModelStore, ServedModel
 
 __all__ = ["MAX_BODY_BYTES", "SIGNATURE_NAMES", "BadRequest", "create_app"]
@@ -82,7 +84,7 @@ class BadRequest(Exception):
 
 
 def _json_response(payload, status: int = 200) -> Response:
-    body = json.dumps(payload, separators=(",", ":"))
+    body = orjson.dumps(payload)  # several times json's speed; NaN becomes null
     return Response(body, status_code=status, media_type="application/json")
 
 
@@ -119,8 +121,8 @@ async def read_body(request: Request, limit: int) -> bytes:
 def parse_request(raw: bytes) -> dict:
     """The JSON object of a predict request, checked for its top-level fields."""
     try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as e:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
         raise BadRequest(f"malformed JSON in the request body: {e}") from None
     if not isinstance(body, dict):
         raise BadRequest(
@@ -270,22 +272,6 @@ def columns_to_table(columns: dict, inputs: dict) -> pa.Table:
 # --------------------------------------------------------------------------- predictions
 
 
-def output_columns(frame, model: ServedModel) -> dict:
-    """``{output: list of per-row values}`` from ``Predictor.predict``'s frame, each
-    output back in its TF shape (``key_0 .. key_{k-1}`` columns regrouped into rows of k,
-    a ``(n, 1)`` output as rows of one)."""
-    columns = {}
-    for key, width in model.outputs.items():
-        if width == 0:
-            values = frame[key].to_numpy()
-        elif width == 1:
-            values = frame[key].to_numpy().reshape(-1, 1)
-        else:
-            values = np.column_stack([frame[f"{key}_{i}"].to_numpy() for i in range(width)])
-        columns[key] = values.tolist()
-    return columns
-
-
 def predict(model: ServedModel, body: dict) -> dict:
     """The response object of a checked predict request ``body``: one predictor call."""
     names = list(model.inputs)
@@ -296,11 +282,11 @@ def predict(model: ServedModel, body: dict) -> dict:
         columns = inputs_to_columns(body["inputs"], names)
     table = columns_to_table(columns, model.inputs)
     try:
-        frame = model.predictor.predict(table, predict_keys=list(model.outputs))
+        arrays = predict_table(model.predictor, table, list(model.outputs))
     except (ValueError, TypeError, KeyError, pa.ArrowException) as e:
         message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
         raise BadRequest(f"the model cannot predict these inputs: {message}") from None
-    outputs = output_columns(frame, model)
+    outputs = {key: values.tolist() for key, values in arrays.items()}
     if len(outputs) == 1:
         (values,) = outputs.values()
         return {"predictions": values} if rows else {"outputs": values}
