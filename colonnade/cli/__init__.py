@@ -12,6 +12,9 @@ predict|export CONFIG.toml`` run a job described by a TOML config (read by
   to ``predict.output`` (Parquet or CSV by extension); prints the output path.
 - ``export``: an export under ``export.export_dir`` for ``cn.load``; prints its path.
 
+``colonnade serve EXPORT`` answers TF Serving's REST API (see :mod:`colonnade.serving`;
+needs ``pip install "colonnade[serve]"``).
+
 A config error or a missing file prints one line to stderr and exits with status 2;
 other failures print one line and exit with status 1 (``-v`` adds the traceback).
 Ctrl-C stops training after it saves a final checkpoint (when the weights are finite),
@@ -76,7 +79,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     for name, text in JOB_COMMANDS.items():
         sub.add_parser(name, parents=[job], help=text, description=text[0].upper() + text[1:])
+    _add_serve_parser(sub)
     return parser
+
+
+def _add_serve_parser(sub) -> None:
+    serve = sub.add_parser(
+        "serve", help="serve an export over TF Serving's REST API (needs colonnade[serve])"
+    )
+    serve.add_argument("export", metavar="EXPORT", help="an export, or a base dir of versions")
+    serve.add_argument("--port", type=int, default=8501, help="port (default 8501)")
+    serve.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    serve.add_argument("--model-name", default="default", help="model NAME in the URLs")
 
 
 def main(argv=None) -> int:
@@ -107,6 +121,8 @@ def _run(parser, args) -> int:
         return 0
     if args.command in JOB_COMMANDS:
         return _run_job(args)
+    if args.command == "serve":
+        return _run_serve(args)
     parser.print_help()
     return 0
 
@@ -137,6 +153,26 @@ def _run_job(args) -> int:
     except (ValueError, KeyError, TypeError, OSError, pa.ArrowException) as e:
         message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
         return _fail(prog, f"{type(e).__name__}: {message}", args.verbose, EXIT_FAILURE)
+
+
+def _run_serve(args) -> int:
+    from .. import serving
+    from ..estimators.export_checks import ExportError
+
+    try:
+        import orjson  # noqa: F401
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        print(serving.MISSING_EXTRA, file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+    try:
+        serving.serve(args.export, host=args.host, port=args.port, model_name=args.model_name)
+    except FileNotFoundError as e:
+        return _fail("colonnade serve", e, args.verbose, EXIT_CONFIG_ERROR)
+    except ExportError as e:
+        return _fail("colonnade serve", e, args.verbose, EXIT_FAILURE)
+    return 0
 
 
 def _fail(prog, message, verbose, status) -> int:

@@ -1,0 +1,421 @@
+"""The ASGI app: TF Serving's REST API over a :class:`~.versions.ModelStore`.
+
+Routes (``NAME`` is the served model's name, ``N`` a version number):
+
+- ``POST /v1/models/NAME[/versions/N]:predict``: ``{"instances": [{column: value, ...},
+  ...]}`` (rows) answers ``{"predictions": [{output: value, ...}, ...]}``, one object a
+  row; ``{"inputs": {column: [values...]}}`` (columns) answers ``{"outputs": {output:
+  [values...]}}``. As in TF Serving, a model with a single output answers bare values
+  (``{"predictions": [v, ...]}``, ``{"outputs": [v, ...]}``), and a model with a single
+  input takes bare values too. Each output keeps its TF shape: ``probabilities`` is a
+  list of ``k`` per row, ``class_ids`` a list of one.
+- ``GET /v1/models/NAME[/versions/N]``: ``{"model_version_status": [...]}``.
+- ``GET /v1/models/NAME[/versions/N]/metadata``: the ``serving_default`` signature:
+  inputs and outputs with their TF dtypes and shapes.
+
+A whole request is predicted at once (:func:`.inference.predict_table`, the steps of
+``Predictor.predict`` without its per-call thread and frame); JSON becomes Arrow a
+column at a time. Bad input answers 400 ``{"error": "..."}`` naming the field at fault, an unknown
+model or version 404, anything unexpected 500 with a short message (the traceback goes
+to the log, not to the client).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from contextlib import asynccontextmanager
+
+import numpy as np
+import orjson
+import pyarrow as pa
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from .inference import predict_table
+from .versions import ModelStore, ServedModel
+
+__all__ = ["MAX_BODY_BYTES", "SIGNATURE_NAMES", "BadRequest", "create_app"]
+
+logger = logging.getLogger("colonnade.serving")
+
+MAX_BODY_BYTES = 64 << 20
+"""The largest request body read (64 MiB), refused by its Content-Length before reading
+or, without one, as soon as the bytes read pass it."""
+SIGNATURE_NAMES = ("serving_default", "predict")
+"""The signature names a request may give: TF's estimator exports name their prediction
+signature ``predict`` and serve it as ``serving_default`` too."""
+INLINE_ROWS = 64
+"""Requests of at most this many rows run on the event loop: a hop to the thread pool
+costs more than predicting a few rows. Larger ones run in the pool, so one big request
+does not stall the small ones."""
+
+_PATH = re.compile(
+    r"^(?P<name>[^/:]+)(?:/versions/(?P<version>[^/:]+))?(?P<what>:predict|/metadata)?$"
+)
+_TF_DTYPES = {
+    "float": "DT_FLOAT",
+    "double": "DT_DOUBLE",
+    "halffloat": "DT_HALF",
+    "int8": "DT_INT8",
+    "int16": "DT_INT16",
+    "int32": "DT_INT32",
+    "int64": "DT_INT64",
+    "uint8": "DT_UINT8",
+    "uint16": "DT_UINT16",
+    "uint32": "DT_UINT32",
+    "uint64": "DT_UINT64",
+    "bool": "DT_BOOL",
+    "string": "DT_STRING",
+    "large_string": "DT_STRING",
+}
+
+
+class BadRequest(Exception):
+    """A client error: answered with ``status`` (400 unless said) and ``{"error": message}``."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+def _json_response(payload, status: int = 200) -> Response:
+    body = orjson.dumps(payload)  # several times json's speed; NaN becomes null
+    return Response(body, status_code=status, media_type="application/json")
+
+
+def _error(message: str, status: int) -> Response:
+    return _json_response({"error": message}, status)
+
+
+# --------------------------------------------------------------------------- body
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refusing one over ``limit`` bytes: by its Content-Length before
+    reading anything, else by stopping the read as soon as it passes the limit."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise BadRequest(f"Content-Length must be a number of bytes, got {declared!r}")
+        if int(declared) > limit:
+            raise BadRequest(
+                f"request body of {int(declared):,} bytes is over the {limit:,}-byte limit; "
+                "send fewer rows per request"
+            )
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BadRequest(
+                f"request body is over the {limit:,}-byte limit; send fewer rows per request"
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def parse_request(raw: bytes) -> dict:
+    """The JSON object of a predict request, checked for its top-level fields."""
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
+        raise BadRequest(f"malformed JSON in the request body: {e}") from None
+    if not isinstance(body, dict):
+        raise BadRequest(
+            f"the request body must be a JSON object with 'instances' or 'inputs', got a "
+            f"JSON {type(body).__name__}"
+        )
+    signature = body.get("signature_name", "serving_default")
+    if signature not in SIGNATURE_NAMES:
+        raise BadRequest(
+            f"signature_name {signature!r} is not served; this export has {list(SIGNATURE_NAMES)}"
+        )
+    if "examples" in body:
+        raise BadRequest(
+            "this export takes no serialized examples ('examples'); send 'instances' "
+            "(a list of rows) or 'inputs' (a dict of columns)"
+        )
+    given = [k for k in ("instances", "inputs") if k in body]
+    if len(given) != 1:
+        what = "neither" if not given else "both"
+        raise BadRequest(
+            f"the request has {what} 'instances' and 'inputs'; send exactly one: "
+            "'instances' (a list of rows) or 'inputs' (a dict of columns)"
+        )
+    return body
+
+
+# --------------------------------------------------------------------------- JSON -> Arrow
+
+
+def rows_to_columns(instances, names: list) -> dict:
+    """``{column: [value per row]}`` of the ``instances`` list, checking each row holds
+    every input ``names`` (a model of one input also takes bare values)."""
+    if not isinstance(instances, list):
+        raise BadRequest(f"'instances' must be a list of rows, got a JSON {_kind_of(instances)}")
+    if len(names) == 1 and instances and not isinstance(instances[0], dict):
+        return {names[0]: instances}
+    wanted = set(names)
+    for i, row in enumerate(instances):
+        if not isinstance(row, dict):
+            raise BadRequest(
+                f"instances[{i}] must be an object of input columns, got a JSON {_kind_of(row)}"
+            )
+        if not wanted <= row.keys():
+            missing = sorted(wanted - row.keys())
+            raise BadRequest(
+                f"instances[{i}] lacks input column(s) {missing}; the model reads {names}"
+            )
+    return {name: [row[name] for row in instances] for name in names}
+
+
+def inputs_to_columns(inputs, names: list) -> dict:
+    """``{column: values}`` of the columnar ``inputs``, checking every input is there and
+    all columns have as many values (a model of one input also takes a bare list)."""
+    if len(names) == 1 and isinstance(inputs, list):
+        inputs = {names[0]: inputs}
+    if not isinstance(inputs, dict):
+        raise BadRequest(
+            f"'inputs' must be an object of input columns, got a JSON {_kind_of(inputs)}"
+        )
+    missing = [name for name in names if name not in inputs]
+    if missing:
+        raise BadRequest(f"'inputs' lacks input column(s) {missing}; the model reads {names}")
+    columns = {}
+    for name in names:
+        values = inputs[name]
+        if not isinstance(values, list):
+            raise BadRequest(
+                f"inputs[{name!r}] must be a list of values, one a row, got a JSON "
+                f"{_kind_of(values)}"
+            )
+        columns[name] = values
+    lengths = {name: len(values) for name, values in columns.items()}
+    if len(set(lengths.values())) > 1:
+        first = names[0]
+        odd = next(n for n in names if lengths[n] != lengths[first])
+        raise BadRequest(
+            f"ragged inputs: column {odd!r} has {lengths[odd]} values but {first!r} has "
+            f"{lengths[first]}; every column needs one value a row"
+        )
+    return columns
+
+
+def _kind_of(value) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean"}.get(
+        type(value), "null" if value is None else "number"
+    )
+
+
+def _base_type(arrow_type):
+    while (
+        pa.types.is_list(arrow_type)
+        or pa.types.is_large_list(arrow_type)
+        or (pa.types.is_fixed_size_list(arrow_type))
+    ):
+        arrow_type = arrow_type.value_type
+    return arrow_type
+
+
+def _accepts(expected, got) -> bool:
+    """Whether values of Arrow type ``got`` can feed an input of type ``expected``."""
+    expected, got = _base_type(expected), _base_type(got)
+    if pa.types.is_null(got):
+        return True
+    if pa.types.is_floating(expected):
+        return pa.types.is_floating(got) or pa.types.is_integer(got)
+    if pa.types.is_integer(expected):
+        return pa.types.is_integer(got)
+    if pa.types.is_string(expected) or pa.types.is_large_string(expected):
+        return pa.types.is_string(got) or pa.types.is_large_string(got)
+    return got == expected
+
+
+def _describe(arrow_type) -> str:
+    base = _base_type(arrow_type)
+    if pa.types.is_floating(base):
+        return f"numbers ({base})"
+    if pa.types.is_integer(base):
+        return f"integers ({base})"
+    if pa.types.is_string(base) or pa.types.is_large_string(base):
+        return "strings"
+    if pa.types.is_struct(base):
+        return "objects"
+    if pa.types.is_boolean(base):
+        return "booleans"
+    return str(base)
+
+
+def columns_to_table(columns: dict, inputs: dict) -> pa.Table:
+    """One Arrow column per input, each checked against the type the model reads."""
+    arrays = {}
+    for name, values in columns.items():
+        try:
+            array = pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
+            raise BadRequest(
+                f"input column {name!r}: its values do not make one column: {e}"
+            ) from None
+        if not _accepts(inputs[name], array.type):
+            raise BadRequest(
+                f"input column {name!r} takes {_describe(inputs[name])}, got "
+                f"{_describe(array.type)}"
+            )
+        arrays[name] = array
+    return pa.table(arrays)
+
+
+# --------------------------------------------------------------------------- predictions
+
+
+def predict(model: ServedModel, body: dict) -> dict:
+    """The response object of a checked predict request ``body``: one predictor call."""
+    names = list(model.inputs)
+    rows = "instances" in body
+    if rows:
+        columns = rows_to_columns(body["instances"], names)
+    else:
+        columns = inputs_to_columns(body["inputs"], names)
+    table = columns_to_table(columns, model.inputs)
+    try:
+        arrays = predict_table(model.predictor, table, list(model.outputs))
+    except (ValueError, TypeError, KeyError, pa.ArrowException) as e:
+        message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+        raise BadRequest(f"the model cannot predict these inputs: {message}") from None
+    outputs = {key: values.tolist() for key, values in arrays.items()}
+    if len(outputs) == 1:
+        (values,) = outputs.values()
+        return {"predictions": values} if rows else {"outputs": values}
+    if not rows:
+        return {"outputs": outputs}
+    keys = list(outputs)
+    return {"predictions": [dict(zip(keys, row)) for row in zip(*outputs.values())]}
+
+
+def _request_rows(body: dict) -> int:
+    data = body.get("instances", body.get("inputs"))
+    if isinstance(data, dict):
+        data = next(iter(data.values()), [])
+    return len(data) if isinstance(data, list) else 0
+
+
+# --------------------------------------------------------------------------- metadata
+
+
+def _tensor_info(name: str, dtype: str, dims: list) -> dict:
+    shape = {"dim": [{"size": str(d), "name": ""} for d in dims], "unknown_rank": False}
+    return {
+        "dtype": dtype,
+        "tensor_shape": shape,
+        "name": name,
+    }
+
+
+def _input_info(name: str, arrow_type) -> dict:
+    base = _base_type(arrow_type)
+    dtype = _TF_DTYPES.get(str(base), "DT_INVALID")
+    if pa.types.is_fixed_size_list(arrow_type):
+        dims = [-1, arrow_type.list_size]
+    elif pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        dims = [-1, -1]
+    else:
+        dims = [-1]
+    return _tensor_info(name, dtype, dims)
+
+
+def _output_info(name: str, dtype, width: int) -> dict:
+    kind = np.dtype(dtype).kind
+    tf_dtype = "DT_STRING" if kind in "OUS" else _TF_DTYPES.get(np.dtype(dtype).name, "DT_INVALID")
+    if tf_dtype == "DT_INVALID" and np.dtype(dtype) == np.float32:
+        tf_dtype = "DT_FLOAT"
+    return _tensor_info(name, tf_dtype, [-1] if width == 0 else [-1, width])
+
+
+def metadata(name: str, model: ServedModel) -> dict:
+    """TF Serving's ``GetModelMetadata`` answer: the ``serving_default`` signature."""
+    signature = {
+        "inputs": {k: _input_info(k, t) for k, t in model.inputs.items()},
+        "outputs": {
+            k: _output_info(k, model.output_dtypes[k], w) for k, w in model.outputs.items()
+        },
+        "method_name": "tensorflow/serving/predict",
+    }
+    return {
+        "model_spec": {"name": name, "signature_name": "", "version": str(model.version)},
+        "metadata": {"signature_def": {"signature_def": {"serving_default": signature}}},
+    }
+
+
+# --------------------------------------------------------------------------- the app
+
+
+def create_app(store: ModelStore, model_name: str = "default", max_body_bytes=MAX_BODY_BYTES):
+    """The Starlette app serving ``store`` as ``model_name``; its lifespan starts and
+    stops the store's version poller.
+
+    >>> app = create_app(ModelStore("exports/"), "census")  # doctest: +SKIP
+    >>> uvicorn.run(app, port=8501)                          # doctest: +SKIP
+    """
+
+    def resolve(path: str):
+        match = _PATH.match(path)
+        if match is None:
+            raise BadRequest(f"no such endpoint: /v1/models/{path}", 404)
+        if match["name"] != model_name:
+            raise BadRequest(
+                f"model {match['name']!r} not found; this server serves {model_name!r}", 404
+            )
+        version = match["version"]
+        if version is None:
+            return store.serving(), match["what"], False
+        model = store.get(int(version)) if version.isdigit() else None
+        if model is None:
+            raise BadRequest(
+                f"version {version} of model {model_name!r} is not loaded; serving version "
+                f"{store.serving().version}",
+                404,
+            )
+        return model, match["what"], True
+
+    async def models(request: Request) -> Response:
+        try:
+            model, what, versioned = resolve(request.path_params["rest"])
+            if request.method == "POST":
+                if what != ":predict":
+                    raise BadRequest("POST goes to .../models/NAME[/versions/N]:predict", 405)
+                body = parse_request(await read_body(request, max_body_bytes))
+                if _request_rows(body) <= INLINE_ROWS:
+                    return _json_response(predict(model, body))
+                return _json_response(await run_in_threadpool(predict, model, body))
+            if what == ":predict":
+                raise BadRequest(":predict takes POST", 405)
+            if what == "/metadata":
+                return _json_response(metadata(model_name, model))
+            status = store.status()
+            if versioned:  # a version's own status
+                status = [s for s in status if s["version"] == str(model.version)]
+            return _json_response({"model_version_status": status})
+        except BadRequest as e:
+            return _error(str(e), e.status)
+        except Exception as e:
+            logger.exception("%s %s failed", request.method, request.url.path)
+            return _error(f"internal error ({type(e).__name__}); see the server log", 500)
+
+    async def not_found(request: Request, exc: HTTPException) -> Response:
+        return _error(f"{exc.detail}: {request.method} {request.url.path}", exc.status_code)
+
+    @asynccontextmanager
+    async def lifespan(app):
+        store.start()
+        try:
+            yield
+        finally:
+            store.stop()
+
+    routes = [Route("/v1/models/{rest:path}", models, methods=["GET", "POST"])]
+    handlers = {HTTPException: not_found}
+    return Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)

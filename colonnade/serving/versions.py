@@ -1,0 +1,236 @@
+"""The versions a server holds: which exist on disk, which is loaded, and the swap.
+
+``EXPORT`` is one export directory (served as a single version: its name when numeric,
+else 1) or a base directory of numbered versions, TF Serving's layout ``base/1``,
+``base/2``... (colonnade's timestamped exports are numbered the same way). The newest
+version is served, as TF Serving's default ``latest`` policy does. A poller thread looks
+for newer versions every ``poll_interval`` seconds: a new one is loaded in full, then
+the served reference is replaced in one assignment, so a request holds either the old
+model or the new one for its whole life and none is dropped. A version that fails to
+load is logged and skipped (the old one keeps serving) and tried again only when its
+files change.
+
+>>> store = ModelStore(path)  # doctest: +SKIP
+>>> store.serving().version, store.serving().predictor  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..estimators.export import MODEL_FILE, Predictor
+from ..feature_columns import make_parse_example_spec
+
+__all__ = ["ModelStore", "ServedModel", "find_versions"]
+
+logger = logging.getLogger("colonnade.serving")
+
+DEFAULT_POLL_INTERVAL = 2.0
+"""Seconds between two looks for new versions (TF Serving polls its file system every
+``file_system_poll_wait_seconds``, 1 s by default)."""
+
+
+@dataclass(frozen=True)
+class ServedModel:
+    """One loaded version: its number, the predictor, and what it reads and answers.
+
+    ``inputs`` maps each raw input column to its Arrow type (``make_parse_example_spec``
+    of the model's feature columns); ``outputs`` maps each prediction key to its width
+    (``0`` for a ``(n,)`` prediction, ``k`` for ``(n, k)``) and ``output_dtypes`` to its
+    numpy dtype.
+    """
+
+    version: int
+    path: str
+    predictor: Predictor
+    inputs: dict
+    outputs: dict
+    output_dtypes: dict
+
+    @classmethod
+    def load(cls, version: int, path: str) -> ServedModel:
+        predictor = Predictor(path)
+        network = predictor.network
+        columns = []
+        if network.linear is not None:
+            columns += list(network.linear.linear.feature_columns)
+        if network.dnn is not None:
+            columns += list(network.dnn.input_layer.feature_columns)
+        schema = make_parse_example_spec(columns)
+        head = predictor.head
+        sample = head.predictions(np.zeros((1, head.logits_dimension), np.float32))
+        outputs, dtypes = {}, {}
+        for key, value in sample.items():
+            value = np.asarray(value)
+            outputs[key] = value.shape[1] if value.ndim == 2 else 0
+            dtypes[key] = value.dtype
+        inputs = {field.name: field.type for field in schema}
+        return cls(version, predictor.path, predictor, inputs, outputs, dtypes)
+
+
+def _version_of(name: str):
+    return int(name) if name.isdigit() else None
+
+
+def find_versions(base: str) -> dict:
+    """``{version: path}`` of the numbered export directories in ``base``."""
+    found = {}
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return found
+    for name in names:
+        version = _version_of(name)
+        path = os.path.join(base, name)
+        if version is not None and os.path.isfile(os.path.join(path, MODEL_FILE)):
+            found[version] = path
+    return found
+
+
+def _fingerprint(path: str) -> tuple:
+    """The names, sizes and modification times of the files under ``path``: a failed
+    version is tried again only when this changes (a copy still being written)."""
+    entries = []
+    for root, _, files in os.walk(path):
+        for name in files:
+            file = os.path.join(root, name)
+            try:
+                st = os.stat(file)
+            except OSError:
+                continue
+            entries.append((os.path.relpath(file, path), st.st_size, st.st_mtime_ns))
+    return tuple(sorted(entries))
+
+
+class ModelStore:
+    """The served version of the export(s) at ``path`` and the poller that updates it.
+
+    ``serving()`` is the newest loaded version; ``get(version)`` a loaded version or
+    ``None``; ``status()`` every version seen, TF Serving's ``model_version_status``.
+    ``start()`` starts the poller thread (a base directory only), ``stop()`` ends it.
+    Raises ``FileNotFoundError`` when ``path`` holds no export, and the load error of
+    the newest version when no version loads at all.
+    """
+
+    def __init__(self, path, poll_interval: float = DEFAULT_POLL_INTERVAL):
+        self.path = os.fspath(path)
+        self.poll_interval = poll_interval
+        self._lock = threading.Lock()  # one poll at a time; readers never take it
+        self._stop = threading.Event()
+        self._thread = None
+        self._failed: dict = {}  # version -> (fingerprint, message)
+        self._retired: set = set()
+        if os.path.isfile(os.path.join(self.path, MODEL_FILE)):
+            self.is_base = False
+            version = _version_of(os.path.basename(os.path.normpath(self.path))) or 1
+            self._loaded = {version: ServedModel.load(version, self.path)}
+            return
+        if not os.path.isdir(self.path):
+            raise FileNotFoundError(f"no export at {self.path!r}")
+        self.is_base = True
+        self._loaded = {}
+        versions = find_versions(self.path)
+        if not versions:
+            raise FileNotFoundError(
+                f"{self.path!r} holds no {MODEL_FILE} nor numbered export directories "
+                "(base/1, base/2, ... or colonnade's timestamped exports)"
+            )
+        errors = []
+        for version in sorted(versions, reverse=True):
+            try:
+                self._loaded = {version: ServedModel.load(version, versions[version])}
+                break
+            except Exception as e:
+                errors.append(e)
+                self._note_failure(version, versions[version], e)
+        if not self._loaded:
+            raise errors[0]
+
+    # ------------------------------------------------------------------ reading
+
+    def serving(self) -> ServedModel:
+        """The version answering requests that name none: the newest loaded."""
+        loaded = self._loaded
+        return loaded[max(loaded)]
+
+    def get(self, version: int):
+        """The loaded ``version``, or ``None``."""
+        return self._loaded.get(version)
+
+    def status(self) -> list:
+        """TF Serving's ``model_version_status`` list, newest first: loaded versions are
+        ``AVAILABLE``, replaced ones ``END``, ones that failed to load ``END`` with their
+        error."""
+        rows = {}
+        for version in self._retired:
+            rows[version] = ("END", "OK", "")
+        for version, (_, message) in self._failed.items():
+            rows[version] = ("END", "UNKNOWN", message)
+        for version in self._loaded:
+            rows[version] = ("AVAILABLE", "OK", "")
+        return [
+            {
+                "version": str(v),
+                "state": state,
+                "status": {"error_code": code, "error_message": message},
+            }
+            for v, (state, code, message) in sorted(rows.items(), reverse=True)
+        ]
+
+    # ------------------------------------------------------------------ updating
+
+    def poll(self) -> bool:
+        """Load the newest version on disk if it is newer than the served one and did
+        not fail with the same files before; swap it in. Returns whether it swapped."""
+        if not self.is_base:
+            return False
+        with self._lock:
+            current = max(self._loaded)
+            versions = find_versions(self.path)
+            for version in sorted((v for v in versions if v > current), reverse=True):
+                path = versions[version]
+                failed = self._failed.get(version)
+                if failed is not None and failed[0] == _fingerprint(path):
+                    continue
+                try:
+                    model = ServedModel.load(version, path)
+                except Exception as e:
+                    self._note_failure(version, path, e)
+                    continue
+                self._failed.pop(version, None)
+                self._retired.update(self._loaded)
+                self._loaded = {version: model}  # the swap: one reference assignment
+                logger.info("serving version %d from %s", version, path)
+                return True
+            return False
+
+    def _note_failure(self, version, path, error) -> None:
+        message = f"{type(error).__name__}: {error}"
+        logger.error("version %d at %s failed to load, skipped: %s", version, path, message)
+        self._failed[version] = (_fingerprint(path), message)
+
+    def start(self) -> None:
+        """Start the poller thread (a daemon; nothing to poll for a single export)."""
+        if not self.is_base or self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._run, name="colonnade-poller", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the poller thread and wait for it."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.poll_interval):
+            try:
+                self.poll()
+            except Exception:  # the poller must outlive a bad directory listing
+                logger.exception("polling %s for new versions failed", self.path)

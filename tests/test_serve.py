@@ -1,0 +1,308 @@
+"""``colonnade serve``: TF Serving's REST API over a real server, called over HTTP."""
+
+import http.client
+import json
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import colonnade as cn
+
+pytest.importorskip("starlette")
+uvicorn = pytest.importorskip("uvicorn")
+
+from colonnade.serving import ModelStore, create_app  # noqa: E402
+
+fc = cn.feature_columns
+E = cn.estimators
+NAME = "census"
+
+
+def frame(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    age = rng.integers(18, 80, n).astype(float)
+    city = rng.choice(["paris", "rome", "oslo"], n)
+    y = ((age > 40) ^ (city == "rome")).astype(int)
+    return pd.DataFrame({"age": age, "city": city, "y": y})
+
+
+def train_export(model_dir, export_base, steps_seed=0):
+    city = fc.categorical_column_with_vocabulary_list("city", ["paris", "rome", "oslo"])
+    est = E.LinearClassifier(
+        feature_columns=[fc.numeric_column("age"), city],
+        config=E.RunConfig(model_dir=str(model_dir), tf_random_seed=steps_seed),
+    )
+    est.fit(frame(seed=steps_seed), label="y", epochs=1, batch_size=64, verbose=0)
+    return est.export_saved_model(str(export_base))
+
+
+class Client:
+    """A keep-alive HTTP client for one server."""
+
+    def __init__(self, port):
+        self.port = port
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+
+    def call(self, method, path, body=None, headers=None):
+        if body is not None and not isinstance(body, bytes):
+            body = json.dumps(body).encode()
+        try:
+            self.conn.request(method, path, body=body, headers=headers or {})
+            response = self.conn.getresponse()
+            data = response.read()
+        except (http.client.HTTPException, OSError):
+            self.conn.close()
+            raise
+        if response.getheader("connection", "").lower() == "close":
+            self.conn.close()
+        return response.status, json.loads(data)
+
+    def predict(self, body, version=None):
+        where = f"/v1/models/{NAME}" + (f"/versions/{version}" if version else "")
+        return self.call("POST", f"{where}:predict", body)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A real uvicorn server in a thread, serving a base directory of versions."""
+    root = tmp_path_factory.mktemp("serve")
+    base = root / "exports"
+    first = train_export(root / "model", base)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    store = ModelStore(str(base), poll_interval=0.1)
+    config = uvicorn.Config(create_app(store, NAME), log_level="warning", access_log=False)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.01)
+    yield {"port": port, "base": base, "root": root, "first": first, "store": store}
+    server.should_exit = True
+    thread.join(10)
+    sock.close()
+
+
+@pytest.fixture()
+def client(server):
+    c = Client(server["port"])
+    yield c
+    c.conn.close()
+
+
+def expected_frame(server, rows):
+    return cn.load(server["store"].serving().path).predict(pd.DataFrame(rows))
+
+
+def test_instances_answer_one_object_a_row_as_load_predicts(server, client):
+    rows = frame(5, seed=1).drop(columns="y").to_dict("records")
+    status, body = client.predict({"instances": rows})
+    assert status == 200, body
+    predictions = body["predictions"]
+    assert len(predictions) == 5
+    expected = expected_frame(server, rows)
+    got_p = np.array([p["probabilities"] for p in predictions])
+    np.testing.assert_allclose(got_p[:, 1], expected["probabilities_1"], rtol=1e-6)
+    assert [p["class_ids"] for p in predictions] == [[c] for c in expected["class_ids"]]
+    assert [p["classes"][0] for p in predictions] == list(expected["classes"])
+    assert predictions[0]["all_classes"] == ["0", "1"]
+    np.testing.assert_allclose([p["logistic"][0] for p in predictions], expected["logistic"])
+
+
+def test_inputs_answer_columns_as_load_predicts(server, client):
+    rows = frame(7, seed=2).drop(columns="y")
+    body = {"inputs": {"age": rows["age"].tolist(), "city": rows["city"].tolist()}}
+    status, body = client.predict({**body, "signature_name": "serving_default"})
+    assert status == 200, body
+    outputs = body["outputs"]
+    expected = expected_frame(server, rows)
+    np.testing.assert_allclose(np.array(outputs["logits"])[:, 0], expected["logits"], rtol=1e-6)
+    assert np.array(outputs["probabilities"]).shape == (7, 2)
+    assert [c[0] for c in outputs["class_ids"]] == list(expected["class_ids"])
+
+
+def test_integer_ages_and_empty_requests(client):
+    status, body = client.predict({"instances": [{"age": 30, "city": "rome"}]})
+    assert status == 200 and len(body["predictions"]) == 1
+    status, body = client.predict({"inputs": {"age": [], "city": []}})
+    assert status == 200 and body["outputs"]["logits"] == []
+
+
+def test_status_and_metadata(server, client):
+    status, body = client.call("GET", f"/v1/models/{NAME}")
+    assert status == 200
+    (row,) = [s for s in body["model_version_status"] if s["state"] == "AVAILABLE"]
+    assert row == {
+        "version": str(server["store"].serving().version),
+        "state": "AVAILABLE",
+        "status": {"error_code": "OK", "error_message": ""},
+    }
+    status, body = client.call("GET", f"/v1/models/{NAME}/metadata")
+    assert status == 200
+    signature = body["metadata"]["signature_def"]["signature_def"]["serving_default"]
+    assert signature["inputs"]["age"]["dtype"] == "DT_FLOAT"
+    assert signature["inputs"]["city"]["dtype"] == "DT_STRING"
+    assert signature["outputs"]["probabilities"]["dtype"] == "DT_FLOAT"
+    assert signature["outputs"]["probabilities"]["tensor_shape"]["dim"][1]["size"] == "2"
+    assert signature["outputs"]["classes"]["dtype"] == "DT_STRING"
+    assert body["model_spec"]["name"] == NAME
+
+
+@pytest.mark.parametrize(
+    "body, match",
+    [
+        (b"{not json", "malformed JSON"),
+        ([1, 2], "JSON object"),
+        ({}, "neither 'instances' and 'inputs'"),
+        ({"instances": [], "inputs": {}}, "both"),
+        ({"instances": [{"age": 3}]}, r"instances\[0\] lacks input column\(s\) \['city'\]"),
+        ({"instances": [{"age": "old", "city": "rome"}]}, "'age' takes numbers"),
+        ({"instances": [{"age": 3, "city": 4}]}, "'city' takes strings, got integers"),
+        ({"instances": [{"age": 3, "city": "rome"}, 5]}, r"instances\[1\] must be an object"),
+        ({"instances": {"age": 3}}, "'instances' must be a list"),
+        ({"inputs": {"age": [1, 2], "city": ["rome"]}}, "ragged inputs: column 'city' has 1"),
+        ({"inputs": {"age": [1]}}, r"'inputs' lacks input column\(s\) \['city'\]"),
+        ({"inputs": {"age": 1, "city": "rome"}}, r"inputs\['age'\] must be a list"),
+        ({"inputs": {"age": [1, "x"], "city": ["a", "b"]}}, "'age': its values do not make"),
+        ({"instances": [], "signature_name": "classify"}, "signature_name 'classify'"),
+        ({"examples": [{"b64": "AAAA"}]}, "takes no serialized examples"),
+    ],
+)
+def test_bad_requests_get_400_naming_the_field(client, body, match):
+    status, answer = client.predict(body)
+    assert status == 400, answer
+    assert set(answer) == {"error"}
+    assert re.search(match, answer["error"]), answer
+
+
+def test_unknown_model_version_and_path_get_404(server, client):
+    status, body = client.call("POST", "/v1/models/other:predict", {"instances": []})
+    assert status == 404 and "model 'other' not found" in body["error"]
+    status, body = client.predict({"instances": []}, version=1)
+    assert status == 404 and "version 1" in body["error"]
+    status, body = client.call("GET", "/v2/elsewhere")
+    assert status == 404 and "error" in body
+
+
+def test_body_over_the_limit_is_refused(server):
+    from colonnade.serving.app import MAX_BODY_BYTES
+
+    # By Content-Length, before the body is read: none is sent.
+    conn = socket.create_connection(("127.0.0.1", server["port"]), timeout=10)
+    conn.sendall(
+        (
+            f"POST /v1/models/{NAME}:predict HTTP/1.1\r\nHost: x\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {MAX_BODY_BYTES + 1}\r\n\r\n"
+        ).encode()
+    )
+    answer = conn.makefile("rb").read().decode()  # the server closes after refusing
+    conn.close()
+    assert answer.startswith("HTTP/1.1 400") and "byte limit" in answer
+    # Chunked, with no Content-Length: the read stops past the limit.
+    client = http.client.HTTPConnection("127.0.0.1", server["port"], timeout=30)
+    chunk = b" " * (1 << 20)
+    chunks = (chunk for _ in range(MAX_BODY_BYTES // len(chunk) + 2))
+    try:
+        client.request("POST", f"/v1/models/{NAME}:predict", body=chunks, encode_chunked=True)
+        response = client.getresponse()
+        status, body = response.status, json.loads(response.read())
+    except (BrokenPipeError, ConnectionResetError):
+        pytest.skip("the server closed the connection before the client read the answer")
+    finally:
+        client.close()
+    assert status == 400 and "byte limit" in body["error"]
+
+
+def test_a_new_version_is_swapped_in_without_dropping_requests(server):
+    store = server["store"]
+    old = store.serving().version
+    # A broken version is logged and skipped; the old one keeps serving.
+    broken = server["base"] / str(old + 1)
+    broken.mkdir()
+    (broken / "model.json").write_text("{}")
+    time.sleep(0.3)
+    assert store.serving().version == old
+    # A good, newer version: copied under a temporary name, then renamed into place.
+    staging = server["root"] / "staging"
+    new_path = train_export(server["root"] / "model2", staging, steps_seed=1)
+    errors, answered, done = [], [], threading.Event()
+
+    def hammer():
+        client = Client(server["port"])
+        while not done.is_set():
+            status, body = client.predict({"instances": [{"age": 50.0, "city": "oslo"}]})
+            if status != 200:
+                errors.append(body)
+            answered.append(status)
+        client.conn.close()
+
+    thread = threading.Thread(target=hammer)
+    thread.start()
+    try:
+        shutil.move(new_path, server["base"] / str(old + 2))
+        client = Client(server["port"])
+        deadline = time.monotonic() + 20
+        while True:
+            status, body = client.call("GET", f"/v1/models/{NAME}")
+            versions = {s["version"]: s["state"] for s in body["model_version_status"]}
+            if versions.get(str(old + 2)) == "AVAILABLE":
+                break
+            assert time.monotonic() < deadline, body
+            time.sleep(0.05)
+        assert versions[str(old)] == "END" and versions[str(old + 1)] == "END"
+        failed = next(s for s in body["model_version_status"] if s["version"] == str(old + 1))
+        assert failed["status"]["error_code"] != "OK"
+        time.sleep(0.1)
+    finally:
+        done.set()
+        thread.join(30)
+    assert not errors and len(answered) > 0
+    status, _ = client.predict({"instances": [{"age": 1.0, "city": "rome"}]}, version=old + 2)
+    assert status == 200
+    status, _ = client.predict({"instances": [{"age": 1.0, "city": "rome"}]}, version=old)
+    assert status == 404
+    client.conn.close()
+
+
+def test_cli_without_the_extra_says_how_to_install(tmp_path):
+    script = (
+        "import sys\n"
+        "sys.modules['starlette'] = None\n"
+        "from colonnade.cli import main\n"
+        "sys.exit(main(['serve', sys.argv[1]]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [
+        "colonnade serve needs starlette, uvicorn, httptools and orjson: "
+        'pip install "colonnade[serve]"'
+    ]
+
+
+def test_cli_refuses_a_directory_with_no_export(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "colonnade", "serve", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2 and "holds no model.json" in out.stderr
+
+
+def test_import_colonnade_does_not_import_the_server_stack():
+    script = "import sys, colonnade\nprint('starlette' in sys.modules, 'uvicorn' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert out.stdout.split() == ["False", "False"]
