@@ -26,6 +26,7 @@ from .hooks import CheckpointSaverHook, NanTensorHook, RunContext, SessionRunHoo
 from .input_pipeline import transformed_batches
 from .progress import ProgressHook, known_rows, progress_bar, resolve_verbose
 from .run_config import RunConfig, WarmStartSettings
+from .tensorboard import TensorBoardHook, write_eval_summary
 
 logger = logging.getLogger("colonnade")
 
@@ -397,6 +398,8 @@ class CannedEstimator:
             verbose=verbose,
         )
         all_hooks = _with_nan_check(hooks) + [saver, progress]
+        if cfg.save_summary_steps:
+            all_hooks.append(TensorBoardHook(cfg.save_summary_steps))
         for hook in all_hooks:
             hook.begin(self)
         started, logged_at, logged_step = time.monotonic(), time.monotonic(), self.global_step
@@ -514,6 +517,7 @@ class CannedEstimator:
             raise ValueError("evaluation got no batches from its input")
         results = self.head.results(metrics)
         results["global_step"] = self.global_step
+        write_eval_summary(self.model_dir, name, results)
         if name is not None:
             logger.info("evaluation %s: %s", name, results)
         return results
