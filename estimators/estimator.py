@@ -43,6 +43,13 @@ class History:
         for k, v in logs.items():
             self.history.setdefault(k, []).append(v)
 
+    def plot(self):
+        """The loss and metrics per epoch (validation beside training) as a matplotlib
+        Figure; needs ``pip install "colonnade[plot]"``."""
+        from .plots import plot_history
+
+        return plot_history(self)
+
 
 # The momentum a Momentum optimizer named by string gets (a common choice; TF has none).
 NAMED_MOMENTUM = 0.9
