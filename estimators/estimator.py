@@ -24,7 +24,9 @@ from .callbacks import Callback
 from .export import export_estimator, no_predictions_frame, predictions_frame, select_keys
 from .hooks import CheckpointSaverHook, NanTensorHook, RunContext, SessionRunHook
 from .input_pipeline import transformed_batches
+from .progress import ProgressHook, known_rows, progress_bar, resolve_verbose
 from .run_config import RunConfig, WarmStartSettings
+from .tensorboard import TensorBoardHook, write_eval_summary
 
 logger = logging.getLogger("colonnade")
 
@@ -40,6 +42,13 @@ class History:
         self.epoch.append(epoch)
         for k, v in logs.items():
             self.history.setdefault(k, []).append(v)
+
+    def plot(self):
+        """The loss and metrics per epoch (validation beside training) as a matplotlib
+        Figure; needs ``pip install "colonnade[plot]"``."""
+        from .plots import plot_history
+
+        return plot_history(self)
 
 
 # The momentum a Momentum optimizer named by string gets (a common choice; TF has none).
@@ -382,15 +391,26 @@ class CannedEstimator:
 
     # ------------------------------------------------------------------ TF style
 
-    def train(self, input_fn, steps=None, max_steps=None, hooks=None, saving_listeners=None):
+    def train(
+        self,
+        input_fn,
+        steps=None,
+        max_steps=None,
+        hooks=None,
+        saving_listeners=None,
+        verbose="auto",
+    ):
         """Train on batches from ``input_fn`` until it is exhausted, ``steps`` more steps are
         done, or the global step reaches ``max_steps``. Resumes from model_dir's latest
         checkpoint and saves one at the end. Returns self.
 
+        ``verbose``: a progress bar on stderr (``"auto"``: when it is a terminal; ``0``:
+        never; see :mod:`colonnade.estimators.progress`).
+
         model_dir is locked meanwhile: a second trainer on it fails at once with
         ``DirectoryLockedError`` naming it."""
         with self._training_lock():
-            return self._train(input_fn, steps, max_steps, hooks, saving_listeners)
+            return self._train(input_fn, steps, max_steps, hooks, saving_listeners, verbose)
 
     @contextlib.contextmanager
     def _training_lock(self):
@@ -407,7 +427,7 @@ class CannedEstimator:
             self._train_lock = None
             lock.release()
 
-    def _train(self, input_fn, steps, max_steps, hooks, saving_listeners):
+    def _train(self, input_fn, steps, max_steps, hooks, saving_listeners, verbose="auto"):
         """The body of :meth:`train`, run under model_dir's lock."""
         if steps is not None and max_steps is not None:
             raise ValueError("set at most one of steps and max_steps")
@@ -437,7 +457,14 @@ class CannedEstimator:
             save_secs=cfg.save_checkpoints_secs,
             listeners=saving_listeners,
         )
-        all_hooks = _with_nan_check(hooks) + [saver]
+        progress = ProgressHook(
+            total_rows=known_rows(input_fn),
+            total_steps=None if last_step is None else last_step - self.global_step,
+            verbose=verbose,
+        )
+        all_hooks = _with_nan_check(hooks) + [saver, progress]
+        if cfg.save_summary_steps:
+            all_hooks.append(TensorBoardHook(cfg.save_summary_steps))
         for hook in all_hooks:
             hook.begin(self)
         started, logged_at, logged_step = time.monotonic(), time.monotonic(), self.global_step
@@ -455,7 +482,11 @@ class CannedEstimator:
                 for hook in all_hooks:
                     hook.before_run(context)
                 loss = self._train_step(features, labels, cache)
-                values = {"loss": loss, "global_step": self.global_step}
+                values = {
+                    "loss": loss,
+                    "global_step": self.global_step,
+                    "rows": inputs.num_rows(features),
+                }
                 for hook in all_hooks:
                     hook.after_run(context, values)
                 if cfg.log_step_count_steps and self.global_step % cfg.log_step_count_steps == 0:
@@ -508,10 +539,17 @@ class CannedEstimator:
             return self._network.logits(features, training=False, rng=None, cache=cache)
 
     def evaluate(
-        self, input_fn, steps=None, name=None, label=None, batch_size=inputs.INFERENCE_BATCH_SIZE
+        self,
+        input_fn,
+        steps=None,
+        name=None,
+        label=None,
+        batch_size=inputs.INFERENCE_BATCH_SIZE,
+        verbose="auto",
     ) -> dict:
         """Metrics with TF's keys, plus ``global_step``, over ``input_fn``'s batches (at most
-        ``steps`` of them). Keras style: ``evaluate(data, label="y")``."""
+        ``steps`` of them). Keras style: ``evaluate(data, label="y")``. ``verbose``: a
+        progress bar, as in :meth:`train`."""
         if inputs.is_tabular(input_fn) or label is not None:
             input_fn = inputs.as_dataset(
                 input_fn, label=label, batch_size=batch_size, columns=self._input_columns()
@@ -520,7 +558,9 @@ class CannedEstimator:
         metrics = self.head.new_metrics()
         seen = 0
         batches = transformed_batches(self._network, input_fn, limit=steps)
+        bar = progress_bar(known_rows(input_fn), "evaluate", verbose=verbose)
         for features, labels, cache in batches:
+            bar.update(inputs.num_rows(features))
             if labels is None:
                 raise ValueError("evaluation needs labels: build the Dataset with label=...")
             label_array = self.head.label_array(labels)
@@ -537,10 +577,12 @@ class CannedEstimator:
                 float(training_loss),
             )
             seen += 1
+        bar.close()
         if seen == 0:
             raise ValueError("evaluation got no batches from its input")
         results = self.head.results(metrics)
         results["global_step"] = self.global_step
+        write_eval_summary(self.model_dir, name, results)
         if name is not None:
             logger.info("evaluation %s: %s", name, results)
         return results
@@ -551,24 +593,33 @@ class CannedEstimator:
         predict_keys=None,
         yield_single_examples=True,
         batch_size=inputs.INFERENCE_BATCH_SIZE,
+        verbose="auto",
     ):
         """TF style: an iterator of prediction dicts (one per example). Keras style (a
-        DataFrame, Arrow table or file path): a pandas DataFrame of predictions."""
+        DataFrame, Arrow table or file path): a pandas DataFrame of predictions.
+        ``verbose``: a progress bar, as in :meth:`train`."""
         if inputs.is_tabular(input_fn):
             dataset = inputs.as_dataset(
                 input_fn, batch_size=batch_size, columns=self._input_columns()
             )
-            return self._predict_frame(dataset, predict_keys)
-        return self._predict_dicts(input_fn, predict_keys, yield_single_examples)
+            return self._predict_frame(dataset, predict_keys, verbose)
+        return self._predict_dicts(input_fn, predict_keys, yield_single_examples, verbose)
 
-    def _predict_batches(self, input_fn, predict_keys):
+    def _predict_batches(self, input_fn, predict_keys, verbose=0):
         self._restore_or_warm_start()
-        for features, _, cache in transformed_batches(self._network, input_fn):
-            predictions = self.head.predictions(self._logits(features, cache).value)
-            yield predictions if predict_keys is None else select_keys(predictions, predict_keys)
+        bar = progress_bar(known_rows(input_fn), "predict", verbose=verbose)
+        try:
+            for features, _, cache in transformed_batches(self._network, input_fn):
+                predictions = self.head.predictions(self._logits(features, cache).value)
+                bar.update(inputs.num_rows(features))
+                yield (
+                    predictions if predict_keys is None else select_keys(predictions, predict_keys)
+                )
+        finally:
+            bar.close()
 
-    def _predict_dicts(self, input_fn, predict_keys, yield_single_examples):
-        for predictions in self._predict_batches(input_fn, predict_keys):
+    def _predict_dicts(self, input_fn, predict_keys, yield_single_examples, verbose="auto"):
+        for predictions in self._predict_batches(input_fn, predict_keys, verbose):
             if not yield_single_examples:
                 yield predictions
                 continue
@@ -576,8 +627,8 @@ class CannedEstimator:
             for i in range(n):
                 yield {k: v[i] for k, v in predictions.items()}
 
-    def _predict_frame(self, dataset, predict_keys):
-        batches = self._predict_batches(dataset, predict_keys)
+    def _predict_frame(self, dataset, predict_keys, verbose="auto"):
+        batches = self._predict_batches(dataset, predict_keys, verbose)
         frames = [predictions_frame(p, predict_keys) for p in batches]
         if not frames:
             frames.append(no_predictions_frame(self.head, predict_keys))
@@ -601,7 +652,7 @@ class CannedEstimator:
         callbacks=None,
         shuffle=True,
         seed=None,
-        verbose=0,
+        verbose="auto",
     ):
         """Train for ``epochs`` passes over ``data`` (DataFrame, Arrow table, path/glob or
         Dataset). ``validation_data`` is evaluated after each epoch (its metrics appear in
@@ -613,9 +664,15 @@ class CannedEstimator:
         table, or a Dataset over either or after ``cache()``) is permuted whole, as Keras
         does; files are streamed, their files and row groups visited in a new order and
         several read at once into a 64k-row buffer, which cannot mix rows farther apart
-        than that in a large sorted row group (see ``cn.data.Dataset.shuffle``)."""
+        than that in a large sorted row group (see ``cn.data.Dataset.shuffle``).
+
+        ``verbose`` (as Keras): ``"auto"`` shows a progress bar per epoch when stderr is a
+        terminal (rows done, rows/s, running loss, and an ETA when the data's size is
+        known); ``0`` nothing; ``1`` the bar, or off a terminal a line per epoch on stdout;
+        ``2`` a line per epoch."""
         if epochs < 1:
             raise ValueError(f"epochs must be >= 1, got {epochs}")
+        verbose = resolve_verbose(verbose)
         if seed is None:
             seed = self.config.tf_random_seed
         callbacks = list(callbacks or [])
@@ -648,7 +705,13 @@ class CannedEstimator:
                 columns=self._input_columns(),
             )
             losses = _LossTracker()
-            self.train(dataset, hooks=[losses])
+            bar = ProgressHook(
+                total_rows=known_rows(dataset),
+                desc=f"epoch {epoch + 1}/{epochs}",
+                verbose=verbose,
+                close_at_end=False,
+            )
+            self.train(dataset, hooks=[losses, bar], verbose=0)
             logs = {"loss": losses.mean()}
             if validation_data is not None:
                 vdata, vlabel = (
@@ -656,10 +719,11 @@ class CannedEstimator:
                     if isinstance(validation_data, tuple)
                     else (validation_data, label)
                 )
-                results = self.evaluate(vdata, label=vlabel)
+                results = self.evaluate(vdata, label=vlabel, verbose=0)
                 logs.update({f"val_{k}": v for k, v in results.items() if k != "global_step"})
             history.append(epoch, logs)
-            if verbose:
+            bar.close(logs)
+            if verbose == 2:
                 print(
                     f"epoch {epoch + 1}/{epochs}: "
                     + ", ".join(f"{k}={v:.4f}" for k, v in logs.items())

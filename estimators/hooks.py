@@ -13,6 +13,7 @@ import logging
 import math
 import os
 import time
+import weakref
 
 logger = logging.getLogger("colonnade")
 
@@ -75,6 +76,13 @@ class _Every:
         if self.steps is not None:
             return step >= self.last_step + self.steps
         return time.monotonic() >= self.last_time + self.secs
+
+    def due_on_grid(self, step: int) -> bool:
+        """Due when ``step`` crossed a multiple of ``steps`` since the last mark (the
+        global step's grid, whatever step a run started from), or ``secs`` passed."""
+        if self.steps is not None and self.last_step is not None:
+            return step // self.steps > self.last_step // self.steps
+        return self.due(step)
 
     def mark(self, step: int) -> None:
         self.last_step, self.last_time = step, time.monotonic()
@@ -160,8 +168,18 @@ class LoggingTensorHook(SessionRunHook):
             self._log(self.last_values)
 
 
+# When each estimator last saved a checkpoint, by checkpoint directory: the time-based
+# saver of a train() call goes on from the previous call's save (fit trains an epoch a call).
+_last_saves: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 class CheckpointSaverHook(SessionRunHook):
     """Save a checkpoint every ``save_steps`` steps or ``save_secs`` seconds, and at the end.
+
+    Step-based saves land on the multiples of ``save_steps`` of the global step, and the
+    time-based clock runs from the estimator's previous save, so a run split into several
+    ``train`` calls (``fit``'s epochs) saves as one uninterrupted run would, plus at the
+    end of each call.
 
     ``checkpoint_dir`` defaults to the estimator's model_dir; ``listeners`` are callables
     called with the saved path.
@@ -182,11 +200,15 @@ class CheckpointSaverHook(SessionRunHook):
     def begin(self, estimator) -> None:
         self.estimator = estimator
         self.timer.mark(estimator.global_step)
+        saved_at = _last_saves.get(estimator, {}).get(self.checkpoint_dir)
+        if saved_at is not None:
+            self.timer.last_time = saved_at
 
     def _save(self):
         if self._diverged():
             return
         path = self.estimator.save_checkpoint(self.checkpoint_dir)
+        _last_saves.setdefault(self.estimator, {})[self.checkpoint_dir] = time.monotonic()
         for listener in self.listeners:
             listener(path)
 
@@ -204,7 +226,7 @@ class CheckpointSaverHook(SessionRunHook):
         return bool(bad)
 
     def after_run(self, run_context, run_values) -> None:
-        if self.timer.due(run_values["global_step"]):
+        if self.timer.due_on_grid(run_values["global_step"]):
             self.timer.mark(run_values["global_step"])
             self._save()
 

@@ -7,7 +7,8 @@ predict|export CONFIG.toml`` run a job described by a TOML config (read by
 - ``train``: ``fit`` on ``data.train`` for ``data.epochs`` epochs (resuming from the
   checkpoint in ``model.model_dir``), then evaluate on ``data.eval`` when given; prints
   a JSON summary.
-- ``evaluate``: the metrics on ``data.eval``, as JSON.
+- ``evaluate``: the metrics on ``data.eval``, as JSON; ``--plots DIR`` also writes PNG
+  plots (ROC, precision-recall, calibration; or predicted vs actual and residuals).
 - ``predict``: predictions for ``data.predict``, one row per input row in order, written
   to ``predict.output`` (Parquet or CSV by extension); prints the output path.
 - ``export``: an export under ``export.export_dir`` for ``cn.load``; prints its path.
@@ -15,8 +16,12 @@ predict|export CONFIG.toml`` run a job described by a TOML config (read by
 ``colonnade serve EXPORT`` answers TF Serving's REST API (see :mod:`colonnade.serving`;
 needs ``pip install "colonnade[serve]"``).
 
-A config error or a missing file prints one line to stderr and exits with status 2;
-other failures print one line and exit with status 1 (``-v`` adds the traceback).
+On a terminal, training, evaluation and prediction show a progress bar on stderr; in a
+pipe or a log file they print none.
+
+A config error, a missing file or a missing optional dependency prints one line to
+stderr and exits with status 2; other failures print one line and exit with status 1
+(``-v`` adds the traceback).
 Ctrl-C stops training after it saves a final checkpoint (when the weights are finite),
 prints one line and exits with status 130, as shells expect of an interrupted command.
 """
@@ -78,7 +83,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="log progress to stderr (INFO level)",
     )
     for name, text in JOB_COMMANDS.items():
-        sub.add_parser(name, parents=[job], help=text, description=text[0].upper() + text[1:])
+        command = sub.add_parser(
+            name, parents=[job], help=text, description=text[0].upper() + text[1:]
+        )
+        if name == "evaluate":
+            command.add_argument(
+                "--plots",
+                metavar="DIR",
+                default=None,
+                help="also write PNG plots to DIR: ROC, precision-recall and calibration "
+                "curves (classifiers), predicted vs actual and residuals (regressors); "
+                'needs pip install "colonnade[plot]"',
+            )
     _add_serve_parser(sub)
     return parser
 
@@ -142,8 +158,11 @@ def _run_job(args) -> int:
     prog = f"colonnade {args.command}"
     try:
         job = load_config(args.config)
-        COMMANDS[args.command](job)
+        options = {"plots": args.plots} if getattr(args, "plots", None) else {}
+        COMMANDS[args.command](job, **options)
         return 0
+    except ImportError as e:  # an optional dependency (matplotlib for --plots)
+        return _fail(prog, str(e), args.verbose, EXIT_CONFIG_ERROR)
     except ConfigError as e:
         return _fail(prog, f"{args.config}: {e}", args.verbose, EXIT_CONFIG_ERROR)
     except FileNotFoundError as e:

@@ -107,11 +107,23 @@ def cmd_train(job) -> None:
     print(json.dumps(summary, indent=2))
 
 
-def cmd_evaluate(job) -> None:
-    """``colonnade evaluate``: the metrics on ``data.eval`` as JSON."""
+def cmd_evaluate(job, plots=None) -> None:
+    """``colonnade evaluate``: the metrics on ``data.eval`` as JSON; with ``plots`` (a
+    directory) also PNG plots of them (see :func:`colonnade.estimators.plots.plot_evaluation`)."""
+    if plots is not None:
+        from ..estimators.plots import require_matplotlib
+
+        require_matplotlib()  # before any work: an ImportError naming the extra
     paths = _checked_paths(job, "data.eval", "evaluate")
     estimator = _trained_estimator(job, "evaluate")
     print(json.dumps(_evaluate(estimator, job, paths), indent=2))
+    if plots is not None:
+        from ..estimators.plots import plot_evaluation
+
+        label = _label(job)
+        if not isinstance(label, str):
+            raise ConfigError("--plots needs a single label column", "data.label")
+        plot_evaluation(estimator, paths, label, plots)
 
 
 def cmd_predict(job) -> None:
