@@ -48,5 +48,11 @@ from colonnade.core import (
     wait_for_new_checkpoint,
     warm_start,
 )
+from colonnade.core.variable_scope import (
+    assert_global_step,
+    create_global_step,
+    get_global_step,
+    get_or_create_global_step,
+)
 
 __all__ = [name for name in dir() if not name.startswith("_")]

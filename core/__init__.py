@@ -141,6 +141,17 @@ from .schedules import (
     piecewise_constant_decay,
     polynomial_decay,
 )
+from .variable_scope import (
+    VariableStore,
+    assert_global_step,
+    create_global_step,
+    current_scope_name,
+    current_store,
+    get_global_step,
+    get_or_create_global_step,
+    get_variable,
+    variable_scope,
+)
 from .variables import Variable
 from .version import library_version
 from .warm_start import VocabInfo, init_from_checkpoint, warm_start

@@ -39,10 +39,11 @@ import math
 import numpy as np
 
 from . import optimizer_updates as updates
-from .autodiff import as_tensor, gradients, value_of
+from .autodiff import Tensor, as_tensor, gradients, value_of
 from .backend import get_xp, to_device, to_host
 from .fused import slot_like, trained_variable
 from .indexed_rows import IndexedRows
+from .variable_scope import current_store
 from .variables import Variable, variable_owning
 
 __all__ = [
@@ -225,13 +226,41 @@ class Optimizer:
     def minimize(self, loss_fn, var_list=None, global_step=None, grad_loss=None, name=None):
         """``compute_gradients`` then ``apply_gradients``; returns the loss value.
 
-        ``var_list`` is required on the first call (there is no graph to collect trainable
-        variables from); later calls default to the variables this optimizer already
-        has slots for.
+        ``loss_fn`` is a zero-argument callable, or (as TF1 in a ``model_fn``) the loss
+        itself: a scalar :class:`Tensor` whose graph was recorded, differentiated as it
+        is. ``var_list`` defaults to the trainable variables of the current
+        :class:`~colonnade.core.VariableStore` (inside a ``model_fn``), else to the
+        variables this optimizer already has slots for; without either it is required.
+
+        Inside a store, an optimizer made anew in each ``model_fn`` call takes over the
+        slots of the previous one of the same name, and while the store is ``building``
+        only the slots are made: nothing is updated.
+
+        >>> import colonnade as cn
+        >>> w = cn.core.Variable([1.0, 2.0])
+        >>> loss = cn.core.sum(w * w)
+        >>> float(cn.train.GradientDescentOptimizer(0.25).minimize(loss, var_list=[w]))
+        5.0
+        >>> w.numpy().tolist()
+        [0.5, 1.0]
         """
-        loss, grads_and_vars = self._loss_and_gradients(loss_fn, var_list, grad_loss)
-        self.apply_gradients(grads_and_vars, global_step=global_step)
+        store = current_store()
+        opt = self if store is None else store.optimizer(self)
+        if store is not None and store.building:
+            var_list = store.trainable_variables() if var_list is None else var_list
+            opt.create_slots(var_list)
+            return value_of(loss_fn) if isinstance(loss_fn, Tensor) else None
+        loss, grads_and_vars = opt._loss_and_gradients(loss_fn, var_list, grad_loss)
+        opt.apply_gradients(grads_and_vars, global_step=global_step)
         return loss
+
+    def _adopt_state(self, other) -> None:
+        """Take over ``other``'s slots and step counts (same class): what lets a
+        ``model_fn`` make its optimizer anew in each call."""
+        self._slots = other._slots
+        self._saved_as_views = other._saved_as_views
+        self._non_slot = other._non_slot
+        self._iterations = other._iterations
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None) -> None:
         """Update each variable from its gradient; pairs whose gradient is None are
@@ -331,11 +360,16 @@ class Optimizer:
         return [var for var, _ in self._slots.values() if trained_variable(var) is var]
 
     def _loss_and_gradients(self, loss_fn, var_list, grad_loss):
-        if not callable(loss_fn):
+        if not callable(loss_fn) and not isinstance(loss_fn, Tensor):
             raise TypeError(
-                "loss_fn must be a zero-argument callable that computes the loss "
-                f"(colonnade differentiates eagerly); got {type(loss_fn).__name__}"
+                "loss must be a zero-argument callable that computes the loss, or a "
+                f"recorded scalar Tensor; got {type(loss_fn).__name__}"
             )
+        if isinstance(loss_fn, Tensor):
+            _check_recorded_loss(loss_fn)
+        store = current_store()
+        if var_list is None and store is not None:
+            var_list = store.trainable_variables()
         if isinstance(var_list, Variable):
             raise TypeError(
                 f"var_list must be a list of Variables, got the Variable '{var_list.name}'; "
@@ -354,7 +388,7 @@ class Optimizer:
         for var in var_list:
             if not isinstance(var, Variable):
                 raise TypeError(f"var_list must hold Variables, got {type(var).__name__}")
-        loss = as_tensor(loss_fn())
+        loss = loss_fn if isinstance(loss_fn, Tensor) else as_tensor(loss_fn())
         grads = gradients([loss], var_list, None if grad_loss is None else [grad_loss])
         return loss.value, list(zip(grads, var_list))
 
@@ -408,6 +442,17 @@ class Optimizer:
                 f"but the variable has shape {tuple(var.shape)}"
             )
         return grad.astype(dtype, copy=False)
+
+
+def _check_recorded_loss(loss) -> None:
+    if loss.shape != ():
+        raise ValueError(f"minimize needs a scalar loss, got a Tensor of shape {loss.shape}")
+    if not loss.parents:
+        raise ValueError(
+            "minimize got a loss Tensor with no recorded graph (a constant, or computed "
+            "under no_grad): compute it from the variables with recording on, or pass a "
+            "zero-argument function that computes it"
+        )
 
 
 _LR = ("learning_rate", "nonnegative")

@@ -1,0 +1,294 @@
+"""Variables by name, as TF1's ``get_variable`` and ``variable_scope`` with ``AUTO_REUSE``.
+
+A :class:`VariableStore` maps full names (``"tower/dense/kernel"``) to Variables. Inside
+``with store.as_default():`` the first ``get_variable(name, shape)`` creates the variable
+and every later request of that full name returns it: a ``model_fn`` called once per
+batch builds its model on the first call and reuses it after. ``cn.estimators.Estimator``
+keeps one store per model and enters it around each ``model_fn`` call.
+
+Outside a store there is nothing to reuse from: eager TF 2 would create a new variable on
+each call, which silently never trains. Here ``get_variable`` raises instead and says how
+to get a store. The store is explicit (no global collections): it is the model, and a
+checkpoint walks it like any other trackable.
+
+>>> import colonnade as cn
+>>> store = cn.core.VariableStore(seed=0)
+>>> with store.as_default(), cn.core.variable_scope("tower"):
+...     w = cn.core.get_variable("w", shape=(2, 3))
+>>> with store.as_default(), cn.core.variable_scope("tower"):
+...     cn.core.get_variable("w", shape=(2, 3)) is w
+True
+>>> sorted(store.variables())
+['tower/w']
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+import numpy as np
+
+from . import initializers
+from .variables import Variable
+
+_local = threading.local()
+
+
+def _stack(name: str) -> list:
+    if not hasattr(_local, name):
+        setattr(_local, name, [])
+    return getattr(_local, name)
+
+
+def current_store() -> VariableStore | None:
+    """The store of the innermost ``as_default()`` block of this thread, or None."""
+    stores = _stack("stores")
+    return stores[-1] if stores else None
+
+
+def _require_store(what: str) -> VariableStore:
+    store = current_store()
+    if store is None:
+        raise RuntimeError(
+            f"{what} needs a variable store to create variables in and reuse them from: call "
+            "it inside a model_fn run by cn.estimators.Estimator, or inside "
+            "`with cn.core.VariableStore().as_default():` (colonnade is eager and has no "
+            "global graph whose variables a second call could reuse)"
+        )
+    return store
+
+
+def _scope_prefix() -> str:
+    return "".join(f"{s}/" for s in _stack("scopes"))
+
+
+@contextlib.contextmanager
+def variable_scope(name_or_scope, reuse=None, default_name=None):
+    """Prefix the names of the variables created inside with ``name/`` (TF1's
+    ``tf.compat.v1.variable_scope``). Reuse is always ``AUTO_REUSE``: ``reuse`` is
+    accepted for TF compatibility and ignored. ``default_name`` is used, made unique
+    within the current model call (``default``, ``default_1``, ...), when
+    ``name_or_scope`` is None.
+
+    >>> with variable_scope("a"), variable_scope("b"):
+    ...     current_scope_name()
+    'a/b'
+    """
+    name = name_or_scope
+    if name is None:
+        if default_name is None:
+            raise ValueError("variable_scope needs name_or_scope or default_name")
+        name = unique_name(default_name)[len(_scope_prefix()) :]
+    name = str(name).strip("/")
+    if not name:
+        raise ValueError("variable_scope needs a non-empty name")
+    scopes = _stack("scopes")
+    scopes.append(name)
+    try:
+        yield name
+    finally:
+        scopes.pop()
+
+
+def current_scope_name() -> str:
+    """The full name of the current variable scope ('' at the top)."""
+    return "/".join(_stack("scopes"))
+
+
+def unique_name(base: str) -> str:
+    """``base`` under the current scope, made unique within the current model call the
+    way TF1 names layers: ``dense``, ``dense_1``, ``dense_2``... The counts restart each
+    time a store is entered, so the n-th layer of every call gets the same name."""
+    full = _scope_prefix() + base
+    store = current_store()
+    if store is None:
+        return full
+    count = store._name_counts.get(full, 0)
+    store._name_counts[full] = count + 1
+    return full if count == 0 else f"{full}_{count}"
+
+
+class VariableStore:
+    """Variables (and variable-owning layers) of one model, by full name.
+
+    ``seed`` seeds the initializers, drawn in creation order. ``global_step`` is what
+    ``get_global_step()`` returns inside ``as_default()`` (an estimator sets it).
+    ``building`` is set by an estimator while it calls a ``model_fn`` only to create the
+    variables: ``minimize`` then creates the optimizer's slots but updates nothing.
+    """
+
+    def __init__(self, seed=None):
+        self._variables: dict = {}
+        self._layers: dict = {}
+        self.optimizers: dict = {}  # name -> the optimizer whose slots are this model's
+        self.global_step = None
+        self.building = False
+        self._rng = np.random.default_rng(seed)
+        self._name_counts: dict = {}
+
+    @contextlib.contextmanager
+    def as_default(self):
+        """Make this the store of ``get_variable``, ``cn.layers`` and the global-step
+        functions; layer names restart (``dense``, ``dense_1``...) at each entry."""
+        self._name_counts = {}
+        stores, scopes = _stack("stores"), _stack("scopes")
+        saved_scopes = scopes[:]
+        scopes.clear()
+        stores.append(self)
+        try:
+            yield self
+        finally:
+            stores.pop()
+            scopes[:] = saved_scopes
+
+    def get_variable(self, name, shape=None, dtype=None, initializer=None, trainable=True):
+        """The variable ``name`` (already scoped), created on first request."""
+        if shape is not None:
+            shape = tuple(int(d) for d in np.atleast_1d(np.asarray(shape, dtype=np.int64)))
+        known = self._variables.get(name)
+        if known is not None:
+            if shape is not None and tuple(known.shape) != shape:
+                raise ValueError(
+                    f"variable {name!r} already exists with shape {tuple(known.shape)}; it "
+                    f"was requested again with shape {shape}. Give the new variable "
+                    "another name (or variable_scope), or request the existing shape"
+                )
+            return known
+        if name in self._layers:
+            raise ValueError(f"{name!r} already names a layer; choose another variable name")
+        value = self._initial_value(name, shape, dtype, initializer)
+        var = Variable(value, name=name, trainable=trainable, dtype=dtype)
+        self._variables[name] = var
+        return var
+
+    def _initial_value(self, name, shape, dtype, initializer):
+        dtype = np.dtype(dtype or np.float32)
+        if initializer is None:
+            if shape is None:
+                raise ValueError(f"variable {name!r} needs a shape (or an initial value)")
+            # TF1's get_variable default: Glorot uniform for floats, zeros otherwise.
+            init = initializers.glorot_uniform() if dtype.kind == "f" else initializers.zeros()
+            return init(shape, dtype, self._rng)
+        if callable(initializer):
+            if shape is None:
+                raise ValueError(f"variable {name!r} has an initializer function but no shape")
+            value = np.asarray(initializer(shape, dtype=dtype, rng=self._rng))
+        else:
+            value = np.asarray(getattr(initializer, "value", initializer), dtype=dtype)
+            if shape is not None and value.shape != shape:
+                value = np.broadcast_to(value, shape).copy()
+        if shape is not None and value.shape != shape:
+            raise ValueError(
+                f"the initializer of variable {name!r} gave shape {value.shape}, not {shape}"
+            )
+        return value.astype(dtype, copy=False)
+
+    def layer(self, name, factory):
+        """The variable-owning object ``name`` (a feature-column layer), made by
+        ``factory(rng)`` on first request and returned after."""
+        known = self._layers.get(name)
+        if known is None:
+            if name in self._variables:
+                raise ValueError(f"{name!r} already names a variable; choose another layer name")
+            known = self._layers[name] = factory(self._rng)
+        return known
+
+    def layers(self) -> dict:
+        """The variable-owning layers by full name."""
+        return dict(self._layers)
+
+    def variables(self) -> dict:
+        """Every variable by full name, the layers' under the layer's name."""
+        out = dict(self._variables)
+        for lname, layer in self._layers.items():
+            for vname, var in layer.checkpoint_children().items():
+                out[f"{lname}/{vname}"] = var
+        return out
+
+    def trainable_variables(self) -> list:
+        """What ``minimize`` differentiates by default: the trainable variables, with a
+        layer's fused table in place of the columns' variables that are its rows."""
+        out = [v for v in self._variables.values() if v.trainable]
+        for layer in self._layers.values():
+            out.extend(layer.trainable_variables)
+        return out
+
+    def optimizer(self, opt):
+        """The optimizer to update this model with, for ``opt``: an optimizer made anew
+        in each model call takes over the slots of the one of the same name before it,
+        so its accumulators persist (and checkpoints name one optimizer)."""
+        known = self.optimizers.get(opt.name)
+        if known is not None and known is not opt:
+            if type(known) is not type(opt):
+                raise ValueError(
+                    f"two optimizers named {opt.name!r} ({type(known).__name__} and "
+                    f"{type(opt).__name__}) update this model; give them distinct names"
+                )
+            opt._adopt_state(known)
+        self.optimizers[opt.name] = opt
+        return opt
+
+    def __len__(self) -> int:
+        return len(self._variables) + len(self._layers) + len(self.optimizers)
+
+    def checkpoint_children(self) -> dict:
+        return {**self._variables, **self._layers}
+
+
+def get_variable(name, shape=None, dtype=None, initializer=None, trainable=True) -> Variable:
+    """TF1's ``get_variable`` with ``AUTO_REUSE``: the variable ``<scope>/name`` of the
+    current store, created on first request (Glorot uniform for floats when there is no
+    ``initializer``; an initializer is a value, or ``fn(shape, dtype=, rng=)``) and
+    returned after. Requesting it with another shape raises ``ValueError`` naming the
+    variable and both shapes; outside a store raises ``RuntimeError`` (see the module).
+
+    >>> import colonnade as cn
+    >>> with cn.core.VariableStore().as_default():
+    ...     b = cn.core.get_variable("b", shape=[2], initializer=cn.core.initializers.zeros())
+    >>> b.name, b.numpy().tolist()
+    ('b', [0.0, 0.0])
+    """
+    store = _require_store("get_variable")
+    return store.get_variable(_scope_prefix() + name, shape, dtype, initializer, trainable)
+
+
+# ------------------------------------------------------------------ global step
+
+
+def get_global_step():
+    """The current store's global step Variable (the estimator's), or None."""
+    store = current_store()
+    return None if store is None else store.global_step
+
+
+def create_global_step():
+    """Create the current store's int64 ``global_step``; raises if it has one."""
+    store = _require_store("create_global_step")
+    if store.global_step is not None:
+        raise ValueError("global_step already exists")
+    store.global_step = Variable(np.int64(0), name="global_step", trainable=False, dtype=np.int64)
+    return store.global_step
+
+
+def get_or_create_global_step():
+    """The current store's global step, created if missing.
+
+    >>> import colonnade as cn
+    >>> with cn.core.VariableStore().as_default():
+    ...     int(cn.train.get_or_create_global_step().numpy())
+    0
+    """
+    store = _require_store("get_or_create_global_step")
+    return store.global_step if store.global_step is not None else create_global_step()
+
+
+def assert_global_step(global_step) -> None:
+    """Raise ``TypeError`` unless ``global_step`` is an integer scalar Variable."""
+    if not isinstance(global_step, Variable):
+        raise TypeError(f"global_step must be a Variable, got {type(global_step).__name__}")
+    if global_step.shape != () or np.dtype(global_step.dtype).kind not in "iu":
+        raise TypeError(
+            f"global_step must be an integer scalar, got {global_step.dtype} of shape "
+            f"{global_step.shape}"
+        )
