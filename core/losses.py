@@ -9,7 +9,7 @@ from __future__ import annotations
 from . import ops
 from .autodiff import Tensor, as_tensor, value_of
 from .backend import get_xp
-from .nn import log_softmax
+from .nn import log_softmax, softmax_cross_entropy_with_logits
 
 
 class Reduction:
@@ -128,3 +128,65 @@ def mean_squared_error(
             f"{predictions.shape}"
         )
     return compute_weighted_loss(ops.square(ops.subtract(predictions, labels)), weights, reduction)
+
+
+def _as_pair(labels, predictions):
+    predictions = as_tensor(predictions)
+    xp = get_xp(predictions.value, value_of(labels))
+    labels = xp.asarray(value_of(labels), dtype=predictions.value.dtype)
+    if labels.shape != predictions.shape:
+        raise ValueError(
+            f"labels of shape {tuple(labels.shape)} do not match predictions of shape "
+            f"{predictions.shape}"
+        )
+    return labels, predictions
+
+
+def softmax_cross_entropy(
+    onehot_labels,
+    logits,
+    weights=1.0,
+    label_smoothing=0.0,
+    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
+):
+    """Weighted, reduced softmax cross-entropy over one-hot (or soft) labels; with
+    ``label_smoothing`` s the labels become ``labels * (1 - s) + s / num_classes``."""
+    logits = as_tensor(logits)
+    labels, _ = _as_pair(onehot_labels, logits)
+    if label_smoothing:
+        labels = labels * (1 - label_smoothing) + label_smoothing / logits.shape[-1]
+    return compute_weighted_loss(
+        softmax_cross_entropy_with_logits(labels, logits), weights, reduction
+    )
+
+
+def absolute_difference(
+    labels, predictions, weights=1.0, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS
+):
+    """Weighted, reduced ``|labels - predictions|``."""
+    labels, predictions = _as_pair(labels, predictions)
+    return compute_weighted_loss(ops.abs(ops.subtract(predictions, labels)), weights, reduction)
+
+
+def huber_loss(
+    labels, predictions, weights=1.0, delta=1.0, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS
+):
+    """Weighted, reduced Huber loss: ``0.5 e**2`` for ``|e| <= delta``, else
+    ``delta * (|e| - 0.5 delta)``, with ``e = predictions - labels``."""
+    labels, predictions = _as_pair(labels, predictions)
+    err = ops.abs(ops.subtract(predictions, labels))
+    quadratic = ops.minimum(err, delta)
+    linear = ops.subtract(err, quadratic)
+    losses = ops.add(ops.multiply(ops.square(quadratic), 0.5), ops.multiply(linear, delta))
+    return compute_weighted_loss(losses, weights, reduction)
+
+
+def log_loss(
+    labels, predictions, weights=1.0, epsilon=1e-7, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS
+):
+    """Weighted, reduced ``-y log(p + eps) - (1 - y) log(1 - p + eps)`` for probabilities
+    ``predictions``."""
+    labels, predictions = _as_pair(labels, predictions)
+    pos = ops.multiply(ops.log(ops.add(predictions, epsilon)), labels)
+    neg = ops.multiply(ops.log(ops.add(ops.subtract(1.0, predictions), epsilon)), 1.0 - labels)
+    return compute_weighted_loss(ops.negative(ops.add(pos, neg)), weights, reduction)

@@ -172,3 +172,51 @@ def batch_norm(
     moving_mean.assign(moving_mean.value * momentum + m * (1 - momentum))
     moving_variance.assign(moving_variance.value * momentum + v * (1 - momentum))
     return batch_normalization(x, batch_mean, batch_var, beta, gamma, epsilon)
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1) -> Tensor:
+    """``-sum(labels * log_softmax(logits))`` along ``axis``: one loss per example, for
+    labels that are a probability distribution over the classes (``tf.nn``'s)."""
+    logits = as_tensor(logits)
+    xp = get_xp(logits.value)
+    z = xp.asarray(value_of(labels), dtype=logits.value.dtype)
+    if z.shape != logits.shape:
+        raise ValueError(
+            f"labels of shape {tuple(z.shape)} do not match logits of shape {logits.shape}"
+        )
+    return ops.negative(ops.sum(ops.multiply(log_softmax(logits, axis), z), axis=axis))
+
+
+def l2_loss(t) -> Tensor:
+    """``sum(t ** 2) / 2`` (``tf.nn.l2_loss``)."""
+    return ops.multiply(ops.sum(ops.square(t)), 0.5)
+
+
+def embedding_lookup(params, ids) -> Tensor:
+    """Rows of ``params`` at ``ids`` (any shape); the gradient stays sparse."""
+    return ops.gather(params, np.asarray(value_of(ids)))
+
+
+_COMBINERS = {"sum": ops.segment_sum, "mean": ops.segment_mean, "sqrtn": ops.segment_sqrtn}
+
+
+def embedding_lookup_sparse(params, sp_ids, sp_weights=None, combiner="mean") -> Tensor:
+    """One combined embedding per row of a sparse batch of ids (``tf.nn``'s).
+
+    ``sp_ids`` has ``indices`` (``(n, 2)``: row, position), ``values`` (n ids) and
+    ``dense_shape`` (as a ``tf.SparseTensor``); ``sp_weights``, if given, the same
+    ``indices`` and a weight per id. ``combiner``: ``"sum"``, ``"mean"`` or ``"sqrtn"``;
+    an empty row gives zeros.
+
+    >>> from types import SimpleNamespace as S
+    >>> ids = S(indices=np.array([[0, 0], [0, 1], [2, 0]]), values=np.array([0, 1, 1]),
+    ...         dense_shape=(3, 2))
+    >>> embedding_lookup_sparse(np.array([[1.0], [3.0]]), ids).numpy().tolist()
+    [[2.0], [0.0], [3.0]]
+    """
+    if combiner not in _COMBINERS:
+        raise ValueError(f"combiner must be one of {sorted(_COMBINERS)}, got {combiner!r}")
+    rows = np.asarray(sp_ids.indices)[:, 0]
+    weights = None if sp_weights is None else np.asarray(value_of(sp_weights.values))
+    gathered = ops.gather(params, np.asarray(sp_ids.values))
+    return _COMBINERS[combiner](gathered, rows, int(sp_ids.dense_shape[0]), weights)

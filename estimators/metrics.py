@@ -21,7 +21,46 @@ def _weights(weights, like):
     return np.broadcast_to(np.asarray(weights, dtype=np.float64).reshape(-1), (len(like),))
 
 
-class Mean:
+class Metric:
+    """What every metric shares, in the Keras shape: ``update_state``, ``result``,
+    ``reset_state``, and ``merge_state`` (add up the counts of metrics of the same kind:
+    how an evaluation accumulates the metric a ``model_fn`` makes anew for each batch).
+
+    >>> a, b = Mean(), Mean()
+    >>> a.update_state([1.0, 2.0]); b.update_state([6.0])
+    >>> a.merge_state([b]); a.result()
+    3.0
+    """
+
+    def update_state(self, *args, sample_weight=None, **kwargs):
+        """Keras' name for ``update`` (``sample_weight`` is its ``weights``)."""
+        if sample_weight is not None:
+            kwargs["weights"] = sample_weight
+        self.update(*args, **kwargs)
+
+    def reset_state(self) -> None:
+        """Forget everything seen."""
+        for key, value in vars(self).items():
+            if isinstance(value, float):
+                setattr(self, key, 0.0)
+            elif isinstance(value, list):
+                setattr(self, key, [])
+
+    def merge_state(self, metrics) -> None:
+        """Add the counts of ``metrics`` (the same class) to this one's."""
+        for other in metrics:
+            if type(other) is not type(self) or vars(other).get("curve") != vars(self).get("curve"):
+                raise TypeError(
+                    f"cannot merge a {type(other).__name__} into a {type(self).__name__}"
+                )
+            for key, value in vars(other).items():
+                if isinstance(value, float):
+                    setattr(self, key, getattr(self, key) + value)
+                elif isinstance(value, list):
+                    setattr(self, key, getattr(self, key) + value)
+
+
+class Mean(Metric):
     """Weighted mean of every value seen (``tf.compat.v1.metrics.mean``)."""
 
     def __init__(self):
@@ -46,7 +85,7 @@ class Accuracy(Mean):
         super().update((labels == predictions).astype(np.float64), weights)
 
 
-class Precision:
+class Precision(Metric):
     """``true positives / predicted positives`` for 0/1 labels and predictions."""
 
     def __init__(self):
@@ -71,7 +110,7 @@ class Recall(Precision):
         super().update(predictions, labels, weights)  # recall is precision with roles swapped
 
 
-class AUC:
+class AUC(Metric):
     """Exact, weighted area under the ROC curve (``curve="ROC"``) or the precision-recall
     curve (``curve="PR"``, as average precision: ``sum_n (R_n - R_{n-1}) P_n``).
 
@@ -126,3 +165,21 @@ class RootMeanSquaredError(Mean):
 
     def result(self) -> float:
         return float(np.sqrt(super().result()))
+
+
+class MeanSquaredError(Mean):
+    """Weighted mean of ``(label - prediction) ** 2``."""
+
+    def update(self, labels, predictions, weights=None):
+        labels = np.asarray(labels, dtype=np.float64)
+        predictions = np.asarray(predictions, dtype=np.float64).reshape(labels.shape)
+        super().update((labels - predictions) ** 2, weights)
+
+
+class MeanAbsoluteError(Mean):
+    """Weighted mean of ``|label - prediction|``."""
+
+    def update(self, labels, predictions, weights=None):
+        labels = np.asarray(labels, dtype=np.float64)
+        predictions = np.asarray(predictions, dtype=np.float64).reshape(labels.shape)
+        super().update(np.abs(labels - predictions), weights)

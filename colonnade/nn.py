@@ -1,0 +1,49 @@
+"""``cn.nn``: the ``tf.nn`` names, from :mod:`colonnade.core`.
+
+>>> import numpy as np
+>>> import colonnade as cn
+>>> logits = np.zeros(1, np.float32)
+>>> cn.nn.sigmoid_cross_entropy_with_logits(labels=[1.0], logits=logits).numpy().round(4)
+array([0.6931], dtype=float32)
+"""
+
+from colonnade.core.losses import (
+    sigmoid_cross_entropy_with_logits,
+    sparse_softmax_cross_entropy_with_logits,
+)
+from colonnade.core.nn import (
+    batch_normalization,
+    dropout,
+    elu,
+    embedding_lookup,
+    embedding_lookup_sparse,
+    l2_loss,
+    leaky_relu,
+    log_softmax,
+    relu6,
+    selu,
+    softmax,
+    softmax_cross_entropy_with_logits,
+)
+from colonnade.core.ops import relu, sigmoid, softplus, tanh
+
+__all__ = [
+    "batch_normalization",
+    "dropout",
+    "elu",
+    "embedding_lookup",
+    "embedding_lookup_sparse",
+    "l2_loss",
+    "leaky_relu",
+    "log_softmax",
+    "relu",
+    "relu6",
+    "selu",
+    "sigmoid",
+    "sigmoid_cross_entropy_with_logits",
+    "softmax",
+    "softmax_cross_entropy_with_logits",
+    "softplus",
+    "sparse_softmax_cross_entropy_with_logits",
+    "tanh",
+]
