@@ -15,6 +15,7 @@ from .canned import (
     LinearClassifier,
     LinearRegressor,
 )
+from .custom import Estimator, EstimatorSpec, ModeKeys
 from .estimator import History
 from .export import Predictor, load
 from .export_checks import ExportError

@@ -555,37 +555,32 @@ class CannedEstimator:
                 input_fn, label=label, batch_size=batch_size, columns=self._input_columns()
             )
         self._restore_or_warm_start()
-        metrics = self.head.new_metrics()
+        evaluation = self._new_evaluation()
         seen = 0
         batches = transformed_batches(self._network, input_fn, limit=steps)
         bar = progress_bar(known_rows(input_fn), "evaluate", verbose=verbose)
         for features, labels, cache in batches:
             bar.update(inputs.num_rows(features))
-            if labels is None:
-                raise ValueError("evaluation needs labels: build the Dataset with label=...")
-            label_array = self.head.label_array(labels)
-            weights = self._weights_of(features)
-            logits = self._logits(features, cache)
-            training_loss, unreduced = self.head.loss(label_array, logits, weights)
-            predictions = self.head.predictions(logits.value)
-            self.head.update_metrics(
-                metrics,
-                label_array,
-                predictions,
-                core.to_host(unreduced.value),
-                weights,
-                float(training_loss),
-            )
+            evaluation.update(features, labels, cache)
             seen += 1
         bar.close()
         if seen == 0:
             raise ValueError("evaluation got no batches from its input")
-        results = self.head.results(metrics)
+        results = evaluation.results()
         results["global_step"] = self.global_step
         write_eval_summary(self.model_dir, name, results)
         if name is not None:
             logger.info("evaluation %s: %s", name, results)
         return results
+
+    def _new_evaluation(self):
+        """What accumulates one evaluation: ``update(features, labels, cache)`` per batch,
+        then ``results()``. The seam a custom estimator's ``model_fn`` plugs into."""
+        return _HeadEvaluation(self)
+
+    def _batch_predictions(self, features, cache) -> dict:
+        """The predictions of one batch, as host arrays by key."""
+        return self.head.predictions(self._logits(features, cache).value)
 
     def predict(
         self,
@@ -610,7 +605,7 @@ class CannedEstimator:
         bar = progress_bar(known_rows(input_fn), "predict", verbose=verbose)
         try:
             for features, _, cache in transformed_batches(self._network, input_fn):
-                predictions = self.head.predictions(self._logits(features, cache).value)
+                predictions = self._batch_predictions(features, cache)
                 bar.update(inputs.num_rows(features))
                 yield (
                     predictions if predict_keys is None else select_keys(predictions, predict_keys)
@@ -735,6 +730,35 @@ class CannedEstimator:
         for cb in callbacks:
             cb.on_train_end(history.history)
         return history
+
+
+class _HeadEvaluation:
+    """A canned estimator's evaluation: the head's metrics of the network's logits."""
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+        self.metrics = estimator.head.new_metrics()
+
+    def update(self, features, labels, cache) -> None:
+        est, head = self.estimator, self.estimator.head
+        if labels is None:
+            raise ValueError("evaluation needs labels: build the Dataset with label=...")
+        label_array = head.label_array(labels)
+        weights = est._weights_of(features)
+        logits = est._logits(features, cache)
+        training_loss, unreduced = head.loss(label_array, logits, weights)
+        predictions = head.predictions(logits.value)
+        head.update_metrics(
+            self.metrics,
+            label_array,
+            predictions,
+            core.to_host(unreduced.value),
+            weights,
+            float(training_loss),
+        )
+
+    def results(self) -> dict:
+        return self.estimator.head.results(self.metrics)
 
 
 def _with_nan_check(hooks: list) -> list:

@@ -29,6 +29,7 @@ from ..core.autodiff import Tensor
 from ..core.backend import DEFAULT_DTYPE, to_host
 from ..core.checkpoint_format import load_variable
 from ..core.fused import trained_variable
+from ..core.variable_scope import current_store, unique_name
 from ..core.variables import Variable
 from .base import CategoricalColumn, DenseColumn, FeatureColumn, VariableSpec
 from .dense import check_combiner, embedding_lookup
@@ -268,16 +269,28 @@ def input_layer(
 ) -> Tensor:
     """TF1's ``input_layer``: ``(batch, dim)`` float tensor of dense columns in name order.
 
-    A one-shot convenience: each call builds a fresh :class:`DenseFeatures` named
-    ``input_layer`` (new embedding tables, seeded by ``seed``). Keep a ``DenseFeatures`` to
-    train. ``cols_to_vars`` / ``cols_to_output_tensors``, if dicts, are filled per column.
+    Inside a ``model_fn`` (a :class:`~colonnade.core.VariableStore`), the layer is made
+    on the first call and reused after, as TF1 builds it once in the graph: the idiom a
+    ``model_fn`` should use. Elsewhere it is a one-shot convenience: each call builds a
+    fresh :class:`DenseFeatures` named ``input_layer`` (new embedding tables, seeded by
+    ``seed``); keep a ``DenseFeatures`` to train. ``cols_to_vars`` /
+    ``cols_to_output_tensors``, if dicts, are filled per column.
     ``.numpy()`` gives the array.
 
     >>> from colonnade.feature_columns import numeric_column
     >>> input_layer({"b": [1.0], "a": [2.0]}, [numeric_column("b"), numeric_column("a")]).numpy()
     array([[2., 1.]], dtype=float32)
     """
-    layer = DenseFeatures(feature_columns, trainable=trainable, name="input_layer", seed=seed)
+    store = current_store()
+    if store is None:
+        layer = DenseFeatures(feature_columns, trainable=trainable, name="input_layer", seed=seed)
+    else:  # in a model_fn: made on the first call, reused by name after
+        layer = store.layer(
+            unique_name("input_layer"),
+            lambda rng: DenseFeatures(
+                feature_columns, trainable, name="input_layer", seed=rng if seed is None else seed
+            ),
+        )
     if cols_to_vars is not None:
         for c in layer.feature_columns:
             cols_to_vars[c] = layer.column_variables(c)
@@ -394,15 +407,29 @@ def linear_model(
 ) -> Tensor:
     """TF1's ``linear_model``: ``(batch, units)`` weighted sum of the columns plus a bias.
 
-    A one-shot convenience: each call builds a fresh :class:`LinearModel` (weights zero);
-    keep a ``LinearModel`` to train. ``cols_to_vars``, if a dict, is filled with each
+    Inside a ``model_fn``, made on the first call and reused after (as
+    :func:`input_layer`); elsewhere each call builds a fresh :class:`LinearModel` (weights
+    zero); keep a ``LinearModel`` to train. ``cols_to_vars``, if a dict, is filled with each
     column's variables and ``'bias'``.
 
     >>> from colonnade.feature_columns import numeric_column
     >>> linear_model({"x": [1.0, 2.0]}, [numeric_column("x")]).numpy().tolist()
     [[0.0], [0.0]]
     """
-    model = LinearModel(feature_columns, units, sparse_combiner, trainable, seed=seed)
+    store = current_store()
+    if store is None:
+        model = LinearModel(feature_columns, units, sparse_combiner, trainable, seed=seed)
+    else:  # in a model_fn: made on the first call, reused by name after
+        model = store.layer(
+            unique_name("linear_model"),
+            lambda rng: LinearModel(
+                feature_columns,
+                units,
+                sparse_combiner,
+                trainable,
+                seed=rng if seed is None else seed,
+            ),
+        )
     if cols_to_vars is not None:
         for c in model.feature_columns:
             cols_to_vars[c] = model.column_variables(c)
