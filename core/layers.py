@@ -45,7 +45,7 @@ def dense(
         kernel = get_variable(
             "kernel",
             shape=(inputs.shape[1], int(units)),
-            initializer=kernel_initializer or initializers.glorot_uniform(),
+            initializer=_or(kernel_initializer, initializers.glorot_uniform()),
             trainable=trainable,
         )
         bias = None
@@ -53,7 +53,7 @@ def dense(
             bias = get_variable(
                 "bias",
                 shape=(int(units),),
-                initializer=bias_initializer or initializers.zeros(),
+                initializer=_or(bias_initializer, initializers.zeros()),
                 trainable=trainable,
             )
     if activation is nn_relu:  # fused: the bias and ReLU applied in place on the product
@@ -99,6 +99,10 @@ def batch_normalization(
         var.assign(saved[1])
         return out
     return nn.batch_norm(inputs, gamma, beta, mean, var, bool(training), momentum, epsilon)
+
+
+def _or(initializer, default):
+    return default if initializer is None else initializer
 
 
 def _default_name(base: str) -> str:
