@@ -17,7 +17,7 @@ from .canned import (
 )
 from .custom import Estimator, EstimatorSpec, ModeKeys
 from .estimator import History
-from .export import Predictor, load
+from .export import Predictor
 from .export_checks import ExportError
 from .heads import BinaryClassHead, MultiClassHead, RegressionHead
 from .hooks import (
@@ -30,6 +30,7 @@ from .hooks import (
     StopAtStepHook,
     SummarySaverHook,
 )
+from .loading import load
 from .run_config import RunConfig, WarmStartSettings
 
 __all__ = [name for name in dir() if not name.startswith("_")]

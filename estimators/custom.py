@@ -51,7 +51,9 @@ import pyarrow as pa
 from .. import core
 from ..core.autodiff import value_of
 from ..core.checkpoint import SLOT_MARKER
+from . import model_fn_export
 from .estimator import CannedEstimator
+from .export import write_export
 from .metrics import Metric
 
 MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
@@ -288,8 +290,13 @@ class Estimator(CannedEstimator):
             self._store.building = False
         self._built_modes.add(mode)
         if len(self._store) != size:
-            self._holds, self._restored = None, False  # restore into the new variables
-            CannedEstimator._restore_or_warm_start(self)
+            self._restore_new_variables()
+
+    def _restore_new_variables(self) -> None:
+        """Give the variables the model_fn just made their values: the checkpoint's, or
+        the warm start's."""
+        self._holds, self._restored = None, False
+        CannedEstimator._restore_or_warm_start(self)
 
     def _train_step(self, features, labels, cache=None) -> float:
         self._ensure_built(features, labels, ModeKeys.TRAIN)
@@ -349,11 +356,34 @@ class Estimator(CannedEstimator):
         return f"Estimator(model_fn={_fn_name(self._model_fn)}, model_dir={self.model_dir!r})"
 
     def export_saved_model(self, export_dir_base) -> str:
-        """Not yet for a ``model_fn``: raises ``NotImplementedError``."""
-        raise NotImplementedError(
-            "export_saved_model of a custom Estimator is not implemented yet (issue 15): "
-            "save checkpoints and rebuild the Estimator with its model_fn to predict"
+        """Write the latest checkpoint's variables, the ``params`` and the ``model_fn``'s
+        name under ``export_dir_base/<timestamp>``; return the path. Load it with
+        ``cn.load(path, model_fns={name: model_fn})``: the export holds no code. A
+        ``params`` value that is neither JSON nor a feature column is refused, naming it."""
+        latest = self.latest_checkpoint()
+        if latest is None:
+            raise ValueError(f"Couldn't find trained model at {self.model_dir}.")
+        model_fn_export.params_to_json(self.params)  # refuses unsavable params first
+        weights = {
+            name[len("model/") :]: core.load_variable(latest, name)
+            for name, _ in core.list_variables(latest)
+            if name.startswith("model/") and SLOT_MARKER not in name
+        }
+        name = _fn_name(self._model_fn)
+        return write_export(
+            export_dir_base,
+            lambda path: model_fn_export.write_model_fn_export(
+                path, name, self.params, weights, global_step=self._saved_step(latest)
+            ),
         )
+
+    @staticmethod
+    def _saved_step(checkpoint) -> int:
+        return int(core.load_variable(checkpoint, "global_step"))
+
+    def export_savedmodel(self, export_dir_base) -> str:
+        """TF1's name of :meth:`export_saved_model`."""
+        return self.export_saved_model(export_dir_base)
 
 
 class _ModelFnEvaluation:
@@ -410,7 +440,7 @@ def _model_fn_args(model_fn) -> tuple:
 
 
 def _fn_name(fn) -> str:
-    return getattr(fn, "__qualname__", None) or repr(fn)
+    return getattr(fn, "__name__", None) or repr(fn)
 
 
 __all__ = ["Estimator", "EstimatorSpec", "ModeKeys"]

@@ -96,21 +96,35 @@ def _new_export_dir(base: str) -> str:
     return os.path.join(base, str(stamp))
 
 
+def write_export(export_dir_base, write) -> str:
+    """Make ``export_dir_base/<timestamp>`` with ``write(path)`` and return its path. The
+    directory appears whole or not at all: it is written under a temporary name and
+    renamed when complete."""
+    final = _new_export_dir(os.fspath(export_dir_base))
+    tmp = os.path.join(os.path.dirname(final), f".tmp-{uuid.uuid4().hex}")
+    os.makedirs(tmp)
+    try:
+        write(tmp)
+        os.rename(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final
+
+
 def export_estimator(estimator, export_dir_base) -> str:
     """Write ``estimator``'s latest state to ``export_dir_base/<timestamp>``; return the path.
 
-    The directory appears whole or not at all: it is written under a temporary name and
-    renamed when complete. Raises ``ValueError`` when ``model_dir`` holds no checkpoint
-    (as TF): an export of an untrained model would hold random weights.
+    Raises ``ValueError`` when ``model_dir`` holds no checkpoint (as TF): an export of an
+    untrained model would hold random weights.
     """
     if estimator.latest_checkpoint() is None:
         raise ValueError(f"Couldn't find trained model at {estimator.model_dir}.")
     estimator._restore_or_warm_start()
     network_spec = estimator._network.spec()  # refuses unserializable columns/activations
-    final = _new_export_dir(os.fspath(export_dir_base))
-    tmp = os.path.join(os.path.dirname(final), f".tmp-{uuid.uuid4().hex}")
-    os.makedirs(os.path.join(tmp, ASSETS_DIR))
-    try:
+
+    def write(tmp):
+        os.makedirs(os.path.join(tmp, ASSETS_DIR))
         copied = {}
 
         def copy_vocabulary(path):
@@ -132,14 +146,11 @@ def export_estimator(estimator, export_dir_base) -> str:
         core.Checkpoint(model=estimator._network).write(os.path.join(tmp, VARIABLES_PREFIX))
         with open(os.path.join(tmp, MODEL_FILE), "w") as f:
             json.dump(model, f, indent=2)
-        os.rename(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return final
+
+    return write_export(export_dir_base, write)
 
 
-def _resolve_export_dir(path: str) -> str:
+def resolve_export_dir(path: str) -> str:
     """``path`` itself, or the newest timestamped export inside it."""
     path = os.fspath(path)
     if os.path.isfile(os.path.join(path, MODEL_FILE)):
@@ -164,7 +175,7 @@ class Predictor:
     """
 
     def __init__(self, path):
-        self.path = _resolve_export_dir(path)
+        self.path = resolve_export_dir(path)
         root = os.path.realpath(self.path)
         where = os.path.join(self.path, MODEL_FILE)
         meta = checks.read_json(root, MODEL_FILE)
@@ -300,8 +311,3 @@ def predictions_frame(predictions: dict, predict_keys=None) -> pd.DataFrame:
         else:
             columns[key] = value
     return pd.DataFrame(columns)
-
-
-def load(path) -> Predictor:
-    """Load an export (its directory, or the base directory: the newest export is taken)."""
-    return Predictor(path)

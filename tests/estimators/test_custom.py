@@ -192,3 +192,54 @@ def test_a_model_fn_rebuilding_the_canned_dnn_predicts_the_same(tmp_path):
         return np.concatenate([p["logistic"] for p in out]).reshape(-1)
 
     np.testing.assert_allclose(logistic(custom), logistic(canned), atol=1e-6)
+
+
+# ---------------------------------------------------------------- export
+
+
+def test_export_loads_with_the_model_fn_given_by_name_and_predicts_the_same(tmp_path):
+    vocab = tmp_path / "colors.txt"
+    vocab.write_text("red\ngreen\n")
+    color = fc.categorical_column_with_vocabulary_file("color", str(vocab))
+    params = {"columns": COLUMNS + [fc.indicator_column(color)], "learning_rate": 0.05}
+    est = cn.estimators.Estimator(logistic_model_fn, model_dir=str(tmp_path / "m"), params=params)
+    frame = pd.DataFrame(
+        {"x1": X[:, 0], "x2": X[:, 1], "color": np.where(Y == 1, "red", "green"), "y": Y}
+    )
+    est.fit(frame, label="y", epochs=2, batch_size=16, verbose=0)
+    path = est.export_saved_model(str(tmp_path / "exports"))
+    vocab.unlink()  # the export carries its own copy
+    rows = frame.drop(columns="y").head(10)
+    with pytest.raises(ValueError, match="export of the model_fn 'logistic_model_fn'.*model_fns"):
+        cn.load(path)
+    predictor = cn.load(path, model_fns={"logistic_model_fn": logistic_model_fn})
+    got = predictor.predict(rows)
+    est_rows = est.predict(rows, verbose=0)
+    np.testing.assert_allclose(got["probabilities"], est_rows["probabilities"], rtol=1e-6)
+    assert predictor.params["learning_rate"] == 0.05
+    assert predictor.params["columns"][2].name == "color_indicator"
+
+
+def test_export_refuses_params_it_cannot_save_naming_the_key(tmp_path):
+    est = make(tmp_path)
+    est._params["callback"] = print
+    est.train(lambda: (features(), Y), steps=1, verbose=0)
+    with pytest.raises(ValueError, match=r"params\['callback'\] cannot be saved.*builtin_function"):
+        est.export_saved_model(str(tmp_path / "exports"))
+
+
+def test_export_before_training_and_a_mismatched_model_fn_are_refused(tmp_path):
+    est = make(tmp_path)
+    with pytest.raises(ValueError, match="Couldn't find trained model"):
+        est.export_saved_model(str(tmp_path / "exports"))
+    est.train(lambda: (features(), Y), steps=1, verbose=0)
+    path = est.export_saved_model(str(tmp_path / "exports"))
+
+    def wider(features, mode, params):
+        net = fc.input_layer(features, params["columns"])
+        logits = cn.layers.dense(cn.layers.dense(net, 8), 1)
+        return EstimatorSpec(mode, predictions={"logits": logits})
+
+    predictor = cn.load(path, model_fns={"logistic_model_fn": wider})
+    with pytest.raises(ValueError, match=r"shapes \(made, stored\).*dense/kernel"):
+        predictor.predict(pd.DataFrame({"x1": X[:3, 0], "x2": X[:3, 1]}))

@@ -1,0 +1,105 @@
+"""``cn.load``: an export directory back as a predictor, whichever estimator made it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import weakref
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from .. import core
+from . import export_checks as checks
+from .custom import Estimator
+from .export import MODEL_FILE, VARIABLES_PREFIX, Predictor, resolve_export_dir
+from .export_checks import ExportError
+from .model_fn_export import params_from_json
+
+__all__ = ["ModelFnPredictor", "load"]
+
+
+def load(path, model_fns=None):
+    """Load an export (its directory, or a base directory of timestamped exports: the
+    newest is taken) and return its predictor, whose ``predict(rows)`` gives a DataFrame:
+    a :class:`~colonnade.estimators.Predictor` for a canned estimator's export; for a
+    custom ``Estimator``'s, a :class:`~colonnade.estimators.model_fn_export.ModelFnPredictor`
+    over ``model_fns[name]``, the function the caller gives for the ``model_fn`` name the
+    export records (nothing is imported by name from the export).
+
+    >>> load("/nonexistent")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: no export at '/nonexistent'
+    """
+    resolved = resolve_export_dir(path)
+    meta = checks.read_json(os.path.realpath(resolved), MODEL_FILE)
+    if isinstance(meta, dict) and "model_fn" in meta:
+        return ModelFnPredictor(resolved, meta, model_fns)
+    return Predictor(resolved)
+
+
+class ModelFnPredictor:
+    """A loaded export of a custom Estimator: its ``model_fn`` (given by the caller, by
+    the name the export records) over the exported weights. ``predict(rows)`` as
+    :class:`~colonnade.estimators.Predictor`'s; ``params`` and ``metadata`` as saved."""
+
+    def __init__(self, path: str, meta: dict, model_fns):
+        root = os.path.realpath(path)
+        where = os.path.join(path, MODEL_FILE)
+        name = checks.field(meta, "model_fn", str, where, "")
+        model_fn = dict(model_fns or {}).get(name)
+        if model_fn is None:
+            raise ExportError(
+                f"{path} is an export of the model_fn {name!r}: load it with "
+                f"cn.load(path, model_fns={{{name!r}: <your function>}}); given "
+                f"{sorted(model_fns or {})}"
+            )
+        self.path, self.metadata = path, meta
+        self.params = params_from_json(meta.get("params", {}), root, where)
+        stored = checks.verify_weights(root, VARIABLES_PREFIX)
+        model_dir = tempfile.mkdtemp(prefix="colonnade_predictor_")  # never written to
+        weakref.finalize(self, shutil.rmtree, model_dir, ignore_errors=True)
+        self._estimator = _ExportedEstimator(
+            model_fn, model_dir, self.params, os.path.join(root, VARIABLES_PREFIX), stored, path
+        )
+
+    @property
+    def model_fn(self):
+        return self._estimator.model_fn
+
+    def predict(self, rows, predict_keys=None, batch_size=8192) -> pd.DataFrame:
+        """Predictions for ``rows`` (a DataFrame, Arrow table, dict of columns or list of
+        row dicts), one row per input row, in order."""
+        if isinstance(rows, dict):
+            rows = pa.table({k: np.asarray(v) for k, v in rows.items()})
+        elif isinstance(rows, (list, tuple)) and rows and all(isinstance(r, dict) for r in rows):
+            rows = pa.Table.from_pylist(list(rows))
+        return self._estimator.predict(
+            rows, predict_keys=predict_keys, batch_size=batch_size, verbose=0
+        )
+
+
+class _ExportedEstimator(Estimator):
+    """An Estimator whose variables come from an export, not from a model_dir: after the
+    model_fn has made them, they are checked against the export (names and shapes) and
+    restored from it."""
+
+    def __init__(self, model_fn, model_dir, params, weights, stored, path):
+        super().__init__(model_fn, model_dir=model_dir, params=params)
+        self._weights, self._stored, self._path = weights, stored, path
+
+    def _restore_new_variables(self) -> None:
+        made = {f"model/{n}": tuple(v.shape) for n, v in self._store.variables().items()}
+        stored = {k: tuple(s) for k, s in self._stored.items() if k.startswith("model/")}
+        missing = sorted(set(made) - set(stored))
+        wrong = {k: (made[k], stored[k]) for k in made if k in stored and made[k] != stored[k]}
+        if missing or wrong:
+            raise ExportError(
+                f"{self._path}: the model_fn {self.model_fn.__name__!r} makes variables the "
+                f"export does not hold as made: missing {missing}, shapes (made, stored) "
+                f"{wrong}; is it the model_fn the export was made with?"
+            )
+        core.Checkpoint(model=self._network).restore(self._weights)
