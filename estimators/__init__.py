@@ -30,5 +30,6 @@ from .hooks import (
     SummarySaverHook,
 )
 from .run_config import RunConfig, WarmStartSettings
+from .tabular import TabularClassifier, TabularRegressor
 
 __all__ = [name for name in dir() if not name.startswith("_")]
