@@ -215,7 +215,8 @@ class _Tabular:
                 table,
                 None,
                 (
-                    f"{rows} rows are too few for a validation split (< {MIN_ROWS_FOR_VALIDATION}): "
+                    f"{rows} rows are too few for a validation split "
+                    f"(< {MIN_ROWS_FOR_VALIDATION}): "
                     f"trained on all rows for {SMALL_DATA_EPOCHS} epochs, no early stopping"
                 ),
             )

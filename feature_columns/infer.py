@@ -460,9 +460,16 @@ def _drop_reason(stats: _ColumnStats, rows: int):
             f"free text (values average {stats.length_sum / non_null:.0f} characters, "
             f"> {TEXT_MEAN_LENGTH}); too long to be categorical"
         )
-    is_integerish = kind == "string" or (kind == "numeric" and not pa.types.is_floating(stats.type))
-    if is_integerish and non_null >= ID_MIN_ROWS and distinct >= ID_DISTINCT_FRACTION * non_null:
-        return f"an id ({distinct} distinct values in {non_null} rows)"
+    # Strings, and integers spread densely over their range (row numbers, serials);
+    # a sparse spread of integers (amounts, weights) is a quantity.
+    dense_integers = (
+        kind == "numeric"
+        and not pa.types.is_floating(stats.type)
+        and stats.max - stats.min + 1 <= 2 * non_null
+    )
+    if (kind == "string" or dense_integers) and non_null >= ID_MIN_ROWS:
+        if distinct >= ID_DISTINCT_FRACTION * non_null:
+            return f"an id ({distinct} distinct values in {non_null} rows)"
     return None
 
 
