@@ -58,7 +58,8 @@ def _metrics(task, result):
 def _tabular(task, train, test, label):
     import colonnade as cn
 
-    cls = cn.estimators.TabularRegressor if task == "regression" else cn.estimators.TabularClassifier
+    estimators = cn.estimators
+    cls = estimators.TabularRegressor if task == "regression" else estimators.TabularClassifier
     model = cls(label, model_dir=tempfile.mkdtemp(), seed=0).fit(train)
     return {**_metrics(task, model.evaluate(test)), "epochs": model.best_epoch_}
 
@@ -114,13 +115,13 @@ def main():
     for name in args.datasets.split(","):
         task, train, test, label, wide, deep = DATASETS[name]()
         runs = {
-            "tabular": lambda: _tabular(task, train, test, label),
-            "hist_gradient_boosting": lambda: _hgb(task, train, test, label),
-            "wide_deep_tf_defaults": lambda: _tf_default(task, train, test, label, wide, deep),
+            "tabular": (_tabular, ()),
+            "hist_gradient_boosting": (_hgb, ()),
+            "wide_deep_tf_defaults": (_tf_default, (wide, deep)),
         }
-        for model, run in runs.items():
+        for model, (run, extra) in runs.items():
             started = time.perf_counter()
-            metrics = run()
+            metrics = run(task, train, test, label, *extra)
             seconds = round(time.perf_counter() - started, 1)
             line = {"dataset": name, "model": model, **metrics, "seconds": seconds}
             print(json.dumps(line), flush=True)
