@@ -31,7 +31,7 @@ def _hgb(task, train, test, label):
 
     x_train, x_test = train.drop(columns=[label]), test.drop(columns=[label])
     for c in x_train.columns:
-        if x_train[c].dtype == object:
+        if not pd.api.types.is_numeric_dtype(x_train[c]):
             cats = pd.CategoricalDtype(sorted(set(x_train[c].dropna())))
             x_train[c], x_test[c] = x_train[c].astype(cats), x_test[c].astype(cats)
     if task == "regression":
@@ -111,6 +111,7 @@ DATASETS = {"adult": adult, "diabetes": diabetes}
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--datasets", default=",".join(DATASETS))
+    parser.add_argument("--models", default="tabular,hist_gradient_boosting,wide_deep_tf_defaults")
     args = parser.parse_args()
     for name in args.datasets.split(","):
         task, train, test, label, wide, deep = DATASETS[name]()
@@ -120,6 +121,8 @@ def main():
             "wide_deep_tf_defaults": (_tf_default, (wide, deep)),
         }
         for model, (run, extra) in runs.items():
+            if model not in args.models.split(","):
+                continue
             started = time.perf_counter()
             metrics = run(task, train, test, label, *extra)
             seconds = round(time.perf_counter() - started, 1)
