@@ -37,7 +37,7 @@ The rules, each a named constant below (``describe()`` says which one fired):
 >>> df["y"] = (df["x"] > 0).astype(int)
 >>> plan = cn.feature_columns.infer(df, "y")
 >>> plan.task, [c.name for c in plan.dnn]
-('binary', ['color_indicator', 'x'])
+('binary', ['x', 'color_indicator'])
 >>> print(plan.describe().splitlines()[1])
 id: dropped: an id (400 distinct values in 400 rows)
 """
