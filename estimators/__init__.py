@@ -32,5 +32,6 @@ from .hooks import (
 )
 from .loading import load
 from .run_config import RunConfig, WarmStartSettings
+from .tabular import TabularClassifier, TabularRegressor
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -48,6 +48,7 @@ from .dense import (
 from .features import Features, as_features
 from .hashing import DEFAULT_HASH_KEY, fingerprint64, fingerprint_cat64
 from .ids import CategoricalIds
+from .infer import ColumnPlan, infer
 from .layers import DenseFeatures, LinearModel, SequenceFeatures, input_layer, linear_model
 from .named_initializers import Initializer, initializer
 from .normalizers import Normalizer, chain, clip, log1p, log_offset, standardize
@@ -91,6 +92,9 @@ __all__ = [
     "DenseFeatures",
     "LinearModel",
     "SequenceFeatures",
+    # columns inferred from data
+    "infer",
+    "ColumnPlan",
     # the declarative form
     "to_config",
     "ConfigError",

@@ -99,6 +99,8 @@ def normalizer_config(fn, column: str) -> dict:
 
 
 def _flat_numbers(column, key: str, arr: pa.Array, dtype: str) -> pa.Array:
+    if pa.types.is_boolean(arr.type):  # booleans read as 0 and 1, as tf.cast gives them
+        return pc.cast(arr, pa.from_numpy_dtype(np.dtype(dtype)))
     kind = kind_of(arr.type)
     if kind not in ("integer", "floating"):
         raise TypeError(

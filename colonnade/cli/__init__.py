@@ -86,6 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
         command = sub.add_parser(
             name, parents=[job], help=text, description=text[0].upper() + text[1:]
         )
+        if name == "train":
+            _add_inferred_train_arguments(command)
         if name == "evaluate":
             command.add_argument(
                 "--plots",
@@ -97,6 +99,20 @@ def build_parser() -> argparse.ArgumentParser:
             )
     _add_serve_parser(sub)
     return parser
+
+
+def _add_inferred_train_arguments(train) -> None:
+    """``colonnade train --data PATH --label COLUMN``: no config, columns inferred."""
+    train.add_argument(
+        "--data", default=None, help="train on PATH with inferred columns (no CONFIG)"
+    )
+    train.add_argument("--label", default=None, help="the label column (with --data)")
+    train.add_argument("--model-dir", default=None, help="model_dir (default: a new temp dir)")
+    train.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    # CONFIG becomes optional: --data replaces it.
+    for action in train._actions:
+        if action.dest == "config":
+            action.nargs = "?"
 
 
 def _add_serve_parser(sub) -> None:
@@ -157,6 +173,13 @@ def _run_job(args) -> int:
 
     prog = f"colonnade {args.command}"
     try:
+        if getattr(args, "data", None) is not None or args.config is None:
+            from .inferred import cmd_train_inferred
+
+            if args.config is not None or args.label is None:
+                raise ConfigError("give either CONFIG or --data PATH --label COLUMN")
+            cmd_train_inferred(args.data, args.label, args.model_dir, args.seed)
+            return 0
         job = load_config(args.config)
         options = {"plots": args.plots} if getattr(args, "plots", None) else {}
         COMMANDS[args.command](job, **options)
@@ -164,7 +187,8 @@ def _run_job(args) -> int:
     except ImportError as e:  # an optional dependency (matplotlib for --plots)
         return _fail(prog, str(e), args.verbose, EXIT_CONFIG_ERROR)
     except ConfigError as e:
-        return _fail(prog, f"{args.config}: {e}", args.verbose, EXIT_CONFIG_ERROR)
+        where = f"{args.config}: " if args.config else ""
+        return _fail(prog, f"{where}{e}", args.verbose, EXIT_CONFIG_ERROR)
     except FileNotFoundError as e:
         where = e.filename if e.filename is not None else ""
         message = f"{where}: {e.strerror}" if where and e.strerror else str(e)

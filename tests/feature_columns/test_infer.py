@@ -1,0 +1,149 @@
+"""cn.feature_columns.infer: the rules on synthetic data with known properties."""
+
+import importlib
+import json
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import colonnade as cn
+from colonnade.feature_columns.infer import ColumnPlan, infer
+
+# the module (the package's `infer` attribute is the function)
+infer_module = importlib.import_module("colonnade.feature_columns.infer")
+
+fc = cn.feature_columns
+
+
+def _actions(plan):
+    return {d.name: (d.action, d.reason) for d in plan.decisions}
+
+
+@pytest.fixture(scope="module")
+def synthetic():
+    rng = np.random.default_rng(0)
+    n = 4000
+    a = rng.choice(["a0", "a1"], n)
+    b = rng.choice(["b0", "b1"], n)
+    df = pd.DataFrame(
+        {
+            "row_id": [f"r{i}" for i in range(n)],
+            "const": "same",
+            "amount": rng.lognormal(3, 1.5, n),
+            "height": rng.normal(170, 10, n),
+            "color": rng.choice(["red", "green", "blue"], n),
+            "city": [f"c{i}" for i in rng.integers(0, 1500, n)],
+            "a": a,
+            "b": b,
+            "noise1": rng.choice(["x", "y"], n),
+            "noise2": rng.choice(["u", "v"], n),
+            "flag": rng.random(n) > 0.5,
+            "mostly_null": [None] * (n - 10) + [1.0] * 10,
+        }
+    )
+    df["y"] = ((a == "a1") ^ (b == "b1")).astype(int)
+    return df
+
+
+def test_rules_on_known_columns(synthetic):
+    plan = infer(synthetic, "y")
+    acts = _actions(plan)
+    assert plan.task == "binary" and plan.n_classes == 2
+    assert acts["row_id"][0] == "dropped" and "id" in acts["row_id"][1]
+    assert acts["const"] == ("dropped", "constant")
+    assert acts["mostly_null"][0] == "dropped" and "null" in acts["mostly_null"][1]
+    assert "log1p" in acts["amount"][1]
+    assert "log1p" not in acts["height"][1] and "standardized" in acts["height"][1]
+    assert "vocabulary of 3" in acts["color"][1] and "indicator" in acts["color"][1]
+    assert "hash bucket" in acts["city"][1] and "embedding" in acts["city"][1]
+    assert acts["flag"][0] == "boolean"
+    by_name = {c.name: c for c in plan.dnn}
+    assert isinstance(by_name["amount"].normalizer_fn, fc.normalizers.Chain)
+    assert isinstance({c.name: c for c in plan.linear}["color"], fc.VocabularyListCategoricalColumn)
+
+
+def test_the_informative_cross_is_found(synthetic):
+    plan = infer(synthetic, "y")
+    crosses = [d.name for d in plan.decisions if d.action == "cross"]
+    assert crosses and crosses[0] == "a_X_b"
+    assert "noise1_X_noise2" not in crosses
+
+
+@pytest.mark.parametrize(
+    "values, task",
+    [
+        ([0, 1] * 50, "binary"),
+        (["lo", "mid", "hi", "x"] * 25, "multiclass"),
+        (list(np.linspace(0, 10, 100)), "regression"),
+        ([True, False] * 50, "binary"),
+    ],
+)
+def test_label_task(values, task):
+    df = pd.DataFrame({"x": np.arange(100) % 7 * 1.5, "y": values})
+    plan = infer(df, "y")
+    assert plan.task == task
+    assert plan.describe().splitlines()[0].startswith(f"y: label: {task}")
+
+
+def test_config_round_trip_through_json(synthetic):
+    plan = infer(synthetic, "y")
+    config = json.loads(json.dumps(plan.to_config()))
+    again = ColumnPlan.from_config(config)
+    assert again == plan
+    assert fc.from_config(config["linear_feature_columns"]) == list(plan.linear)
+
+
+def test_files_and_datasets_read_the_same(tmp_path, synthetic):
+    path = tmp_path / "d.parquet"
+    pq.write_table(pa.Table.from_pandas(synthetic.drop(columns=["mostly_null"])), path)
+    from_file = infer(str(path), "y")
+    from_dataset = infer(cn.data.Dataset.from_files(str(path)), "y")
+    assert from_file.linear == from_dataset.linear
+
+
+def test_bounded_state_on_a_large_stream(monkeypatch):
+    monkeypatch.setattr(infer_module, "DISTINCT_CAP", 200)
+    counter = infer_module._DistinctCounter()
+    reservoir = infer_module._Reservoir(300, seed=0)
+    for start in range(0, 50_000, 5_000):
+        values = pa.array([f"v{i}" for i in range(start, start + 5_000)])
+        counter.add(values)
+        reservoir.add(pa.record_batch([values], names=["v"]))
+        assert len(counter.counts) <= 201 and len(counter.sketch) <= infer_module.SKETCH_SIZE
+        assert reservoir.table.num_rows <= 300
+    assert not counter.exact
+    assert abs(counter.distinct() - 50_000) < 0.1 * 50_000
+
+
+def test_bad_labels():
+    x = np.arange(100) * 1.0
+    with pytest.raises(KeyError, match="label column 'nope' not found"):
+        infer(pd.DataFrame({"x": x}), "nope")
+    with pytest.raises(ValueError, match="all null"):
+        infer(pd.DataFrame({"x": x, "y": [None] * 100}), "y")
+    with pytest.raises(ValueError, match="constant"):
+        infer(pd.DataFrame({"x": x, "y": [1] * 100}), "y")
+
+
+def test_mixed_types_are_an_error():
+    df = pd.DataFrame({"m": [1, "two", 3.0] * 20, "y": [0, 1, 1] * 20})
+    with pytest.raises(TypeError, match="column 'm' mixes types"):
+        infer(df, "y")
+
+
+def test_text_and_all_null_columns_are_dropped_with_a_reason():
+    text = [f"a long free text review number {i} that goes on and on" for i in range(60)]
+    df = pd.DataFrame(
+        {"text": text, "empty": [None] * 60, "x": np.arange(60) % 5, "y": [0, 1] * 30}
+    )
+    acts = _actions(infer(df, "y"))
+    assert acts["text"][0] == "dropped" and "too long to be categorical" in acts["text"][1]
+    assert acts["empty"] == ("dropped", "all null")
+
+
+def test_no_usable_column():
+    with pytest.raises(ValueError, match="no usable feature column"):
+        infer(pd.DataFrame({"c": ["k"] * 60, "y": [0, 1] * 30}), "y")
