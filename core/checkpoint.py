@@ -330,6 +330,13 @@ class Checkpoint:
     ``save_counter`` (an int64 ``Variable``, saved with the checkpoint) counts ``save``
     calls and numbers the files.
 
+    ``key_map(path, slot_metadata) -> key`` (optional) renames what is saved: the canned
+    estimators save under TF's names (``linear/linear_model/x/weights``) instead of the
+    attribute paths. ``slot_metadata`` is ``None`` for a variable, and for a slot a dict
+    with the ``variable`` and ``optimizer`` paths and the ``slot`` name. ``restore`` matches
+    a saved key to an object by its renamed key or by its path, so checkpoints written
+    before a ``key_map`` was given still load.
+
     >>> import tempfile
     >>> step = Variable(np.int64(5), trainable=False)
     >>> ckpt = Checkpoint(step=step)
@@ -338,8 +345,9 @@ class Checkpoint:
     (True, 1)
     """
 
-    def __init__(self, **trackables):
+    def __init__(self, *, key_map=None, **trackables):
         object.__setattr__(self, "_children", {})
+        object.__setattr__(self, "_key_map", key_map)
         object.__setattr__(
             self, "_save_counter", Variable(np.int64(0), name=SAVE_COUNTER, trainable=False)
         )
@@ -371,6 +379,12 @@ class Checkpoint:
     def _graph(self) -> _Graph:
         return _Graph({**self._children, SAVE_COUNTER: self._save_counter})
 
+    def _key(self, path: str, meta: dict | None = None) -> str:
+        """The saved key of the object at graph path ``path`` (``meta``: a slot's)."""
+        if self._key_map is None or path == SAVE_COUNTER:
+            return path
+        return self._key_map(path, meta)
+
     def named_variables(self, include_slots: bool = False) -> dict:
         """``{checkpoint key: Variable}`` for the tracked variables (``save_counter`` aside).
 
@@ -381,9 +395,9 @@ class Checkpoint:
         {'model/w': Variable(name='Variable', shape=(1,), dtype=float32)}
         """
         graph = self._graph()
-        out = {k: v for k, v in graph.variables.items() if k != SAVE_COUNTER}
+        out = {self._key(k): v for k, v in graph.variables.items() if k != SAVE_COUNTER}
         if include_slots:
-            out.update({k: v for k, (v, _) in graph.slots().items()})
+            out.update({self._key(k, m): v for k, (v, m) in graph.slots().items()})
         return out
 
     def write(self, file_prefix) -> str:
@@ -393,8 +407,12 @@ class Checkpoint:
         (``FileExistsError``); one holding the same values is kept, ``save_counter`` aside
         (see :func:`~colonnade.core.checkpoint_format.write_checkpoint`)."""
         graph = self._graph()
-        entries = {path: (var.value, {"kind": "variable"}) for path, var in graph.variables.items()}
-        for key, (value, meta) in {**graph.slots(), **graph.state_entries()}.items():
+        entries = {
+            self._key(path): (var.value, {"kind": "variable"})
+            for path, var in graph.variables.items()
+        }
+        slots = {self._key(k, meta): (v, meta) for k, (v, meta) in graph.slots().items()}
+        for key, (value, meta) in {**slots, **graph.state_entries()}.items():
             if key in entries:
                 raise ValueError(f"two different values would be saved under the key {key!r}")
             entries[key] = (getattr(value, "value", value), meta)
@@ -441,8 +459,13 @@ class Checkpoint:
         if wanted:  # create_slots may also have made non-slot state (Adam's beta powers)
             graph = self._graph()
 
+        # by saved key; by graph path too, so checkpoints written before a key_map still load
         targets = dict(graph.variables)
         targets.update({k: v for k, (v, _) in graph.slots().items()})
+        renamed = {self._key(k): v for k, v in graph.variables.items()}
+        renamed.update({self._key(k, m): v for k, (v, m) in graph.slots().items()})
+        for key, var in renamed.items():
+            targets.setdefault(key, var)
         state_current = {
             path: {str(k) for k in obj.state_dict()} for path, obj in graph.stateful.items()
         }
@@ -473,7 +496,15 @@ class Checkpoint:
         for owner, d in state_values.items():
             graph.stateful[owner].load_state_dict(d)
 
-        unmatched = [k for k in targets if k not in matched and k != SAVE_COUNTER]
+        got = {id(var) for var in matched.values()}
+        unmatched = [
+            self._key(k, m)
+            for k, (var, m) in {
+                **{k: (v, None) for k, v in graph.variables.items()},
+                **graph.slots(),
+            }.items()
+            if id(var) not in got and k != SAVE_COUNTER
+        ]
         for path, names in state_current.items():
             unmatched += [f"{path}/{n}" for n in names if n not in state_matched.get(path, {})]
         restored = list(matched) + [k for e in state_matched.values() for k in e.values()]

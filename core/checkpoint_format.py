@@ -79,7 +79,7 @@ DAMAGED_MARKER = ".damaged-"
 _NUMBERED = re.compile(r"^(?P<stem>.+)-(?P<number>\d+)$")
 
 
-def _is_tf_checkpoint(path: str) -> bool:
+def is_tf_checkpoint(path: str) -> bool:
     """A TensorFlow checkpoint prefix (``PREFIX.index`` and no colonnade directory at
     ``PREFIX``): the public readers hand it to :mod:`colonnade.core.tf_bundle`."""
     return not os.path.isdir(path) and os.path.isfile(path + ".index")
@@ -671,7 +671,7 @@ def checkpoint_problem(path, verify: bool = False) -> str | None:
     (True, 'it does not exist')
     """
     path = os.fspath(path)
-    if _is_tf_checkpoint(path):
+    if is_tf_checkpoint(path):
         from .tf_bundle import bundle_problem  # tf_bundle imports this module
 
         return bundle_problem(path, verify)
@@ -709,7 +709,7 @@ def numbered_checkpoints(checkpoint_dir: str) -> list:
     for name in names:
         path = os.path.join(checkpoint_dir, name)
         index_file = os.path.join(path, INDEX_FILENAME)
-        if name.endswith(".index") and _is_tf_checkpoint(path[: -len(".index")]):
+        if name.endswith(".index") and is_tf_checkpoint(path[: -len(".index")]):
             name, path, index_file = name[: -len(".index")], path[: -len(".index")], path
         elif not _is_checkpoint_directory(path):
             continue
@@ -762,7 +762,7 @@ def intact_checkpoints(checkpoint_dir, latest_filename=None, *, verify: bool = F
         seen.add(path)
         problem = checkpoint_problem(path, verify)
         if problem is not None:
-            if os.path.lexists(path) or _is_tf_checkpoint(path):  # deleted on purpose: no news
+            if os.path.lexists(path) or is_tf_checkpoint(path):  # deleted on purpose: no news
                 logger.warning("skipping damaged checkpoint %s: %s", path, problem)
             skipped.append(path)
             continue
@@ -820,7 +820,7 @@ def resolve_checkpoint(ckpt_dir_or_file) -> str:
     Raises ``FileNotFoundError`` naming the path when neither leads to a checkpoint.
     """
     path = os.fspath(ckpt_dir_or_file)
-    if checkpoint_exists(path) or _is_tf_checkpoint(path):
+    if checkpoint_exists(path) or is_tf_checkpoint(path):
         return path
     if os.path.basename(path) == INDEX_FILENAME and os.path.isfile(path):
         return os.path.dirname(path)
@@ -850,7 +850,7 @@ class CheckpointReader:
 
     def __init__(self, ckpt_dir_or_file):
         self.path = resolve_checkpoint(ckpt_dir_or_file)
-        if _is_tf_checkpoint(self.path):
+        if is_tf_checkpoint(self.path):
             raise ValueError(
                 f"{self.path} is a TensorFlow checkpoint, not a colonnade one; read it with "
                 "load_checkpoint, or start from it with warm_start / init_from_checkpoint"
@@ -949,7 +949,7 @@ def load_checkpoint(ckpt_dir_or_file) -> CheckpointReader:
     array([0., 0.])
     """
     path = resolve_checkpoint(ckpt_dir_or_file)
-    if _is_tf_checkpoint(path):
+    if is_tf_checkpoint(path):
         from .tf_bundle import TFCheckpointReader  # tf_bundle imports this module
 
         return TFCheckpointReader(path)

@@ -156,6 +156,20 @@ class Optimizer:
         """The sorted names of the slots this optimizer keeps per variable."""
         return sorted(spec[0] for spec in self._slot_specs())
 
+    def slot_suffixes(self) -> dict:
+        """``{slot name: TF1's suffix of the slot variable}``: TF1 names the slot of ``v``
+        ``v/<op name>``, a second slot with the same op name ``v/<op name>_1``.
+
+        >>> FtrlOptimizer(0.1).slot_suffixes()
+        {'accum': 'Ftrl', 'linear': 'Ftrl_1'}
+        """
+        out, counts = {}, {}
+        for slot_name, _, op_name in self._slot_specs():
+            count = counts.get(op_name, 0)
+            counts[op_name] = count + 1
+            out[slot_name] = op_name + (f"_{count}" if count else "")
+        return out
+
     def get_slot(self, var, name):
         """The slot Variable ``name`` of ``var``, or None if there is none (yet)."""
         entry = self._slots.get(id(var))
@@ -196,11 +210,9 @@ class Optimizer:
         if id(var) in self._slots:
             return
         xp = get_xp(var.value)
-        slots, op_names = {}, {}
-        for slot_name, initial, op_name in self._slot_specs():
-            count = op_names.get(op_name, 0)
-            op_names[op_name] = count + 1
-            suffix = f"/{op_name}" + (f"_{count}" if count else "")
+        slots, suffixes = {}, self.slot_suffixes()
+        for slot_name, initial, _ in self._slot_specs():
+            suffix = "/" + suffixes[slot_name]
             if initial == 0:
                 array = xp.zeros(var.shape, dtype=var.value.dtype)
             else:

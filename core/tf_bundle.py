@@ -438,6 +438,30 @@ class TFCheckpointReader:
             )
         return full
 
+    def get_slices(self, name: str) -> list:
+        """``[(index, array)]``: each saved slice of tensor ``name`` (``index`` a tuple of
+        ``slice``s into the whole), checked against its CRC32C; ``[((), array)]`` for a
+        tensor saved whole. TF 1.x saves the optimizer slots of a partitioned variable
+        per partition (``v/part_0/Ftrl``, ``v/part_1/Ftrl``), each one slice of the whole
+        shape: this reads them where :meth:`get_tensor`, which wants the whole, refuses."""
+        entry = self._entry(name)
+        if not entry["slices"]:
+            return [((), self._read(name, entry, entry["shape"]))]
+        out = []
+        for extents in entry["slices"]:
+            index = tuple(
+                slice(s, dim if n < 0 else s + n) for (s, n), dim in zip(extents, entry["shape"])
+            )
+            shape = tuple(len(range(*i.indices(dim))) for i, dim in zip(index, entry["shape"]))
+            piece = self._slices.get(slice_key(name, extents))
+            if piece is None:
+                raise CheckpointCorruptedError(
+                    f"TF checkpoint {self.path}: index file {self._index_file} lists slice "
+                    f"{extents} of tensor {name!r} but holds no entry for it"
+                )
+            out.append((index, self._read(f"{name} (slice {extents})", piece, shape)))
+        return out
+
     def _read(self, name, entry, shape) -> np.ndarray:
         dtype = self._dtype(name, entry)
         file = self.data_file(entry["shard_id"])

@@ -27,6 +27,7 @@ from .input_pipeline import transformed_batches
 from .progress import ProgressHook, known_rows, progress_bar, resolve_verbose
 from .run_config import RunConfig, WarmStartSettings
 from .tensorboard import TensorBoardHook, write_eval_summary
+from .tf_names import MODEL_PREFIX, key_map, optimizer_prefixes, restore_tf_checkpoint
 
 logger = logging.getLogger("colonnade")
 
@@ -145,7 +146,9 @@ class CannedEstimator:
 
     def _ensure_checkpointing(self):
         if self._manager is None:
-            self._checkpoint = core.Checkpoint(**self._trackables())
+            self._checkpoint = core.Checkpoint(
+                key_map=key_map(optimizer_prefixes(self._parts)), **self._trackables()
+            )
             self._manager = core.CheckpointManager(
                 self._checkpoint,
                 self.model_dir,
@@ -216,7 +219,7 @@ class CannedEstimator:
         try:
             state = core.get_checkpoint_state(self.model_dir)
             unchanged = state is not None and state.model_checkpoint_path == path
-            return path if unchanged and os.stat(path).st_mtime_ns == stamp else None
+            return path if unchanged and _mtime(path) == stamp else None
         except (OSError, core.CheckpointCorruptedError):
             return None
 
@@ -228,9 +231,13 @@ class CannedEstimator:
             self._restore_checkpoint(path)
             for layer in self._network.layers:
                 layer.restored()
-        self._holds = (path, os.stat(path).st_mtime_ns, saved_step)
+        self._holds = (path, _mtime(path), saved_step)
 
     def _restore_checkpoint(self, path) -> None:
+        if checkpoint_format.is_tf_checkpoint(path):
+            self._ensure_checkpointing()
+            restore_tf_checkpoint(path, self._checkpoint, self._parts, self._global_step)
+            return
         try:
             self._checkpoint.restore(path).assert_existing_objects_matched()
         except core.CheckpointCorruptedError:
@@ -254,10 +261,9 @@ class CannedEstimator:
             )
 
     def _model_variables(self) -> dict:
-        """The network's variables by checkpoint name, e.g. ``model/dnn/hiddenlayer_0/kernel``."""
-        self._ensure_checkpointing()
-        named = self._checkpoint.named_variables()
-        return {k: v for k, v in named.items() if k.startswith("model/")}
+        """The network's variables by TF's name, e.g. ``dnn/hiddenlayer_0/kernel``."""
+        named = core.Checkpoint(model=self._network).named_variables()
+        return {k[len(MODEL_PREFIX) :]: v for k, v in named.items()}
 
     def save_checkpoint(self, directory=None, file_prefix=None) -> str:
         """Write a checkpoint of the model, optimizers and global step; return its path."""
@@ -267,7 +273,7 @@ class CannedEstimator:
         if directory is not None and os.fspath(directory) != self.model_dir:
             return self._checkpoint.save(os.path.join(os.fspath(directory), "model.ckpt"))
         path = self._manager.save(checkpoint_number=self.global_step)
-        self._holds = (path, os.stat(path).st_mtime_ns, self.global_step)  # written: intact
+        self._holds = (path, _mtime(path), self.global_step)  # written: intact
         return path
 
     def get_weights(self) -> dict:
@@ -275,14 +281,21 @@ class CannedEstimator:
         return {k: v.numpy().copy() for k, v in self._model_variables().items()}
 
     def set_weights(self, weights: dict) -> None:
-        """Assign variables from ``get_weights``' form."""
+        """Assign variables from ``get_weights``' form (names from before 0.x's TF names,
+        ``model/...``, are accepted too)."""
         variables = self._model_variables()
         for k, value in weights.items():
-            variables[k].assign(value)
+            name = k[len(MODEL_PREFIX) :] if k.startswith(MODEL_PREFIX) else k
+            variables[name].assign(value)
 
     def get_variable_names(self) -> list:
-        """Checkpoint names of every variable (``tf.estimator``'s get_variable_names)."""
-        return sorted(self._model_variables())
+        """TF's names of every variable, slots and ``global_step`` included, as
+        ``tf.estimator``'s get_variable_names lists a model_dir's latest checkpoint
+        (TF's optimizer hyperparameters aside)."""
+        self._ensure_checkpointing()
+        if self.latest_checkpoint() is not None:
+            self._restore_or_warm_start()
+        return sorted(self._checkpoint.named_variables(include_slots=True))
 
     def _column_parts(self) -> list:
         """``(part name, feature columns)`` of each part of the network."""
@@ -305,8 +318,8 @@ class CannedEstimator:
         LinearRegressor (model_dir ...)
         linear columns: x
         variable                                  shape  size
-        model/linear/linear_model/bias_weights    (1,)   1
-        model/linear/linear_model/x/weights       (1, 1) 1
+        linear/linear_model/bias_weights  (1,)    1
+        linear/linear_model/x/weights     (1, 1)  1
         total parameters: 2
         """
         variables = self._model_variables()
@@ -339,8 +352,11 @@ class CannedEstimator:
         return f"{type(self).__name__}({', '.join(args)})"
 
     def get_variable_value(self, name: str):
-        """The value of one variable by its checkpoint name."""
-        variables = self._model_variables()
+        """The value of one variable (or slot, or ``global_step``) by its TF name."""
+        self._ensure_checkpointing()
+        if self.latest_checkpoint() is not None:
+            self._restore_or_warm_start()
+        variables = self._checkpoint.named_variables(include_slots=True)
         if name not in variables:
             raise KeyError(f"no variable named {name!r}; the model has {sorted(variables)}")
         return variables[name].numpy()
@@ -803,3 +819,10 @@ def _weight_key(weight_column):
             f"weight_column must be a column name or a numeric_column, got {weight_column!r}"
         )
     return key
+
+
+def _mtime(path: str) -> int:
+    """When checkpoint ``path`` was written (a TF checkpoint: its ``.index`` file)."""
+    if checkpoint_format.is_tf_checkpoint(path):
+        path += ".index"
+    return os.stat(path).st_mtime_ns

@@ -123,8 +123,8 @@ def occupation_variables(estimator) -> dict:
     """The variables whose rows are indexed by the occupation vocabulary, found by name
     (``get_variable_names`` lists every variable as a checkpoint stores it)."""
     names = [n for n in estimator.get_variable_names() if "/occupation" in n]
-    linear = next(n for n in names if n.startswith("model/linear/"))
-    embedding = next(n for n in names if n.startswith("model/dnn/"))
+    linear = next(n for n in names if n.startswith("linear/"))
+    embedding = next(n for n in names if n.startswith("dnn/"))
     return {"linear": linear, "embedding": embedding}
 
 

@@ -40,7 +40,7 @@ def damage_weights(checkpoint):
     """Flip the last byte of the kernel's file: same size, bad checksum."""
     with open(os.path.join(checkpoint, "index.json")) as f:
         arrays = json.load(f)["arrays"]
-    path = os.path.join(checkpoint, arrays["model/linear/linear_model/x/weights"]["file"])
+    path = os.path.join(checkpoint, arrays["linear/linear_model/x/weights"]["file"])
     with open(path, "r+b") as f:
         f.seek(-1, os.SEEK_END)
         last = f.read(1)[0]

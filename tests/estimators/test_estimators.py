@@ -90,12 +90,12 @@ def test_default_initializers_and_input_order_follow_tensorflow_2_15():
         config=quiet_config(),
     )
     weights = est.get_weights()
-    kernel = weights["model/dnn/hiddenlayer_0/kernel"]
+    kernel = weights["dnn/hiddenlayer_0/kernel"]
     limit = math.sqrt(6.0 / (3 + 64))  # fan_in: a (2) + z (1)
     assert kernel.shape == (3, 64) and np.abs(kernel).max() <= limit
     assert np.abs(kernel).max() > 0.8 * limit  # uniform over the whole range, not smaller
-    assert not weights["model/dnn/hiddenlayer_0/bias"].any()
-    linear = {k: v for k, v in weights.items() if k.startswith("model/linear/")}
+    assert not weights["dnn/hiddenlayer_0/bias"].any()
+    linear = {k: v for k, v in weights.items() if k.startswith("linear/")}
     assert linear and not any(v.any() for v in linear.values())
     out = est._network.dnn.input_layer({"z": [5.0], "a": [[1.0, 2.0]]}).numpy()
     assert out.tolist() == [[1.0, 2.0, 5.0]]
@@ -106,12 +106,12 @@ def test_batch_norm_uses_tensorflows_momentum_and_epsilon():
     est = E.DNNRegressor(
         [2], [fc.numeric_column("x")], batch_norm=True, optimizer="SGD", config=quiet_config()
     )
-    kernel = est.get_weights()["model/dnn/hiddenlayer_0/kernel"]
+    kernel = est.get_weights()["dnn/hiddenlayer_0/kernel"]
     x = np.array([1.0, 2.0, 6.0], np.float32)
     est.fit(pd.DataFrame({"x": x, "y": [0.0, 1.0, 2.0]}), label="y", batch_size=3)
     hidden = np.maximum(x[:, None] @ kernel, 0.0)  # bias starts at zero
-    moving_mean = est.get_weights()["model/dnn/batchnorm_0/moving_mean"]
-    moving_var = est.get_weights()["model/dnn/batchnorm_0/moving_variance"]
+    moving_mean = est.get_weights()["dnn/batchnorm_0/moving_mean"]
+    moving_var = est.get_weights()["dnn/batchnorm_0/moving_variance"]
     np.testing.assert_allclose(moving_mean, 0.001 * hidden.mean(0), rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(moving_var, 0.999 + 0.001 * hidden.var(0), rtol=1e-5)
 
@@ -264,8 +264,8 @@ def test_resume_max_steps_and_incompatible_model_dir(tmp_path):
     again = E.LinearClassifier(columns(), config=cfg)
     assert again.evaluate(ds, steps=2)["global_step"] == 5
     np.testing.assert_array_equal(
-        again.get_variable_value("model/linear/linear_model/bias_weights"),
-        est.get_variable_value("model/linear/linear_model/bias_weights"),
+        again.get_variable_value("linear/linear_model/bias_weights"),
+        est.get_variable_value("linear/linear_model/bias_weights"),
     )
     again.train(ds, max_steps=12)
     assert again.global_step == 12

@@ -223,7 +223,7 @@ def test_export_carries_its_vocabulary_and_drops_the_checkpoint_initializer(tmp_
     vocab.write_text("paris\nrome\noslo\n")
     first = build(warm, vocab)
     first.fit(train_rows(), label="y")
-    table = "model/dnn/input_from_feature_columns/input_layer/city_embedding/embedding_weights"
+    table = "dnn/input_from_feature_columns/input_layer/city_embedding/embedding_weights"
     est = build(tmp_path, vocab, ckpt_to_load_from=str(warm / "model"), tensor_name_in_ckpt=table)
     est.fit(train_rows(), label="y")
     path = est.export_saved_model(str(tmp_path / "export"))

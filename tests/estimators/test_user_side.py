@@ -122,7 +122,7 @@ def test_summary_lists_columns_by_part_variables_and_the_total(tmp_path):
     text = "\n".join(lines)
     assert lines[0] == f"DNNLinearCombinedClassifier (model_dir {tmp_path / 'm'})"
     assert "linear columns: city" in text and "dnn columns: city_indicator, x" in text
-    assert "model/dnn/hiddenlayer_0/kernel" in text and "(3, 5)" in text
+    assert "dnn/hiddenlayer_0/kernel" in text and "(3, 5)" in text
     total = sum(v.size for v in est.get_weights().values())
     assert (
         lines[-1] == f"total parameters: {total:,}" and total == 3 * 5 + 5 + 5 * 3 + 3 + 2 * 3 + 3

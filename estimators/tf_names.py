@@ -1,0 +1,217 @@
+"""TF 2.15's names for a canned estimator's variables, and taking over a TF checkpoint.
+
+A canned estimator's checkpoint (colonnade's own or TF's) names its arrays as TF 2.15's
+canned estimators do:
+
+- the network's variables without the ``model/`` attribute path:
+  ``linear/linear_model/education/weights``, ``dnn/hiddenlayer_0/kernel``;
+- a slot as Keras' legacy optimizers (what TF 2.15's canned estimators train with) name
+  it: ``training/<optimizer name>/<variable>/<slot>``, e.g.
+  ``training/Ftrl/linear/linear_model/education/weights/accumulator`` and ``.../linear``,
+  ``training/Adagrad/dnn/logits/kernel/accumulator``;
+- an optimizer's step count as ``training/<optimizer name>/iter``; ``global_step``.
+
+TF also saves its optimizers' hyperparameters (``training/Ftrl/learning_rate``,
+``training/Adagrad/decay``, ...) as scalars; colonnade's hyperparameters are arguments, so
+they are neither saved nor read.
+
+:func:`restore_tf_checkpoint` loads a TF checkpoint into an estimator: TF 2.15's names
+above, or TF 1.x's (slots ``<variable>/Ftrl`` and ``<variable>/Ftrl_1``; partitioned
+variables are joined by the reader).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core
+from ..core.checkpoint import SAVE_COUNTER
+
+MODEL_PREFIX = "model/"
+"""The attribute path of the network in the estimator's checkpoint object graph."""
+
+SLOT_NAMES = {"accum": "accumulator"}
+"""colonnade slot name -> Keras' (Ftrl's ``accum`` is Keras' ``accumulator``); the other
+slots (``accumulator``, ``linear``, ``m``, ``v``, ``momentum``, ``rms``) share the name."""
+
+NON_SLOT_NAMES = {"iterations": "iter"}
+"""colonnade optimizer-level variable -> Keras' name."""
+
+
+def optimizer_prefixes(parts) -> dict:
+    """``{part's checkpoint path: "training/<name>"}`` for the ``(path, optimizer, vars)``
+    parts of an estimator; a second optimizer of the same name gets ``<name>_1``.
+
+    >>> optimizer_prefixes([("linear_optimizer", core.FtrlOptimizer(0.1), []),
+    ...                     ("dnn_optimizer", core.AdagradOptimizer(0.1), [])])
+    {'linear_optimizer': 'training/Ftrl', 'dnn_optimizer': 'training/Adagrad'}
+    """
+    out, used = {}, {}
+    for path, optimizer, _ in parts:
+        get_name = getattr(optimizer, "get_name", None)
+        name = get_name() if callable(get_name) else type(optimizer).__name__
+        count = used.get(name, 0)
+        used[name] = count + 1
+        out[path] = f"training/{name}" + (f"_{count}" if count else "")
+    return out
+
+
+def key_map(prefixes: dict):
+    """The ``key_map`` of :class:`colonnade.core.Checkpoint` giving TF's names.
+
+    >>> k = key_map({"optimizer": "training/Ftrl"})
+    >>> k("model/linear/linear_model/bias_weights", None)
+    'linear/linear_model/bias_weights'
+    >>> k("ignored", {"variable": "model/linear/linear_model/bias_weights",
+    ...               "optimizer": "optimizer", "slot": "accum"})
+    'training/Ftrl/linear/linear_model/bias_weights/accumulator'
+    >>> k("optimizer/iterations", None), k("global_step", None)
+    ('training/Ftrl/iter', 'global_step')
+    """
+
+    def rename(path: str, slot: dict | None) -> str:
+        if slot is not None and slot.get("optimizer") in prefixes:
+            variable = rename(slot["variable"], None)
+            name = SLOT_NAMES.get(slot["slot"], slot["slot"])
+            return f"{prefixes[slot['optimizer']]}/{variable}/{name}"
+        if path.startswith(MODEL_PREFIX):
+            return path[len(MODEL_PREFIX) :]
+        owner, _, rest = path.partition("/")
+        if owner in prefixes and rest:
+            return f"{prefixes[owner]}/{NON_SLOT_NAMES.get(rest, rest)}"
+        return path
+
+    return rename
+
+
+def _is_hyperparameter(name: str, shape) -> bool:
+    """TF's optimizer hyperparameter scalars (``training/Ftrl/learning_rate``)."""
+    parts = name.split("/")
+    return len(parts) == 3 and parts[0] == "training" and tuple(shape) == ()
+
+
+def _listing(names) -> str:
+    names = sorted(names)
+    shown = ", ".join(repr(n) for n in names[:20])
+    return shown + (f", ... ({len(names) - 20} more)" if len(names) > 20 else "")
+
+
+def expected_tf_variables(checkpoint, parts) -> dict:
+    """``{TF name: (Variable, [other accepted names])}`` for every array an estimator's
+    TF checkpoint must provide: the network's variables, ``global_step`` and each
+    optimizer's slots (made now when missing), with TF 1.x's slot names as alternatives."""
+    for _, optimizer, variables in parts:
+        optimizer.create_slots(variables)
+    prefixes = optimizer_prefixes(parts)
+    rename = key_map(prefixes)
+    graph = checkpoint._graph()
+    out = {}
+    for path, var in graph.variables.items():
+        if path == SAVE_COUNTER:
+            continue
+        out[rename(path, None)] = (var, [])
+    optimizers = {path: optimizer for path, optimizer, _ in parts}
+    for _, (var, meta) in graph.slots().items():
+        suffix = optimizers[meta["optimizer"]].slot_suffixes()[meta["slot"]]
+        tf1_name = f"{rename(meta['variable'], None)}/{suffix}"
+        out[rename("", meta)] = (var, [tf1_name])
+    return out
+
+
+def _partitioned_slot(saved: dict, name: str):
+    """TF 1.x keeps the slots of a partitioned variable per partition
+    (``v/part_0/Ftrl``, ``v/part_1/Ftrl``): their names, in order, or None."""
+    head, _, suffix = name.rpartition("/")
+    parts = []
+    while f"{head}/part_{len(parts)}/{suffix}" in saved:
+        parts.append(f"{head}/part_{len(parts)}/{suffix}")
+    return parts or None
+
+
+def _find(saved: dict, names: list):
+    """``(names in the checkpoint, joined shape)`` of the first of ``names`` present
+    (whole, or as TF 1.x slot partitions), or None."""
+    for name in names:
+        if name in saved:
+            return [name], tuple(saved[name])
+        parts = _partitioned_slot(saved, name)
+        if parts:  # each partition's slot is saved as a slice of the whole shape
+            return parts, tuple(saved[parts[0]])
+    return None
+
+
+def _read(reader, names: tuple, shape: tuple) -> np.ndarray:
+    """The array saved under ``names`` (one name, or a slot's TF 1.x partitions)."""
+    if len(names) == 1 and names[0] in reader.get_variable_to_shape_map():
+        try:
+            return np.asarray(reader.get_tensor(names[0]))
+        except core.CheckpointCorruptedError:
+            if not hasattr(reader, "get_slices"):
+                raise
+    pieces = [piece for name in names for piece in reader.get_slices(name)]
+    full = np.zeros(shape, pieces[0][1].dtype)
+    covered = 0
+    for index, array in pieces:
+        full[index] = array
+        covered += array.size
+    if covered != full.size:
+        raise core.CheckpointCorruptedError(
+            f"TF checkpoint {reader.path}: the partitions {list(names)} cover {covered} of "
+            f"the {full.size} elements of shape {shape}"
+        )
+    return full
+
+
+def restore_tf_checkpoint(path: str, checkpoint, parts, global_step) -> None:
+    """Load TF checkpoint ``path`` into the estimator's variables and slots.
+
+    Every variable and slot of the model must be in the checkpoint with the same shape,
+    and every variable of the checkpoint must belong to the model (TF's optimizer
+    hyperparameters aside); otherwise ``ValueError`` lists what differs and nothing is
+    assigned. An optimizer's step count missing from the checkpoint (TF keeps one for
+    the first optimizer only) is set to ``global_step``.
+    """
+    reader = core.load_checkpoint(path)
+    saved = reader.get_variable_to_shape_map()
+    expected = expected_tf_variables(checkpoint, parts)
+    matched, missing, problems = {}, [], []  # matched: tuple of saved names -> Variable
+    for name, (var, alternatives) in expected.items():
+        found = _find(saved, [name, *alternatives])
+        if found is None:
+            if name.endswith("/iter"):
+                continue  # filled from global_step below
+            missing.append(name)
+            continue
+        names, shape = found
+        matched[tuple(names)] = var
+        if shape != tuple(var.shape):
+            problems.append(
+                f"{names[0]!r}: the checkpoint has shape {shape}, the model has {tuple(var.shape)}"
+            )
+    used = {n for names in matched for n in names}
+    extra = [
+        n
+        for n, shape in saved.items()
+        if n not in used and not _is_hyperparameter(n, shape) and not n.startswith("_")
+    ]
+    if missing or extra:
+        what = []
+        if missing:
+            what.append(f"the model has variables the checkpoint lacks: {_listing(missing)}")
+        if extra:
+            what.append(f"the checkpoint has variables the model lacks: {_listing(extra)}")
+        raise ValueError(
+            f"TF checkpoint {path} does not match the model's columns and layers: "
+            + "; ".join(what)
+            + ". Build the estimator with the columns, hidden units and optimizers the TF "
+            "model was trained with, or start from it with warm_start_from"
+        )
+    if problems:
+        raise ValueError(f"cannot restore TF checkpoint {path}: " + "; ".join(problems))
+    values = {names: _read(reader, names, tuple(var.shape)) for names, var in matched.items()}
+    for names, var in matched.items():
+        var.assign(values[names].astype(var.dtype, copy=False))
+    step = np.int64(global_step.numpy())
+    for name, (var, _) in expected.items():
+        if name.endswith("/iter") and (name,) not in matched:
+            var.assign(step)

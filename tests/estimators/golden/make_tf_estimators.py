@@ -1,0 +1,237 @@
+"""Make the TF canned-estimator fixtures in ``tf_estimators/`` with real TensorFlow.
+
+Not run by the tests (they read the committed files). Regenerate with a Python that has
+``tensorflow-cpu==2.15.1`` and ``tensorflow-estimator==2.15.0``, outside colonnade's
+environment::
+
+    /tmp/tfenv2/bin/python tests/estimators/golden/make_tf_estimators.py
+
+Each model is trained 128 steps (batches of 32, no shuffle) on the first 400 rows of the
+Adult training set; its model_dir keeps only ``model.ckpt-128`` and TF's ``checkpoint``
+state file. ``rows.csv`` holds the next 320 rows (the columns below, ``-`` in names
+replaced by ``_``). For each model ``expected.npz`` holds:
+
+- ``probabilities`` / ``predictions`` (and ``logits``): TF's predictions on the first 64
+  rows of ``rows.csv``;
+- ``after/<name>`` for every variable TF's checkpoint holds after 10 more training steps
+  on ``rows.csv`` in batches of 32, in order (so at step 138).
+
+``expected.json`` records ``tf.train.list_variables`` at steps 128 and 138 and TF's
+``evaluate`` on the 64 prediction rows.
+
+``tf1_partitioned/`` is a ``tf.compat.v1.estimator.LinearClassifier`` with a
+``fixed_size_partitioner(2)`` (TF 1.x names: ``.../weights/part_0``, slots
+``.../weights/part_0/Ftrl`` and ``Ftrl_1``), trained 20 steps.
+"""
+
+import csv
+import json
+import os
+import shutil
+import tempfile
+
+import numpy as np
+import tensorflow as tf
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "tf_estimators")
+ADULT = "/work/shared/datasets/adult/adult_train.csv"
+KEEP = [
+    "age",
+    "education",
+    "occupation",
+    "relationship",
+    "hours_per_week",
+    "capital_gain",
+    "income",
+]
+BATCH = 32
+fc = tf.feature_column
+
+
+class Frame(dict):
+    """Columns as numpy arrays (TF's environment has no pandas)."""
+
+    def rows(self, start, stop):
+        return Frame({k: v[start:stop] for k, v in self.items()})
+
+    def to_csv(self, path, names):
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(names)
+            for i in range(len(self["age"])):
+                w.writerow([self[n][i] for n in names])
+
+
+def load():
+    with open(ADULT, newline="") as f:
+        rows = list(csv.DictReader(f))
+    df = Frame()
+    for key in KEEP:
+        df[key] = np.array([r[key.replace("_", "-")] for r in rows])
+    for key in ("age", "hours_per_week", "capital_gain"):
+        df[key] = df[key].astype(np.float32)
+    df["label"] = (df["income"] == ">50K").astype(np.int64)
+    hours = df["hours_per_week"]
+    df["hours_class"] = np.where(hours < 40, 0, np.where(hours == 40, 1, 2)).astype(np.int64)
+    return df
+
+
+EDUCATION = [
+    "Bachelors", "HS-grad", "11th", "Masters", "9th", "Some-college", "Assoc-acdm",
+    "Assoc-voc", "7th-8th", "Doctorate", "Prof-school", "5th-6th", "10th", "1st-4th",
+    "Preschool", "12th",
+]  # fmt: skip
+RELATIONSHIP = ["Husband", "Not-in-family", "Wife", "Own-child", "Unmarried", "Other-relative"]
+
+
+def columns():
+    age = fc.numeric_column("age")
+    age_buckets = fc.bucketized_column(age, [18, 25, 30, 35, 40, 45, 50, 55, 60, 65])
+    education = fc.categorical_column_with_vocabulary_list("education", EDUCATION)
+    relationship = fc.categorical_column_with_vocabulary_list("relationship", RELATIONSHIP)
+    occupation = fc.categorical_column_with_hash_bucket("occupation", 20)
+    crossed = fc.crossed_column([age_buckets, "education", "occupation"], 50)
+    wide = [age_buckets, education, relationship, occupation, crossed]
+    deep = [
+        age,
+        fc.numeric_column("hours_per_week"),
+        fc.indicator_column(education),
+        fc.indicator_column(relationship),
+        fc.embedding_column(occupation, 4),
+    ]
+    return wide, deep
+
+
+def features_of(df):
+    keys = ["age", "education", "occupation", "relationship", "hours_per_week", "capital_gain"]
+    return {k: df[k] for k in keys}
+
+
+def input_fn(df, label, repeat):
+    def fn():
+        ds = tf.data.Dataset.from_tensor_slices((features_of(df), df[label]))
+        ds = ds.batch(BATCH)
+        return ds.repeat() if repeat else ds
+
+    return fn
+
+
+def models(model_dir):
+    wide, deep = columns()
+    config = tf.estimator.RunConfig(tf_random_seed=7, save_checkpoints_steps=1000)
+    kw = dict(model_dir=model_dir, config=config)
+    return {
+        "linear_classifier": (lambda: tf.estimator.LinearClassifier(wide, **kw), "label"),
+        "dnn_classifier": (
+            lambda: tf.estimator.DNNClassifier([8, 4], deep, **kw),
+            "label",
+        ),
+        "wide_deep_classifier": (
+            lambda: tf.estimator.DNNLinearCombinedClassifier(
+                linear_feature_columns=wide,
+                dnn_feature_columns=deep,
+                dnn_hidden_units=[8, 4],
+                **kw,
+            ),
+            "label",
+        ),
+        "linear_regressor": (
+            lambda: tf.estimator.LinearRegressor(wide + [fc.numeric_column("capital_gain")], **kw),
+            "hours_per_week",
+        ),
+        "dnn_multiclass": (
+            lambda: tf.estimator.DNNClassifier([8], deep[:1] + deep[2:], n_classes=3, **kw),
+            "hours_class",
+        ),
+    }
+
+
+def keep_only(model_dir, step):
+    for name in os.listdir(model_dir):
+        path = os.path.join(model_dir, name)
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        elif not name.startswith(f"model.ckpt-{step}.") or name.endswith(".meta"):
+            os.remove(path)
+    prefix = os.path.join(model_dir, f"model.ckpt-{step}")
+    tf.compat.v1.train.update_checkpoint_state(model_dir, prefix, [prefix])
+    with open(os.path.join(model_dir, "checkpoint")) as f:  # relative paths, as TF writes
+        text = f.read().replace(model_dir + "/", "")
+    with open(os.path.join(model_dir, "checkpoint"), "w") as f:
+        f.write(text)
+
+
+def listing(prefix):
+    return [[n, list(s)] for n, s in tf.train.list_variables(prefix)]
+
+
+def make(name, df_train, df_rows):
+    model_dir = os.path.join(OUT, name)
+    shutil.rmtree(model_dir, ignore_errors=True)
+    build, label = models(model_dir)[name]
+    est = build()
+    est.train(input_fn(df_train, label, repeat=True), steps=128)
+    keep_only(model_dir, 128)
+    expected = {"label": label, "variables_128": listing(os.path.join(model_dir, "model.ckpt-128"))}
+
+    est = build()
+    head = df_rows.rows(0, 64)
+    preds = list(est.predict(input_fn(head, label, repeat=False)))
+    arrays = {}
+    for key in ("probabilities", "predictions", "logits"):
+        if key in preds[0]:
+            arrays[key] = np.stack([p[key] for p in preds])
+    metrics = est.evaluate(input_fn(head, label, repeat=False))
+    expected["evaluate"] = {k: float(v) for k, v in metrics.items()}
+    shutil.rmtree(os.path.join(model_dir, "eval"))
+
+    scratch = tempfile.mkdtemp()
+    shutil.copytree(model_dir, os.path.join(scratch, "m"))
+    cont = models(os.path.join(scratch, "m"))[name][0]()
+    cont.train(input_fn(df_rows, label, repeat=False), steps=10)
+    prefix = os.path.join(scratch, "m", "model.ckpt-138")
+    expected["variables_138"] = listing(prefix)
+    for var, _ in tf.train.list_variables(prefix):
+        arrays[f"after/{var}"] = np.asarray(tf.train.load_variable(prefix, var))
+    shutil.rmtree(scratch)
+    np.savez_compressed(os.path.join(model_dir, "..", f"{name}.npz"), **arrays)
+    with open(os.path.join(OUT, f"{name}.json"), "w") as f:
+        json.dump(expected, f, indent=1)
+
+
+def make_tf1_partitioned(df_train, df_rows):
+    model_dir = os.path.join(OUT, "tf1_partitioned")
+    shutil.rmtree(model_dir, ignore_errors=True)
+    wide, _ = columns()
+    config = tf.estimator.RunConfig(tf_random_seed=7, save_checkpoints_steps=1000)
+    est = tf.compat.v1.estimator.LinearClassifier(
+        wide,
+        model_dir=model_dir,
+        config=config,
+        partitioner=tf.compat.v1.fixed_size_partitioner(2),
+    )
+    est.train(input_fn(df_train, "label", repeat=True), steps=20)
+    keep_only(model_dir, 20)
+    head = df_rows.rows(0, 64)
+    preds = list(est.predict(input_fn(head, "label", repeat=False)))
+    arrays = {"probabilities": np.stack([p["probabilities"] for p in preds])}
+    np.savez_compressed(os.path.join(OUT, "tf1_partitioned.npz"), **arrays)
+    expected = {"label": "label", "variables_20": listing(os.path.join(model_dir, "model.ckpt-20"))}
+    with open(os.path.join(OUT, "tf1_partitioned.json"), "w") as f:
+        json.dump(expected, f, indent=1)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    df = load()
+    df_train, df_rows = df.rows(0, 400), df.rows(400, 720)
+    names = [k for k in KEEP if k != "income"] + ["label", "hours_class"]
+    df_rows.to_csv(os.path.join(OUT, "rows.csv"), names)
+    for name in models(None):
+        make(name, df_train, df_rows)
+    make_tf1_partitioned(df_train, df_rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,241 @@
+"""Taking over a TF 2.15 canned estimator's model_dir: the fixtures in
+``golden/tf_estimators/`` (made by ``golden/make_tf_estimators.py`` with TensorFlow) hold
+TF's checkpoint at step 128, TF's predictions, and TF's variables after 10 more steps."""
+
+import json
+import os
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import colonnade as cn
+
+E = cn.estimators
+fc = cn.feature_columns
+GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "tf_estimators")
+EDUCATION = [
+    "Bachelors", "HS-grad", "11th", "Masters", "9th", "Some-college", "Assoc-acdm",
+    "Assoc-voc", "7th-8th", "Doctorate", "Prof-school", "5th-6th", "10th", "1st-4th",
+    "Preschool", "12th",
+]  # fmt: skip
+RELATIONSHIP = ["Husband", "Not-in-family", "Wife", "Own-child", "Unmarried", "Other-relative"]
+MODELS = [
+    "linear_classifier",
+    "dnn_classifier",
+    "wide_deep_classifier",
+    "linear_regressor",
+    "dnn_multiclass",
+]
+
+
+def columns():
+    age = fc.numeric_column("age")
+    age_buckets = fc.bucketized_column(age, [18, 25, 30, 35, 40, 45, 50, 55, 60, 65])
+    education = fc.categorical_column_with_vocabulary_list("education", EDUCATION)
+    relationship = fc.categorical_column_with_vocabulary_list("relationship", RELATIONSHIP)
+    occupation = fc.categorical_column_with_hash_bucket("occupation", 20)
+    crossed = fc.crossed_column([age_buckets, "education", "occupation"], 50)
+    wide = [age_buckets, education, relationship, occupation, crossed]
+    deep = [
+        age,
+        fc.numeric_column("hours_per_week"),
+        fc.indicator_column(education),
+        fc.indicator_column(relationship),
+        fc.embedding_column(occupation, 4),
+    ]
+    return wide, deep
+
+
+def build(name, model_dir):
+    """The colonnade twin of the TF estimator ``name`` (as in the generator)."""
+    wide, deep = columns()
+    config = E.RunConfig(log_step_count_steps=0, save_checkpoints_steps=1000)
+    kw = dict(model_dir=str(model_dir), config=config)
+    return {
+        "linear_classifier": lambda: E.LinearClassifier(wide, **kw),
+        "dnn_classifier": lambda: E.DNNClassifier([8, 4], deep, **kw),
+        "wide_deep_classifier": lambda: E.DNNLinearCombinedClassifier(
+            linear_feature_columns=wide, dnn_feature_columns=deep, dnn_hidden_units=[8, 4], **kw
+        ),
+        "linear_regressor": lambda: E.LinearRegressor(
+            wide + [fc.numeric_column("capital_gain")], **kw
+        ),
+        "dnn_multiclass": lambda: E.DNNClassifier([8], deep[:1] + deep[2:], n_classes=3, **kw),
+    }[name]()
+
+
+def rows():
+    df = pd.read_csv(os.path.join(GOLDEN, "rows.csv"))
+    for key in ("age", "hours_per_week", "capital_gain"):
+        df[key] = df[key].astype(np.float32)
+    return df
+
+
+def expected(name):
+    with open(os.path.join(GOLDEN, f"{name}.json")) as f:
+        meta = json.load(f)
+    return meta, np.load(os.path.join(GOLDEN, f"{name}.npz"))
+
+
+def take_over(name, tmp_path):
+    model_dir = tmp_path / name
+    shutil.copytree(os.path.join(GOLDEN, name), model_dir)
+    return build(name, model_dir), model_dir
+
+
+def batches(df, label, size=32):
+    def input_fn():
+        for start in range(0, len(df), size):
+            chunk = df.iloc[start : start + size]
+            yield {k: chunk[k].to_numpy() for k in chunk.columns}, chunk[label].to_numpy()
+
+    return input_fn
+
+
+def predictions(est, df, label="label") -> dict:
+    out = list(est.predict(batches(df, label), yield_single_examples=False))
+    return {k: np.concatenate([np.asarray(p[k]) for p in out]) for k in out[0]}
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_variable_names_are_tfs(name, tmp_path):
+    meta, _ = expected(name)
+    est, _ = take_over(name, tmp_path)
+    tf_names = {n for n, shape in meta["variables_128"] if not _hyperparameter(n, shape)}
+    ours = set(est.get_variable_names())
+    # TF keeps an optimizer's step count (``training/Ftrl/iter``) only now and then
+    assert {n for n in ours ^ tf_names if not n.endswith("/iter")} == set()
+    assert "dnn/hiddenlayer_0/kernel" in ours or "linear/linear_model/bias_weights" in ours
+    assert est.get_variable_value("global_step") == 128
+
+
+def _hyperparameter(name, shape):
+    hyper = name.startswith("training/") and name.count("/") == 2 and shape == []
+    return hyper and not name.endswith("/iter")
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_predictions_equal_tfs(name, tmp_path):
+    meta, want = expected(name)
+    est, _ = take_over(name, tmp_path)
+    df = rows().iloc[:64]
+    got = predictions(est, df, meta["label"])
+    key = "probabilities" if "probabilities" in want else "predictions"
+    np.testing.assert_allclose(got[key].reshape(want[key].shape), want[key], atol=1e-5)
+    metrics = est.evaluate(batches(df, meta["label"]))
+    assert metrics["global_step"] == 128
+    np.testing.assert_allclose(metrics["average_loss"], meta["evaluate"]["average_loss"], rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_ten_more_steps_equal_tfs(name, tmp_path):
+    meta, want = expected(name)
+    est, model_dir = take_over(name, tmp_path)
+    est.train(batches(rows(), meta["label"]), steps=10)
+    assert est.global_step == 138
+    latest = cn.train.latest_checkpoint(str(model_dir))
+    assert os.path.basename(latest) == "model.ckpt-138" and os.path.isdir(latest)
+    listed = dict(cn.train.list_variables(latest))
+    for tf_name, shape in meta["variables_138"]:
+        if _hyperparameter(tf_name, shape):
+            continue
+        assert tuple(listed[tf_name]) == tuple(shape), tf_name
+        got = cn.train.load_variable(latest, tf_name)
+        # float32 accumulators reach 1e4: 1e-5 relative there
+        np.testing.assert_allclose(
+            got, want[f"after/{tf_name}"], rtol=1e-5, atol=1e-5, err_msg=tf_name
+        )
+    # both kinds coexist: TF's checkpoint stays listed, and a new estimator resumes at 138
+    state = cn.train.get_checkpoint_state(str(model_dir))
+    assert [os.path.basename(p) for p in state.all_model_checkpoint_paths] == [
+        "model.ckpt-128",
+        "model.ckpt-138",
+    ]
+    assert build(name, model_dir).get_variable_value("global_step") == 138
+
+
+def test_export_from_tf_checkpoint(tmp_path):
+    _, want = expected("wide_deep_classifier")
+    est, _ = take_over("wide_deep_classifier", tmp_path)
+    export = est.export_saved_model(str(tmp_path / "export"))
+    got = cn.load(export).predict(rows().iloc[:64].drop(columns=["label", "hours_class"]))
+    assert len(got) == 64
+
+
+def test_tf1_partitioned_checkpoint(tmp_path):
+    """A TF 1.x-style checkpoint (tf.compat.v1 estimator, fixed_size_partitioner(2)):
+    partitions are joined and TF1's slot names (``.../Ftrl``, ``.../Ftrl_1``) read."""
+    _, want = expected("tf1_partitioned")
+    model_dir = tmp_path / "tf1"
+    shutil.copytree(os.path.join(GOLDEN, "tf1_partitioned"), model_dir)
+    est = build("linear_classifier", model_dir)
+    got = predictions(est, rows().iloc[:64])
+    np.testing.assert_allclose(got["probabilities"], want["probabilities"], atol=1e-5)
+    assert est.global_step == 20
+    est.train(batches(rows(), "label"), steps=2)
+    assert est.global_step == 22
+
+
+def test_bad_shapes_name_the_variable_and_both_shapes(tmp_path):
+    model_dir = tmp_path / "m"
+    shutil.copytree(os.path.join(GOLDEN, "linear_classifier"), model_dir)
+    wide, _ = columns()
+    wide[3] = fc.categorical_column_with_hash_bucket("occupation", 30)  # TF's has 20
+    wide[4] = fc.crossed_column(["education", "occupation"], 50)  # TF's crosses age too
+    est = E.LinearClassifier(wide[:4] + [columns()[0][4]], model_dir=str(model_dir))
+    with pytest.raises(
+        ValueError,
+        match=r"'linear/linear_model/occupation/weights': the checkpoint has shape \(20, 1\), "
+        r"the model has \(30, 1\)",
+    ):
+        predictions(est, rows().iloc[:4])
+
+
+def test_missing_and_extra_variables_are_listed(tmp_path):
+    model_dir = tmp_path / "m"
+    shutil.copytree(os.path.join(GOLDEN, "linear_classifier"), model_dir)
+    wide, _ = columns()
+    est = E.LinearClassifier(
+        wide[:4] + [fc.numeric_column("capital_gain")], model_dir=str(model_dir)
+    )
+    with pytest.raises(ValueError) as raised:
+        predictions(est, rows().iloc[:4])
+    message = str(raised.value)
+    assert "the model has variables the checkpoint lacks: " in message
+    assert "'linear/linear_model/capital_gain/weights'" in message
+    assert "the checkpoint has variables the model lacks: " in message
+    assert "'linear/linear_model/age_bucketized_X_education_X_occupation/weights'" in message
+
+
+def test_colonnade_checkpoints_use_tf_names_and_old_ones_still_load(tmp_path):
+    df = rows()
+    est = build("linear_classifier", tmp_path / "new")
+    est.train(batches(df, "label"), steps=3)
+    names = [n for n, _ in cn.train.list_variables(est.latest_checkpoint())]
+    assert "linear/linear_model/education/weights" in names
+    assert "training/Ftrl/linear/linear_model/education/weights/accumulator" in names
+    assert "training/Ftrl/iter" in names and "global_step" in names
+    assert not [n for n in names if n.startswith("model/")]
+    assert est.get_variable_names() == sorted(n for n in names if n != "save_counter")
+
+    # a checkpoint written with the attribute paths colonnade used before (model/...)
+    old = build("linear_classifier", tmp_path / "old")
+    old._ensure_checkpointing()
+    old._checkpoint._key_map = None
+    old.train(batches(df, "label"), steps=3)
+    old_names = [n for n, _ in cn.train.list_variables(old.latest_checkpoint())]
+    assert "model/linear/linear_model/education/weights" in old_names
+    resumed = build("linear_classifier", tmp_path / "old")
+    resumed.train(batches(df, "label"), steps=3)
+    assert resumed.global_step == 6
+    twin = build("linear_classifier", tmp_path / "twin")
+    twin.train(batches(df, "label"), steps=3)
+    build("linear_classifier", tmp_path / "twin").train(batches(df, "label"), steps=3)
+    twin = build("linear_classifier", tmp_path / "twin")
+    np.testing.assert_allclose(
+        resumed.get_variable_value("linear/linear_model/education/weights"),
+        twin.get_variable_value("linear/linear_model/education/weights"),
+        atol=1e-6,
+    )
