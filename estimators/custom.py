@@ -325,21 +325,22 @@ class Estimator(CannedEstimator):
 
     def get_variable_names(self) -> list:
         """The variables' names (TF's: ``dense/kernel``, ``global_step``...): of the latest
-        checkpoint, else of the model built so far. Optimizer slots are not listed."""
+        checkpoint, else of the model built so far. Optimizer state is not listed."""
         path = self.latest_checkpoint()
         if path is not None:
-            names = [n for n, _ in core.list_variables(path)]
-            model = [n[len("model/") :] for n in names if n.startswith("model/")]
-            return sorted([n for n in model if SLOT_MARKER not in n] + ["global_step"])
+            return sorted(n for n, _ in core.list_variables(path) if _is_model_variable(n))
         return sorted(list(self._store.variables()) + ["global_step"])
 
     def get_variable_value(self, name: str):
         """The value of variable ``name``, from the latest checkpoint if there is one."""
         path = self.latest_checkpoint()
         if path is not None:
-            key = name if name == "global_step" else f"model/{name}"
+            if not _is_model_variable(name):
+                raise KeyError(
+                    f"no variable named {name!r}; the model has {self.get_variable_names()}"
+                )
             try:
-                return core.load_variable(path, key)
+                return core.load_variable(path, name)
             except (KeyError, ValueError) as e:
                 raise KeyError(
                     f"no variable named {name!r}; the model has {self.get_variable_names()}"
@@ -365,9 +366,9 @@ class Estimator(CannedEstimator):
             raise ValueError(f"Couldn't find trained model at {self.model_dir}.")
         model_fn_export.params_to_json(self.params)  # refuses unsavable params first
         weights = {
-            name[len("model/") :]: core.load_variable(latest, name)
+            name: core.load_variable(latest, name)
             for name, _ in core.list_variables(latest)
-            if name.startswith("model/") and SLOT_MARKER not in name
+            if _is_model_variable(name) and name != "global_step"
         }
         name = _fn_name(self._model_fn)
         return write_export(
@@ -437,6 +438,12 @@ def _model_fn_args(model_fn) -> tuple:
     if "features" not in params:
         raise ValueError(f"model_fn {_fn_name(model_fn)} must take a 'features' argument")
     return tuple(n for n in MODEL_FN_ARGS if n in params)
+
+
+def _is_model_variable(name: str) -> bool:
+    """Whether a checkpoint key names a model_fn's variable or the global step, rather than
+    optimizer state or the checkpoint's own counter."""
+    return SLOT_MARKER not in name and not name.startswith("optimizer/") and name != "save_counter"
 
 
 def _fn_name(fn) -> str:
