@@ -306,3 +306,38 @@ def test_import_colonnade_does_not_import_the_server_stack():
     script = "import sys, colonnade\nprint('starlette' in sys.modules, 'uvicorn' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_batcher_merges_concurrent_requests_and_isolates_a_bad_one(server, monkeypatch):
+    import asyncio
+
+    import pyarrow as pa
+
+    from colonnade.serving import app
+
+    model = server["store"].serving()
+    tables = [pa.table({"age": [a], "city": [["rome"]]}) for a in (20.0, 50.0, -1.0, 70.0)]
+    alone = [app.predict_arrays(model, t) for t in tables]
+    calls = []
+    predict_arrays = app.predict_arrays
+
+    def refusing_negative_ages(model, table):
+        calls.append(table.num_rows)
+        if min(table["age"].to_pylist()) < 0:
+            raise app.BadRequest("negative age")
+        return predict_arrays(model, table)
+
+    async def together(tables):
+        batcher = app.Batcher()
+        jobs = [batcher.predict(model, t) for t in tables]
+        return await asyncio.gather(*jobs, return_exceptions=True)
+
+    merged = asyncio.run(together([tables[i] for i in (0, 1, 3)]))
+    for got, want in zip(merged, [alone[i] for i in (0, 1, 3)]):
+        np.testing.assert_allclose(got["logistic"], want["logistic"], rtol=1e-6)
+    monkeypatch.setattr(app, "predict_arrays", refusing_negative_ages)
+    results = asyncio.run(together(tables))
+    assert calls == [4, 1, 1, 1, 1]  # one merged call, then each alone
+    assert isinstance(results[2], app.BadRequest)
+    for i in (0, 1, 3):
+        np.testing.assert_allclose(results[i]["logistic"], alone[i]["logistic"], rtol=1e-6)

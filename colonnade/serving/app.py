@@ -14,14 +14,16 @@ Routes (``NAME`` is the served model's name, ``N`` a version number):
   inputs and outputs with their TF dtypes and shapes.
 
 A whole request is predicted at once (:func:`.inference.predict_table`, the steps of
-``Predictor.predict`` without its per-call thread and frame); JSON becomes Arrow a
-column at a time. Bad input answers 400 ``{"error": "..."}`` naming the field at fault, an unknown
+``Predictor.predict`` without its per-call thread and frame), and small requests that
+arrive together share one model call (:class:`Batcher`); JSON becomes Arrow a column at
+a time. Bad input answers 400 ``{"error": "..."}`` naming the field at fault, an unknown
 model or version 404, anything unexpected 500 with a short message (the traceback goes
 to the log, not to the client).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from contextlib import asynccontextmanager
@@ -39,7 +41,7 @@ from starlette.routing import Route
 from .inference import predict_table
 from .versions import ModelStore, ServedModel
 
-__all__ = ["MAX_BODY_BYTES", "SIGNATURE_NAMES", "BadRequest", "create_app"]
+__all__ = ["MAX_BODY_BYTES", "SIGNATURE_NAMES", "BadRequest", "Batcher", "create_app"]
 
 logger = logging.getLogger("colonnade.serving")
 
@@ -50,9 +52,10 @@ SIGNATURE_NAMES = ("serving_default", "predict")
 """The signature names a request may give: TF's estimator exports name their prediction
 signature ``predict`` and serve it as ``serving_default`` too."""
 INLINE_ROWS = 64
-"""Requests of at most this many rows run on the event loop: a hop to the thread pool
-costs more than predicting a few rows. Larger ones run in the pool, so one big request
-does not stall the small ones."""
+"""Requests of at most this many rows run on the event loop, merged with those that
+arrive with them (:class:`Batcher`): a hop to the thread pool costs more than predicting
+a few rows. Larger ones run in the pool, so one big request does not stall the small
+ones."""
 
 _PATH = re.compile(
     r"^(?P<name>[^/:]+)(?:/versions/(?P<version>[^/:]+))?(?P<what>:predict|/metadata)?$"
@@ -159,6 +162,10 @@ def rows_to_columns(instances, names: list) -> dict:
         raise BadRequest(f"'instances' must be a list of rows, got a JSON {_kind_of(instances)}")
     if len(names) == 1 and instances and not isinstance(instances[0], dict):
         return {names[0]: instances}
+    try:  # the common case, checked only when it fails: one pass a column
+        return {name: [row[name] for row in instances] for name in names}
+    except (KeyError, TypeError):
+        pass
     wanted = set(names)
     for i, row in enumerate(instances):
         if not isinstance(row, dict):
@@ -170,7 +177,7 @@ def rows_to_columns(instances, names: list) -> dict:
             raise BadRequest(
                 f"instances[{i}] lacks input column(s) {missing}; the model reads {names}"
             )
-    return {name: [row[name] for row in instances] for name in names}
+    raise AssertionError("unreachable: a row above lacks a column or is not an object")
 
 
 def inputs_to_columns(inputs, names: list) -> dict:
@@ -272,20 +279,29 @@ def columns_to_table(columns: dict, inputs: dict) -> pa.Table:
 # --------------------------------------------------------------------------- predictions
 
 
-def predict(model: ServedModel, body: dict) -> dict:
-    """The response object of a checked predict request ``body``: one predictor call."""
+def request_table(model: ServedModel, body: dict) -> pa.Table:
+    """The checked predict request ``body`` as one Arrow table of the model's inputs."""
     names = list(model.inputs)
-    rows = "instances" in body
-    if rows:
+    if "instances" in body:
         columns = rows_to_columns(body["instances"], names)
     else:
         columns = inputs_to_columns(body["inputs"], names)
-    table = columns_to_table(columns, model.inputs)
+    return columns_to_table(columns, model.inputs)
+
+
+def predict_arrays(model: ServedModel, table: pa.Table) -> dict:
+    """``{output: array}`` of ``model``'s predictions for ``table``; a model that cannot
+    take these inputs is the client's error."""
     try:
-        arrays = predict_table(model.predictor, table, list(model.outputs))
+        return predict_table(model.predictor, table, list(model.outputs))
     except (ValueError, TypeError, KeyError, pa.ArrowException) as e:
         message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
         raise BadRequest(f"the model cannot predict these inputs: {message}") from None
+
+
+def answer(arrays: dict, rows: bool) -> dict:
+    """The response object of predictions ``arrays``: TF Serving's row format
+    (``predictions``) when the request sent ``instances``, else its columnar format."""
     outputs = {key: values.tolist() for key, values in arrays.items()}
     if len(outputs) == 1:
         (values,) = outputs.values()
@@ -294,6 +310,81 @@ def predict(model: ServedModel, body: dict) -> dict:
         return {"outputs": outputs}
     keys = list(outputs)
     return {"predictions": [dict(zip(keys, row)) for row in zip(*outputs.values())]}
+
+
+def predict(model: ServedModel, body: dict) -> dict:
+    """The response object of a checked predict request ``body``: one predictor call."""
+    arrays = predict_arrays(model, request_table(model, body))
+    return answer(arrays, "instances" in body)
+
+
+class Batcher:
+    """Merges the small predict requests that arrive together into one model call, as
+    TF Serving's batching does: a model call costs nearly the same for one row as for a
+    few dozen, so concurrent clients share it.
+
+    Runs on the event loop. The first request of a batch schedules a flush one loop turn
+    later; the requests parsed meanwhile join it. Tables of one model and one schema are
+    concatenated and predicted at once, and each request gets its own rows back. Should
+    the merged call fail, each request is predicted alone so only a bad one gets its
+    error.
+    """
+
+    def __init__(self, max_rows: int = INLINE_ROWS * 4):
+        self.max_rows = max_rows
+        self._pending: list = []  # (model, table, future)
+        self._rows = 0
+        self._flush_scheduled = False
+
+    async def predict(self, model: ServedModel, table: pa.Table) -> dict:
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._pending.append((model, table, future))
+        self._rows += table.num_rows
+        if self._rows >= self.max_rows:
+            self._flush()
+        elif not self._flush_scheduled:
+            self._flush_scheduled = True
+            loop.call_soon(self._flush_soon, loop)
+        return await future
+
+    def _flush_soon(self, loop) -> None:
+        # One more loop turn: handlers of requests read in the same turn reach the queue.
+        loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        pending, self._pending, self._rows = self._pending, [], 0
+        self._flush_scheduled = False
+        groups: dict = {}
+        for item in pending:
+            model, table, _ = item
+            groups.setdefault((id(model), table.schema), []).append(item)
+        for group in groups.values():
+            self._predict_group(group)
+
+    @staticmethod
+    def _predict_group(group: list) -> None:
+        model = group[0][0]
+        if len(group) > 1:
+            try:
+                arrays = predict_arrays(model, pa.concat_tables([t for _, t, _ in group]))
+            except Exception:  # noqa: BLE001 - retried one by one below, for each its own error
+                arrays = None
+            if arrays is not None:
+                start = 0
+                for _, table, future in group:
+                    stop = start + table.num_rows
+                    if not future.done():
+                        future.set_result({k: v[start:stop] for k, v in arrays.items()})
+                    start = stop
+                return
+        for _, table, future in group:
+            if future.done():  # the client went away
+                continue
+            try:
+                future.set_result(predict_arrays(model, table))
+            except Exception as e:  # noqa: BLE001 - handed to the request's handler
+                future.set_exception(e)
 
 
 def _request_rows(body: dict) -> int:
@@ -361,6 +452,8 @@ def create_app(store: ModelStore, model_name: str = "default", max_body_bytes=MA
     >>> uvicorn.run(app, port=8501)                          # doctest: +SKIP
     """
 
+    batcher = Batcher()
+
     def resolve(path: str):
         match = _PATH.match(path)
         if match is None:
@@ -389,7 +482,9 @@ def create_app(store: ModelStore, model_name: str = "default", max_body_bytes=MA
                     raise BadRequest("POST goes to .../models/NAME[/versions/N]:predict", 405)
                 body = parse_request(await read_body(request, max_body_bytes))
                 if _request_rows(body) <= INLINE_ROWS:
-                    return _json_response(predict(model, body))
+                    table = request_table(model, body)
+                    arrays = await batcher.predict(model, table)
+                    return _json_response(answer(arrays, "instances" in body))
                 return _json_response(await run_in_threadpool(predict, model, body))
             if what == ":predict":
                 raise BadRequest(":predict takes POST", 405)
