@@ -74,3 +74,19 @@ def test_typed_package_and_documented_public_constructors():
         for param in list(inspect.signature(fn).parameters)[1 if fn is not cn.load else 0 :]:
             assert f"        {param}: " in doc, (fn.__qualname__, param)
             assert param in hints, (fn.__qualname__, param)
+
+
+def test_feature_column_factories_are_typed_and_documented():
+    import inspect
+    import typing
+
+    fc = cn.feature_columns
+    factories = [getattr(fc, n) for n in fc.__all__ if "_column" in n]
+    assert len(factories) >= 15
+    for fn in factories:
+        hints = typing.get_type_hints(fn)
+        assert "return" in hints, fn.__name__
+        doc = fn.__doc__
+        for param in inspect.signature(fn).parameters:
+            assert param in hints, (fn.__name__, param)
+            assert f"        {param}: " in doc or "    Args: as " in doc, (fn.__name__, param)
