@@ -227,6 +227,8 @@ def test_body_over_the_limit_is_refused(server):
 def test_a_new_version_is_swapped_in_without_dropping_requests(server):
     store = server["store"]
     old = store.serving().version
+    swaps = []
+    store.on_swap = lambda: swaps.append(store.serving().version)
     # A broken version is logged and skipped; the old one keeps serving.
     broken = server["base"] / str(old + 1)
     broken.mkdir()
@@ -268,6 +270,7 @@ def test_a_new_version_is_swapped_in_without_dropping_requests(server):
         done.set()
         thread.join(30)
     assert not errors and len(answered) > 0
+    assert swaps == [old + 2]
     status, _ = client.predict({"instances": [{"age": 1.0, "city": "rome"}]}, version=old + 2)
     assert status == 200
     status, _ = client.predict({"instances": [{"age": 1.0, "city": "rome"}]}, version=old)
@@ -341,3 +344,15 @@ def test_batcher_merges_concurrent_requests_and_isolates_a_bad_one(server, monke
     assert isinstance(results[2], app.BadRequest)
     for i in (0, 1, 3):
         np.testing.assert_allclose(results[i]["logistic"], alone[i]["logistic"], rtol=1e-6)
+
+
+def test_refreeze_heap_moves_live_objects_out_of_the_collectors_view():
+    import gc
+
+    from colonnade.serving.app import refreeze_heap
+
+    try:
+        refreeze_heap()
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
