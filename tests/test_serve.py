@@ -356,3 +356,35 @@ def test_refreeze_heap_moves_live_objects_out_of_the_collectors_view():
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+def test_row_answers_written_without_objects_read_back_as_objects():
+    from colonnade.serving.app import answer
+
+    arrays = {
+        "logits": np.array([[1.5], [np.nan]], np.float32),
+        "probabilities": np.array([[0.25, 0.75], [0.5, 0.5]], np.float32),
+        "class_ids": np.array([[1], [0]]),
+        "classes": np.array([["b"], ["a"]], dtype=object),
+    }
+    rows = json.loads(answer(arrays, rows=True))["predictions"]
+    assert rows == [
+        {"logits": [1.5], "probabilities": [0.25, 0.75], "class_ids": [1], "classes": ["b"]},
+        {"logits": [None], "probabilities": [0.5, 0.5], "class_ids": [0], "classes": ["a"]},
+    ]
+    # Strings holding the row separators: written as objects, the same answer.
+    tricky = {"classes": np.array([["x],[y"], ["z"]], dtype=object), "k": np.array(["p,q", "r"])}
+    tricky["k"] = tricky["k"].astype(object)
+    assert json.loads(answer(tricky, rows=True))["predictions"] == [
+        {"classes": ["x],[y"], "k": "p,q"},
+        {"classes": ["z"], "k": "r"},
+    ]
+    columns = json.loads(answer(arrays, rows=False))["outputs"]
+    assert columns["probabilities"] == [[0.25, 0.75], [0.5, 0.5]] and columns["classes"] == [
+        ["b"],
+        ["a"],
+    ]
+    assert json.loads(answer({"x": np.zeros((0, 1))}, rows=True)) == {"predictions": []}
+    assert json.loads(answer({k: v[:0] for k, v in arrays.items()}, rows=True)) == {
+        "predictions": []
+    }

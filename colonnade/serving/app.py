@@ -99,6 +99,10 @@ def _json_response(payload, status: int = 200) -> Response:
     return Response(body, status_code=status, media_type="application/json")
 
 
+def _json_body(body: bytes) -> Response:
+    return Response(body, media_type="application/json")
+
+
 def _error(message: str, status: int) -> Response:
     return _json_response({"error": message}, status)
 
@@ -307,21 +311,74 @@ def predict_arrays(model: ServedModel, table: pa.Table) -> dict:
         raise BadRequest(f"the model cannot predict these inputs: {message}") from None
 
 
-def answer(arrays: dict, rows: bool) -> dict:
-    """The response object of predictions ``arrays``: TF Serving's row format
-    (``predictions``) when the request sent ``instances``, else its columnar format."""
-    outputs = {key: values.tolist() for key, values in arrays.items()}
-    if len(outputs) == 1:
-        (values,) = outputs.values()
-        return {"predictions": values} if rows else {"outputs": values}
+def answer(arrays: dict, rows: bool) -> bytes:
+    """The JSON response body of predictions ``arrays``: TF Serving's row format
+    (``{"predictions": [{output: value, ...}, ...]}``) when the request sent
+    ``instances``, else its columnar format (``{"outputs": {output: [values...]}}``); a
+    single output is given bare in both. Numbers are written by orjson straight from the
+    arrays (float32 as the shortest text that reads back the same float32).
+
+    The row format is written without a Python dict, or list, per row: each output's
+    JSON is cut into its rows' texts, which one template per row puts together. That is
+    several times faster than building the rows as objects for orjson to write.
+
+    >>> answer({"logistic": np.array([[0.25], [0.75]], np.float32)}, rows=True)
+    b'{"predictions":[[0.25],[0.75]]}'
+    """
+    if len(arrays) == 1:
+        (values,) = arrays.values()
+        return _dumps({"predictions" if rows else "outputs": _jsonable(values)})
     if not rows:
-        return {"outputs": outputs}
+        return _dumps({"outputs": {key: _jsonable(v) for key, v in arrays.items()}})
+    pieces, texts = [], []
+    for key, values in arrays.items():
+        row_texts, bracketed = _row_texts(values)
+        if row_texts is None:  # a value's text could not be cut safely: objects after all
+            return _dumps({"predictions": _row_objects(arrays)})
+        key_text = orjson.dumps(key).replace(b"%", b"%%")
+        pieces.append(key_text + (b":[%s]" if bracketed else b":%s"))
+        texts.append(row_texts)
+    template = b"{" + b",".join(pieces) + b"}"
+    return b'{"predictions":[' + b",".join([template % row for row in zip(*texts)]) + b"]}"
+
+
+def _dumps(payload) -> bytes:
+    return orjson.dumps(payload, option=orjson.OPT_SERIALIZE_NUMPY)
+
+
+def _jsonable(values: np.ndarray):
+    """What orjson writes for ``values``: numeric arrays as they are, others as lists."""
+    if values.dtype.kind in "biuf" and values.flags.c_contiguous:
+        return values
+    return values.tolist()
+
+
+def _row_texts(values: np.ndarray):
+    """``(texts, bracketed)``: the JSON of each row of ``values`` (without its brackets
+    when ``bracketed``, for a 2-D array), or ``(None, False)`` if the text cannot be cut
+    at row boundaries unambiguously (a string holding the separator)."""
+    n = values.shape[0]
+    text = _dumps(_jsonable(np.ascontiguousarray(values)))
+    if n == 0:
+        return [], False
+    if values.ndim == 2:
+        parts = text[2:-2].split(b"],[")
+        bracketed = True
+    else:
+        parts = text[1:-1].split(b",")
+        bracketed = False
+    # Each row boundary gives one separator; any more came from inside a string.
+    return (parts, bracketed) if len(parts) == n else (None, False)
+
+
+def _row_objects(arrays: dict) -> list:
+    outputs = {key: values.tolist() for key, values in arrays.items()}
     keys = list(outputs)
-    return {"predictions": [dict(zip(keys, row)) for row in zip(*outputs.values())]}
+    return [dict(zip(keys, row)) for row in zip(*outputs.values())]
 
 
-def predict(model: ServedModel, body: dict) -> dict:
-    """The response object of a checked predict request ``body``: one predictor call."""
+def predict(model: ServedModel, body: dict) -> bytes:
+    """The JSON response body of a checked predict request ``body``: one predictor call."""
     arrays = predict_arrays(model, request_table(model, body))
     return answer(arrays, "instances" in body)
 
@@ -509,8 +566,8 @@ def create_app(
                 if _request_rows(body) <= INLINE_ROWS:
                     table = request_table(model, body)
                     arrays = await batcher.predict(model, table)
-                    return _json_response(answer(arrays, "instances" in body))
-                return _json_response(await run_in_threadpool(predict, model, body))
+                    return _json_body(answer(arrays, "instances" in body))
+                return _json_body(await run_in_threadpool(predict, model, body))
             if what == ":predict":
                 raise BadRequest(":predict takes POST", 405)
             if what == "/metadata":
