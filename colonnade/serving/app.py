@@ -319,8 +319,8 @@ def answer(arrays: dict, rows: bool) -> bytes:
     arrays (float32 as the shortest text that reads back the same float32).
 
     The row format is written without a Python dict, or list, per row: each output's
-    JSON is cut into its rows' texts, which one template per row puts together. That is
-    several times faster than building the rows as objects for orjson to write.
+    JSON is cut into its rows' texts, which are joined with the keys between them. That
+    is several times faster than building the rows as objects for orjson to write.
 
     >>> answer({"logistic": np.array([[0.25], [0.75]], np.float32)}, rows=True)
     b'{"predictions":[[0.25],[0.75]]}'
@@ -330,16 +330,29 @@ def answer(arrays: dict, rows: bool) -> bytes:
         return _dumps({"predictions" if rows else "outputs": _jsonable(values)})
     if not rows:
         return _dumps({"outputs": {key: _jsonable(v) for key, v in arrays.items()}})
-    pieces, texts = [], []
+    # Row i is  {"k0":<text0[i]>,"k1":<text1[i]>,...}: the texts of all rows go into one
+    # list at a stride, between the constant pieces, and are joined once.
+    texts, keys_text = [], []
     for key, values in arrays.items():
         row_texts, bracketed = _row_texts(values)
         if row_texts is None:  # a value's text could not be cut safely: objects after all
             return _dumps({"predictions": _row_objects(arrays)})
-        key_text = orjson.dumps(key).replace(b"%", b"%%")
-        pieces.append(key_text + (b":[%s]" if bracketed else b":%s"))
         texts.append(row_texts)
-    template = b"{" + b",".join(pieces) + b"}"
-    return b'{"predictions":[' + b",".join([template % row for row in zip(*texts)]) + b"]}"
+        keys_text.append((orjson.dumps(key), bracketed))
+    n = len(texts[0])
+    if n == 0:
+        return b'{"predictions":[]}'
+    stride = 2 * len(texts) + 1
+    parts: list = [None] * (n * stride)
+    closing = b""
+    for i, ((key, bracketed), row_texts) in enumerate(zip(keys_text, texts)):
+        opening = (b",{" if i == 0 else b",") + key + (b":[" if bracketed else b":")
+        parts[2 * i :: stride] = [closing + opening] * n if i else [opening] * n
+        parts[2 * i + 1 :: stride] = row_texts
+        closing = b"]" if bracketed else b""
+    parts[stride - 1 :: stride] = [closing + b"}"] * n
+    parts[0] = parts[0][1:]  # no comma before the first row
+    return b'{"predictions":[' + b"".join(parts) + b"]}"
 
 
 def _dumps(payload) -> bytes:
