@@ -22,7 +22,10 @@ from __future__ import annotations
 
 import itertools
 import logging
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.dataset as pads
@@ -54,6 +57,17 @@ from .shuffle import check_seed
 from .sources import BATCH_READAHEAD, READ_BATCH_SIZE, FileSource, TableSource, open_files
 
 __all__ = ["AUTOTUNE", "INTERLEAVE_UNITS", "Dataset"]
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+Names = str | Sequence[str]
+"""One column name or several."""
+RowFilter = pads.Expression | list
+"""Rows to keep: an Arrow expression (``pc.field("age") > 30``) or a list of ``(column,
+op, value)`` tuples."""
+Paths = str | os.PathLike | Sequence[str | os.PathLike]
+"""A file, directory, glob or URL, or a list of them."""
 
 logger = logging.getLogger(__name__)
 
@@ -116,6 +130,11 @@ class Dataset:
     ``iter(ds)`` is a new pass: a seeded shuffle gives pass ``k`` the ``k``-th order of its
     seed, the same on every run (:meth:`iterate` picks a pass explicitly).
 
+    Every ``from_*`` constructor also takes ``columns`` (the columns to keep, default all;
+    files read only these), ``filter`` (the rows to keep, as :meth:`filter` takes it;
+    default all) and ``label`` (a label column name or list of names, as
+    :meth:`with_label`; default none).
+
     >>> import colonnade as cn
     >>> ds = cn.data.Dataset.from_dict({"x": [1, 2, 3, 4, 5], "y": [0, 1, 0, 1, 0]}, label="y")
     >>> for features, labels in ds.batch(2, drop_remainder=True):
@@ -146,7 +165,13 @@ class Dataset:
         return dataset.with_label(label) if label is not None else dataset
 
     @classmethod
-    def from_arrow(cls, data, columns=None, filter=None, label=None):
+    def from_arrow(
+        cls,
+        data: pa.Table | pa.RecordBatch | list | pa.RecordBatchReader | pads.Dataset,
+        columns: Names | None = None,
+        filter: RowFilter | None = None,
+        label: Names | None = None,
+    ) -> Dataset:
         """Rows of an Arrow Table, RecordBatch, list of RecordBatches, RecordBatchReader
         (read once, into memory) or ``pyarrow.dataset.Dataset`` (files stay on disk).
 
@@ -178,8 +203,16 @@ class Dataset:
         return cls._from_source(TableSource(data), columns, filter, label)
 
     @classmethod
-    def from_pandas(cls, df, columns=None, filter=None, label=None, preserve_index=False):
-        """Rows of a pandas DataFrame (converted to Arrow once).
+    def from_pandas(
+        cls,
+        df: pd.DataFrame,
+        columns: Names | None = None,
+        filter: RowFilter | None = None,
+        label: Names | None = None,
+        preserve_index: bool = False,
+    ) -> Dataset:
+        """Rows of a pandas DataFrame ``df`` (converted to Arrow once); ``preserve_index``
+        keeps its index as a column.
 
         >>> import pandas as pd
         >>> ds = Dataset.from_pandas(pd.DataFrame({"x": [1.0, 2.0], "y": [0, 1]}), label="y")
@@ -194,8 +227,15 @@ class Dataset:
         return cls._from_source(TableSource(table, "pandas DataFrame"), columns, filter, label)
 
     @classmethod
-    def from_dict(cls, mapping, columns=None, filter=None, label=None):
-        """Rows of a dict of column name to list or 1-D array (TF's slice_input_producer).
+    def from_dict(
+        cls,
+        mapping: Mapping,
+        columns: Names | None = None,
+        filter: RowFilter | None = None,
+        label: Names | None = None,
+    ) -> Dataset:
+        """Rows of ``mapping``, a dict of column name to list or 1-D array (TF's
+        slice_input_producer).
 
         >>> Dataset.from_dict({"x": [1, 2, 3]}).to_table().column("x").to_pylist()
         [1, 2, 3]
@@ -206,20 +246,20 @@ class Dataset:
     @classmethod
     def from_files(
         cls,
-        path,
-        format=None,
-        columns=None,
-        filter=None,
-        label=None,
-        schema=None,
-        partitioning="hive",
+        path: Paths,
+        format: str | pads.FileFormat | None = None,
+        columns: Names | None = None,
+        filter: RowFilter | None = None,
+        label: Names | None = None,
+        schema: pa.Schema | None = None,
+        partitioning: str | None = "hive",
         filesystem=None,
-        read_batch_size=READ_BATCH_SIZE,
-        batch_readahead=BATCH_READAHEAD,
-        strings_as_dictionary=True,
-        features=None,
-        compression_type=None,
-    ):
+        read_batch_size: int = READ_BATCH_SIZE,
+        batch_readahead: int = BATCH_READAHEAD,
+        strings_as_dictionary: bool = True,
+        features: dict | None = None,
+        compression_type: str | None = None,
+    ) -> Dataset:
         """Rows of files read through ``pyarrow.dataset``, streamed a few batches at a time.
 
         ``path`` is a file, a directory (``key=value`` folders become hive partition
@@ -233,7 +273,11 @@ class Dataset:
         ``read_batch_size`` and ``batch_readahead`` bound how much the reader holds.
         Parquet string columns come as ``dictionary<string>`` (as Parquet stores them: no
         string is built per row when reading, and each distinct value is hashed once); pass
-        ``strings_as_dictionary=False`` for plain strings.
+        ``strings_as_dictionary=False`` for plain strings. ``partitioning`` is
+        ``pyarrow.dataset``'s (``"hive"``, the default, or None); ``filesystem`` a
+        ``pyarrow.fs`` filesystem (default: from the path). ``format="tfrecord"`` reads
+        TFRecord files instead, parsed by ``features`` with ``compression_type``
+        (:meth:`from_tfrecord`).
 
         >>> import os, tempfile, pyarrow.parquet as pq
         >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
@@ -258,8 +302,16 @@ class Dataset:
         return cls._from_source(source, columns, filter, label)
 
     @classmethod
-    def from_parquet(cls, path, columns=None, filter=None, label=None, **options):
-        """``from_files(path, format="parquet", ...)``.
+    def from_parquet(
+        cls,
+        path: Paths,
+        columns: Names | None = None,
+        filter: RowFilter | None = None,
+        label: Names | None = None,
+        **options,
+    ) -> Dataset:
+        """``from_files(path, format="parquet", ...)``; ``options`` are
+        :meth:`from_files`' other arguments.
 
         >>> import os, tempfile, pyarrow.parquet as pq
         >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
@@ -274,18 +326,20 @@ class Dataset:
     @classmethod
     def from_csv(
         cls,
-        path,
-        column_types=None,
-        columns=None,
-        filter=None,
-        label=None,
-        delimiter=",",
-        column_names=None,
-        null_values=None,
-        skip_rows=0,
+        path: Paths,
+        column_types: Mapping[str, pa.DataType | str] | None = None,
+        columns: Names | None = None,
+        filter: RowFilter | None = None,
+        label: Names | None = None,
+        delimiter: str = ",",
+        column_names: Sequence[str] | None = None,
+        null_values: Sequence[str] | None = None,
+        skip_rows: int = 0,
         **options,
-    ):
-        """CSV files read by pyarrow's streaming CSV reader.
+    ) -> Dataset:
+        """CSV files at ``path`` (as in :meth:`from_files`) read by pyarrow's streaming CSV
+        reader; fields split at ``delimiter``, the first ``skip_rows`` lines skipped, and
+        ``options`` passed on to :meth:`from_files`.
 
         ``column_types`` maps column names to Arrow types (``pa.int64()`` or ``"int64"``);
         other columns' types are inferred. ``column_names`` names the columns of files
@@ -325,8 +379,14 @@ class Dataset:
 
     @classmethod
     def from_tfrecord(
-        cls, paths, features, compression_type=None, label=None, columns=None, filter=None
-    ):
+        cls,
+        paths: Paths,
+        features: dict | pa.Schema,
+        compression_type: str | None = None,
+        label: Names | None = None,
+        columns: Names | None = None,
+        filter: RowFilter | None = None,
+    ) -> Dataset:
         """Rows parsed from the ``tf.Example`` records of TFRecord files (TF's
         ``TFRecordDataset(...).map(parse_example)``), streamed a chunk of records at a time.
 
@@ -382,7 +442,7 @@ class Dataset:
             node, label=self.label, batched=self._batched if batched is None else batched
         )
 
-    def with_label(self, label):
+    def with_label(self, label: Names | None) -> Dataset:
         """The same rows, yielded as ``(features, labels)`` split off ``label`` (a column
         name or a list of names); ``None`` yields plain batches again.
 
@@ -403,7 +463,7 @@ class Dataset:
         check_names(names, node.schema, what="label column")
         return Dataset(node, label=label, batched=self._batched)
 
-    def select(self, columns):
+    def select(self, columns: Names) -> Dataset:
         """Keep only ``columns`` (label columns are kept too); pushed down to the reader.
 
         >>> Dataset.from_dict({"a": [1], "b": [2], "c": [3]}).select(["c", "a"]).schema.names
@@ -415,7 +475,7 @@ class Dataset:
         node = push_down(self._node, lambda scan: replace(scan, columns=names))
         return self._derive(node if node is not None else Select(self._node, names))
 
-    def filter(self, predicate):
+    def filter(self, predicate: RowFilter) -> Dataset:
         """Keep the rows where ``predicate`` holds: an Arrow expression such as
         ``pc.field("age") > 30``, or a list of ``(column, op, value)`` tuples. Pushed down to
         the reader (skipping partitions and row groups) when it directly follows a source.
@@ -435,7 +495,7 @@ class Dataset:
         node = push_down(self._node, add)
         return self._derive(node if node is not None else Filter(self._node, expression))
 
-    def map(self, fn):
+    def map(self, fn: Callable) -> Dataset:
         """Apply ``fn`` to each RecordBatch of the stream, or to ``(features, labels)`` on a
         labelled dataset (returning a ``(features, labels)`` pair). ``fn`` may return a
         RecordBatch, Table, pandas DataFrame or dict of columns. Before :meth:`batch` it sees
@@ -451,7 +511,12 @@ class Dataset:
             raise TypeError(f"map needs a callable, got {type(fn).__name__}")
         return self._derive(Map(self._node, fn, self._label, self._single_label))
 
-    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True):
+    def shuffle(
+        self,
+        buffer_size: int | None,
+        seed: int | None = None,
+        reshuffle_each_iteration: bool = True,
+    ) -> Dataset:
         """Shuffle the rows: ``buffer_size=None`` permutes each pass whole; an integer
         shuffles a stream through a buffer of that many rows (TF's ``min_after_dequeue``).
 
@@ -498,7 +563,7 @@ class Dataset:
             _warn_if_buffer_small(node, buffer_size)
         return self._derive(Shuffle(node, buffer_size, seed, reshuffle, self._batched))
 
-    def batch(self, batch_size, drop_remainder=False):
+    def batch(self, batch_size: int, drop_remainder: bool = False) -> Dataset:
         """Group rows into RecordBatches of ``batch_size`` rows, by zero-copy slicing and
         concatenation. The last batch of each pass is smaller unless ``drop_remainder``
         (TF's ``allow_smaller_final_batch=False``). Calling it again regroups the rows.
@@ -510,7 +575,7 @@ class Dataset:
         _positive_int(batch_size, "batch_size")
         return self._derive(Batch(self._node, batch_size, bool(drop_remainder)), batched=True)
 
-    def repeat(self, count=None):
+    def repeat(self, count: int | None = None) -> Dataset:
         """Repeat the passes ``count`` times (TF's ``num_epochs``), forever when None or -1.
         A seeded shuffle before it gives each repetition its own order.
 
@@ -525,7 +590,7 @@ class Dataset:
             raise ValueError(f"count must be None, -1 or a non-negative integer, got {count}")
         return self._derive(Repeat(self._node, count))
 
-    def shard(self, num_shards, index):
+    def shard(self, num_shards: int, index: int) -> Dataset:
         """Keep the ``index``-th of ``num_shards`` disjoint parts that together hold every
         row: whole files or row groups when there are at least ``num_shards`` of them,
         else every ``num_shards``-th row. Shard before shuffling (or shuffle with a seed)
@@ -543,7 +608,7 @@ class Dataset:
             return self._derive(node)
         return self._derive(Shard(self._node, num_shards, index, self._batched))
 
-    def prefetch(self, buffer_size=AUTOTUNE):
+    def prefetch(self, buffer_size: int = AUTOTUNE) -> Dataset:
         """Run everything before this step in a background thread, at most ``buffer_size``
         elements ahead (TF's queue ``capacity``, a bound on memory). The thread stops when
         iteration stops, and an exception in it is raised in the consumer.
@@ -556,7 +621,7 @@ class Dataset:
         _positive_int(buffer_size, "buffer_size")
         return self._derive(Prefetch(self._node, buffer_size))
 
-    def cache(self, filename=None):
+    def cache(self, filename: str | os.PathLike | None = None) -> Dataset:
         """Keep the rows of the first complete pass, in memory or, with ``filename``, in a
         local Arrow IPC file (reused by later runs if it exists); later passes read the
         cache instead of the steps before it.
@@ -570,7 +635,7 @@ class Dataset:
 
     # ------------------------------------------------------------------ iteration
 
-    def iterate(self, epoch=0):
+    def iterate(self, epoch: int = 0) -> Iterator:
         """A fresh iterator over pass number ``epoch`` (what the ``epoch``-th ``iter()``
         of this dataset reads).
 
@@ -587,7 +652,7 @@ class Dataset:
     def __iter__(self):
         return self.iterate(next(self._passes))
 
-    def to_table(self):
+    def to_table(self) -> pa.Table:
         """Read one pass into a :class:`pyarrow.Table` (label columns included).
 
         >>> Dataset.from_dict({"x": [1, 2]}).to_table().num_rows

@@ -29,6 +29,8 @@ twice keeps its last value, packed and unpacked lists both read.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -542,7 +544,7 @@ def parse_records(buf, starts, ends, features, first_index=0, source=None) -> pa
     return table
 
 
-def parse_example(serialized, features) -> pa.Table:
+def parse_example(serialized: Sequence[bytes] | pa.Array, features: dict | pa.Schema) -> pa.Table:
     """Parse serialized ``tf.Example`` s into a table with one row per record (TF's
     ``tf.io.parse_example``).
 
@@ -566,10 +568,11 @@ def parse_example(serialized, features) -> pa.Table:
     return parse_records(buf, starts, ends, features)
 
 
-def parse_single_example(serialized, features) -> dict:
+def parse_single_example(serialized: bytes, features: dict | pa.Schema) -> dict:
     """Parse one serialized ``tf.Example`` into ``{name: numpy array}`` (TF's
     ``tf.io.parse_single_example``): a ``FixedLenFeature`` gives an array of its shape,
-    the others a 1-D array of the values (strings as ``str`` objects).
+    the others a 1-D array of the values (strings as ``str`` objects). ``serialized`` is
+    one record's bytes; ``features`` as :func:`parse_example` takes them.
 
     >>> from colonnade.data.example_writer import encode_examples
     >>> record = encode_examples(pa.table({"age": [39], "tags": [["a", "b"]]}))[0]
@@ -596,13 +599,18 @@ def parse_single_example(serialized, features) -> dict:
     return out
 
 
-def parse_sequence_example(serialized, context_features=None, sequence_features=None):
+def parse_sequence_example(
+    serialized: Sequence[bytes] | pa.Array,
+    context_features: dict | None = None,
+    sequence_features: dict | None = None,
+) -> tuple[pa.Table, pa.Table]:
     """Parse serialized ``tf.SequenceExample`` s into ``(context, sequences)`` tables,
     one row per record (TF's ``tf.io.parse_sequence_example``, whose lengths output is
     ``pyarrow.compute.list_value_length`` of a sequence column here).
 
-    ``context_features`` are read from ``context`` as :func:`parse_example` reads
-    features. Each of ``sequence_features`` is read from ``feature_lists``: a
+    ``serialized``: a list of bytes, or an Arrow binary array. ``context_features`` are
+    read from ``context`` as :func:`parse_example` reads features. Each of
+    ``sequence_features`` is read from ``feature_lists``: a
     :class:`FixedLenSequenceFeature` gives a list of the steps' values (each step holds
     exactly ``shape`` values), a :class:`VarLenFeature` a list of per-step lists. A
     missing feature list is an error for a ``FixedLenSequenceFeature`` unless

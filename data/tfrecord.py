@@ -29,6 +29,7 @@ import gzip
 import os
 import struct
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -310,9 +311,12 @@ def read_record_chunks(path, compression_type=None, chunk_bytes=CHUNK_BYTES):
         stream.close()
 
 
-def tf_record_iterator(path, compression_type=None):
+def tf_record_iterator(
+    path: str | os.PathLike, compression_type: str | TFRecordOptions | None = None
+) -> Iterator[bytes]:
     """Yield the data of each record of a TFRecord file as ``bytes`` (TF's
-    ``tf.compat.v1.io.tf_record_iterator``); checksums are checked.
+    ``tf.compat.v1.io.tf_record_iterator``); checksums are checked. ``path``: the file;
+    ``compression_type``: None, ``"GZIP"``, ``"ZLIB"`` or a :class:`TFRecordOptions`.
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "a.tfrecord")
@@ -404,11 +408,14 @@ class TFRecordWriter:
         self.close()
 
 
-def write_tfrecord(data, path, compression_type=None) -> int:
+def write_tfrecord(
+    data, path: str | os.PathLike, compression_type: str | TFRecordOptions | None = None
+) -> int:
     """Write ``data`` (a pandas DataFrame, Arrow table or colonnade ``Dataset``) to a
     TFRecord file, one ``tf.Example`` per row: strings become ``bytes_list``, integers
     ``int64_list``, floats ``float_list``, list columns lists; a null leaves the feature
-    out of that row. Returns the number of records written.
+    out of that row. Returns the number of records written. ``path``: the file to write;
+    ``compression_type``: None, ``"GZIP"``, ``"ZLIB"`` or a :class:`TFRecordOptions`.
 
     >>> import os, tempfile, pandas as pd
     >>> path = os.path.join(tempfile.mkdtemp(), "adult.tfrecord")

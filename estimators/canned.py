@@ -16,11 +16,20 @@ optimizers. Constructors take ``tf.estimator``'s arguments and defaults.
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from .. import core
+from ..feature_columns.base import FeatureColumn
 from .estimator import CannedEstimator, resolve_optimizer
 from .heads import RegressionHead, classification_head
 from .networks import DNNPart, LinearPart, Network
+from .run_config import RunConfig, WarmStartSettings
+
+OptimizerSpec = str | dict | core.Optimizer | Callable[[], Any] | None
+"""What an optimizer argument takes: a name, a ``{"name": ...}`` dict, an optimizer, a
+callable returning one, or ``None`` for the estimator's default (see ``resolve_optimizer``)."""
 
 # The defaults of TF 2.15's canned estimators (tensorflow_estimator's canned/*.py, the V2
 # classes that tf.estimator names in TF 2), pinned by tests/estimators/test_canned.py:
@@ -95,21 +104,46 @@ class LinearClassifier(_Linear):
     Optimizer as TF 2.15: a name (``"Ftrl"``, the default) gets learning rate 0.2;
     ``optimizer=None`` gets Ftrl at ``min(0.2, 1/sqrt(len(feature_columns)))``.
     Categorical columns get weight tables trained with sparse updates.
+
+    Args:
+        feature_columns: the model's columns (TF: required): categorical ones get a weight
+            per id, trained with sparse updates; dense ones a weight per value.
+        model_dir: where checkpoints, event files and ``metrics.jsonl`` go (TF's default
+            ``None``): ``None`` takes ``config.model_dir``, else a new temporary directory
+            (with a warning). Training resumes from the newest checkpoint found there.
+        n_classes: number of label classes, at least 2 (TF's default 2). Two classes get
+            a logistic head, more a softmax head.
+        weight_column: a column name or ``numeric_column`` giving each example's weight in
+            the loss and metrics (TF's default ``None``: every example weighs 1).
+        label_vocabulary: the label's string values, in class-id order (TF's default
+            ``None``: labels are integer class ids in ``[0, n_classes)``).
+        optimizer: a name (``"Ftrl"``, TF's default, at learning rate 0.2), a
+            ``{"name": ..., **arguments}`` dict, an optimizer instance, a callable returning
+            one, or ``None`` for Ftrl at ``min(0.2, 1/sqrt(len(feature_columns)))``.
+        config: a :class:`RunConfig`: seed, checkpoint and summary schedules (TF's default
+            ``None``: ``RunConfig()``).
+        warm_start_from: a checkpoint path, or a :class:`WarmStartSettings`, to initialize
+            variables from when ``model_dir`` has no checkpoint yet (TF's default ``None``).
+        loss_reduction: how per-example losses become the training loss, one of
+            ``cn.core.Reduction`` (TF's default ``SUM_OVER_BATCH_SIZE``: the weighted sum
+            over the batch size).
+        sparse_combiner: how the weights of a multivalent categorical column's ids in one
+            example combine: ``"sum"`` (TF's default), ``"mean"`` or ``"sqrtn"``.
     """
 
     def __init__(
         self,
-        feature_columns,
-        model_dir=None,
-        n_classes=2,
-        weight_column=None,
-        label_vocabulary=None,
-        optimizer="Ftrl",
-        config=None,
-        warm_start_from=None,
-        loss_reduction=core.Reduction.SUM_OVER_BATCH_SIZE,
-        sparse_combiner="sum",
-    ):
+        feature_columns: Iterable[FeatureColumn],
+        model_dir: str | os.PathLike | None = None,
+        n_classes: int = 2,
+        weight_column: str | FeatureColumn | None = None,
+        label_vocabulary: Sequence[str] | None = None,
+        optimizer: OptimizerSpec = "Ftrl",
+        config: RunConfig | None = None,
+        warm_start_from: str | WarmStartSettings | None = None,
+        loss_reduction: str = core.Reduction.SUM_OVER_BATCH_SIZE,
+        sparse_combiner: str = "sum",
+    ) -> None:
         head = _head(n_classes, label_vocabulary, loss_reduction)
         super().__init__(
             head=head,
@@ -124,20 +158,44 @@ class LinearClassifier(_Linear):
 
 
 class LinearRegressor(_Linear):
-    """A linear model over feature columns predicting ``label_dimension`` numbers."""
+    """A linear model over feature columns predicting ``label_dimension`` numbers.
+
+    Args:
+        feature_columns: the model's columns (TF: required): categorical ones get a weight
+            per id, trained with sparse updates; dense ones a weight per value.
+        model_dir: where checkpoints, event files and ``metrics.jsonl`` go (TF's default
+            ``None``): ``None`` takes ``config.model_dir``, else a new temporary directory
+            (with a warning). Training resumes from the newest checkpoint found there.
+        label_dimension: numbers predicted per example (TF's default 1); the label has as
+            many columns.
+        weight_column: a column name or ``numeric_column`` giving each example's weight in
+            the loss and metrics (TF's default ``None``: every example weighs 1).
+        optimizer: a name (``"Ftrl"``, TF's default, at learning rate 0.2), a
+            ``{"name": ..., **arguments}`` dict, an optimizer instance, a callable returning
+            one, or ``None`` for Ftrl at ``min(0.2, 1/sqrt(len(feature_columns)))``.
+        config: a :class:`RunConfig`: seed, checkpoint and summary schedules (TF's default
+            ``None``: ``RunConfig()``).
+        warm_start_from: a checkpoint path, or a :class:`WarmStartSettings`, to initialize
+            variables from when ``model_dir`` has no checkpoint yet (TF's default ``None``).
+        loss_reduction: how per-example losses become the training loss, one of
+            ``cn.core.Reduction`` (TF's default ``SUM_OVER_BATCH_SIZE``: the weighted sum
+            over the batch size).
+        sparse_combiner: how the weights of a multivalent categorical column's ids in one
+            example combine: ``"sum"`` (TF's default), ``"mean"`` or ``"sqrtn"``.
+    """
 
     def __init__(
         self,
-        feature_columns,
-        model_dir=None,
-        label_dimension=1,
-        weight_column=None,
-        optimizer="Ftrl",
-        config=None,
-        warm_start_from=None,
-        loss_reduction=core.Reduction.SUM_OVER_BATCH_SIZE,
-        sparse_combiner="sum",
-    ):
+        feature_columns: Iterable[FeatureColumn],
+        model_dir: str | os.PathLike | None = None,
+        label_dimension: int = 1,
+        weight_column: str | FeatureColumn | None = None,
+        optimizer: OptimizerSpec = "Ftrl",
+        config: RunConfig | None = None,
+        warm_start_from: str | WarmStartSettings | None = None,
+        loss_reduction: str = core.Reduction.SUM_OVER_BATCH_SIZE,
+        sparse_combiner: str = "sum",
+    ) -> None:
         head = RegressionHead(label_dimension, loss_reduction)
         super().__init__(
             head=head,
@@ -195,24 +253,56 @@ class DNNClassifier(_DNN):
     Optimizer as TF 2.15: a name (``"Adagrad"``, the default) gets Keras' default learning
     rate for it (0.001; 0.01 for SGD). ``hidden_units`` lists the layer
     sizes; ``dropout`` is the probability of dropping a unit while training.
+
+    Args:
+        hidden_units: the hidden layers' sizes, e.g. ``[64, 32]`` (TF: required).
+        feature_columns: the model's dense columns (TF: required): numeric, bucketized,
+            indicator and embedding columns; wrap a categorical column in
+            ``indicator_column`` or ``embedding_column``.
+        model_dir: where checkpoints, event files and ``metrics.jsonl`` go (TF's default
+            ``None``): ``None`` takes ``config.model_dir``, else a new temporary directory
+            (with a warning). Training resumes from the newest checkpoint found there.
+        n_classes: number of label classes, at least 2 (TF's default 2). Two classes get
+            a logistic head, more a softmax head.
+        weight_column: a column name or ``numeric_column`` giving each example's weight in
+            the loss and metrics (TF's default ``None``: every example weighs 1).
+        label_vocabulary: the label's string values, in class-id order (TF's default
+            ``None``: labels are integer class ids in ``[0, n_classes)``).
+        optimizer: a name (``"Adagrad"``, TF's default) at Keras' default learning rate
+            for it (0.001; 0.01 for ``"SGD"``, ``"Momentum"``, ``"ProximalSGD"``), a
+            ``{"name": ..., **arguments}`` dict, an optimizer instance, a callable
+            returning one, or ``None`` for Adagrad at 0.001.
+        activation_fn: the hidden layers' activation, a name (``"relu"``, TF's default;
+            also ``"relu6"``, ``"elu"``, ``"selu"``, ``"leaky_relu"``, ``"sigmoid"``,
+            ``"tanh"``, ``"softplus"``, ``"linear"``) or a function of a Tensor.
+        dropout: the probability of dropping a hidden unit while training, in ``[0, 1)``
+            (TF's default ``None``: no dropout).
+        config: a :class:`RunConfig`: seed, checkpoint and summary schedules (TF's default
+            ``None``: ``RunConfig()``).
+        warm_start_from: a checkpoint path, or a :class:`WarmStartSettings`, to initialize
+            variables from when ``model_dir`` has no checkpoint yet (TF's default ``None``).
+        loss_reduction: how per-example losses become the training loss, one of
+            ``cn.core.Reduction`` (TF's default ``SUM_OVER_BATCH_SIZE``: the weighted sum
+            over the batch size).
+        batch_norm: batch normalization after each hidden layer (TF's default ``False``).
     """
 
     def __init__(
         self,
-        hidden_units,
-        feature_columns,
-        model_dir=None,
-        n_classes=2,
-        weight_column=None,
-        label_vocabulary=None,
-        optimizer="Adagrad",
-        activation_fn="relu",
-        dropout=None,
-        config=None,
-        warm_start_from=None,
-        loss_reduction=core.Reduction.SUM_OVER_BATCH_SIZE,
-        batch_norm=False,
-    ):
+        hidden_units: Sequence[int],
+        feature_columns: Iterable[FeatureColumn],
+        model_dir: str | os.PathLike | None = None,
+        n_classes: int = 2,
+        weight_column: str | FeatureColumn | None = None,
+        label_vocabulary: Sequence[str] | None = None,
+        optimizer: OptimizerSpec = "Adagrad",
+        activation_fn: str | Callable = "relu",
+        dropout: float | None = None,
+        config: RunConfig | None = None,
+        warm_start_from: str | WarmStartSettings | None = None,
+        loss_reduction: str = core.Reduction.SUM_OVER_BATCH_SIZE,
+        batch_norm: bool = False,
+    ) -> None:
         head = _head(n_classes, label_vocabulary, loss_reduction)
         super().__init__(
             head=head,
@@ -230,23 +320,54 @@ class DNNClassifier(_DNN):
 
 
 class DNNRegressor(_DNN):
-    """A feed-forward network over dense feature columns predicting numbers."""
+    """A feed-forward network over dense feature columns predicting numbers.
+
+    Args:
+        hidden_units: the hidden layers' sizes, e.g. ``[64, 32]`` (TF: required).
+        feature_columns: the model's dense columns (TF: required): numeric, bucketized,
+            indicator and embedding columns; wrap a categorical column in
+            ``indicator_column`` or ``embedding_column``.
+        model_dir: where checkpoints, event files and ``metrics.jsonl`` go (TF's default
+            ``None``): ``None`` takes ``config.model_dir``, else a new temporary directory
+            (with a warning). Training resumes from the newest checkpoint found there.
+        label_dimension: numbers predicted per example (TF's default 1); the label has as
+            many columns.
+        weight_column: a column name or ``numeric_column`` giving each example's weight in
+            the loss and metrics (TF's default ``None``: every example weighs 1).
+        optimizer: a name (``"Adagrad"``, TF's default) at Keras' default learning rate
+            for it (0.001; 0.01 for ``"SGD"``, ``"Momentum"``, ``"ProximalSGD"``), a
+            ``{"name": ..., **arguments}`` dict, an optimizer instance, a callable
+            returning one, or ``None`` for Adagrad at 0.001.
+        activation_fn: the hidden layers' activation, a name (``"relu"``, TF's default;
+            also ``"relu6"``, ``"elu"``, ``"selu"``, ``"leaky_relu"``, ``"sigmoid"``,
+            ``"tanh"``, ``"softplus"``, ``"linear"``) or a function of a Tensor.
+        dropout: the probability of dropping a hidden unit while training, in ``[0, 1)``
+            (TF's default ``None``: no dropout).
+        config: a :class:`RunConfig`: seed, checkpoint and summary schedules (TF's default
+            ``None``: ``RunConfig()``).
+        warm_start_from: a checkpoint path, or a :class:`WarmStartSettings`, to initialize
+            variables from when ``model_dir`` has no checkpoint yet (TF's default ``None``).
+        loss_reduction: how per-example losses become the training loss, one of
+            ``cn.core.Reduction`` (TF's default ``SUM_OVER_BATCH_SIZE``: the weighted sum
+            over the batch size).
+        batch_norm: batch normalization after each hidden layer (TF's default ``False``).
+    """
 
     def __init__(
         self,
-        hidden_units,
-        feature_columns,
-        model_dir=None,
-        label_dimension=1,
-        weight_column=None,
-        optimizer="Adagrad",
-        activation_fn="relu",
-        dropout=None,
-        config=None,
-        warm_start_from=None,
-        loss_reduction=core.Reduction.SUM_OVER_BATCH_SIZE,
-        batch_norm=False,
-    ):
+        hidden_units: Sequence[int],
+        feature_columns: Iterable[FeatureColumn],
+        model_dir: str | os.PathLike | None = None,
+        label_dimension: int = 1,
+        weight_column: str | FeatureColumn | None = None,
+        optimizer: OptimizerSpec = "Adagrad",
+        activation_fn: str | Callable = "relu",
+        dropout: float | None = None,
+        config: RunConfig | None = None,
+        warm_start_from: str | WarmStartSettings | None = None,
+        loss_reduction: str = core.Reduction.SUM_OVER_BATCH_SIZE,
+        batch_norm: bool = False,
+    ) -> None:
         head = RegressionHead(label_dimension, loss_reduction)
         super().__init__(
             head=head,
@@ -335,27 +456,63 @@ class DNNLinearCombinedClassifier(_Combined):
 
     Defaults as TF: Ftrl with ``min(0.005, 1/sqrt(n_linear_columns))`` for the linear part,
     Adagrad 0.001 for the DNN part; one global step for both.
+
+    Args:
+        model_dir: where checkpoints, event files and ``metrics.jsonl`` go (TF's default
+            ``None``): ``None`` takes ``config.model_dir``, else a new temporary directory
+            (with a warning). Training resumes from the newest checkpoint found there.
+        linear_feature_columns: the wide part's columns (TF's default ``None``: no linear
+            part); categorical ones get sparse weights.
+        linear_optimizer: the wide part's optimizer: a name (``"Ftrl"``, TF's default), a
+            dict, an instance or a callable, as for ``LinearClassifier``; a name or ``None``
+            gets learning rate ``min(0.005, 1/sqrt(len(linear_feature_columns)))``.
+        dnn_feature_columns: the deep part's dense columns (TF's default ``None``: no DNN
+            part). At least one of the two column lists must be given.
+        dnn_optimizer: the deep part's optimizer (``"Adagrad"``, TF's default); a name or
+            ``None`` gets learning rate 0.001.
+        dnn_hidden_units: the hidden layers' sizes; required with ``dnn_feature_columns``.
+        dnn_activation_fn: the hidden layers' activation, a name (``"relu"``, TF's
+            default) or a function, as ``DNNClassifier``'s ``activation_fn``.
+        dnn_dropout: the probability of dropping a hidden unit while training (TF's
+            default ``None``: no dropout).
+        n_classes: number of label classes, at least 2 (TF's default 2). Two classes get
+            a logistic head, more a softmax head.
+        weight_column: a column name or ``numeric_column`` giving each example's weight in
+            the loss and metrics (TF's default ``None``: every example weighs 1).
+        label_vocabulary: the label's string values, in class-id order (TF's default
+            ``None``: labels are integer class ids in ``[0, n_classes)``).
+        config: a :class:`RunConfig`: seed, checkpoint and summary schedules (TF's default
+            ``None``: ``RunConfig()``).
+        warm_start_from: a checkpoint path, or a :class:`WarmStartSettings`, to initialize
+            variables from when ``model_dir`` has no checkpoint yet (TF's default ``None``).
+        loss_reduction: how per-example losses become the training loss, one of
+            ``cn.core.Reduction`` (TF's default ``SUM_OVER_BATCH_SIZE``: the weighted sum
+            over the batch size).
+        batch_norm: batch normalization after each hidden layer of the deep part (TF's
+            default ``False``).
+        linear_sparse_combiner: how the wide part combines a multivalent column's ids
+            (``"sum"``, TF's default, ``"mean"`` or ``"sqrtn"``).
     """
 
     def __init__(
         self,
-        model_dir=None,
-        linear_feature_columns=None,
-        linear_optimizer="Ftrl",
-        dnn_feature_columns=None,
-        dnn_optimizer="Adagrad",
-        dnn_hidden_units=None,
-        dnn_activation_fn="relu",
-        dnn_dropout=None,
-        n_classes=2,
-        weight_column=None,
-        label_vocabulary=None,
-        config=None,
-        warm_start_from=None,
-        loss_reduction=core.Reduction.SUM_OVER_BATCH_SIZE,
-        batch_norm=False,
-        linear_sparse_combiner="sum",
-    ):
+        model_dir: str | os.PathLike | None = None,
+        linear_feature_columns: Iterable[FeatureColumn] | None = None,
+        linear_optimizer: OptimizerSpec = "Ftrl",
+        dnn_feature_columns: Iterable[FeatureColumn] | None = None,
+        dnn_optimizer: OptimizerSpec = "Adagrad",
+        dnn_hidden_units: Sequence[int] | None = None,
+        dnn_activation_fn: str | Callable = "relu",
+        dnn_dropout: float | None = None,
+        n_classes: int = 2,
+        weight_column: str | FeatureColumn | None = None,
+        label_vocabulary: Sequence[str] | None = None,
+        config: RunConfig | None = None,
+        warm_start_from: str | WarmStartSettings | None = None,
+        loss_reduction: str = core.Reduction.SUM_OVER_BATCH_SIZE,
+        batch_norm: bool = False,
+        linear_sparse_combiner: str = "sum",
+    ) -> None:
         head = _head(n_classes, label_vocabulary, loss_reduction)
         super().__init__(
             head=head,
@@ -376,26 +533,61 @@ class DNNLinearCombinedClassifier(_Combined):
 
 
 class DNNLinearCombinedRegressor(_Combined):
-    """Wide & deep for regression (see :class:`DNNLinearCombinedClassifier`)."""
+    """Wide & deep for regression (see :class:`DNNLinearCombinedClassifier`).
+
+    Args:
+        model_dir: where checkpoints, event files and ``metrics.jsonl`` go (TF's default
+            ``None``): ``None`` takes ``config.model_dir``, else a new temporary directory
+            (with a warning). Training resumes from the newest checkpoint found there.
+        linear_feature_columns: the wide part's columns (TF's default ``None``: no linear
+            part); categorical ones get sparse weights.
+        linear_optimizer: the wide part's optimizer: a name (``"Ftrl"``, TF's default), a
+            dict, an instance or a callable, as for ``LinearClassifier``; a name or ``None``
+            gets learning rate ``min(0.005, 1/sqrt(len(linear_feature_columns)))``.
+        dnn_feature_columns: the deep part's dense columns (TF's default ``None``: no DNN
+            part). At least one of the two column lists must be given.
+        dnn_optimizer: the deep part's optimizer (``"Adagrad"``, TF's default); a name or
+            ``None`` gets learning rate 0.001.
+        dnn_hidden_units: the hidden layers' sizes; required with ``dnn_feature_columns``.
+        dnn_activation_fn: the hidden layers' activation, a name (``"relu"``, TF's
+            default) or a function, as ``DNNClassifier``'s ``activation_fn``.
+        dnn_dropout: the probability of dropping a hidden unit while training (TF's
+            default ``None``: no dropout).
+        label_dimension: numbers predicted per example (TF's default 1); the label has as
+            many columns.
+        weight_column: a column name or ``numeric_column`` giving each example's weight in
+            the loss and metrics (TF's default ``None``: every example weighs 1).
+        config: a :class:`RunConfig`: seed, checkpoint and summary schedules (TF's default
+            ``None``: ``RunConfig()``).
+        warm_start_from: a checkpoint path, or a :class:`WarmStartSettings`, to initialize
+            variables from when ``model_dir`` has no checkpoint yet (TF's default ``None``).
+        loss_reduction: how per-example losses become the training loss, one of
+            ``cn.core.Reduction`` (TF's default ``SUM_OVER_BATCH_SIZE``: the weighted sum
+            over the batch size).
+        batch_norm: batch normalization after each hidden layer of the deep part (TF's
+            default ``False``).
+        linear_sparse_combiner: how the wide part combines a multivalent column's ids
+            (``"sum"``, TF's default, ``"mean"`` or ``"sqrtn"``).
+    """
 
     def __init__(
         self,
-        model_dir=None,
-        linear_feature_columns=None,
-        linear_optimizer="Ftrl",
-        dnn_feature_columns=None,
-        dnn_optimizer="Adagrad",
-        dnn_hidden_units=None,
-        dnn_activation_fn="relu",
-        dnn_dropout=None,
-        label_dimension=1,
-        weight_column=None,
-        config=None,
-        warm_start_from=None,
-        loss_reduction=core.Reduction.SUM_OVER_BATCH_SIZE,
-        batch_norm=False,
-        linear_sparse_combiner="sum",
-    ):
+        model_dir: str | os.PathLike | None = None,
+        linear_feature_columns: Iterable[FeatureColumn] | None = None,
+        linear_optimizer: OptimizerSpec = "Ftrl",
+        dnn_feature_columns: Iterable[FeatureColumn] | None = None,
+        dnn_optimizer: OptimizerSpec = "Adagrad",
+        dnn_hidden_units: Sequence[int] | None = None,
+        dnn_activation_fn: str | Callable = "relu",
+        dnn_dropout: float | None = None,
+        label_dimension: int = 1,
+        weight_column: str | FeatureColumn | None = None,
+        config: RunConfig | None = None,
+        warm_start_from: str | WarmStartSettings | None = None,
+        loss_reduction: str = core.Reduction.SUM_OVER_BATCH_SIZE,
+        batch_norm: bool = False,
+        linear_sparse_combiner: str = "sum",
+    ) -> None:
         head = RegressionHead(label_dimension, loss_reduction)
         super().__init__(
             head=head,

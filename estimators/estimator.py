@@ -12,6 +12,7 @@ import logging
 import os
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -409,13 +410,13 @@ class CannedEstimator:
 
     def train(
         self,
-        input_fn,
-        steps=None,
-        max_steps=None,
-        hooks=None,
-        saving_listeners=None,
-        verbose="auto",
-    ):
+        input_fn: inputs.InputFn,
+        steps: int | None = None,
+        max_steps: int | None = None,
+        hooks: list | None = None,
+        saving_listeners: list | None = None,
+        verbose: int | str = "auto",
+    ) -> CannedEstimator:
         """Train on batches from ``input_fn`` until it is exhausted, ``steps`` more steps are
         done, or the global step reaches ``max_steps``. Resumes from model_dir's latest
         checkpoint and saves one at the end. Returns self.
@@ -424,7 +425,20 @@ class CannedEstimator:
         never; see :mod:`colonnade.estimators.progress`).
 
         model_dir is locked meanwhile: a second trainer on it fails at once with
-        ``DirectoryLockedError`` naming it."""
+        ``DirectoryLockedError`` naming it.
+
+        Args:
+            input_fn: a zero-argument callable (TF's ``input_fn``) returning a
+                ``cn.data.Dataset`` built with ``label=`` or an iterable of ``(features,
+                labels)`` batches, or one of those directly.
+            steps: train at most this many more steps (TF's default ``None``: until the
+                input ends).
+            max_steps: stop when the global step reaches this (default ``None``); set at
+                most one of ``steps`` and ``max_steps``.
+            hooks: ``SessionRunHook``-style objects called around each step.
+            saving_listeners: callables called with each checkpoint's path once it is
+                written.
+            verbose: ``"auto"``, ``0``, ``1`` or ``2``, as in :meth:`fit`."""
         with self._training_lock():
             return self._train(input_fn, steps, max_steps, hooks, saving_listeners, verbose)
 
@@ -556,16 +570,27 @@ class CannedEstimator:
 
     def evaluate(
         self,
-        input_fn,
-        steps=None,
-        name=None,
-        label=None,
-        batch_size=inputs.INFERENCE_BATCH_SIZE,
-        verbose="auto",
+        input_fn: inputs.InputFn,
+        steps: int | None = None,
+        name: str | None = None,
+        label: inputs.Label = None,
+        batch_size: int = inputs.INFERENCE_BATCH_SIZE,
+        verbose: int | str = "auto",
     ) -> dict:
         """Metrics with TF's keys, plus ``global_step``, over ``input_fn``'s batches (at most
         ``steps`` of them). Keras style: ``evaluate(data, label="y")``. ``verbose``: a
-        progress bar, as in :meth:`train`."""
+        progress bar, as in :meth:`train`.
+
+        Args:
+            input_fn: a DataFrame, Arrow table, path/glob or ``Dataset`` (Keras style), or
+                a TF ``input_fn``.
+            steps: evaluate at most this many batches (default ``None``: all).
+            name: a name for this evaluation: its TensorBoard events go to
+                ``model_dir/eval_<name>`` (default ``None``: ``model_dir/eval``).
+            label: the label column's name, or the labels as an array or Series (needed
+                unless ``input_fn`` is a ``Dataset`` with a label).
+            batch_size: rows per batch for tabular data (default 8192).
+            verbose: ``"auto"``, ``0``, ``1`` or ``2``, as in :meth:`fit`."""
         if inputs.is_tabular(input_fn) or label is not None:
             input_fn = inputs.as_dataset(
                 input_fn, label=label, batch_size=batch_size, columns=self._input_columns()
@@ -600,15 +625,25 @@ class CannedEstimator:
 
     def predict(
         self,
-        input_fn,
-        predict_keys=None,
-        yield_single_examples=True,
-        batch_size=inputs.INFERENCE_BATCH_SIZE,
-        verbose="auto",
-    ):
+        input_fn: inputs.InputFn,
+        predict_keys: Sequence[str] | None = None,
+        yield_single_examples: bool = True,
+        batch_size: int = inputs.INFERENCE_BATCH_SIZE,
+        verbose: int | str = "auto",
+    ) -> Iterator[dict] | pd.DataFrame:
         """TF style: an iterator of prediction dicts (one per example). Keras style (a
         DataFrame, Arrow table or file path): a pandas DataFrame of predictions.
-        ``verbose``: a progress bar, as in :meth:`train`."""
+        ``verbose``: a progress bar, as in :meth:`train`.
+
+        Args:
+            input_fn: tabular data (a DataFrame, Arrow table, path/glob) for a DataFrame of
+                predictions, or a ``Dataset`` / TF ``input_fn`` for an iterator.
+            predict_keys: the predictions to return, e.g. ``["probabilities"]`` (default
+                ``None``: all of the head's).
+            yield_single_examples: TF style only: one dict per example (default ``True``)
+                or one dict of arrays per batch.
+            batch_size: rows per batch for tabular data (default 8192).
+            verbose: ``"auto"``, ``0``, ``1`` or ``2``, as in :meth:`fit`."""
         if inputs.is_tabular(input_fn):
             dataset = inputs.as_dataset(
                 input_fn, batch_size=batch_size, columns=self._input_columns()
@@ -645,26 +680,30 @@ class CannedEstimator:
             frames.append(no_predictions_frame(self.head, predict_keys))
         return pd.concat(frames, ignore_index=True)
 
-    def export_saved_model(self, export_dir_base) -> str:
+    def export_saved_model(self, export_dir_base: str | os.PathLike) -> str:
         """Write a self-contained, versioned export under ``export_dir_base/<timestamp>``
         (feature-column config, vocabularies, weights, head); ``cn.estimators.load`` reads
-        it back. Returns the export's path."""
+        it back. Returns the export's path.
+
+        Args:
+            export_dir_base: the folder that collects this model's exports, one numbered
+                sub-folder each (what ``colonnade serve`` serves the newest of)."""
         return export_estimator(self, export_dir_base)
 
     # ------------------------------------------------------------------ Keras style
 
     def fit(
         self,
-        data,
-        label=None,
-        epochs=1,
-        batch_size=inputs.DEFAULT_BATCH_SIZE,
-        validation_data=None,
-        callbacks=None,
-        shuffle=True,
-        seed=None,
-        verbose="auto",
-    ):
+        data: inputs.TabularData,
+        label: inputs.Label = None,
+        epochs: int = 1,
+        batch_size: int = inputs.DEFAULT_BATCH_SIZE,
+        validation_data: inputs.TabularData | tuple | None = None,
+        callbacks: list[Callback] | None = None,
+        shuffle: bool = True,
+        seed: int | None = None,
+        verbose: int | str = "auto",
+    ) -> History:
         """Train for ``epochs`` passes over ``data`` (DataFrame, Arrow table, path/glob or
         Dataset). ``validation_data`` is evaluated after each epoch (its metrics appear in
         the logs as ``val_<key>``); it may be ``(data, label)`` or data with the same label
@@ -680,7 +719,22 @@ class CannedEstimator:
         ``verbose`` (as Keras): ``"auto"`` shows a progress bar per epoch when stderr is a
         terminal (rows done, rows/s, running loss, and an ETA when the data's size is
         known); ``0`` nothing; ``1`` the bar, or off a terminal a line per epoch on stdout;
-        ``2`` a line per epoch."""
+        ``2`` a line per epoch.
+
+        Args:
+            data: a DataFrame, Arrow table, path/glob of Parquet/CSV/Arrow files, or a
+                ``cn.data.Dataset``.
+            label: the label column's name (a list for ``label_dimension > 1``), or the
+                labels as an array or Series, one per row; ``None`` when ``data`` is a
+                ``Dataset`` with a label.
+            epochs: passes over ``data`` (default 1).
+            batch_size: rows per training step (default 32, as Keras).
+            validation_data: data evaluated after each epoch (default ``None``).
+            callbacks: ``cn.estimators.Callback`` objects (Keras style: early stopping,
+                checkpoints, ...).
+            shuffle: a new row order each epoch (default ``True``).
+            seed: the shuffling seed (default ``None``: ``config.tf_random_seed``).
+            verbose: ``"auto"``, ``0``, ``1`` or ``2``, as above."""
         if epochs < 1:
             raise ValueError(f"epochs must be >= 1, got {epochs}")
         verbose = resolve_verbose(verbose)

@@ -28,6 +28,7 @@ import os
 import shutil
 import time
 import uuid
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -200,10 +201,22 @@ class Predictor:
             raise ExportError(f"{self.path}: cannot rebuild the model: {e}") from e
         self.input_columns = required_input_columns(self.network)
 
-    def predict(self, rows, predict_keys=None, batch_size=8192) -> pd.DataFrame:
+    def predict(
+        self,
+        rows: inputs.TabularData | dict | list[dict],
+        predict_keys: Sequence[str] | None = None,
+        batch_size: int = 8192,
+    ) -> pd.DataFrame:
         """Predictions for ``rows`` (a DataFrame, Arrow table/batch, dict of columns, list
         of row dicts ``[{"age": 39, ...}, ...]``, file path or Dataset) as a DataFrame, one
-        row per input row, in order."""
+        row per input row, in order.
+
+        Args:
+            rows: the raw input columns the model reads (``input_columns``); others are
+                ignored.
+            predict_keys: the predictions to return, e.g. ``["probabilities"]`` (default
+                ``None``: all of the head's).
+            batch_size: rows transformed and predicted at once (default 8192)."""
         if isinstance(rows, dict):
             rows = pd.DataFrame(rows)
         elif isinstance(rows, (list, tuple)) and rows and all(isinstance(r, dict) for r in rows):

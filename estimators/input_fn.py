@@ -9,6 +9,8 @@ directly. Keras style: a DataFrame, Arrow table, file path or glob, or a Dataset
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -25,6 +27,19 @@ DEFAULT_BATCH_SIZE = 32
 INFERENCE_BATCH_SIZE = 8192
 # Rows of the streaming shuffle buffer fit uses for file inputs (at least 64 batches).
 FILE_SHUFFLE_ROWS = 65_536
+
+TabularData = (
+    pd.DataFrame | pa.Table | pa.RecordBatch | str | os.PathLike | list[str] | cn_data.Dataset
+)
+"""Keras-style data: a DataFrame, Arrow data, a path or glob (or a list of them), or a
+``cn.data.Dataset``."""
+InputFn = TabularData | Callable[[], Any]
+"""What ``train``, ``evaluate`` and ``predict`` take: Keras-style data, or TF's
+``input_fn``, a zero-argument callable returning a ``Dataset`` or ``(features, labels)``
+batches."""
+Label = str | Sequence[str] | np.ndarray | pd.Series | None
+"""A label: its column name (several for ``label_dimension > 1``), or the labels
+themselves as an array or Series, one per row."""
 
 
 def is_tabular(data) -> bool:

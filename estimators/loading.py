@@ -21,13 +21,20 @@ from .model_fn_export import params_from_json
 __all__ = ["ModelFnPredictor", "load"]
 
 
-def load(path, model_fns=None):
+def load(path: str | os.PathLike, model_fns: dict | None = None):
     """Load an export (its directory, or a base directory of timestamped exports: the
     newest is taken) and return its predictor, whose ``predict(rows)`` gives a DataFrame:
     a :class:`~colonnade.estimators.Predictor` for a canned estimator's export; for a
     custom ``Estimator``'s, a :class:`~colonnade.estimators.model_fn_export.ModelFnPredictor`
     over ``model_fns[name]``, the function the caller gives for the ``model_fn`` name the
     export records (nothing is imported by name from the export).
+
+    Args:
+        path: an export directory written by ``export_saved_model``, or the base
+            directory holding several (numbered) exports.
+        model_fns: ``{name: model_fn}`` for exports of custom estimators.
+
+    Raises ``ExportError`` naming what is wrong with an export it cannot read.
 
     >>> load("/nonexistent")
     Traceback (most recent call last):

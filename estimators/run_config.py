@@ -46,6 +46,23 @@ class RunConfig:
     TF's session, device and distribution arguments (:data:`IGNORED_TF_ARGUMENTS`,
     e.g. ``session_config``) are accepted and ignored, with a warning once per name.
 
+    Args:
+        model_dir: where checkpoints and event files go (TF's default ``None``: the
+            estimator's ``model_dir``, else a temporary directory).
+        tf_random_seed: the seed of every random choice (TF's default ``None``: fresh
+            randomness each run).
+        save_summary_steps: TensorBoard scalars every this many steps; 0 writes none
+            (TF's default 100).
+        save_checkpoints_steps: a checkpoint when the global step is a multiple of this
+            (TF's default ``None``).
+        save_checkpoints_secs: a checkpoint every this many seconds (TF's default 600
+            when neither is set).
+        keep_checkpoint_max: the newest checkpoints kept (TF's default 5; ``None``: all).
+        keep_checkpoint_every_n_hours: also keep one checkpoint per this many hours
+            (TF's default 10000: in practice none).
+        log_step_count_steps: log the loss and steps/s every this many steps at INFO; 0
+            logs none (TF's default 100).
+
     >>> RunConfig(save_checkpoints_steps=100).save_checkpoints_secs is None
     True
     """

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import os
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -230,10 +231,17 @@ class HashedCategoricalColumn(KeyedColumn, CategoricalColumn):
         }
 
 
-def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype="string"):
+def categorical_column_with_hash_bucket(
+    key: str, hash_bucket_size: int, dtype: str = "string"
+) -> HashedCategoricalColumn:
     """Ids set by hashing: ``Fingerprint64(value) % hash_bucket_size`` (TF's
     ``categorical_column_with_hash_bucket``); integers are hashed through their decimal
     string, so ``7`` and ``"7"`` get the same id. Nulls give no id.
+
+    Args:
+        key: the input feature's name (the column of the data).
+        hash_bucket_size: the number of ids, at least 1.
+        dtype: ``"string"`` (TF's default) or an integer type.
 
     >>> c = categorical_column_with_hash_bucket("keywords", 10)
     >>> from colonnade.feature_columns import transform_features
@@ -306,10 +314,18 @@ class IdentityCategoricalColumn(KeyedColumn, CategoricalColumn):
         return out
 
 
-def categorical_column_with_identity(key, num_buckets, default_value=None):
+def categorical_column_with_identity(
+    key: str, num_buckets: int, default_value: int | None = None
+) -> IdentityCategoricalColumn:
     """Integer values in ``[0, num_buckets)`` used as their own ids (TF's
     ``categorical_column_with_identity``). Values outside become ``default_value``; without
     one they are an error naming the column. Nulls give no id.
+
+    Args:
+        key: the input feature's name (the column of the data).
+        num_buckets: the number of ids; values must be in ``[0, num_buckets)``.
+        default_value: the id of values outside that range (TF's default ``None``: an
+            error).
 
     >>> c = categorical_column_with_identity("video_id", 100, default_value=0)
     >>> from colonnade.feature_columns import transform_features
@@ -448,14 +464,26 @@ class VocabularyListCategoricalColumn(_VocabularyColumn):
 
 
 def categorical_column_with_vocabulary_list(
-    key, vocabulary_list, dtype=None, default_value=-1, num_oov_buckets=0
-):
+    key: str,
+    vocabulary_list: Sequence[str] | Sequence[int],
+    dtype: str | None = None,
+    default_value: int = -1,
+    num_oov_buckets: int = 0,
+) -> VocabularyListCategoricalColumn:
     """Ids from an in-memory vocabulary (TF's ``categorical_column_with_vocabulary_list``).
 
     A value's id is its index in ``vocabulary_list``. Misses go to one of
     ``num_oov_buckets`` extra ids (``len(vocabulary_list) + Fingerprint64(value) %
     num_oov_buckets``), or to ``default_value`` (an id, or -1: no id for lookups). ``dtype``
     ('string' or an integer type) is inferred from the vocabulary when not given.
+
+    Args:
+        key: the input feature's name (the column of the data).
+        vocabulary_list: the values, all strings or all integers, each once.
+        dtype: ``"string"`` or an integer type (TF's default ``None``: from the
+            vocabulary).
+        default_value: the id of values not in the vocabulary (TF's default -1: no id).
+        num_oov_buckets: hashed ids for values not in the vocabulary (TF's default 0).
 
     >>> c = categorical_column_with_vocabulary_list("colors", ("X", "R", "G", "B", "Y"),
     ...                                             default_value=0)
@@ -569,19 +597,28 @@ class VocabularyFileCategoricalColumn(_VocabularyColumn):
 
 
 def categorical_column_with_vocabulary_file(
-    key,
-    vocabulary_file,
-    vocabulary_size=None,
-    dtype="string",
-    default_value=None,
-    num_oov_buckets=0,
-):
+    key: str,
+    vocabulary_file: str | os.PathLike,
+    vocabulary_size: int | None = None,
+    dtype: str = "string",
+    default_value: int | None = None,
+    num_oov_buckets: int = 0,
+) -> VocabularyFileCategoricalColumn:
     """Ids from a vocabulary file, one entry a line (TF's
     ``categorical_column_with_vocabulary_file``): a value's id is its line number.
 
     The file is read once, here. ``vocabulary_size`` keeps the first lines (all by
     default); misses follow ``num_oov_buckets`` or ``default_value`` as in
     :func:`categorical_column_with_vocabulary_list`.
+
+    Args:
+        key: the input feature's name (the column of the data).
+        vocabulary_file: a text file of one value a line.
+        vocabulary_size: how many of its first lines to use (TF's default ``None``: all).
+        dtype: ``"string"`` (TF's default) or an integer type.
+        default_value: the id of values not in the vocabulary (TF's default ``None``: -1,
+            no id).
+        num_oov_buckets: hashed ids for values not in the vocabulary (TF's default 0).
 
     >>> import tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "states.txt")
@@ -685,10 +722,18 @@ class WeightedCategoricalColumn(CategoricalColumn):
         }
 
 
-def weighted_categorical_column(categorical_column, weight_feature_key, dtype="float32"):
+def weighted_categorical_column(
+    categorical_column: CategoricalColumn, weight_feature_key: str, dtype: str = "float32"
+) -> WeightedCategoricalColumn:
     """Give each id of a categorical column a weight from a parallel feature (TF's
     ``weighted_categorical_column``): the weights column has the same shape as the ids'
     feature (scalar, or lists of equal lengths row by row).
+
+    Args:
+        categorical_column: a ``categorical_column_with_*`` column (hash bucket, identity
+            or vocabulary).
+        weight_feature_key: the feature holding each id's weight.
+        dtype: the weights' type (TF's default ``"float32"``).
 
     >>> terms = categorical_column_with_hash_bucket("terms", 1000)
     >>> weighted_categorical_column(terms, "frequencies").name
@@ -840,7 +885,9 @@ class CrossedColumn(CategoricalColumn):
         return out
 
 
-def crossed_column(keys, hash_bucket_size, hash_key=None):
+def crossed_column(
+    keys: Sequence[str | CategoricalColumn], hash_bucket_size: int, hash_key: int | None = None
+) -> CrossedColumn:
     """Hashed cross of two or more features (TF's ``crossed_column``).
 
     ``keys`` are feature names (string features contribute ``Fingerprint64(value)``,
@@ -849,6 +896,11 @@ def crossed_column(keys, hash_bucket_size, hash_key=None):
     instead. Each combination's hashes are folded with FingerprintCat64 starting from
     ``hash_key`` (default ``0xDECAFCAFFE``), then taken ``% hash_bucket_size``. Multivalent
     rows cross as the cartesian product of their values.
+
+    Args:
+        keys: two or more feature names or categorical columns, as above.
+        hash_bucket_size: the number of ids, at least 1.
+        hash_key: the seed of the folded hashes (TF's default ``None``: ``0xDECAFCAFFE``).
 
     >>> c = crossed_column(["b", "a"], 100)
     >>> c.name, c.num_buckets

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -186,9 +187,12 @@ class IndicatorColumn(WrapsCategorical, DenseColumn):
         }
 
 
-def indicator_column(categorical_column):
+def indicator_column(categorical_column: CategoricalColumn) -> IndicatorColumn:
     """Multi-hot representation of a categorical column (TF's ``indicator_column``):
     entry ``j`` of an example counts its ids equal to ``j`` (or sums their weights).
+
+    Args:
+        categorical_column: the column whose ids are counted.
 
     >>> from colonnade.feature_columns import (categorical_column_with_vocabulary_list,
     ...                                        input_layer)
@@ -322,15 +326,15 @@ class EmbeddingColumn(WrapsCategorical, DenseColumn):
 
 
 def embedding_column(
-    categorical_column,
-    dimension,
-    combiner="mean",
-    initializer=None,
-    ckpt_to_load_from=None,
-    tensor_name_in_ckpt=None,
-    max_norm=None,
-    trainable=True,
-):
+    categorical_column: CategoricalColumn,
+    dimension: int,
+    combiner: str = "mean",
+    initializer: Callable | None = None,
+    ckpt_to_load_from: str | None = None,
+    tensor_name_in_ckpt: str | None = None,
+    max_norm: float | None = None,
+    trainable: bool = True,
+) -> EmbeddingColumn:
     """Dense embedding of a categorical column (TF's ``embedding_column``).
 
     Its layer owns a ``(num_buckets, dimension)`` table ``<name>/embedding_weights``,
@@ -338,6 +342,16 @@ def embedding_column(
     stddev ``1/sqrt(dimension)``, as TF) or loaded from ``tensor_name_in_ckpt`` in the
     checkpoint ``ckpt_to_load_from``. ``combiner`` is ``'mean'``, ``'sqrtn'`` or ``'sum'``;
     ``max_norm`` clips each looked-up row's l2 norm; ``trainable=False`` freezes the table.
+
+    Args:
+        categorical_column: the column whose ids are embedded.
+        dimension: the embedding's size.
+        combiner: how an example's several ids combine (TF's default ``"mean"``).
+        initializer: the table's initializer (TF's default ``None``: truncated normal).
+        ckpt_to_load_from: a checkpoint to load the table from (TF's default ``None``).
+        tensor_name_in_ckpt: the table's name in that checkpoint (needed with it).
+        max_norm: clip each looked-up row to this l2 norm (TF's default ``None``).
+        trainable: whether training updates the table (TF's default ``True``).
 
     >>> from colonnade.feature_columns import categorical_column_with_identity
     >>> e = embedding_column(categorical_column_with_identity("video_id", 1000), 9)
@@ -470,21 +484,34 @@ class SharedEmbeddingColumn(WrapsCategorical, DenseColumn):
 
 
 def shared_embedding_columns(
-    categorical_columns,
-    dimension,
-    combiner="mean",
-    initializer=None,
-    shared_embedding_collection_name=None,
-    ckpt_to_load_from=None,
-    tensor_name_in_ckpt=None,
-    max_norm=None,
-    trainable=True,
-):
+    categorical_columns: Sequence[CategoricalColumn],
+    dimension: int,
+    combiner: str = "mean",
+    initializer: Callable | None = None,
+    shared_embedding_collection_name: str | None = None,
+    ckpt_to_load_from: str | None = None,
+    tensor_name_in_ckpt: str | None = None,
+    max_norm: float | None = None,
+    trainable: bool = True,
+) -> list[SharedEmbeddingColumn]:
     """Embedding columns that share one table (TF's ``shared_embedding_columns`` /
     ``shared_embeddings``): for features of one vocabulary, e.g. watched and impression
     video ids. The columns must have equal ``num_buckets``; the table is named
     ``<collection>/embedding_weights``, the collection by default the sorted column names
     joined by ``_`` plus ``_shared_embedding``. Results follow the input order.
+
+    Args:
+        categorical_columns: the columns sharing the table, of equal ``num_buckets``.
+        dimension: the embedding's size.
+        combiner: ``'mean'`` (TF's default), ``'sqrtn'`` or ``'sum'``, as in
+            :func:`embedding_column`.
+        initializer: the table's initializer (TF's default ``None``: truncated normal).
+        shared_embedding_collection_name: names the table (TF's default ``None``: see
+            above).
+        ckpt_to_load_from: a checkpoint to load the table from (TF's default ``None``).
+        tensor_name_in_ckpt: the table's name in that checkpoint (needed with it).
+        max_norm: clip each looked-up row to this l2 norm (TF's default ``None``).
+        trainable: whether training updates the table (TF's default ``True``).
 
     >>> from colonnade.feature_columns import categorical_column_with_identity
     >>> a = categorical_column_with_identity("watched", 100)

@@ -15,6 +15,8 @@ of the batch and returns ``(batch, max_len, dim)`` plus the sequence lengths.
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -157,9 +159,13 @@ class SequenceCategoricalColumn(CategoricalColumn):
         return out
 
 
-def sequence_categorical_column_with_hash_bucket(key, hash_bucket_size, dtype="string"):
+def sequence_categorical_column_with_hash_bucket(
+    key: str, hash_bucket_size: int, dtype: str = "string"
+) -> SequenceCategoricalColumn:
     """A sequence of categorical terms with hashed ids (TF's
     ``sequence_categorical_column_with_hash_bucket``).
+
+    Args: as :func:`~colonnade.feature_columns.categorical_column_with_hash_bucket`'s.
 
     >>> sequence_categorical_column_with_hash_bucket("tokens", 1000).num_buckets
     1000
@@ -169,8 +175,12 @@ def sequence_categorical_column_with_hash_bucket(key, hash_bucket_size, dtype="s
     )
 
 
-def sequence_categorical_column_with_identity(key, num_buckets, default_value=None):
+def sequence_categorical_column_with_identity(
+    key: str, num_buckets: int, default_value: int | None = None
+) -> SequenceCategoricalColumn:
     """A sequence of integer ids (TF's ``sequence_categorical_column_with_identity``).
+
+    Args: as :func:`~colonnade.feature_columns.categorical_column_with_identity`'s.
 
     >>> sequence_categorical_column_with_identity("watches", 1000).name
     'watches'
@@ -181,15 +191,17 @@ def sequence_categorical_column_with_identity(key, num_buckets, default_value=No
 
 
 def sequence_categorical_column_with_vocabulary_file(
-    key,
-    vocabulary_file,
-    vocabulary_size=None,
-    num_oov_buckets=0,
-    default_value=None,
-    dtype="string",
-):
+    key: str,
+    vocabulary_file: str | os.PathLike,
+    vocabulary_size: int | None = None,
+    num_oov_buckets: int = 0,
+    default_value: int | None = None,
+    dtype: str = "string",
+) -> SequenceCategoricalColumn:
     """A sequence of terms with ids from a vocabulary file (TF's
     ``sequence_categorical_column_with_vocabulary_file``).
+
+    Args: as :func:`~colonnade.feature_columns.categorical_column_with_vocabulary_file`'s.
 
     >>> import tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "v.txt")
@@ -205,10 +217,16 @@ def sequence_categorical_column_with_vocabulary_file(
 
 
 def sequence_categorical_column_with_vocabulary_list(
-    key, vocabulary_list, dtype=None, default_value=-1, num_oov_buckets=0
-):
+    key: str,
+    vocabulary_list: Sequence[str] | Sequence[int],
+    dtype: str | None = None,
+    default_value: int = -1,
+    num_oov_buckets: int = 0,
+) -> SequenceCategoricalColumn:
     """A sequence of terms with ids from an in-memory vocabulary (TF's
     ``sequence_categorical_column_with_vocabulary_list``).
+
+    Args: as :func:`~colonnade.feature_columns.categorical_column_with_vocabulary_list`'s.
 
     >>> sequence_categorical_column_with_vocabulary_list("colors", ["R", "G"]).num_buckets
     2
@@ -294,11 +312,22 @@ class SequenceNumericColumn(KeyedColumn, FeatureColumn):
 
 
 def sequence_numeric_column(
-    key, shape=(1,), default_value=0.0, dtype="float32", normalizer_fn=None
-):
+    key: str,
+    shape: int | Sequence[int] = (1,),
+    default_value: float = 0.0,
+    dtype: str = "float32",
+    normalizer_fn: Callable | None = None,
+) -> SequenceNumericColumn:
     """Sequences of numbers, ``shape`` values a step (TF's ``sequence_numeric_column``):
     a list column whose row holds ``len * prod(shape)`` values. ``default_value`` fills
     nulls and pads shorter sequences.
+
+    Args:
+        key: the input feature's name (the column of the data).
+        shape: values per step (TF's default ``(1,)``).
+        default_value: fills nulls and pads (TF's default 0.0).
+        dtype: the values' numeric type as read (TF's default ``"float32"``).
+        normalizer_fn: applied to the values (TF's default ``None``).
 
     >>> t = sequence_numeric_column("temperature")
     >>> from colonnade.feature_columns import transform_features

@@ -588,3 +588,29 @@ def test_documented_examples_are_valid(tmp_path):
     assert examples
     for example in examples:
         parse_config(tomllib.loads(example), base_dir=str(tmp_path))
+
+
+def test_examples_adult_toml_trains_on_the_packaged_data(tmp_path, capsys):
+    """``examples/adult.toml`` as shipped, made small: fewer training rows and epochs, the
+    run folder in ``tmp_path``; its ``colonnade:`` paths find the data in the package."""
+    example = Path(__file__).resolve().parents[1] / "examples" / "adult.toml"
+    job = load_config(example)
+    assert all(Path(p).is_file() for p in job.data.train + job.data.eval + job.data.predict)
+    train_rows = pd.read_parquet(job.data.train[0]).head(1000)
+    train_rows.to_parquet(tmp_path / "train.parquet")
+    text = example.read_text()
+    text = text.replace('"colonnade:datasets/adult_train.parquet"', '"train.parquet"')
+    text = text.replace("epochs = 4", "epochs = 1")
+    assert text.count("train.parquet") == 1 and "epochs = 1" in text
+    cfg = tmp_path / "adult.toml"
+    cfg.write_text(text)
+
+    status, out, err = run(capsys, "train", cfg)
+    assert status == 0, err
+    summary = json.loads(out)
+    assert summary["model_dir"] == str(tmp_path / "runs" / "adult")
+    assert summary["global_step"] == 4  # ceil(1000 / 256)
+    assert summary["eval"]["auc"] > 0.6  # on the packaged test split
+    status, out, err = run(capsys, "export", cfg)
+    assert status == 0, err
+    assert cn.load(out.strip()).predict(pd.read_parquet(job.data.eval[0]).head(3)).shape[0] == 3

@@ -46,3 +46,47 @@ def test_readme_tour_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     exec(compile(tour, "README.md", "exec"), {})
     assert (tmp_path / "exports").is_dir()
+
+
+def test_typed_package_and_documented_public_constructors():
+    """``py.typed`` ships, and every argument of the canned estimators' constructors and
+    their fit/evaluate/predict/train/export methods is annotated and in the docstring."""
+    import inspect
+    import typing
+
+    assert (Path(cn.__file__).parent / "py.typed").is_file()
+    E = cn.estimators
+    classes = [
+        E.LinearClassifier,
+        E.LinearRegressor,
+        E.DNNClassifier,
+        E.DNNRegressor,
+        E.DNNLinearCombinedClassifier,
+        E.DNNLinearCombinedRegressor,
+    ]
+    methods = [(c.__init__, c.__doc__) for c in classes]
+    for name in ("fit", "evaluate", "predict", "train", "export_saved_model"):
+        method = getattr(E.LinearClassifier, name)
+        methods.append((method, method.__doc__))
+    methods.append((cn.load, cn.load.__doc__))
+    for fn, doc in methods:
+        hints = typing.get_type_hints(fn)
+        for param in list(inspect.signature(fn).parameters)[1 if fn is not cn.load else 0 :]:
+            assert f"        {param}: " in doc, (fn.__qualname__, param)
+            assert param in hints, (fn.__qualname__, param)
+
+
+def test_feature_column_factories_are_typed_and_documented():
+    import inspect
+    import typing
+
+    fc = cn.feature_columns
+    factories = [getattr(fc, n) for n in fc.__all__ if "_column" in n]
+    assert len(factories) >= 15
+    for fn in factories:
+        hints = typing.get_type_hints(fn)
+        assert "return" in hints, fn.__name__
+        doc = fn.__doc__
+        for param in inspect.signature(fn).parameters:
+            assert param in hints, (fn.__name__, param)
+            assert f"        {param}: " in doc or "    Args: as " in doc, (fn.__name__, param)

@@ -227,6 +227,8 @@ def test_body_over_the_limit_is_refused(server):
 def test_a_new_version_is_swapped_in_without_dropping_requests(server):
     store = server["store"]
     old = store.serving().version
+    swaps = []
+    store.on_swap = lambda: swaps.append(store.serving().version)
     # A broken version is logged and skipped; the old one keeps serving.
     broken = server["base"] / str(old + 1)
     broken.mkdir()
@@ -268,6 +270,7 @@ def test_a_new_version_is_swapped_in_without_dropping_requests(server):
         done.set()
         thread.join(30)
     assert not errors and len(answered) > 0
+    assert swaps == [old + 2]
     status, _ = client.predict({"instances": [{"age": 1.0, "city": "rome"}]}, version=old + 2)
     assert status == 200
     status, _ = client.predict({"instances": [{"age": 1.0, "city": "rome"}]}, version=old)
@@ -306,3 +309,82 @@ def test_import_colonnade_does_not_import_the_server_stack():
     script = "import sys, colonnade\nprint('starlette' in sys.modules, 'uvicorn' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_batcher_merges_concurrent_requests_and_isolates_a_bad_one(server, monkeypatch):
+    import asyncio
+
+    import pyarrow as pa
+
+    from colonnade.serving import app
+
+    model = server["store"].serving()
+    tables = [pa.table({"age": [a], "city": [["rome"]]}) for a in (20.0, 50.0, -1.0, 70.0)]
+    alone = [app.predict_arrays(model, t) for t in tables]
+    calls = []
+    predict_arrays = app.predict_arrays
+
+    def refusing_negative_ages(model, table):
+        calls.append(table.num_rows)
+        if min(table["age"].to_pylist()) < 0:
+            raise app.BadRequest("negative age")
+        return predict_arrays(model, table)
+
+    async def together(tables):
+        batcher = app.Batcher()
+        jobs = [batcher.predict(model, t) for t in tables]
+        return await asyncio.gather(*jobs, return_exceptions=True)
+
+    merged = asyncio.run(together([tables[i] for i in (0, 1, 3)]))
+    for got, want in zip(merged, [alone[i] for i in (0, 1, 3)]):
+        np.testing.assert_allclose(got["logistic"], want["logistic"], rtol=1e-6)
+    monkeypatch.setattr(app, "predict_arrays", refusing_negative_ages)
+    results = asyncio.run(together(tables))
+    assert calls == [4, 1, 1, 1, 1]  # one merged call, then each alone
+    assert isinstance(results[2], app.BadRequest)
+    for i in (0, 1, 3):
+        np.testing.assert_allclose(results[i]["logistic"], alone[i]["logistic"], rtol=1e-6)
+
+
+def test_refreeze_heap_moves_live_objects_out_of_the_collectors_view():
+    import gc
+
+    from colonnade.serving.app import refreeze_heap
+
+    try:
+        refreeze_heap()
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
+def test_row_answers_written_without_objects_read_back_as_objects():
+    from colonnade.serving.app import answer
+
+    arrays = {
+        "logits": np.array([[1.5], [np.nan]], np.float32),
+        "probabilities": np.array([[0.25, 0.75], [0.5, 0.5]], np.float32),
+        "class_ids": np.array([[1], [0]]),
+        "classes": np.array([["b"], ["a"]], dtype=object),
+    }
+    rows = json.loads(answer(arrays, rows=True))["predictions"]
+    assert rows == [
+        {"logits": [1.5], "probabilities": [0.25, 0.75], "class_ids": [1], "classes": ["b"]},
+        {"logits": [None], "probabilities": [0.5, 0.5], "class_ids": [0], "classes": ["a"]},
+    ]
+    # Strings holding the row separators: written as objects, the same answer.
+    tricky = {"classes": np.array([["x],[y"], ["z"]], dtype=object), "k": np.array(["p,q", "r"])}
+    tricky["k"] = tricky["k"].astype(object)
+    assert json.loads(answer(tricky, rows=True))["predictions"] == [
+        {"classes": ["x],[y"], "k": "p,q"},
+        {"classes": ["z"], "k": "r"},
+    ]
+    columns = json.loads(answer(arrays, rows=False))["outputs"]
+    assert columns["probabilities"] == [[0.25, 0.75], [0.5, 0.5]] and columns["classes"] == [
+        ["b"],
+        ["a"],
+    ]
+    assert json.loads(answer({"x": np.zeros((0, 1))}, rows=True)) == {"predictions": []}
+    assert json.loads(answer({k: v[:0] for k, v in arrays.items()}, rows=True)) == {
+        "predictions": []
+    }

@@ -1,8 +1,8 @@
 """Job configs for the command line: one TOML file says what to train, on what, and where.
 
 ``colonnade train|evaluate|predict|export CONFIG.toml`` reads a file like this one
-(relative paths are taken from the config file's folder; every key is described in
-``docs/config.md``)::
+(relative paths are taken from the config file's folder, ``colonnade:...`` ones from the
+installed package; every key is described in ``docs/config.md``)::
 
     [data]
     train = "data/train-*.parquet"   # a file, a glob, a folder, or a list of them
@@ -158,8 +158,24 @@ class JobConfig:
         return self.model.build(self.data.weight_column)
 
 
+PACKAGE_PREFIX = "colonnade:"
+"""Paths starting with this name files shipped inside the installed package, e.g.
+``colonnade:datasets/adult_train.parquet`` (the bundled Adult data)."""
+
+
 def resolve_path(path: str, base_dir: str) -> str:
-    """``path`` taken from the config file's folder, unless absolute or a URL."""
+    """``path`` taken from the config file's folder, unless absolute, a URL, or inside
+    the installed package (:data:`PACKAGE_PREFIX`).
+
+    >>> resolve_path("data/train.csv", "/jobs")
+    '/jobs/data/train.csv'
+    >>> resolve_path("colonnade:datasets/adult_test.parquet", "/jobs")  # doctest: +ELLIPSIS
+    '.../colonnade/datasets/adult_test.parquet'
+    """
+    if path.startswith(PACKAGE_PREFIX):
+        from importlib.resources import files
+
+        return str(files("colonnade").joinpath(path[len(PACKAGE_PREFIX) :]))
     path = os.path.expanduser(path)
     if "://" in path or os.path.isabs(path):
         return path

@@ -59,6 +59,7 @@ def serve(
     ``ExportError`` when its newest version cannot be loaded."""
     import uvicorn
 
-    app = create_app(ModelStore(export, poll_interval=poll_interval), model_name)
+    store = ModelStore(export, poll_interval=poll_interval)
+    app = create_app(store, model_name, freeze_heap=True)
     print(f"serving {model_name!r} at http://{host}:{port}/v1/models/{model_name}", flush=True)
     uvicorn.run(app, host=host, port=port, access_log=False, log_level="warning")

@@ -112,7 +112,8 @@ class ModelStore:
 
     ``serving()`` is the newest loaded version; ``get(version)`` a loaded version or
     ``None``; ``status()`` every version seen, TF Serving's ``model_version_status``.
-    ``start()`` starts the poller thread (a base directory only), ``stop()`` ends it.
+    ``start()`` starts the poller thread (a base directory only), ``stop()`` ends it;
+    ``on_swap``, when set, is called (on the poller's thread) after each swap.
     Raises ``FileNotFoundError`` when ``path`` holds no export, and the load error of
     the newest version when no version loads at all.
     """
@@ -125,6 +126,7 @@ class ModelStore:
         self._thread = None
         self._failed: dict = {}  # version -> (fingerprint, message)
         self._retired: set = set()
+        self.on_swap = None
         if os.path.isfile(os.path.join(self.path, MODEL_FILE)):
             self.is_base = False
             version = _version_of(os.path.basename(os.path.normpath(self.path))) or 1
@@ -206,6 +208,8 @@ class ModelStore:
                 self._retired.update(self._loaded)
                 self._loaded = {version: model}  # the swap: one reference assignment
                 logger.info("serving version %d from %s", version, path)
+                if self.on_swap is not None:
+                    self.on_swap()
                 return True
             return False
 

@@ -106,3 +106,20 @@ def test_fingerprint_cat64_scalars_do_not_warn():
     with np.errstate(all="raise"):
         out = fingerprint_cat64(fc.DEFAULT_HASH_KEY, 2**64 - 1)
     assert int(out) == fingerprint_cat64_reference(fc.DEFAULT_HASH_KEY, 2**64 - 1)
+
+
+def test_small_arrays_hash_as_large_ones_memo_or_not():
+    rng = np.random.default_rng(0)
+    words = ["", "a", "é", "x" * 17, "y" * 40, "z" * 90] + [
+        "".join(rng.choice(list("abcdef"), rng.integers(1, 30))) for _ in range(200)
+    ]
+    whole = fingerprint64(pa.array(words))  # over 64 values: the vectorized path
+    for _ in range(2):  # the second time from the memo
+        small = np.concatenate(
+            [fingerprint64(pa.array(words[i : i + 7])) for i in range(0, 206, 7)]
+        )
+        np.testing.assert_array_equal(small, whole)
+    with_null = fingerprint64(pa.array(["a", None], type=pa.large_string()))
+    np.testing.assert_array_equal(with_null, fingerprint64(["a", ""]))
+    binary = fingerprint64(pa.array([b"a", None], type=pa.binary()))
+    np.testing.assert_array_equal(binary, with_null)

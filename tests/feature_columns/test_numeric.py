@@ -166,3 +166,14 @@ def test_bucketize_equals_a_binary_search_for_any_values(values, boundaries):
     boundaries = np.sort(np.asarray(boundaries, np.float32))
     want = np.searchsorted(boundaries, values, side="right")
     np.testing.assert_array_equal(bucketize(values, boundaries), want)
+
+
+def test_integers_read_as_floats_exactly_or_refused():
+    from colonnade.feature_columns import numeric_column, transform_features
+
+    col = numeric_column("x")
+    out = transform_features({"x": pa.array([3, -(2**24), 2**24])}, [col])["x"]
+    assert out.dtype == np.float32 and out[:, 0].tolist() == [3.0, -(2**24), 2**24]
+    for beyond in (2**24 + 1, 2**30):  # Arrow's safe cast: only integers within 2**24
+        with pytest.raises(TypeError, match="without loss"):
+            transform_features({"x": pa.array([1, beyond])}, [col])
