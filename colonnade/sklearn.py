@@ -1,12 +1,15 @@
-"""The six canned estimators as scikit-learn estimators: ``clone``, ``Pipeline``,
+"""The six canned estimators and the zero-configuration ``TabularClassifier`` and
+``TabularRegressor`` as scikit-learn estimators: ``clone``, ``Pipeline``,
 ``cross_val_score`` and ``GridSearchCV`` work with them.
 
 Each class takes the constructor arguments of the canned estimator of the same name in
 :mod:`colonnade.estimators` (see its docstring for what they mean; their defaults are
 the same), plus ``epochs`` and ``batch_size``, which its ``fit`` passes to the canned
-estimator's ``fit``. As scikit-learn asks, ``__init__`` only stores its arguments; each
-``fit(X, y)`` builds a new canned estimator from ``get_params()`` (kept as
-``estimator_``) and trains it from scratch:
+estimator's ``fit``. ``TabularClassifier`` and ``TabularRegressor`` take those of
+:class:`colonnade.estimators.TabularClassifier` but ``label`` (``y`` becomes the label
+column) and pick their own epochs and batch size. As scikit-learn asks, ``__init__``
+only stores its arguments; each ``fit(X, y)`` builds a new colonnade estimator from
+``get_params()`` (kept as ``estimator_``) and trains it from scratch:
 
 - ``model_dir=None`` (the default) trains each fit in a new temporary directory, removed
   when the scikit-learn estimator is refit or garbage collected; so clones, folds and
@@ -47,7 +50,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import core
-from .estimators import canned
+from .estimators import canned, tabular
 
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -66,6 +69,8 @@ __all__ = [
     "DNNRegressor",
     "LinearClassifier",
     "LinearRegressor",
+    "TabularClassifier",
+    "TabularRegressor",
 ]
 
 # The defaults of the canned estimators' own fit (Keras' epochs and batch size).
@@ -132,15 +137,19 @@ class _Adapter(BaseEstimator):
 
     def _fit_canned(self, X, label):
         params = self.get_params(deep=False)
-        epochs, batch_size = params.pop("epochs"), params.pop("batch_size")
-        params.update(self._canned_overrides())
         self.model_dir_ = self._fresh_model_dir(params)
-        estimator = self._canned(**params)
-        estimator.fit(X, label=label, epochs=epochs, batch_size=batch_size)
-        self.estimator_ = estimator
+        self.estimator_ = self._train(params, X, label)
         self.n_features_in_ = len(_column_names(X))
         self.feature_names_in_ = np.asarray(_column_names(X), dtype=object)
         return self
+
+    def _train(self, params, X, label):
+        """A new canned estimator from ``params`` (``model_dir`` set), trained on ``X``."""
+        epochs, batch_size = params.pop("epochs"), params.pop("batch_size")
+        params.update(self._canned_overrides())
+        estimator = self._canned(**params)
+        estimator.fit(X, label=label, epochs=epochs, batch_size=batch_size)
+        return estimator
 
     def _canned_overrides(self) -> dict:
         return {}
@@ -210,6 +219,28 @@ class _Regressor(RegressorMixin, _Adapter):
         """Predicted values: ``(n,)``, or ``(n, label_dimension)`` when that is above 1."""
         values = self._predictions(X, "predictions").astype(np.float64)
         return values[:, 0] if values.shape[1] == 1 else values
+
+
+def _label_name(X) -> str:
+    """A name for the label column that none of ``X``'s columns has."""
+    names = set(_column_names(X))
+    name = "label"
+    while name in names:
+        name = "_" + name
+    return name
+
+
+class _TabularTrain:
+    """``_train`` for the zero-configuration models: ``y`` becomes a label column of
+    ``X``, and the model infers its feature columns and training settings itself."""
+
+    def _train(self, params, X, label):
+        table = X if isinstance(X, pa.Table) else pa.Table.from_pandas(X, preserve_index=False)
+        name = _label_name(X)
+        model = self._canned(name, **params)
+        model.fit(table.append_column(name, pa.array(label)))
+        self.columns_ = model.columns_
+        return model
 
 
 _ADAPTER_DOC = """{name} as a scikit-learn estimator (see :mod:`colonnade.sklearn`).
@@ -460,3 +491,40 @@ class DNNLinearCombinedRegressor(_Regressor):
         self.linear_sparse_combiner = linear_sparse_combiner
         self.epochs = epochs
         self.batch_size = batch_size
+
+
+_TABULAR_DOC = """{name} as a scikit-learn estimator (see :mod:`colonnade.sklearn`).
+
+    Arguments: those of :class:`colonnade.estimators.{name}` but ``label`` (``fit`` takes
+    ``y`` instead), with the same defaults and meaning: ``model_dir``, ``seed``,
+    ``columns``, ``verbose``. Each ``fit`` infers the feature columns (unless
+    ``columns`` is given), holds out a seeded validation split and stops early, as
+    :class:`colonnade.estimators.{name}` does. After ``fit``: ``estimator_`` (the
+    fitted :class:`colonnade.estimators.{name}`) and ``columns_`` (its
+    :class:`~colonnade.feature_columns.infer.ColumnPlan`).
+    """
+
+
+class TabularClassifier(_TabularTrain, _Classifier):
+    __doc__ = _TABULAR_DOC.format(name="TabularClassifier")
+    _canned = tabular.TabularClassifier
+    # The classes are always y's own (sorted), as when a canned adapter has neither.
+    label_vocabulary = None
+    n_classes = 2
+
+    def __init__(self, model_dir=None, seed=None, columns=None, verbose=0):
+        self.model_dir = model_dir
+        self.seed = seed
+        self.columns = columns
+        self.verbose = verbose
+
+
+class TabularRegressor(_TabularTrain, _Regressor):
+    __doc__ = _TABULAR_DOC.format(name="TabularRegressor")
+    _canned = tabular.TabularRegressor
+
+    def __init__(self, model_dir=None, seed=None, columns=None, verbose=0):
+        self.model_dir = model_dir
+        self.seed = seed
+        self.columns = columns
+        self.verbose = verbose

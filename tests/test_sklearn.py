@@ -44,6 +44,8 @@ def linear(**kw):
 
 def test_constructor_arguments_are_the_canned_ones_plus_epochs_and_batch_size():
     for name in sk.__all__:
+        if name.startswith("Tabular"):
+            continue  # below
         ours = inspect.signature(getattr(sk, name)).parameters
         theirs = inspect.signature(getattr(cn.estimators, name)).parameters
         assert list(ours) == list(theirs) + ["epochs", "batch_size"], name
@@ -160,3 +162,72 @@ def test_errors_say_what_was_expected(adult):
 
     with pytest.raises(NotFittedError):
         linear().predict(X)
+
+
+TABULAR_ROWS = 400
+
+
+@pytest.fixture(scope="module")
+def adult_small(adult):
+    X, y = adult
+    return X[:TABULAR_ROWS], y[:TABULAR_ROWS]
+
+
+def test_tabular_arguments_are_the_zero_configuration_ones_but_label():
+    for name in ("TabularClassifier", "TabularRegressor"):
+        ours = inspect.signature(getattr(sk, name)).parameters
+        theirs = inspect.signature(getattr(cn.estimators, name)).parameters
+        assert list(ours) == [p for p in theirs if p != "label"], name
+        for arg in ours:
+            assert ours[arg].default == theirs[arg].default, (name, arg)
+            assert f"``{arg}``" in getattr(sk, name).__doc__
+
+
+def test_tabular_classifier_clone_fit_predict_score(adult_small, tmp_path):
+    X, y = adult_small
+    clf = sk.TabularClassifier(seed=1)
+    twin = clone(clf)
+    assert twin.get_params() == {"model_dir": None, "seed": 1, "columns": None, "verbose": 0}
+    assert not hasattr(clf, "estimator_")  # __init__ does no work
+    clf.fit(X, y)
+    assert isinstance(clf.estimator_, cn.estimators.TabularClassifier)
+    assert clf.columns_ is clf.estimator_.columns_ and clf.columns_.task == "binary"
+    assert clf.classes_.tolist() == ["<=50K", ">50K"]
+    predicted = clf.predict(X)
+    assert predicted.dtype == y.to_numpy().dtype and set(predicted) <= set(clf.classes_)
+    proba = clf.predict_proba(X)
+    assert proba.shape == (len(X), 2)
+    assert (clf.classes_[proba.argmax(axis=1)] == predicted).all()
+    assert clf.score(X, y) == accuracy_score(y, predicted) > 0.75
+    assert clf.predict(pa.Table.from_pandas(X)).tolist() == predicted.tolist()
+    given = sk.TabularClassifier(model_dir=str(tmp_path / "m"), seed=1).fit(X, y)
+    assert os.path.dirname(given.model_dir_) == str(tmp_path / "m")
+
+
+def test_tabular_labels_keep_their_dtype_and_the_label_name_never_clashes():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"label": rng.normal(size=300), "_label": rng.normal(size=300)})
+    y = np.where(X["label"] > 0.5, 9, np.where(X["label"] < -0.5, 3, 7))
+    clf = sk.TabularClassifier(seed=0).fit(X, y)
+    assert clf.classes_.tolist() == [3, 7, 9] and clf.columns_.task == "multiclass"
+    assert "label" in [c.name for c in clf.columns_.dnn]  # X's column, a feature
+    predicted = clf.predict(X)
+    assert predicted.dtype == y.dtype and clf.score(X, y) > 0.8
+    assert clf.predict_proba(X).shape == (300, 3)
+
+
+def test_tabular_regressor_predicts_numbers_and_scores_r2():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.normal(size=300), "k": rng.choice(["a", "b"], 300)})
+    y = pd.Series(3 * X["x"] + (X["k"] == "a") * 2.0)
+    reg = sk.TabularRegressor(seed=0).fit(X, y)
+    assert reg.columns_.task == "regression"
+    predicted = reg.predict(X)
+    assert predicted.shape == (300,) and predicted.dtype == np.float64
+    assert reg.score(X, y) == pytest.approx(r2_score(y, predicted)) and reg.score(X, y) > 0.8
+
+
+def test_tabular_cross_val_score(adult_small):
+    X, y = adult_small
+    scores = cross_val_score(sk.TabularClassifier(seed=0), X, y, cv=2)
+    assert scores.shape == (2,) and (scores > 0.7).all()
