@@ -14,7 +14,7 @@ only stores its arguments; each ``fit(X, y)`` builds a new colonnade estimator f
 - ``model_dir=None`` (the default) trains each fit in a new temporary directory, removed
   when the scikit-learn estimator is refit or garbage collected; so clones, folds and
   refits never resume from one another's checkpoints.
-- a ``model_dir`` given gets a new sub-directory per fit (``model_dir/fit-XXXX``, kept;
+- a ``model_dir`` given gets a new sub-directory per fit (``model_dir/fit-<random>``, kept;
   ``model_dir_`` says which): a scikit-learn ``fit`` starts over, it never resumes.
 
 ``X`` is a pandas DataFrame or a pyarrow Table, since feature columns read columns by
