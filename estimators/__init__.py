@@ -6,6 +6,7 @@ checkpoints in ``model_dir``, warm start, hooks and callbacks.
 """
 
 from ..core.warm_start import VocabInfo
+from . import export
 from .callbacks import Callback, CSVLogger, EarlyStopping, ModelCheckpoint
 from .canned import (
     DNNClassifier,
@@ -31,6 +32,12 @@ from .hooks import (
     SummarySaverHook,
 )
 from .loading import load
+from .receivers import (
+    ParsingServingInputReceiver,
+    RawServingInputReceiver,
+    build_parsing_serving_input_receiver_fn,
+    build_raw_serving_input_receiver_fn,
+)
 from .run_config import RunConfig, WarmStartSettings
 from .tabular import TabularClassifier, TabularRegressor
 

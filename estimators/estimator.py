@@ -12,7 +12,7 @@ import logging
 import os
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -680,15 +680,25 @@ class CannedEstimator:
             frames.append(no_predictions_frame(self.head, predict_keys))
         return pd.concat(frames, ignore_index=True)
 
-    def export_saved_model(self, export_dir_base: str | os.PathLike) -> str:
+    def export_saved_model(
+        self,
+        export_dir_base: str | os.PathLike,
+        serving_input_receiver_fn: Callable | None = None,
+    ) -> str:
         """Write a self-contained, versioned export under ``export_dir_base/<timestamp>``
         (feature-column config, vocabularies, weights, head); ``cn.estimators.load`` reads
         it back. Returns the export's path.
 
         Args:
             export_dir_base: the folder that collects this model's exports, one numbered
-                sub-folder each (what ``colonnade serve`` serves the newest of)."""
-        return export_estimator(self, export_dir_base)
+                sub-folder each (what ``colonnade serve`` serves the newest of).
+            serving_input_receiver_fn: ``None`` (default: raw rows), or
+                ``cn.estimators.build_parsing_serving_input_receiver_fn(feature_spec)``,
+                which makes the export also take serialized ``tf.Example`` records
+                (``predict_examples``, and ``{"examples": [{"b64": ...}]}`` in
+                ``colonnade serve``), or ``build_raw_serving_input_receiver_fn``; either is
+                recorded in the export."""
+        return export_estimator(self, export_dir_base, serving_input_receiver_fn)
 
     # ------------------------------------------------------------------ Keras style
 

@@ -36,12 +36,18 @@ import pyarrow as pa
 
 from .. import core
 from .. import data as cn_data
+from ..data.example import parse_example
 from . import export_checks as checks
 from . import heads as heads_module
 from . import input_fn as inputs
+from . import receivers as receivers_module
 from .export_checks import ExportError
 from .input_pipeline import transformed_batches
 from .networks import Network
+from .receivers import (  # noqa: F401 - TF's names: cn.estimators.export.build_*
+    build_parsing_serving_input_receiver_fn,
+    build_raw_serving_input_receiver_fn,
+)
 
 EXPORT_FORMAT_VERSION = 1
 MODEL_FILE = "model.json"
@@ -113,16 +119,29 @@ def write_export(export_dir_base, write) -> str:
     return final
 
 
-def export_estimator(estimator, export_dir_base) -> str:
+def export_estimator(estimator, export_dir_base, serving_input_receiver_fn=None) -> str:
     """Write ``estimator``'s latest state to ``export_dir_base/<timestamp>``; return the path.
+
+    ``serving_input_receiver_fn`` (from ``build_parsing_serving_input_receiver_fn`` or
+    ``build_raw_serving_input_receiver_fn``) is recorded in ``model.json``; its features
+    must include every input column the model reads.
 
     Raises ``ValueError`` when ``model_dir`` holds no checkpoint (as TF): an export of an
     untrained model would hold random weights.
     """
+    receiver = receivers_module.resolve_receiver(serving_input_receiver_fn)
     if estimator.latest_checkpoint() is None:
         raise ValueError(f"Couldn't find trained model at {estimator.model_dir}.")
     estimator._restore_or_warm_start()
     network_spec = estimator._network.spec()  # refuses unserializable columns/activations
+    if receiver is not None:
+        missing = sorted(set(required_input_columns(estimator._network)) - set(receiver.features))
+        if missing:
+            raise ValueError(
+                f"the serving input receiver lacks input column(s) {missing} the model reads; "
+                "give its feature_spec every one (make_parse_example_spec(feature_columns) "
+                "has them all)"
+            )
 
     def write(tmp):
         os.makedirs(os.path.join(tmp, ASSETS_DIR))
@@ -144,6 +163,8 @@ def export_estimator(estimator, export_dir_base) -> str:
             "head": head_spec(estimator.head),
             "network": portable_config(network_spec, copy_vocabulary),
         }
+        if receiver is not None:
+            model["serving_input_receiver"] = receiver.to_json()
         core.Checkpoint(model=estimator._network).write(os.path.join(tmp, VARIABLES_PREFIX))
         with open(os.path.join(tmp, MODEL_FILE), "w") as f:
             json.dump(model, f, indent=2)
@@ -171,8 +192,9 @@ def resolve_export_dir(path: str) -> str:
 class Predictor:
     """A loaded export: raw rows in, predictions out, every feature transform included.
 
-    Attributes: ``head``, ``network``, ``metadata`` (the parsed ``model.json``) and
-    ``input_columns`` (the raw columns the model reads).
+    Attributes: ``head``, ``network``, ``metadata`` (the parsed ``model.json``),
+    ``input_columns`` (the raw columns the model reads) and ``serving_input_receiver``
+    (the receiver the export was made with, or None).
     """
 
     def __init__(self, path):
@@ -188,6 +210,7 @@ class Predictor:
                 f"{EXPORT_FORMAT_VERSION}: upgrade colonnade to load it"
             )
         checks.check_model(meta, where)
+        receiver_json = checks.check_receiver(meta, where)
         self.metadata = meta
         stored = checks.verify_weights(root, VARIABLES_PREFIX)
         network_spec = checked_network_spec(meta["network"], root, where, stored)
@@ -200,6 +223,51 @@ class Predictor:
         except (ValueError, TypeError, KeyError, AssertionError) as e:
             raise ExportError(f"{self.path}: cannot rebuild the model: {e}") from e
         self.input_columns = required_input_columns(self.network)
+        self.serving_input_receiver = None
+        if receiver_json is not None:
+            missing = sorted(set(self.input_columns) - set(receiver_json["features"]))
+            if missing:
+                raise ExportError(
+                    f"{where}: field serving_input_receiver.features: lacks input column(s) "
+                    f"{missing!r:.200} the model reads"
+                )
+            self.serving_input_receiver = receivers_module.receiver_from_json(receiver_json)
+            self._parse_spec = receivers_module.specs_from_json(receiver_json["features"])
+
+    @property
+    def takes_examples(self) -> bool:
+        """Whether the export was made with a parsing serving input receiver, so that
+        :meth:`predict_examples` can parse serialized ``tf.Example`` records."""
+        return isinstance(self.serving_input_receiver, receivers_module.ParsingServingInputReceiver)
+
+    def parse_examples(self, serialized) -> pa.Table:
+        """Serialized ``tf.Example`` records parsed with the export's recorded spec."""
+        if not self.takes_examples:
+            raise ValueError(
+                f"export {self.path!r} takes no serialized tf.Example records: it was exported "
+                "without a parsing serving input receiver. Re-export it with "
+                "export_saved_model(dir, cn.estimators.build_parsing_serving_input_receiver_fn("
+                "cn.feature_columns.make_parse_example_spec(feature_columns))), or call "
+                "predict() with rows"
+            )
+        return parse_example(serialized, self._parse_spec)
+
+    def predict_examples(
+        self,
+        serialized: Sequence[bytes],
+        predict_keys: Sequence[str] | None = None,
+        batch_size: int = 8192,
+    ) -> pd.DataFrame:
+        """Predictions for serialized ``tf.Example`` records (a list of bytes), as
+        :meth:`predict` gives for the same rows. Needs an export made with
+        ``build_parsing_serving_input_receiver_fn``; others raise ``ValueError``.
+
+        Args:
+            serialized: the records, e.g. ``list(cn.io.tf_record_iterator(path))``.
+            predict_keys: as :meth:`predict`.
+            batch_size: as :meth:`predict`."""
+        table = self.parse_examples(serialized)
+        return self.predict(table, predict_keys=predict_keys, batch_size=batch_size)
 
     def predict(
         self,

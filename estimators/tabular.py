@@ -258,9 +258,10 @@ class _Tabular:
         kwargs.setdefault("verbose", self.verbose)
         return self._fitted().predict(data, **kwargs)
 
-    def export_saved_model(self, export_dir_base) -> str:
-        """An export for ``cn.load``; returns its path."""
-        return self._fitted().export_saved_model(export_dir_base)
+    def export_saved_model(self, export_dir_base, serving_input_receiver_fn=None) -> str:
+        """An export for ``cn.load``; returns its path (``serving_input_receiver_fn`` as
+        the canned estimators' ``export_saved_model``)."""
+        return self._fitted().export_saved_model(export_dir_base, serving_input_receiver_fn)
 
     def job_config(self, data_path=None) -> dict:
         """A ``colonnade train`` job config (a dict for TOML) that trains this model's

@@ -34,14 +34,19 @@ def frame(n=200, seed=0):
     return pd.DataFrame({"age": age, "city": city, "y": y})
 
 
-def train_export(model_dir, export_base, steps_seed=0):
+def train_export(model_dir, export_base, steps_seed=0, parsing=False):
     city = fc.categorical_column_with_vocabulary_list("city", ["paris", "rome", "oslo"])
+    columns = [fc.numeric_column("age"), city]
     est = E.LinearClassifier(
-        feature_columns=[fc.numeric_column("age"), city],
+        feature_columns=columns,
         config=E.RunConfig(model_dir=str(model_dir), tf_random_seed=steps_seed),
     )
     est.fit(frame(seed=steps_seed), label="y", epochs=1, batch_size=64, verbose=0)
-    return est.export_saved_model(str(export_base))
+    receiver = None
+    if parsing:
+        spec = fc.make_parse_example_spec(columns)
+        receiver = E.export.build_parsing_serving_input_receiver_fn(spec)
+    return est.export_saved_model(str(export_base), receiver)
 
 
 class Client:
@@ -76,6 +81,10 @@ def server(tmp_path_factory):
     root = tmp_path_factory.mktemp("serve")
     base = root / "exports"
     first = train_export(root / "model", base)
+    yield from serve(root, base, first)
+
+
+def serve(root, base, first):
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
@@ -388,3 +397,49 @@ def test_row_answers_written_without_objects_read_back_as_objects():
     assert json.loads(answer({k: v[:0] for k, v in arrays.items()}, rows=True)) == {
         "predictions": []
     }
+
+
+@pytest.fixture(scope="module")
+def examples_server(tmp_path_factory):
+    """A server of an export made with a parsing serving input receiver."""
+    root = tmp_path_factory.mktemp("serve_examples")
+    base = root / "exports"
+    first = train_export(root / "model", base, parsing=True)
+    yield from serve(root, base, first)
+
+
+def test_examples_b64_answer_as_predict_examples(examples_server, tmp_path):
+    import base64
+
+    rows = frame(6, seed=3).drop(columns="y")
+    path = str(tmp_path / "rows.tfrecord")
+    cn.io.write_tfrecord(rows, path)
+    serialized = list(cn.io.tf_record_iterator(path))
+    client = Client(examples_server["port"])
+    try:
+        examples = [{"b64": base64.b64encode(s).decode()} for s in serialized]
+        status, body = client.predict({"examples": examples})
+        assert status == 200, body
+        predictor = cn.load(examples_server["first"])
+        expected = predictor.predict_examples(serialized)
+        pd.testing.assert_frame_equal(expected, predictor.predict(rows))
+        predictions = body["predictions"]
+        assert len(predictions) == 6
+        np.testing.assert_allclose(
+            [p["logistic"][0] for p in predictions], expected["logistic"], rtol=1e-6
+        )
+        assert [p["class_ids"] for p in predictions] == [[c] for c in expected["class_ids"]]
+        # rows still work on the same export, and bad examples get 400 naming them
+        status, body = client.predict({"instances": rows.to_dict("records")})
+        assert status == 200 and len(body["predictions"]) == 6
+        for bad, match in [
+            ({"examples": [{"b64": "@@not base64"}]}, r"examples\[0\]\.b64 is not valid"),
+            ({"examples": ["x"]}, r"examples\[0\] must be"),
+            ({"examples": {"b64": "AA=="}}, "'examples' must be a list"),
+            ({"examples": [{"b64": "AAAA"}]}, "cannot be parsed"),
+        ]:
+            status, answer = client.predict(bad)
+            assert status == 400, answer
+            assert re.search(match, answer["error"]), answer
+    finally:
+        client.conn.close()

@@ -8,7 +8,10 @@ Routes (``NAME`` is the served model's name, ``N`` a version number):
   [values...]}}``. As in TF Serving, a model with a single output answers bare values
   (``{"predictions": [v, ...]}``, ``{"outputs": [v, ...]}``), and a model with a single
   input takes bare values too. Each output keeps its TF shape: ``probabilities`` is a
-  list of ``k`` per row, ``class_ids`` a list of one.
+  list of ``k`` per row, ``class_ids`` a list of one. An export made with
+  ``build_parsing_serving_input_receiver_fn`` also takes ``{"examples": [{"b64":
+  "<base64 of a serialized tf.Example>"}, ...]}`` (answered as ``instances``); others
+  answer it 400.
 - ``GET /v1/models/NAME[/versions/N]``: ``{"model_version_status": [...]}``.
 - ``GET /v1/models/NAME[/versions/N]/metadata``: the ``serving_default`` signature:
   inputs and outputs with their TF dtypes and shapes.
@@ -24,6 +27,8 @@ to the log, not to the client).
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import gc
 import logging
 import re
@@ -149,12 +154,9 @@ def parse_request(raw: bytes) -> dict:
         raise BadRequest(
             f"signature_name {signature!r} is not served; this export has {list(SIGNATURE_NAMES)}"
         )
-    if "examples" in body:
-        raise BadRequest(
-            "this export takes no serialized examples ('examples'); send 'instances' "
-            "(a list of rows) or 'inputs' (a dict of columns)"
-        )
-    given = [k for k in ("instances", "inputs") if k in body]
+    given = [k for k in ("instances", "inputs", "examples") if k in body]
+    if "examples" in body and len(given) == 1:
+        return body
     if len(given) != 1:
         what = "neither" if not given else "both"
         raise BadRequest(
@@ -162,6 +164,35 @@ def parse_request(raw: bytes) -> dict:
             "'instances' (a list of rows) or 'inputs' (a dict of columns)"
         )
     return body
+
+
+def examples_to_table(model: ServedModel, examples) -> pa.Table:
+    """The model's input columns parsed from ``examples`` (``[{"b64": base64 of a
+    serialized tf.Example}, ...]``) with the export's recorded parse spec; an export
+    without a parsing serving input receiver takes none."""
+    if not model.predictor.takes_examples:
+        raise BadRequest(
+            "this export takes no serialized examples ('examples'): it was exported without "
+            "build_parsing_serving_input_receiver_fn; send 'instances' (a list of rows) or "
+            "'inputs' (a dict of columns)"
+        )
+    if not isinstance(examples, list):
+        raise BadRequest(f"'examples' must be a list, got a JSON {_kind_of(examples)}")
+    serialized = []
+    for i, example in enumerate(examples):
+        if not isinstance(example, dict) or set(example) != {"b64"}:
+            raise BadRequest(
+                f'examples[{i}] must be {{"b64": "<base64 of a serialized tf.Example>"}}'
+            )
+        try:
+            serialized.append(base64.b64decode(example["b64"], validate=True))
+        except (binascii.Error, TypeError, ValueError):
+            raise BadRequest(f"examples[{i}].b64 is not valid base64") from None
+    try:
+        table = model.predictor.parse_examples(serialized)
+    except (ValueError, TypeError, KeyError, pa.ArrowException) as e:
+        raise BadRequest(f"the examples cannot be parsed: {e}") from None
+    return table.select([name for name in model.inputs if name in table.column_names])
 
 
 # --------------------------------------------------------------------------- JSON -> Arrow
@@ -294,6 +325,8 @@ def columns_to_table(columns: dict, inputs: dict) -> pa.Table:
 def request_table(model: ServedModel, body: dict) -> pa.Table:
     """The checked predict request ``body`` as one Arrow table of the model's inputs."""
     names = list(model.inputs)
+    if "examples" in body:
+        return examples_to_table(model, body["examples"])
     if "instances" in body:
         columns = rows_to_columns(body["instances"], names)
     else:
@@ -393,7 +426,7 @@ def _row_objects(arrays: dict) -> list:
 def predict(model: ServedModel, body: dict) -> bytes:
     """The JSON response body of a checked predict request ``body``: one predictor call."""
     arrays = predict_arrays(model, request_table(model, body))
-    return answer(arrays, "instances" in body)
+    return answer(arrays, "inputs" not in body)
 
 
 class Batcher:
@@ -466,7 +499,7 @@ class Batcher:
 
 
 def _request_rows(body: dict) -> int:
-    data = body.get("instances", body.get("inputs"))
+    data = body.get("instances", body.get("inputs", body.get("examples")))
     if isinstance(data, dict):
         data = next(iter(data.values()), [])
     return len(data) if isinstance(data, list) else 0
@@ -579,7 +612,7 @@ def create_app(
                 if _request_rows(body) <= INLINE_ROWS:
                     table = request_table(model, body)
                     arrays = await batcher.predict(model, table)
-                    return _json_body(answer(arrays, "instances" in body))
+                    return _json_body(answer(arrays, "inputs" not in body))
                 return _json_body(await run_in_threadpool(predict, model, body))
             if what == ":predict":
                 raise BadRequest(":predict takes POST", 405)
