@@ -103,6 +103,22 @@ def _new_export_dir(base: str) -> str:
     return os.path.join(base, str(stamp))
 
 
+def asset_copier(export_path: str):
+    """``copy(path) -> relative path``: copies a file the model reads (a vocabulary) into
+    the export's ``assets/`` once, named so that two files of one name stay apart."""
+    os.makedirs(os.path.join(export_path, ASSETS_DIR), exist_ok=True)
+    copied = {}
+
+    def copy(path):
+        if path not in copied:
+            name = f"{len(copied)}_{os.path.basename(path)}"
+            shutil.copyfile(path, os.path.join(export_path, ASSETS_DIR, name))
+            copied[path] = f"{ASSETS_DIR}/{name}"
+        return copied[path]
+
+    return copy
+
+
 def write_export(export_dir_base, write) -> str:
     """Make ``export_dir_base/<timestamp>`` with ``write(path)`` and return its path. The
     directory appears whole or not at all: it is written under a temporary name and
@@ -144,16 +160,7 @@ def export_estimator(estimator, export_dir_base, serving_input_receiver_fn=None)
             )
 
     def write(tmp):
-        os.makedirs(os.path.join(tmp, ASSETS_DIR))
-        copied = {}
-
-        def copy_vocabulary(path):
-            if path not in copied:
-                name = f"{len(copied)}_{os.path.basename(path)}"
-                shutil.copyfile(path, os.path.join(tmp, ASSETS_DIR, name))
-                copied[path] = f"{ASSETS_DIR}/{name}"
-            return copied[path]
-
+        copy_vocabulary = asset_copier(tmp)
         model = {
             "format_version": EXPORT_FORMAT_VERSION,
             "library_version": core.library_version(),

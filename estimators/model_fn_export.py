@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 
 import numpy as np
 
 from .. import core
 from .. import feature_columns as fc
 from . import export_checks as checks
-from .export import ASSETS_DIR, MODEL_FILE, VARIABLES_PREFIX, portable_config
+from .export import MODEL_FILE, VARIABLES_PREFIX, asset_copier, portable_config
 from .export_checks import ExportError
 
 __all__ = ["params_from_json", "params_to_json", "write_model_fn_export"]
@@ -99,16 +98,7 @@ def params_from_json(params, root: str, where: str) -> dict:
 def write_model_fn_export(path: str, model_fn_name: str, params: dict, weights: dict, **meta):
     """Write an export into the new directory ``path``: ``model.json`` (the model_fn's
     name, the params, ``meta``) and ``weights`` (``{variable name: array}``)."""
-    os.makedirs(os.path.join(path, ASSETS_DIR), exist_ok=True)
-    copied = {}
-
-    def copy_file(source):
-        if source not in copied:
-            name = f"{len(copied)}_{os.path.basename(source)}"
-            shutil.copyfile(source, os.path.join(path, ASSETS_DIR, name))
-            copied[source] = f"{ASSETS_DIR}/{name}"
-        return copied[source]
-
+    copy_file = asset_copier(path)
     model = {
         "format_version": FORMAT_VERSION,
         "library_version": core.library_version(),
