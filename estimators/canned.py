@@ -108,7 +108,7 @@ class LinearClassifier(_Linear):
     Args:
         feature_columns: the model's columns (TF: required): categorical ones get a weight
             per id, trained with sparse updates; dense ones a weight per value.
-        model_dir: where checkpoints, event files and ``metrics.jsonl`` go (TF's default
+        model_dir: where checkpoints and TensorBoard event files go (TF's default
             ``None``): ``None`` takes ``config.model_dir``, else a new temporary directory
             (with a warning). Training resumes from the newest checkpoint found there.
         n_classes: number of label classes, at least 2 (TF's default 2). Two classes get
@@ -163,7 +163,7 @@ class LinearRegressor(_Linear):
     Args:
         feature_columns: the model's columns (TF: required): categorical ones get a weight
             per id, trained with sparse updates; dense ones a weight per value.
-        model_dir: where checkpoints, event files and ``metrics.jsonl`` go (TF's default
+        model_dir: where checkpoints and TensorBoard event files go (TF's default
             ``None``): ``None`` takes ``config.model_dir``, else a new temporary directory
             (with a warning). Training resumes from the newest checkpoint found there.
         label_dimension: numbers predicted per example (TF's default 1); the label has as
@@ -259,7 +259,7 @@ class DNNClassifier(_DNN):
         feature_columns: the model's dense columns (TF: required): numeric, bucketized,
             indicator and embedding columns; wrap a categorical column in
             ``indicator_column`` or ``embedding_column``.
-        model_dir: where checkpoints, event files and ``metrics.jsonl`` go (TF's default
+        model_dir: where checkpoints and TensorBoard event files go (TF's default
             ``None``): ``None`` takes ``config.model_dir``, else a new temporary directory
             (with a warning). Training resumes from the newest checkpoint found there.
         n_classes: number of label classes, at least 2 (TF's default 2). Two classes get
@@ -327,7 +327,7 @@ class DNNRegressor(_DNN):
         feature_columns: the model's dense columns (TF: required): numeric, bucketized,
             indicator and embedding columns; wrap a categorical column in
             ``indicator_column`` or ``embedding_column``.
-        model_dir: where checkpoints, event files and ``metrics.jsonl`` go (TF's default
+        model_dir: where checkpoints and TensorBoard event files go (TF's default
             ``None``): ``None`` takes ``config.model_dir``, else a new temporary directory
             (with a warning). Training resumes from the newest checkpoint found there.
         label_dimension: numbers predicted per example (TF's default 1); the label has as
@@ -458,7 +458,7 @@ class DNNLinearCombinedClassifier(_Combined):
     Adagrad 0.001 for the DNN part; one global step for both.
 
     Args:
-        model_dir: where checkpoints, event files and ``metrics.jsonl`` go (TF's default
+        model_dir: where checkpoints and TensorBoard event files go (TF's default
             ``None``): ``None`` takes ``config.model_dir``, else a new temporary directory
             (with a warning). Training resumes from the newest checkpoint found there.
         linear_feature_columns: the wide part's columns (TF's default ``None``: no linear
@@ -536,7 +536,7 @@ class DNNLinearCombinedRegressor(_Combined):
     """Wide & deep for regression (see :class:`DNNLinearCombinedClassifier`).
 
     Args:
-        model_dir: where checkpoints, event files and ``metrics.jsonl`` go (TF's default
+        model_dir: where checkpoints and TensorBoard event files go (TF's default
             ``None``): ``None`` takes ``config.model_dir``, else a new temporary directory
             (with a warning). Training resumes from the newest checkpoint found there.
         linear_feature_columns: the wide part's columns (TF's default ``None``: no linear
