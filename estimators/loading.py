@@ -57,7 +57,11 @@ class ModelFnPredictor:
         root = os.path.realpath(path)
         where = os.path.join(path, MODEL_FILE)
         name = checks.field(meta, "model_fn", str, where, "")
-        model_fn = dict(model_fns or {}).get(name)
+        if model_fns is not None and not isinstance(model_fns, dict):
+            raise TypeError(
+                f"model_fns must be a dict of name -> model_fn, got {type(model_fns).__name__}"
+            )
+        model_fn = (model_fns or {}).get(name)
         if model_fn is None:
             raise ExportError(
                 f"{path} is an export of the model_fn {name!r}: load it with "

@@ -212,6 +212,8 @@ def test_export_loads_with_the_model_fn_given_by_name_and_predicts_the_same(tmp_
     rows = frame.drop(columns="y").head(10)
     with pytest.raises(ValueError, match="export of the model_fn 'logistic_model_fn'.*model_fns"):
         cn.load(path)
+    with pytest.raises(TypeError, match="model_fns must be a dict"):
+        cn.load(path, model_fns=[logistic_model_fn])
     predictor = cn.load(path, model_fns={"logistic_model_fn": logistic_model_fn})
     got = predictor.predict(rows)
     est_rows = est.predict(rows, verbose=0)
