@@ -1,0 +1,4 @@
+"""Training and batch scoring beyond one machine, on Ray (extra ``colonnade[ray]``).
+
+Ray is imported only when this package is used, so the core package works without it.
+"""
