@@ -702,6 +702,26 @@ class AdamOptimizer(Optimizer):
     def _finish(self, hyper):
         _adam_finish(self, hyper)
 
+    def set_powers_from_step(self) -> None:
+        """Set ``beta1_power`` and ``beta2_power`` to ``beta^(iterations + 1)``, what they
+        hold after ``iterations`` updates: for a checkpoint that keeps only the step count.
+        Keras' Adam (TF 2's canned estimators) keeps ``iter`` and computes the powers from
+        it with the same update (``ApplyAdam``), so its state is ``m``, ``v`` and ``iter``.
+
+        >>> import numpy as np
+        >>> opt = AdamOptimizer(beta1=0.5, beta2=0.25)
+        >>> opt.create_slots([Variable(np.zeros(2, np.float32))])
+        >>> _ = opt.iterations.assign(2)
+        >>> opt.set_powers_from_step()
+        >>> [float(v.numpy()) for k, v in sorted(opt.non_slot_variables().items()) if "power" in k]
+        [0.125, 0.015625]
+        """
+        step = int(_scalar(self._iterations))
+        hyper = self._resolve(step)
+        for key in ("beta1", "beta2"):
+            power = self._non_slot[f"{key}_power"]
+            power.assign(np.asarray(hyper[key], np.float64) ** (step + 1))
+
 
 class LazyAdamOptimizer(AdamOptimizer):
     """Adam whose sparse updates touch only the batch's rows (``tf.contrib.opt``'s

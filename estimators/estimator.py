@@ -55,6 +55,9 @@ class History:
 
 # The momentum a Momentum optimizer named by string gets (a common choice; TF has none).
 NAMED_MOMENTUM = 0.9
+# The epsilon an Adam optimizer named by string gets: Keras' (TF 2.15's canned estimators
+# build tf.keras.optimizers.legacy.Adam from the name), not TF1's 1e-8.
+NAMED_ADAM_EPSILON = 1e-7
 
 
 def resolve_optimizer(optimizer, default_factory, learning_rate, global_step=None):
@@ -65,8 +68,9 @@ def resolve_optimizer(optimizer, default_factory, learning_rate, global_step=Non
 
     A name, or a dict without a ``learning_rate``, gets the estimator's ``learning_rate``
     for names (a number, or a function of the optimizer class), as tf.estimator does;
-    ``"Momentum"`` gets ``momentum=0.9`` unless set, and ``"AdagradDA"`` the estimator's
-    ``global_step``, which it needs.
+    ``"Momentum"`` gets ``momentum=0.9`` unless set, ``"Adam"`` Keras' ``epsilon=1e-7``
+    (what TF 2.15's canned estimators build from the name) and ``"AdagradDA"`` the
+    estimator's ``global_step``, which it needs.
 
     >>> opt = resolve_optimizer({"name": "Momentum", "use_nesterov": True}, None, 0.2)
     >>> type(opt).__name__, opt._hyper["learning_rate"], opt._hyper["momentum"]
@@ -84,6 +88,8 @@ def resolve_optimizer(optimizer, default_factory, learning_rate, global_step=Non
         kwargs.setdefault("learning_rate", learning_rate)
         if cls is core.MomentumOptimizer:
             kwargs.setdefault("momentum", NAMED_MOMENTUM)
+        if cls is core.AdamOptimizer:
+            kwargs.setdefault("epsilon", NAMED_ADAM_EPSILON)
         if cls is core.AdagradDAOptimizer:
             kwargs.setdefault("global_step", global_step)
         return cls(**kwargs)

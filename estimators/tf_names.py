@@ -37,6 +37,10 @@ slots (``accumulator``, ``linear``, ``m``, ``v``, ``momentum``, ``rms``) share t
 NON_SLOT_NAMES = {"iterations": "iter"}
 """colonnade optimizer-level variable -> Keras' name."""
 
+DERIVED_NON_SLOTS = ("beta1_power", "beta2_power")
+"""Adam's optimizer-level state that Keras' Adam does not keep: a TF checkpoint lacking
+them gives ``beta^(iter + 1)`` (``AdamOptimizer.set_powers_from_step``)."""
+
 
 def optimizer_prefixes(parts) -> dict:
     """``{part's checkpoint path: "training/<name>"}`` for the ``(path, optimizer, vars)``
@@ -174,11 +178,12 @@ def restore_tf_checkpoint(path: str, checkpoint, parts, global_step) -> None:
     reader = core.load_checkpoint(path)
     saved = reader.get_variable_to_shape_map()
     expected = expected_tf_variables(checkpoint, parts)
+    prefixes = optimizer_prefixes(parts)
     matched, missing, problems = {}, [], []  # matched: tuple of saved names -> Variable
     for name, (var, alternatives) in expected.items():
         found = _find(saved, [name, *alternatives])
         if found is None:
-            if name.endswith("/iter"):
+            if name.rpartition("/")[2] in ("iter", *DERIVED_NON_SLOTS):
                 continue  # filled from global_step below
             missing.append(name)
             continue
@@ -215,3 +220,7 @@ def restore_tf_checkpoint(path: str, checkpoint, parts, global_step) -> None:
     for name, (var, _) in expected.items():
         if name.endswith("/iter") and (name,) not in matched:
             var.assign(step)
+    for path, optimizer, _ in parts:
+        powers = [f"{prefixes[path]}/{k}" for k in DERIVED_NON_SLOTS]
+        if any((name,) not in matched for name in powers if name in expected):
+            optimizer.set_powers_from_step()

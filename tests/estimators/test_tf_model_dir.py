@@ -27,6 +27,9 @@ MODELS = [
     "wide_deep_classifier",
     "linear_regressor",
     "dnn_multiclass",
+    "dnn_adam",
+    "wide_deep_adam",
+    "dnn_sgd",
 ]
 
 
@@ -63,6 +66,15 @@ def build(name, model_dir):
             wide + [fc.numeric_column("capital_gain")], **kw
         ),
         "dnn_multiclass": lambda: E.DNNClassifier([8], deep[:1] + deep[2:], n_classes=3, **kw),
+        "dnn_adam": lambda: E.DNNClassifier([8, 4], deep, optimizer="Adam", **kw),
+        "wide_deep_adam": lambda: E.DNNLinearCombinedClassifier(
+            linear_feature_columns=wide,
+            dnn_feature_columns=deep,
+            dnn_hidden_units=[8, 4],
+            dnn_optimizer="Adam",
+            **kw,
+        ),
+        "dnn_sgd": lambda: E.DNNClassifier([8, 4], deep, optimizer="SGD", **kw),
     }[name]()
 
 
@@ -105,8 +117,10 @@ def test_variable_names_are_tfs(name, tmp_path):
     est, _ = take_over(name, tmp_path)
     tf_names = {n for n, shape in meta["variables_128"] if not _hyperparameter(n, shape)}
     ours = set(est.get_variable_names())
-    # TF keeps an optimizer's step count (``training/Ftrl/iter``) only now and then
-    assert {n for n in ours ^ tf_names if not n.endswith("/iter")} == set()
+    # TF keeps an optimizer's step count (``training/Ftrl/iter``) only now and then;
+    # colonnade's Adam also keeps ``beta1_power``/``beta2_power`` (Keras' derives them)
+    derived = ("/iter", "/beta1_power", "/beta2_power")
+    assert {n for n in ours ^ tf_names if not n.endswith(derived)} == set()
     assert "dnn/hiddenlayer_0/kernel" in ours or "linear/linear_model/bias_weights" in ours
     assert est.get_variable_value("global_step") == 128
 
@@ -239,3 +253,40 @@ def test_colonnade_checkpoints_use_tf_names_and_old_ones_still_load(tmp_path):
         twin.get_variable_value("linear/linear_model/education/weights"),
         atol=1e-6,
     )
+
+
+@pytest.mark.parametrize("name", ["dnn_adam", "wide_deep_adam"])
+def test_adam_state_survives_colonnade_checkpoints(name, tmp_path):
+    """Keras' Adam keeps ``m``, ``v`` and the step; colonnade derives ``beta^(t+1)`` on
+    taking over, writes it with TF's names, and a new estimator resuming from colonnade's
+    checkpoint at 133 reaches TF's variables at 138."""
+    meta, want = expected(name)
+    est, model_dir = take_over(name, tmp_path)
+    data = rows()
+    est.train(batches(data.iloc[:160], meta["label"]), steps=5)
+    latest = cn.train.latest_checkpoint(str(model_dir))
+    assert os.path.basename(latest) == "model.ckpt-133"
+    listed = dict(cn.train.list_variables(latest))
+    assert "training/Adam/dnn/logits/kernel/m" in listed and "training/Adam/iter" in listed
+    assert cn.train.load_variable(latest, "training/Adam/iter") == 133
+    for key, beta in (("beta1_power", 0.9), ("beta2_power", 0.999)):
+        np.testing.assert_allclose(
+            cn.train.load_variable(latest, f"training/Adam/{key}"), beta**134, rtol=1e-6
+        )
+    resumed = build(name, model_dir)
+    resumed.train(batches(data.iloc[160:], meta["label"]), steps=5)
+    assert resumed.global_step == 138
+    for tf_name in ("dnn/hiddenlayer_0/kernel", "training/Adam/dnn/logits/kernel/v"):
+        np.testing.assert_allclose(
+            resumed.get_variable_value(tf_name), want[f"after/{tf_name}"], rtol=1e-5, atol=1e-5
+        )
+
+
+def test_named_adam_is_keras_adam():
+    """TF 2.15's canned estimators build ``tf.keras.optimizers.legacy.Adam`` from the name
+    "Adam": learning rate 0.001 and epsilon 1e-7 (TF1's AdamOptimizer defaults to 1e-8)."""
+    opt = E.DNNClassifier([4], columns()[1], optimizer="Adam")._parts[0][1]
+    assert type(opt) is cn.core.AdamOptimizer
+    assert opt._hyper["epsilon"] == 1e-7 and opt._hyper["learning_rate"] == 0.001
+    mine = E.DNNClassifier([4], columns()[1], optimizer={"name": "Adam", "epsilon": 1e-8})
+    assert mine._parts[0][1]._hyper["epsilon"] == 1e-8

@@ -4,7 +4,9 @@ Not run by the tests (they read the committed files). Regenerate with a Python t
 ``tensorflow-cpu==2.15.1`` and ``tensorflow-estimator==2.15.0``, outside colonnade's
 environment::
 
-    /tmp/tfenv2/bin/python tests/estimators/golden/make_tf_estimators.py
+    /tmp/tfenv2/bin/python tests/estimators/golden/make_tf_estimators.py [NAME ...]
+
+(only the fixtures named, e.g. ``dnn_adam examples``; all of them without names).
 
 Each model is trained 128 steps (batches of 32, no shuffle) on the first 400 rows of the
 Adult training set; its model_dir keeps only ``model.ckpt-128`` and TF's ``checkpoint``
@@ -22,12 +24,21 @@ replaced by ``_``). For each model ``expected.npz`` holds:
 ``tf1_partitioned/`` is a ``tf.compat.v1.estimator.LinearClassifier`` with a
 ``fixed_size_partitioner(2)`` (TF 1.x names: ``.../weights/part_0``, slots
 ``.../weights/part_0/Ftrl`` and ``Ftrl_1``), trained 20 steps.
+
+``dnn_adam`` and ``wide_deep_adam`` train their DNN with ``"Adam"`` (Keras' legacy Adam:
+slots ``m``, ``v``, no ``beta1_power``), ``dnn_sgd`` with ``"SGD"``.
+
+``rows.tfrecord`` holds the rows of ``rows.csv`` as ``tf.Example`` records serialized and
+written by TF; ``examples.npz`` what TF's export of ``wide_deep_classifier`` with a
+parsing receiver predicts for the first 64 of them, and ``examples.json`` the parse spec
+and the ``predict`` signatures of TF's parsing and raw exports.
 """
 
 import csv
 import json
 import os
 import shutil
+import sys
 import tempfile
 
 import numpy as np
@@ -144,6 +155,24 @@ def models(model_dir):
             lambda: tf.estimator.DNNClassifier([8], deep[:1] + deep[2:], n_classes=3, **kw),
             "hours_class",
         ),
+        "dnn_adam": (
+            lambda: tf.estimator.DNNClassifier([8, 4], deep, optimizer="Adam", **kw),
+            "label",
+        ),
+        "wide_deep_adam": (
+            lambda: tf.estimator.DNNLinearCombinedClassifier(
+                linear_feature_columns=wide,
+                dnn_feature_columns=deep,
+                dnn_hidden_units=[8, 4],
+                dnn_optimizer="Adam",
+                **kw,
+            ),
+            "label",
+        ),
+        "dnn_sgd": (
+            lambda: tf.estimator.DNNClassifier([8, 4], deep, optimizer="SGD", **kw),
+            "label",
+        ),
     }
 
 
@@ -222,16 +251,92 @@ def make_tf1_partitioned(df_train, df_rows):
         json.dump(expected, f, indent=1)
 
 
-def main():
+def example_of(df, i):
+    """Row ``i`` as a ``tf.train.Example``, built and serialized by TF."""
+    feature = {}
+    for key in ROW_KEYS:
+        value = df[key][i]
+        if key in ("label", "hours_class"):
+            feature[key] = tf.train.Feature(int64_list=tf.train.Int64List(value=[int(value)]))
+        elif df[key].dtype == np.float32:
+            feature[key] = tf.train.Feature(float_list=tf.train.FloatList(value=[value]))
+        else:
+            feature[key] = tf.train.Feature(bytes_list=tf.train.BytesList(value=[value.encode()]))
+    return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+
+
+def signature(export_dir):
+    """The ``predict`` signature's inputs and outputs: ``{name: [dtype, shape]}``."""
+    sig = tf.saved_model.load(export_dir).signatures["predict"]
+    inputs = {
+        k: [v.dtype.name, v.shape.as_list()] for k, v in sig.structured_input_signature[1].items()
+    }
+    outputs = {k: [v.dtype.name, v.shape.as_list()] for k, v in sig.structured_outputs.items()}
+    return inputs, outputs
+
+
+def make_examples(df_rows):
+    """``rows.tfrecord``: every row of ``rows.csv`` as a TF-serialized ``tf.Example``; and
+    ``examples.npz`` / ``examples.json``: what TF's export of ``wide_deep_classifier`` with
+    a parsing receiver predicts for the first 64, and what TF's parsing and raw exports
+    record (their ``predict`` signatures, the parse spec)."""
+    serialized = [example_of(df_rows, i) for i in range(len(df_rows["age"]))]
+    with tf.io.TFRecordWriter(os.path.join(OUT, "rows.tfrecord")) as writer:
+        for record in serialized:
+            writer.write(record)
+    wide, deep = columns()
+    spec = fc.make_parse_example_spec(wide + deep)
+    est = models(os.path.join(OUT, "wide_deep_classifier"))["wide_deep_classifier"][0]()
+    scratch = tempfile.mkdtemp()
+    parsing = est.export_saved_model(
+        os.path.join(scratch, "parsing"),
+        tf.estimator.export.build_parsing_serving_input_receiver_fn(spec),
+    ).decode()
+    predict = tf.saved_model.load(parsing).signatures["predict"]
+    out = predict(examples=tf.constant(serialized[:64]))
+    arrays = {k: out[k].numpy() for k in ("probabilities", "logits", "class_ids")}
+    np.savez_compressed(os.path.join(OUT, "examples.npz"), **arrays)
+    raw_features = {
+        k: tf.constant([df_rows[k][0]])
+        for k in ("age", "education", "occupation", "relationship", "hours_per_week")
+    }
+    raw = est.export_saved_model(
+        os.path.join(scratch, "raw"),
+        tf.estimator.export.build_raw_serving_input_receiver_fn(raw_features),
+    ).decode()
+    expected = {
+        "parse_spec": {
+            k: [type(v).__name__, v.dtype.name, list(getattr(v, "shape", []))]
+            for k, v in sorted(spec.items())
+        },
+        "parsing_signature": signature(parsing),
+        "raw_signature": signature(raw),
+    }
+    shutil.rmtree(scratch)
+    with open(os.path.join(OUT, "examples.json"), "w") as f:
+        json.dump(expected, f, indent=1)
+
+
+ROW_KEYS = [k for k in KEEP if k != "income"] + ["label", "hours_class"]
+
+
+def main(argv):
+    """Make the fixtures named in ``argv`` (models, ``tf1_partitioned``, ``examples``), or
+    all of them."""
     os.makedirs(OUT, exist_ok=True)
     df = load()
     df_train, df_rows = df.rows(0, 400), df.rows(400, 720)
-    names = [k for k in KEEP if k != "income"] + ["label", "hours_class"]
-    df_rows.to_csv(os.path.join(OUT, "rows.csv"), names)
-    for name in models(None):
-        make(name, df_train, df_rows)
-    make_tf1_partitioned(df_train, df_rows)
+    names = argv or [*models(None), "tf1_partitioned", "examples"]
+    if not argv:
+        df_rows.to_csv(os.path.join(OUT, "rows.csv"), ROW_KEYS)
+    for name in names:
+        if name == "tf1_partitioned":
+            make_tf1_partitioned(df_train, df_rows)
+        elif name == "examples":
+            make_examples(df_rows)
+        else:
+            make(name, df_train, df_rows)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
