@@ -66,3 +66,14 @@ def test_export_and_serve(capsys):
     assert results["served_rows"] == 30
     assert results["fresh_process_max_diff"] < 1e-5
     assert results["http_max_diff"] < 1e-5
+
+
+def test_tf_takeover(capsys):
+    results = run_tutorial("tf_takeover", [], capsys)  # the committed TF fixtures, 10 steps
+    assert results["tf_variables"] == 42
+    assert results["max_diff_vs_tf"] < 1e-5  # TF-made tf.Examples predict what TF did
+    assert results["max_diff_vs_tf_training"] < 1e-5  # and train on as TF did
+    assert (results["global_step_before"], results["global_step_after"]) == (128, 138)
+    assert results["latest_checkpoint"] == "model.ckpt-138"
+    assert results["accuracy"] > 0.7
+    assert results["served_vs_estimator_diff"] < 1e-6
