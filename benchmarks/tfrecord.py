@@ -11,7 +11,9 @@ file, then times reading and parsing it all, in batches of 1024 records:
 - ``tf TFRecordDataset.batch(1024).map(parse_example)``: TF 2.15's pipeline, only when
   ``import tensorflow`` works (run this script with a TF environment's python to get it).
 
-Each prints one JSON line with records/s (best of ``--repeats``). Usage::
+Each prints one JSON line with records/s (best of ``--repeats`` rounds, the cases taking
+turns in each) and, with TF, the ratio to TF's speed in each round and its median: on a
+loaded machine the per-round ratio is steadier than the best figures. Usage::
 
     python benchmarks/tfrecord.py [--repeats 3] [--rows 32561]
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -48,16 +51,28 @@ def adult_frame(rows):
     return df.iloc[:rows].reset_index(drop=True)
 
 
-def best_rates(cases, rows, repeats):
-    """``{name: records/s}``, best of ``repeats``; the cases take turns in each round so a
+def round_times(cases, repeats):
+    """``{name: [seconds of each round]}``; the cases take turns in each round so a
     change in the (shared) machine's load hits them alike."""
-    best = dict.fromkeys(cases, float("inf"))
+    times = {name: [] for name in cases}
     for _ in range(repeats):
         for name, fn in cases.items():
             start = time.perf_counter()
             fn()
-            best[name] = min(best[name], time.perf_counter() - start)
-    return {name: rows / seconds for name, seconds in best.items()}
+            times[name].append(time.perf_counter() - start)
+    return times
+
+
+def report(times, rows, reference=None):
+    """One JSON line per case: records/s (best round) and, when ``reference`` (TF's case)
+    ran, the speed ratio to it in each round (same round, same load) and their median."""
+    for name, seconds in times.items():
+        line = {"benchmark": name, "records": rows, "records_per_s": round(rows / min(seconds))}
+        if reference is not None:
+            ratios = [ref / own for ref, own in zip(times[reference], seconds)]
+            line["vs_tf_per_round"] = [round(r, 2) for r in ratios]
+            line["vs_tf_median"] = round(statistics.median(ratios), 2)
+        print(json.dumps(line))
 
 
 def colonnade_cases(path):
@@ -86,8 +101,13 @@ def colonnade_cases(path):
         for _ in Dataset.from_tfrecord(path, features):
             pass
 
+    def framing():
+        for _ in read_record_chunks(path):
+            pass
+
     yield "colonnade parse_records(1024)", sliced
     yield "colonnade Dataset.from_tfrecord", dataset
+    yield "colonnade framing and checksums only (read_record_chunks)", framing
 
 
 def protobuf_cases(path):
@@ -143,6 +163,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rows", type=int, default=32561)
+    parser.add_argument("--no-protobuf", action="store_true", help="skip the protobuf case")
     args = parser.parse_args(argv)
     from colonnade.data.tfrecord import write_tfrecord
 
@@ -150,11 +171,11 @@ def main(argv=None):
         path = os.path.join(tmp, "adult.tfrecord")
         write_tfrecord(adult_frame(args.rows), path)
         cases = dict(tf_cases(path))
+        reference = next(iter(cases), None)
         cases.update(colonnade_cases(path))
-        cases.update(protobuf_cases(path))
-        for name, rate in best_rates(cases, args.rows, args.repeats).items():
-            line = {"benchmark": name, "records": args.rows, "records_per_s": round(rate)}
-            print(json.dumps(line))
+        if not args.no_protobuf:
+            cases.update(protobuf_cases(path))
+        report(round_times(cases, args.repeats), args.rows, reference)
 
 
 if __name__ == "__main__":

@@ -207,31 +207,41 @@ def _frame(data, base, path, compression, final):
     """``(starts, ends, consumed)``: the complete records at the front of ``data``, their
     data ranges and how many bytes they take; every checksum is checked.
 
-    The walk from header to header is the only per-record Python work (with the two
-    CRC32C calls); the stored checksums are compared for all records at once after.
+    The walk from header to header and one CRC32C call per record's data are the only
+    per-record Python work. A length's checksum depends only on the length, so it is
+    computed once per distinct length (a file's records have few); the stored checksums
+    are compared for all records at once.
     """
     size = len(data)
     off = 0
     heads = []
-    unpack = _LENGTH.unpack_from
-    while size - off >= HEADER_BYTES:
-        after = off + HEADER_BYTES + FOOTER_BYTES + unpack(data, off)[0]
+    append, unpack = heads.append, _LENGTH.unpack_from  # locals: this loop runs per record
+    last_head, framing = size - HEADER_BYTES, HEADER_BYTES + FOOTER_BYTES
+    while off <= last_head:
+        after = off + framing + unpack(data, off)[0]
         if after > size:
             break
-        heads.append(off)
+        append(off)
         off = after
     # The walk trusted each length before its checksum was checked: a bad one is found
     # below at its own record, which is reported before anything read past it.
-    value = google_crc32c.value  # takes bytes only, so each record is sliced (copied)
-    head_crcs = [value(data[h : h + 8]) for h in heads]
     heads = np.array(heads, dtype=np.int64)
     starts = heads + HEADER_BYTES
     ends = np.append(heads[1:], off) - FOOTER_BYTES
     if heads.size:
-        data_crcs = [value(data[s:e]) for s, e in zip(starts.tolist(), ends.tolist())]
+        value = google_crc32c.value  # takes bytes only, so each record is sliced (copied)
+        # map() keeps the per-record calls out of the interpreter loop
+        data_crcs = np.fromiter(
+            map(value, map(data.__getitem__, map(slice, starts.tolist(), ends.tolist()))),
+            dtype=np.uint64,
+            count=heads.size,
+        )
+        lengths, which = np.unique(ends - starts, return_inverse=True)
+        length_crcs = [value(_LENGTH.pack(n)) for n in lengths.tolist()]
+        head_crcs = np.array(length_crcs, dtype=np.uint64)[which]
         view = np.frombuffer(data, dtype=np.uint8)
-        bad_head = _mask(np.array(head_crcs)) != _stored_crcs(view, heads + 8)
-        bad_data = _mask(np.array(data_crcs)) != _stored_crcs(view, ends)
+        bad_head = _mask(head_crcs) != _stored_crcs(view, heads + 8)
+        bad_data = _mask(data_crcs) != _stored_crcs(view, ends)
         if bad_head.any() or bad_data.any():
             i = int(np.argmax(bad_head | bad_data))
             reason = (
