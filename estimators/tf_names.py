@@ -16,8 +16,10 @@ TF also saves its optimizers' hyperparameters (``training/Ftrl/learning_rate``,
 they are neither saved nor read.
 
 :func:`restore_tf_checkpoint` loads a TF checkpoint into an estimator: TF 2.15's names
-above, or TF 1.x's (slots ``<variable>/Ftrl`` and ``<variable>/Ftrl_1``; partitioned
-variables are joined by the reader).
+above, or TF 1.x's (slots ``<variable>/Ftrl`` and ``<variable>/Ftrl_1``, or
+``<variable>/t_0/Adam`` as ``tf.compat.v1`` estimators write them in TF 2; Adam's
+``beta1_power`` at the top level or in a name scope; partitioned variables are joined by
+the reader).
 """
 
 from __future__ import annotations
@@ -117,8 +119,9 @@ def expected_tf_variables(checkpoint, parts) -> dict:
     optimizers = {path: optimizer for path, optimizer, _ in parts}
     for _, (var, meta) in graph.slots().items():
         suffix = optimizers[meta["optimizer"]].slot_suffixes()[meta["slot"]]
-        tf1_name = f"{rename(meta['variable'], None)}/{suffix}"
-        out[rename("", meta)] = (var, [tf1_name])
+        variable = rename(meta["variable"], None)
+        # TF 1.x: ``v/Adam``; tf.compat.v1 estimators in TF 2 write ``v/t_0/Adam``
+        out[rename("", meta)] = (var, [f"{variable}/{suffix}", f"{variable}/t_0/{suffix}"])
     return out
 
 
@@ -166,6 +169,15 @@ def _read(reader, names: tuple, shape: tuple) -> np.ndarray:
     return full
 
 
+def _tf1_non_slot(saved: dict, name: str) -> list:
+    """TF 1.x keeps Adam's ``beta1_power`` outside ``training/``: at the top level, or in
+    the name scope the optimizer ran in (``dnn/head/beta1_power``)."""
+    key = name.rpartition("/")[2]
+    if key not in DERIVED_NON_SLOTS:
+        return []
+    return [n for n in saved if n.rpartition("/")[2] == key and not n.startswith("training/")]
+
+
 def restore_tf_checkpoint(path: str, checkpoint, parts, global_step) -> None:
     """Load TF checkpoint ``path`` into the estimator's variables and slots.
 
@@ -180,8 +192,10 @@ def restore_tf_checkpoint(path: str, checkpoint, parts, global_step) -> None:
     expected = expected_tf_variables(checkpoint, parts)
     prefixes = optimizer_prefixes(parts)
     matched, missing, problems = {}, [], []  # matched: tuple of saved names -> Variable
+    restored = set()  # the expected names found
     for name, (var, alternatives) in expected.items():
-        found = _find(saved, [name, *alternatives])
+        tf1_non_slot = _tf1_non_slot(saved, name)
+        found = _find(saved, [name, *alternatives, *tf1_non_slot[: len(tf1_non_slot) == 1]])
         if found is None:
             if name.rpartition("/")[2] in ("iter", *DERIVED_NON_SLOTS):
                 continue  # filled from global_step below
@@ -189,6 +203,7 @@ def restore_tf_checkpoint(path: str, checkpoint, parts, global_step) -> None:
             continue
         names, shape = found
         matched[tuple(names)] = var
+        restored.add(name)
         if shape != tuple(var.shape):
             problems.append(
                 f"{names[0]!r}: the checkpoint has shape {shape}, the model has {tuple(var.shape)}"
@@ -218,9 +233,9 @@ def restore_tf_checkpoint(path: str, checkpoint, parts, global_step) -> None:
         var.assign(values[names].astype(var.dtype, copy=False))
     step = np.int64(global_step.numpy())
     for name, (var, _) in expected.items():
-        if name.endswith("/iter") and (name,) not in matched:
+        if name.endswith("/iter") and name not in restored:
             var.assign(step)
     for path, optimizer, _ in parts:
         powers = [f"{prefixes[path]}/{k}" for k in DERIVED_NON_SLOTS]
-        if any((name,) not in matched for name in powers if name in expected):
+        if any(name not in restored for name in powers if name in expected):
             optimizer.set_powers_from_step()

@@ -290,3 +290,38 @@ def test_named_adam_is_keras_adam():
     assert opt._hyper["epsilon"] == 1e-7 and opt._hyper["learning_rate"] == 0.001
     mine = E.DNNClassifier([4], columns()[1], optimizer={"name": "Adam", "epsilon": 1e-8})
     assert mine._parts[0][1]._hyper["epsilon"] == 1e-8
+
+
+def test_tf1_adam_checkpoint(tmp_path):
+    """A ``tf.compat.v1`` DNNClassifier trained with TF1's AdamOptimizer (by name: learning
+    rate 0.05, epsilon 1e-8; loss summed over the batch): slots ``<variable>/t_0/Adam`` and ``Adam_1`` and
+    ``dnn/head/beta1_power`` are read, and 10 more steps equal TF's."""
+    meta, want = expected("tf1_adam")
+    model_dir = tmp_path / "tf1_adam"
+    shutil.copytree(os.path.join(GOLDEN, "tf1_adam"), model_dir)
+    _, deep = columns()
+    est = E.DNNClassifier(  # tf.compat.v1's canned estimators sum the loss over the batch
+        [8, 4],
+        deep,
+        optimizer=cn.train.AdamOptimizer(0.05),
+        loss_reduction=cn.core.Reduction.SUM,
+        model_dir=str(model_dir),
+    )
+    assert est.get_variable_value("global_step") == 20
+    power = est.get_variable_value("training/Adam/beta1_power")
+    np.testing.assert_allclose(power, want["after/dnn/head/beta1_power"] / 0.9**10, rtol=1e-5)
+    est.train(batches(rows(), "label"), steps=10)
+    assert est.global_step == 30
+    for tf_name, _ in meta["variables_30"]:
+        ours = tf_name.replace("/t_0/Adam_1", "/v").replace("/t_0/Adam", "/m")
+        if ours.startswith("dnn/head/"):
+            ours = "training/Adam/" + ours.rpartition("/")[2]
+        elif ours.endswith(("/m", "/v")):
+            ours = "training/Adam/" + ours
+        np.testing.assert_allclose(
+            est.get_variable_value(ours),
+            want[f"after/{tf_name}"],
+            rtol=1e-5,
+            atol=1e-5,
+            err_msg=tf_name,
+        )

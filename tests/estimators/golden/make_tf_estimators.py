@@ -26,7 +26,10 @@ replaced by ``_``). For each model ``expected.npz`` holds:
 ``.../weights/part_0/Ftrl`` and ``Ftrl_1``), trained 20 steps.
 
 ``dnn_adam`` and ``wide_deep_adam`` train their DNN with ``"Adam"`` (Keras' legacy Adam:
-slots ``m``, ``v``, no ``beta1_power``), ``dnn_sgd`` with ``"SGD"``.
+slots ``m``, ``v``, no ``beta1_power``), ``dnn_sgd`` with ``"SGD"``. ``tf1_adam/`` is a
+``tf.compat.v1.estimator.DNNClassifier`` with ``"Adam"`` (TF1's ``AdamOptimizer``: slots
+``.../Adam`` and ``Adam_1``, ``beta1_power``), trained 20 steps, with ``tf1_adam.npz``
+holding its variables after 10 more.
 
 ``rows.tfrecord`` holds the rows of ``rows.csv`` as ``tf.Example`` records serialized and
 written by TF; ``examples.npz`` what TF's export of ``wide_deep_classifier`` with a
@@ -229,6 +232,38 @@ def make(name, df_train, df_rows):
         json.dump(expected, f, indent=1)
 
 
+def make_tf1_adam(df_train, df_rows):
+    """A ``tf.compat.v1.estimator.DNNClassifier`` with ``optimizer="Adam"`` (TF1's
+    ``AdamOptimizer`` at 0.05: slots ``<variable>/Adam`` and ``Adam_1``, and
+    ``beta1_power``/``beta2_power``), trained 20 steps, then 10 more on ``rows.csv``."""
+    model_dir = os.path.join(OUT, "tf1_adam")
+    shutil.rmtree(model_dir, ignore_errors=True)
+    _, deep = columns()
+    config = tf.estimator.RunConfig(tf_random_seed=7, save_checkpoints_steps=1000)
+
+    def build(directory):
+        return tf.compat.v1.estimator.DNNClassifier(
+            [8, 4], deep, model_dir=directory, config=config, optimizer="Adam"
+        )
+
+    build(model_dir).train(input_fn(df_train, "label", repeat=True), steps=20)
+    keep_only(model_dir, 20)
+    expected = {"label": "label", "variables_20": listing(os.path.join(model_dir, "model.ckpt-20"))}
+    scratch = tempfile.mkdtemp()
+    shutil.copytree(model_dir, os.path.join(scratch, "m"))
+    build(os.path.join(scratch, "m")).train(input_fn(df_rows, "label", repeat=False), steps=10)
+    prefix = os.path.join(scratch, "m", "model.ckpt-30")
+    expected["variables_30"] = listing(prefix)
+    arrays = {
+        f"after/{var}": np.asarray(tf.train.load_variable(prefix, var))
+        for var, _ in tf.train.list_variables(prefix)
+    }
+    shutil.rmtree(scratch)
+    np.savez_compressed(os.path.join(OUT, "tf1_adam.npz"), **arrays)
+    with open(os.path.join(OUT, "tf1_adam.json"), "w") as f:
+        json.dump(expected, f, indent=1)
+
+
 def make_tf1_partitioned(df_train, df_rows):
     model_dir = os.path.join(OUT, "tf1_partitioned")
     shutil.rmtree(model_dir, ignore_errors=True)
@@ -326,12 +361,14 @@ def main(argv):
     os.makedirs(OUT, exist_ok=True)
     df = load()
     df_train, df_rows = df.rows(0, 400), df.rows(400, 720)
-    names = argv or [*models(None), "tf1_partitioned", "examples"]
+    names = argv or [*models(None), "tf1_partitioned", "tf1_adam", "examples"]
     if not argv:
         df_rows.to_csv(os.path.join(OUT, "rows.csv"), ROW_KEYS)
     for name in names:
         if name == "tf1_partitioned":
             make_tf1_partitioned(df_train, df_rows)
+        elif name == "tf1_adam":
+            make_tf1_adam(df_train, df_rows)
         elif name == "examples":
             make_examples(df_rows)
         else:
