@@ -194,8 +194,9 @@ def restore_tf_checkpoint(path: str, checkpoint, parts, global_step) -> None:
     matched, missing, problems = {}, [], []  # matched: tuple of saved names -> Variable
     restored = set()  # the expected names found
     for name, (var, alternatives) in expected.items():
-        tf1_non_slot = _tf1_non_slot(saved, name)
-        found = _find(saved, [name, *alternatives, *tf1_non_slot[: len(tf1_non_slot) == 1]])
+        scoped = _tf1_non_slot(saved, name)
+        scoped = scoped if len(scoped) == 1 else []  # two TF1 Adams: ambiguous, not guessed
+        found = _find(saved, [name, *alternatives, *scoped])
         if found is None:
             if name.rpartition("/")[2] in ("iter", *DERIVED_NON_SLOTS):
                 continue  # filled from global_step below

@@ -294,8 +294,8 @@ def test_named_adam_is_keras_adam():
 
 def test_tf1_adam_checkpoint(tmp_path):
     """A ``tf.compat.v1`` DNNClassifier trained with TF1's AdamOptimizer (by name: learning
-    rate 0.05, epsilon 1e-8; loss summed over the batch): slots ``<variable>/t_0/Adam`` and ``Adam_1`` and
-    ``dnn/head/beta1_power`` are read, and 10 more steps equal TF's."""
+    rate 0.05, epsilon 1e-8; loss summed over the batch): slots ``<variable>/t_0/Adam``
+    and ``Adam_1`` and ``dnn/head/beta1_power`` are read, and 10 more steps equal TF's."""
     meta, want = expected("tf1_adam")
     model_dir = tmp_path / "tf1_adam"
     shutil.copytree(os.path.join(GOLDEN, "tf1_adam"), model_dir)
