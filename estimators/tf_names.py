@@ -39,6 +39,11 @@ slots (``accumulator``, ``linear``, ``m``, ``v``, ``momentum``, ``rms``) share t
 NON_SLOT_NAMES = {"iterations": "iter"}
 """colonnade optimizer-level variable -> Keras' name."""
 
+KERAS_RMSPROP = "training/RMSprop/"
+"""Where Keras' RMSprop keeps its state (``rms`` from 0, epsilon added outside the root,
+no ``momentum`` slot when momentum is 0): not TF1's ``RMSPropOptimizer``, so a TF
+model_dir trained with ``"RMSProp"`` is refused with a hint to warm-start instead."""
+
 DERIVED_NON_SLOTS = ("beta1_power", "beta2_power")
 """Adam's optimizer-level state that Keras' Adam does not keep: a TF checkpoint lacking
 them gives ``beta^(iter + 1)`` (``AdamOptimizer.set_powers_from_step``)."""
@@ -221,11 +226,19 @@ def restore_tf_checkpoint(path: str, checkpoint, parts, global_step) -> None:
             what.append(f"the model has variables the checkpoint lacks: {_listing(missing)}")
         if extra:
             what.append(f"the checkpoint has variables the model lacks: {_listing(extra)}")
+        hint = ""
+        if any(n.startswith(KERAS_RMSPROP) for n in extra):
+            hint = (
+                f" (its optimizer is Keras' RMSprop, {KERAS_RMSPROP}...: its state is not "
+                "TF1's RMSPropOptimizer's and cannot be taken over; warm-start the weights "
+                "into a new model_dir: warm_start_from=WarmStartSettings(<this model_dir>, "
+                "vars_to_warm_start='^(dnn|linear)/'))"
+            )
         raise ValueError(
             f"TF checkpoint {path} does not match the model's columns and layers: "
             + "; ".join(what)
             + ". Build the estimator with the columns, hidden units and optimizers the TF "
-            "model was trained with, or start from it with warm_start_from"
+            "model was trained with, or start from it with warm_start_from" + hint
         )
     if problems:
         raise ValueError(f"cannot restore TF checkpoint {path}: " + "; ".join(problems))

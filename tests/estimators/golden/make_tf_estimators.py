@@ -26,7 +26,9 @@ replaced by ``_``). For each model ``expected.npz`` holds:
 ``.../weights/part_0/Ftrl`` and ``Ftrl_1``), trained 20 steps.
 
 ``dnn_adam`` and ``wide_deep_adam`` train their DNN with ``"Adam"`` (Keras' legacy Adam:
-slots ``m``, ``v``, no ``beta1_power``), ``dnn_sgd`` with ``"SGD"``. ``tf1_adam/`` is a
+slots ``m``, ``v``, no ``beta1_power``), ``dnn_sgd`` with ``"SGD"``, ``dnn_rmsprop`` with
+``"RMSProp"`` (Keras' RMSprop, which colonnade does not take over: the test checks the
+refusal). ``tf1_adam/`` is a
 ``tf.compat.v1.estimator.DNNClassifier`` with ``"Adam"`` (TF1's ``AdamOptimizer``: slots
 ``.../Adam`` and ``Adam_1``, ``beta1_power``), trained 20 steps, with ``tf1_adam.npz``
 holding its variables after 10 more.
@@ -174,6 +176,10 @@ def models(model_dir):
         ),
         "dnn_sgd": (
             lambda: tf.estimator.DNNClassifier([8, 4], deep, optimizer="SGD", **kw),
+            "label",
+        ),
+        "dnn_rmsprop": (
+            lambda: tf.estimator.DNNClassifier([8], deep, optimizer="RMSProp", **kw),
             "label",
         ),
     }
