@@ -169,10 +169,12 @@ def run(args, work) -> dict:
         print(f"{len(names)} variables after {args.steps} steps vs TF's after the same steps: "
               f"max difference {max_diff_vs_tf_training:.2e}")  # fmt: skip
 
-    # 4. Evaluate, export for tf.Example clients, serve one record.
+    # 4. Evaluate (here on the same records: a real job keeps a held-out TFRecord file),
+    #    export for tf.Example clients, serve one record.
     metrics = model.evaluate(lambda: data.batch(64))
+    wide, deep = columns()
     receiver = cn.estimators.export.build_parsing_serving_input_receiver_fn(
-        fc.make_parse_example_spec(sum(columns(), []))
+        fc.make_parse_example_spec(wide + deep)
     )
     export = model.export_saved_model(os.path.join(work, "exports"), receiver)
     predictor = cn.load(export)
