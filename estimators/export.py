@@ -96,8 +96,12 @@ def portable_config(config, copy_vocabulary):
 
 
 def _new_export_dir(base: str) -> str:
+    """``base/<timestamp>``, numbered above every export already there (the newest is
+    the highest number, even when exports come faster than a second apart and older
+    ones are deleted)."""
     os.makedirs(base, exist_ok=True)
-    stamp = int(time.time())
+    taken = [int(n) for n in os.listdir(base) if n.isdigit()]
+    stamp = max([int(time.time()), *(t + 1 for t in taken)])
     while os.path.exists(os.path.join(base, str(stamp))):
         stamp += 1
     return os.path.join(base, str(stamp))

@@ -9,9 +9,10 @@ which each export is a timestamped directory (``estimator.export_saved_model``'s
 * :class:`LatestExporter` exports after every evaluation and keeps the newest
   ``exports_to_keep``;
 * :class:`BestExporter` exports when the evaluation beats the best so far (lower
-  ``loss`` by default, or ``compare_fn(best_eval_result, current_eval_result)``), the
-  first evaluation always; a restarted job reads the best so far back from the event
-  files ``evaluate`` wrote (``event_file_pattern``, relative to ``model_dir``);
+  ``loss`` by default, or ``compare_fn(best_eval_result, current_eval_result)``). As TF,
+  it reads the best so far from the event files ``evaluate`` wrote
+  (``event_file_pattern``, relative to ``model_dir``), and its first export of a run
+  happens at the run's first evaluation whatever that best was;
 * :class:`FinalExporter` exports once, at the evaluation of the last step
   (``TrainSpec.max_steps``; without one, as TF, never).
 
