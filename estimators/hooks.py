@@ -54,6 +54,7 @@ import contextlib
 import inspect
 import json
 import logging
+import math
 import os
 import threading
 import time
@@ -103,17 +104,28 @@ class SessionRunArgs(collections.namedtuple("SessionRunArgs", ["fetches", "feed_
         return super().__new__(cls, fetches, feed_dict, options)
 
 
-class SessionRunValues(
-    collections.namedtuple("SessionRunValues", ["results", "options", "run_metadata"])
-):
-    """What ``after_run`` gets: ``results``, the fetched values in the fetches'
-    structure. ``values["loss"]`` (a string key) is the old colonnade form, kept
-    through the adapter with a ``DeprecationWarning``."""
+class SessionRunValues:
+    """What ``after_run`` gets (TF's fields): ``results``, the fetched values in the
+    fetches' structure, ``options`` and ``run_metadata`` (``None``). It unpacks as TF's
+    named tuple. ``values["loss"]`` (a string key) is the old colonnade form, kept
+    through the adapter with a ``DeprecationWarning``.
 
-    def __new__(cls, results, options=None, run_metadata=None, legacy=None):
-        self = super().__new__(cls, results, options, run_metadata)
+    >>> results, options, run_metadata = SessionRunValues({"loss": 0.5})
+    >>> results
+    {'loss': 0.5}
+    """
+
+    __slots__ = ("results", "options", "run_metadata", "_legacy")
+
+    def __init__(self, results, options=None, run_metadata=None, legacy=None):
+        self.results, self.options, self.run_metadata = results, options, run_metadata
         self._legacy = legacy
-        return self
+
+    def __iter__(self):
+        return iter((self.results, self.options, self.run_metadata))
+
+    def __repr__(self) -> str:
+        return f"SessionRunValues(results={self.results!r})"
 
     def __getitem__(self, key):
         if isinstance(key, str):
@@ -124,7 +136,7 @@ class SessionRunValues(
                 stacklevel=2,
             )
             return (self._legacy or {})[key]
-        return super().__getitem__(key)
+        return (self.results, self.options, self.run_metadata)[key]
 
     def get(self, key, default=None):
         """The old form's ``values.get(name, default)`` (see ``__getitem__``)."""
@@ -252,6 +264,8 @@ class StepValues:
         return {"loss": self.loss, "global_step": self.after, "rows": self.rows}
 
     def _lookup(self, name: str, hook):
+        if name == "loss":  # the common fetches first, without the suffix check
+            return np.float32(self.loss)
         key = name[:-2] if name.endswith(":0") else name
         if key == "loss":
             return np.float32(self.loss)
@@ -445,13 +459,21 @@ class NanTensorHook(SessionRunHook):
         self.key = loss_tensor if isinstance(loss_tensor, str) else "loss"
         self.fail_on_nan_loss = fail_on_nan_loss
 
+    def begin(self) -> None:
+        self._args = SessionRunArgs(self.key)
+        self._estimator = running_estimator("NanTensorHook")
+
     def before_run(self, run_context):
-        return SessionRunArgs({"loss": self.key, "step": "global_step"})
+        return self._args
 
     def after_run(self, run_context, run_values) -> None:
-        value = run_values.results["loss"]
-        if not np.all(np.isfinite(value)):
-            step = int(run_values.results["step"]) + 1
+        value = run_values.results
+        if isinstance(value, np.floating):
+            finite = math.isfinite(value)
+        else:
+            finite = bool(np.isfinite(value).all())
+        if not finite:
+            step = self._estimator.global_step
             message = f"model diverged with loss = {value} at step {step}"
             if self.fail_on_nan_loss:
                 raise NanLossDuringTrainingError(message)

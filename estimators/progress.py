@@ -111,15 +111,15 @@ class ProgressHook(SessionRunHook):
         self.loss_total, self.steps, self._shown_at = 0.0, 0, 0.0
 
     def before_run(self, run_context):
-        return self._fetches
+        return None if self.bar.disable else self._fetches
 
     _fetches = SessionRunArgs({"loss": "loss", "rows": "rows"})
 
     def after_run(self, run_context, run_values) -> None:
+        if self.bar.disable:  # nothing shown: nothing fetched
+            return
         self.loss_total += float(run_values.results["loss"])
         self.steps += 1
-        if self.bar.disable:
-            return
         self.bar.update(1 if self.total_steps is not None else int(run_values.results["rows"]))
         now = time.monotonic()
         if now - self._shown_at >= MIN_INTERVAL:
