@@ -448,3 +448,20 @@ def test_a_model_fns_training_hooks_run(tmp_path):
     est.train(input_fn, steps=3, verbose=0)
     est.train(input_fn, steps=2, verbose=0)
     assert len(seen) == 5
+
+
+def test_a_canned_estimator_with_the_best_exporter(tmp_path):
+    est = canned(tmp_path)
+    best = E.BestExporter(exports_to_keep=2)
+    result, exports = E.train_and_evaluate(
+        est,
+        E.TrainSpec(input_fn, max_steps=6),
+        E.EvalSpec(input_fn, exporters=[best], start_delay_secs=0, throttle_secs=0),
+    )
+    assert result["global_step"] == 6
+    # gradient descent on a convex loss: every evaluation is the best so far
+    assert export_steps(os.path.join(est.model_dir, "export", "best_exporter")) == [4, 6]
+    w, b = numpy_weights(6)
+    got = cn.load(exports[0]).predict({"x": X[:, 0]})["predictions"].to_numpy()
+    np.testing.assert_allclose(got.astype(float), (w * X + b)[:, 0], rtol=1e-5)
+    assert best.best_eval_result["loss"] == pytest.approx(numpy_loss(6), rel=1e-5)
