@@ -13,7 +13,8 @@ What a hook may fetch (a name, ``name:0`` as TF writes it, or the variable itsel
 
 * ``"loss"``: the step's loss (float32);
 * ``"global_step"``, or ``cn.train.get_global_step()`` called in ``begin()``: the global
-  step *as read at the start of the step*, as TF's hooks see it (they add 1);
+  step *as read at the start of the step*, which TF's own hooks assume (they add 1; TF
+  reads it in the same run as the update, in no fixed order);
 * ``"rows"``: the batch's number of rows;
 * the prediction keys of the step (a canned estimator's head's: ``logits``,
   ``probabilities``...; a custom ``model_fn``'s ``predictions`` of its TRAIN spec),

@@ -1,8 +1,10 @@
 """Hooks with TF's signatures: call order, fetches, stopping, listeners, the step counter,
 the adapter for colonnade's first hooks, and hooks in evaluate/predict."""
 
+import json
 import logging
 import os
+import pathlib
 
 import numpy as np
 import pytest
@@ -411,3 +413,65 @@ def test_evaluate_and_predict_call_hooks_per_batch(tmp_path):
     fetched.clear()
     predictions = list(est.predict(lambda: iter(batches), hooks=[Fetch(calls)], verbose=0))
     assert len(predictions) == 8 and calls[-1] == ("end", None)
+
+
+# ---------------------------------------------------------------- against TensorFlow
+
+GOLDEN = pathlib.Path(__file__).parent / "golden" / "tf_hooks.json"  # make_tf_hooks.py
+
+
+class TFRecorder(E.SessionRunHook):
+    """make_tf_hooks.py's hook, with ``tf.`` renamed ``cn.``."""
+
+    def __init__(self):
+        self.calls, self.fetched = [], []
+
+    def begin(self):
+        self.calls.append("begin")
+        self._step = cn.train.get_global_step()
+
+    def after_create_session(self, session, coord):
+        self.calls.append("after_create_session")
+
+    def before_run(self, run_context):
+        self.calls.append("before_run")
+        return E.SessionRunArgs({"step": self._step, "loss": "loss:0", "y": "y:0"})
+
+    def after_run(self, run_context, run_values):
+        self.calls.append("after_run")
+        r = run_values.results
+        self.fetched.append(
+            {"step": int(r["step"]), "loss": float(r["loss"]), "y": r["y"][:, 0].tolist()}
+        )
+
+    def end(self, session):
+        self.calls.append("end")
+
+
+def test_a_hook_sees_what_it_sees_in_tensorflow(tmp_path):
+    tf = json.loads(GOLDEN.read_text())
+    est = estimator(tmp_path)
+    train = TFRecorder()
+    est.train(input_fn, steps=4, hooks=[train], verbose=0)
+    assert train.calls == tf["train_calls"]
+    for ours, theirs in zip(train.fetched, tf["train_fetched"]):
+        assert ours["loss"] == pytest.approx(theirs["loss"], rel=1e-6)
+        np.testing.assert_allclose(ours["y"], theirs["y"], rtol=1e-6, atol=1e-7)
+    # TF reads the global step in the same run as the update, in no fixed order (its
+    # file has 0, 2, 3, 3); colonnade gives the value before the step, which TF's own
+    # hooks assume when they add 1.
+    assert tf["train_fetched"][0]["step"] == 0
+    assert [f["step"] for f in train.fetched] == [0, 1, 2, 3]
+
+    evaluation = TFRecorder()
+    batches = [({"x": X[i : i + 4]}, Y[i : i + 4]) for i in (0, 4)]
+    results = est.evaluate(lambda: iter(batches), hooks=[evaluation], verbose=0)
+    # TF calls before_run once more, for the run that meets the end of the input (and no
+    # after_run); colonnade knows the input ended before a step.
+    assert tf["eval_calls"][-2:] == ["before_run", "end"]
+    assert evaluation.calls == tf["eval_calls"][:-2] + ["end"]
+    for ours, theirs in zip(evaluation.fetched, tf["eval_fetched"]):
+        assert ours["step"] == theirs["step"] == 4
+        assert ours["loss"] == pytest.approx(theirs["loss"], rel=1e-6)
+        np.testing.assert_allclose(ours["y"], theirs["y"], rtol=1e-6, atol=1e-7)
+    assert results["loss"] == pytest.approx(tf["eval_loss"], rel=1e-6)
