@@ -457,6 +457,7 @@ class CannedEstimator:
             saving_listeners: callables called with each checkpoint's path once it is
                 written.
             verbose: ``"auto"``, ``0``, ``1`` or ``2``, as in :meth:`fit`."""
+        self._refuse_while_overridden()
         with self._training_lock():
             return self._train(input_fn, steps, max_steps, hooks, saving_listeners, verbose)
 
@@ -709,6 +710,7 @@ class CannedEstimator:
     def _from_checkpoint(self, checkpoint_path):
         """Hold model_dir's latest state meanwhile, or with ``checkpoint_path`` that
         checkpoint's; the variables hold what they held before afterwards."""
+        self._refuse_while_overridden()
         if checkpoint_path is None:
             self._restore_or_warm_start()
             yield
@@ -734,6 +736,16 @@ class CannedEstimator:
             self._holds, self._restored = state
             if set(self._checkpoint.named_variables(include_slots=True)) != set(before):
                 self._holds, self._restored = None, False  # new variables: restore anew
+
+    def _refuse_while_overridden(self) -> None:
+        """Refuse to use the variables while a ``predict(checkpoint_path=...)`` iterator
+        holds another checkpoint's values in them (until it ends or is closed)."""
+        if self._override is not None:
+            raise RuntimeError(
+                f"a predict(checkpoint_path={self._override!r}) iterator of this estimator "
+                "is still open and holds that checkpoint's values: exhaust it or call its "
+                "close() first"
+            )
 
     def _spec_hooks(self, features, labels, mode) -> list:
         """Hooks a ``model_fn``'s spec brings for ``mode`` (custom estimators)."""
@@ -873,6 +885,7 @@ class CannedEstimator:
             checkpoint_path: export this checkpoint rather than model_dir's latest."""
         del as_text
         if checkpoint_path is None:
+            self._refuse_while_overridden()
             return export_estimator(self, export_dir_base, serving_input_receiver_fn, assets_extra)
         with self._from_checkpoint(checkpoint_path):
             return export_estimator(self, export_dir_base, serving_input_receiver_fn, assets_extra)

@@ -225,8 +225,8 @@ def running(estimator):
     stack.append(estimator)
     try:
         yield
-    finally:
-        stack.pop()
+    finally:  # its own entry: a predict iterator may be closed after others began
+        del stack[len(stack) - 1 - stack[::-1].index(estimator)]
 
 
 def running_estimator(what: str):

@@ -465,3 +465,20 @@ def test_a_canned_estimator_with_the_best_exporter(tmp_path):
     got = cn.load(exports[0]).predict({"x": X[:, 0]})["predictions"].to_numpy()
     np.testing.assert_allclose(got.astype(float), (w * X + b)[:, 0], rtol=1e-5)
     assert best.best_eval_result["loss"] == pytest.approx(numpy_loss(6), rel=1e-5)
+
+
+def test_an_open_predict_iterator_from_a_checkpoint_blocks_other_uses(tmp_path):
+    est = custom(tmp_path)
+    est.train(input_fn, steps=4, verbose=0)
+    first = os.path.join(est.model_dir, "model.ckpt-2")
+    batches = [({"x": X[i : i + 4]}, None) for i in (0, 4)]
+    iterator = est.predict(lambda: iter(batches), checkpoint_path=first, verbose=0)
+    next(iterator)
+    with pytest.raises(RuntimeError, match="iterator of this estimator is still open"):
+        est.train(input_fn, steps=1, verbose=0)
+    with pytest.raises(RuntimeError, match="still open"):
+        est.evaluate(input_fn, verbose=0)
+    iterator.close()  # restores the estimator's own state
+    assert est.evaluate(input_fn, verbose=0)["global_step"] == 4
+    est.train(input_fn, steps=1, verbose=0)
+    assert est.global_step == 5
