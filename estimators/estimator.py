@@ -596,6 +596,17 @@ class CannedEstimator:
                 out[key] = lambda key=key: prediction(key)
         return out
 
+    def _batch_tensors(self, predictions):
+        """The fetchable names of an evaluation or prediction batch: its predictions by
+        key and the model's variables (``tensors()`` of :class:`~.hooks.StepValues`)."""
+
+        def table():
+            out = {name: var.numpy for name, var in self._model_variables().items()}
+            out.update({key: (lambda value=value: value) for key, value in predictions.items()})
+            return out
+
+        return table
+
     @contextlib.contextmanager
     def _hook_scope(self):
         """Where hooks' ``begin``/``end`` run: ``cn.train.get_global_step()`` is this
@@ -683,7 +694,7 @@ class CannedEstimator:
                         self.global_step,
                         self.global_step,
                         inputs.num_rows(features),
-                        _lazy_table(predictions),
+                        self._batch_tensors(predictions),
                         self._global_step,
                     ),
                 )
@@ -813,11 +824,11 @@ class CannedEstimator:
                     runner.after_run(
                         context,
                         StepValues(
-                            float("nan"),
+                            None,
                             self.global_step,
                             self.global_step,
                             inputs.num_rows(features),
-                            _lazy_table(predictions),
+                            self._batch_tensors(predictions),
                             self._global_step,
                         ),
                     )
@@ -1034,11 +1045,6 @@ class _HeadEvaluation:
 
     def results(self) -> dict:
         return self.estimator.head.results(self.metrics)
-
-
-def _lazy_table(predictions) -> callable:
-    """Fetchable names of an evaluation or prediction batch: its predictions by key."""
-    return lambda: {key: (lambda value=value: value) for key, value in predictions.items()}
 
 
 def _with_nan_check(hooks: list) -> list:

@@ -251,8 +251,9 @@ def _global_step_variable(what: str):
 
 
 class StepValues:
-    """What one step produced, for the hooks to fetch from: ``loss`` (float), the global
-    step before and after the step, the batch's ``rows``, and ``tensors()``, the
+    """What one step produced, for the hooks to fetch from: ``loss`` (float; ``None`` in
+    predict), the global step before and after the step, the batch's ``rows``, and
+    ``tensors()``, the
     estimator's further fetchable names (``name -> zero-argument function``)."""
 
     __slots__ = ("loss", "before", "after", "rows", "_tensors", "_table", "_step_variable")
@@ -265,10 +266,10 @@ class StepValues:
         return {"loss": self.loss, "global_step": self.after, "rows": self.rows}
 
     def _lookup(self, name: str, hook):
-        if name == "loss":  # the common fetches first, without the suffix check
+        if name == "loss" and self.loss is not None:  # the common fetch, without the checks
             return np.float32(self.loss)
         key = name[:-2] if name.endswith(":0") else name
-        if key == "loss":
+        if key == "loss" and self.loss is not None:  # predict has none
             return np.float32(self.loss)
         if key == "global_step":
             return np.int64(self.before)
@@ -277,7 +278,8 @@ class StepValues:
         if self._table is None:
             self._table = self._tensors()
         if key not in self._table:
-            names = sorted({"loss", "global_step", "rows", *self._table})
+            known = ["global_step", "rows"] + (["loss"] if self.loss is not None else [])
+            names = sorted({*known, *self._table})
             raise ValueError(
                 f"{type(hook).__name__}.before_run fetches {name!r}, which this step does not "
                 f"have; the names it can fetch are {names}"

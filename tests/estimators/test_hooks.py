@@ -411,8 +411,18 @@ def test_evaluate_and_predict_call_hooks_per_batch(tmp_path):
 
     calls.clear()
     fetched.clear()
-    predictions = list(est.predict(lambda: iter(batches), hooks=[Fetch(calls)], verbose=0))
+
+    class FetchPredictions(Fetch):  # predict has no loss
+        def before_run(self, run_context):
+            Recorder.before_run(self, run_context)
+            return E.SessionRunArgs({"y": "y", "step": "global_step"})
+
+    predictions = list(
+        est.predict(lambda: iter(batches), hooks=[FetchPredictions(calls)], verbose=0)
+    )
     assert len(predictions) == 8 and calls[-1] == ("end", None)
+    for (features, _), values in zip(batches, fetched):
+        np.testing.assert_allclose(values["y"], w * features["x"] + b, rtol=1e-5)
 
 
 # ---------------------------------------------------------------- against TensorFlow
@@ -475,3 +485,28 @@ def test_a_hook_sees_what_it_sees_in_tensorflow(tmp_path):
         assert ours["loss"] == pytest.approx(theirs["loss"], rel=1e-6)
         np.testing.assert_allclose(ours["y"], theirs["y"], rtol=1e-6, atol=1e-7)
     assert results["loss"] == pytest.approx(tf["eval_loss"], rel=1e-6)
+
+
+def test_predict_hooks_have_no_loss_but_the_variables(tmp_path):
+    est = estimator(tmp_path)
+    est.train(input_fn, steps=2, verbose=0)
+    got = []
+
+    class Fetch(E.SessionRunHook):
+        def __init__(self, fetches):
+            self.fetches = fetches
+
+        def before_run(self, run_context):
+            return E.SessionRunArgs(self.fetches)
+
+        def after_run(self, run_context, run_values):
+            got.append(run_values.results)
+
+    list(est.predict(input_fn, hooks=[Fetch(["w", "global_step"])], verbose=0))
+    _, w, _ = numpy_replay(2)[-1]
+    np.testing.assert_allclose(got[0][0], [[w]], rtol=1e-5)
+    assert got[0][1] == 2
+    with pytest.raises(
+        ValueError, match=r"fetches 'loss'.*\['b', 'global_step', 'rows', 'w', 'y'\]"
+    ):
+        list(est.predict(input_fn, hooks=[Fetch("loss")], verbose=0))
