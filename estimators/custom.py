@@ -227,6 +227,7 @@ class Estimator(CannedEstimator):
         self._network = _ModelFnNetwork(self._store)
         self._parts = []
         self._built_modes = set()
+        self._hooks_by_mode = {}  # whether the model_fn's spec brings hooks, by mode
 
     @property
     def params(self) -> dict:
@@ -295,16 +296,19 @@ class Estimator(CannedEstimator):
 
     def _spec_hooks(self, features, labels, mode) -> list:
         """The ``training_hooks``/``evaluation_hooks``/``prediction_hooks`` of the spec
-        the model_fn returns for ``mode``: called once per run, before its first batch,
-        as TF builds the graph once."""
+        the model_fn returns for ``mode``: asked once per run, before its first batch, as
+        TF builds the graph once (a model_fn whose first spec of a mode brought none is
+        not called again for them)."""
+        if self._hooks_by_mode.get(mode) is False:
+            return []
         spec = self._build_call(features, labels, mode)
-        return list(
-            {
-                ModeKeys.TRAIN: spec.training_hooks,
-                ModeKeys.EVAL: spec.evaluation_hooks,
-                ModeKeys.PREDICT: spec.prediction_hooks,
-            }[mode]
-        )
+        hooks = {
+            ModeKeys.TRAIN: spec.training_hooks,
+            ModeKeys.EVAL: spec.evaluation_hooks,
+            ModeKeys.PREDICT: spec.prediction_hooks,
+        }[mode]
+        self._hooks_by_mode[mode] = bool(hooks)
+        return list(hooks)
 
     def _restore_new_variables(self) -> None:
         """Give the variables the model_fn just made their values: the checkpoint's, or

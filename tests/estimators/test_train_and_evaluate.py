@@ -482,3 +482,19 @@ def test_an_open_predict_iterator_from_a_checkpoint_blocks_other_uses(tmp_path):
     assert est.evaluate(input_fn, verbose=0)["global_step"] == 4
     est.train(input_fn, steps=1, verbose=0)
     assert est.global_step == 5
+
+
+def test_a_model_fn_without_hooks_is_not_called_again_for_them(tmp_path):
+    calls = []
+
+    def model_fn(features, labels, mode):
+        calls.append(mode)
+        return linear_model_fn(features, labels, mode)
+
+    est = E.Estimator(model_fn, model_dir=str(tmp_path / "n"))
+    est.train(input_fn, steps=3, verbose=0)
+    assert calls == ["train"] * 4  # one call to build (and ask for hooks), one per step
+    est.train(input_fn, steps=2, verbose=0)
+    est.evaluate(input_fn, verbose=0)
+    est.evaluate(input_fn, verbose=0)
+    assert calls == ["train"] * 6 + ["eval"] * 3
