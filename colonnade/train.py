@@ -1,6 +1,7 @@
 """``cn.train``: the ``tf.train`` names — optimizers, learning-rate schedules, moving
-averages, checkpoints and warm start. They live in :mod:`colonnade.core`; this module
-gathers them under the name TensorFlow users know."""
+averages, checkpoints and warm start (from :mod:`colonnade.core`), and the session-run
+hooks (``SessionRunHook``, ``SessionRunArgs``, ``LoggingTensorHook``..., from
+:mod:`colonnade.estimators.hooks`), gathered under the name TensorFlow users know."""
 
 from colonnade.core import (
     AdadeltaOptimizer,
@@ -53,6 +54,20 @@ from colonnade.core.variable_scope import (
     create_global_step,
     get_global_step,
     get_or_create_global_step,
+)
+from colonnade.estimators.hooks import (
+    CheckpointSaverHook,
+    CheckpointSaverListener,
+    LoggingTensorHook,
+    NanLossDuringTrainingError,
+    NanTensorHook,
+    SessionRunArgs,
+    SessionRunContext,
+    SessionRunHook,
+    SessionRunValues,
+    StepCounterHook,
+    StopAtStepHook,
+    SummarySaverHook,
 )
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -2,7 +2,8 @@
 
 Linear, DNN and wide&deep classifiers and regressors over feature columns; TF-style
 ``train(input_fn) / evaluate / predict`` and Keras-style ``fit(data, label=...)``;
-checkpoints in ``model_dir``, warm start, hooks and callbacks.
+checkpoints in ``model_dir``, warm start, hooks (TF's signatures) and callbacks; custom
+``Estimator(model_fn)``; ``train_and_evaluate`` with exporters.
 """
 
 from ..core.warm_start import VocabInfo
@@ -20,14 +21,20 @@ from .custom import Estimator, EstimatorSpec, ModeKeys
 from .estimator import History
 from .export import Predictor
 from .export_checks import ExportError
+from .exporters import BestExporter, Exporter, FinalExporter, LatestExporter
 from .heads import BinaryClassHead, MultiClassHead, RegressionHead
 from .hooks import (
     CheckpointSaverHook,
+    CheckpointSaverListener,
     LoggingTensorHook,
     NanLossDuringTrainingError,
     NanTensorHook,
     RunContext,
+    SessionRunArgs,
+    SessionRunContext,
     SessionRunHook,
+    SessionRunValues,
+    StepCounterHook,
     StopAtStepHook,
     SummarySaverHook,
 )
@@ -40,5 +47,6 @@ from .receivers import (
 )
 from .run_config import RunConfig, WarmStartSettings
 from .tabular import TabularClassifier, TabularRegressor
+from .training import EvalSpec, TrainSpec, add_metrics, train_and_evaluate
 
 __all__ = [name for name in dir() if not name.startswith("_")]

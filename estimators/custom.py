@@ -51,7 +51,7 @@ import pyarrow as pa
 from .. import core
 from ..core.autodiff import value_of
 from ..core.checkpoint import SLOT_MARKER
-from . import model_fn_export
+from . import model_fn_export, receivers
 from .estimator import CannedEstimator
 from .export import write_export
 from .metrics import Metric
@@ -227,6 +227,7 @@ class Estimator(CannedEstimator):
         self._network = _ModelFnNetwork(self._store)
         self._parts = []
         self._built_modes = set()
+        self._hooks_by_mode = {}  # whether the model_fn's spec brings hooks, by mode
 
     @property
     def params(self) -> dict:
@@ -237,10 +238,6 @@ class Estimator(CannedEstimator):
     def model_fn(self):
         """The ``model_fn`` this estimator calls."""
         return self._model_fn
-
-    def eval_dir(self, name=None) -> str:
-        """Where evaluation ``name`` writes its summaries: ``model_dir/eval[_name]``."""
-        return os.path.join(self.model_dir, "eval" if not name else f"eval_{name}")
 
     # ------------------------------------------------------------ the seam
 
@@ -279,18 +276,39 @@ class Estimator(CannedEstimator):
     def _ensure_built(self, features, labels, mode) -> None:
         """Before the first batch of a mode: build what the model_fn makes in it, and
         restore the checkpoint (or warm start) into anything new."""
-        if mode in self._built_modes:
-            return
+        if mode not in self._built_modes:
+            self._build_call(features, labels, mode)
+
+    def _build_call(self, features, labels, mode) -> EstimatorSpec:
+        """Call the model_fn once without training (``store.building``) and restore the
+        checkpoint into what it made; its spec."""
         size = len(self._store)
         self._store.building = True
         try:
             with core.no_grad():
-                self._call_model_fn(features, labels, mode)
+                spec = self._call_model_fn(features, labels, mode)
         finally:
             self._store.building = False
         self._built_modes.add(mode)
         if len(self._store) != size:
             self._restore_new_variables()
+        return spec
+
+    def _spec_hooks(self, features, labels, mode) -> list:
+        """The ``training_hooks``/``evaluation_hooks``/``prediction_hooks`` of the spec
+        the model_fn returns for ``mode``: asked once per run, before its first batch, as
+        TF builds the graph once (a model_fn whose first spec of a mode brought none is
+        not called again for them)."""
+        if self._hooks_by_mode.get(mode) is False:
+            return []
+        spec = self._build_call(features, labels, mode)
+        hooks = {
+            ModeKeys.TRAIN: spec.training_hooks,
+            ModeKeys.EVAL: spec.evaluation_hooks,
+            ModeKeys.PREDICT: spec.prediction_hooks,
+        }[mode]
+        self._hooks_by_mode[mode] = bool(hooks)
+        return list(hooks)
 
     def _restore_new_variables(self) -> None:
         """Give the variables the model_fn just made their values: the checkpoint's, or
@@ -304,7 +322,22 @@ class Estimator(CannedEstimator):
         spec = self._call_model_fn(features, labels, ModeKeys.TRAIN)
         if self.global_step == step:
             self._global_step.assign_add(1)
+        self._last_predictions = spec.predictions  # fetchable by hooks (_step_tensors)
         return float(_host(spec.loss).reshape(()))
+
+    def _step_tensors(self) -> dict:
+        """Hooks may fetch the TRAIN spec's ``predictions`` by key (``"predictions"`` when
+        it is one tensor) and the model's variables by name."""
+        out = {name: var.numpy for name, var in self._store.variables().items()}
+        predictions = getattr(self, "_last_predictions", None)
+        if predictions is not None and not isinstance(predictions, dict):
+            predictions = {"predictions": predictions}
+        for key, value in (predictions or {}).items():
+            out[key] = lambda value=value: _host(value)
+        return out
+
+    def _hook_scope(self):
+        return self._store.as_default()
 
     def _new_evaluation(self):
         return _ModelFnEvaluation(self)
@@ -356,35 +389,55 @@ class Estimator(CannedEstimator):
     def __repr__(self) -> str:
         return f"Estimator(model_fn={_fn_name(self._model_fn)}, model_dir={self.model_dir!r})"
 
-    def export_saved_model(self, export_dir_base) -> str:
-        """Write the latest checkpoint's variables, the ``params`` and the ``model_fn``'s
-        name under ``export_dir_base/<timestamp>``; return the path. Load it with
-        ``cn.load(path, model_fns={name: model_fn})``: the export holds no code. A
-        ``params`` value that is neither JSON nor a feature column is refused, naming it."""
-        latest = self.latest_checkpoint()
-        if latest is None:
+    def export_saved_model(
+        self,
+        export_dir_base,
+        serving_input_receiver_fn=None,
+        assets_extra=None,
+        as_text=False,
+        checkpoint_path=None,
+    ) -> str:
+        """Write the latest checkpoint's variables (or ``checkpoint_path``'s), the
+        ``params`` and the ``model_fn``'s name under ``export_dir_base/<timestamp>``;
+        return the path. Load it with ``cn.load(path, model_fns={name: model_fn})``: the
+        export holds no code. A ``params`` value that is neither JSON nor a feature column
+        is refused, naming it.
+
+        ``serving_input_receiver_fn`` is recorded as a canned estimator's:
+        ``build_parsing_serving_input_receiver_fn(feature_spec)`` makes the loaded export
+        take serialized ``tf.Example`` records (``predict_examples``); its features are
+        what the model_fn is given. ``assets_extra`` and ``as_text`` as
+        :meth:`CannedEstimator.export_saved_model`'s."""
+        del as_text
+        receiver = receivers.resolve_receiver(serving_input_receiver_fn)
+        checkpoint = (
+            os.fspath(checkpoint_path) if checkpoint_path is not None else self.latest_checkpoint()
+        )
+        if checkpoint is None:
             raise ValueError(f"Couldn't find trained model at {self.model_dir}.")
+        if not core.checkpoint_exists(checkpoint):
+            raise ValueError(f"checkpoint_path {checkpoint!r} is not a checkpoint")
         model_fn_export.params_to_json(self.params)  # refuses unsavable params first
         weights = {
-            name: core.load_variable(latest, name)
-            for name, _ in core.list_variables(latest)
+            name: core.load_variable(checkpoint, name)
+            for name, _ in core.list_variables(checkpoint)
             if _is_model_variable(name) and name != "global_step"
         }
+        meta = {"global_step": self._saved_step(checkpoint)}
+        if receiver is not None:
+            meta["serving_input_receiver"] = receiver.to_json()
         name = _fn_name(self._model_fn)
         return write_export(
             export_dir_base,
             lambda path: model_fn_export.write_model_fn_export(
-                path, name, self.params, weights, global_step=self._saved_step(latest)
+                path, name, self.params, weights, **meta
             ),
+            assets_extra,
         )
 
     @staticmethod
     def _saved_step(checkpoint) -> int:
         return int(core.load_variable(checkpoint, "global_step"))
-
-    def export_savedmodel(self, export_dir_base) -> str:
-        """TF1's name of :meth:`export_saved_model`."""
-        return self.export_saved_model(export_dir_base)
 
 
 class _ModelFnEvaluation:
@@ -401,8 +454,13 @@ class _ModelFnEvaluation:
         est._ensure_built(features, labels, ModeKeys.EVAL)
         with core.no_grad():
             spec = est._call_model_fn(features, labels, ModeKeys.EVAL)
-        self.loss_total += float(_host(spec.loss).reshape(()))
+        loss = float(_host(spec.loss).reshape(()))
+        self.loss_total += loss
         self.batches += 1
+        predictions = spec.predictions
+        if predictions is not None and not isinstance(predictions, dict):
+            predictions = {"predictions": predictions}
+        self.last = (loss, {k: _host(v) for k, v in (predictions or {}).items()})
         for name, op in spec.eval_metric_ops.items():
             metric = _metric_of(op)
             known = self.metrics.get(name)

@@ -23,7 +23,15 @@ from ..core import checkpoint_format
 from . import input_fn as inputs
 from .callbacks import Callback
 from .export import export_estimator, no_predictions_frame, predictions_frame, select_keys
-from .hooks import CheckpointSaverHook, NanTensorHook, RunContext, SessionRunHook
+from .hooks import (
+    CheckpointSaverHook,
+    HookRunner,
+    NanTensorHook,
+    SessionRunArgs,
+    SessionRunHook,
+    StepValues,
+    running,
+)
 from .input_pipeline import transformed_batches
 from .progress import ProgressHook, known_rows, progress_bar, resolve_verbose
 from .run_config import RunConfig, WarmStartSettings
@@ -137,6 +145,7 @@ class CannedEstimator:
         self._manager = None
         self._restored = False
         self._holds = None  # (checkpoint path, its mtime, its step): what the variables hold
+        self._override = None  # the checkpoint_path an evaluate/predict call reads
         self._train_lock = None  # model_dir's lock while train() or fit() runs
 
     # ------------------------------------------------------------------ state
@@ -167,6 +176,11 @@ class CannedEstimator:
     def latest_checkpoint(self):
         """The newest checkpoint in model_dir, or None."""
         return core.latest_checkpoint(self.model_dir)
+
+    @property
+    def params(self) -> dict:
+        """TF's ``Estimator.params``: a canned estimator passes none to its model (``{}``)."""
+        return {}
 
     def _restore_or_warm_start(self):
         """Resume from model_dir's newest intact checkpoint; otherwise apply warm_start_from.
@@ -203,6 +217,9 @@ class CannedEstimator:
         """Restore the newest checkpoint of model_dir that reads back intact; its path, or
         None when there is none. One that fails verification while restoring (a bad
         checksum: nothing is assigned then) is skipped with a warning for the next."""
+        if self._override is not None:  # evaluate/predict(checkpoint_path=...)
+            self._restore_from(self._override)
+            return self._override
         held = self._held_checkpoint()
         if held is not None:
             return held
@@ -400,6 +417,7 @@ class CannedEstimator:
 
         def loss_fn():
             logits = self._network.logits(features, training=True, rng=step_rng, cache=cache)
+            self._last_logits = logits.value  # fetchable predictions (see _step_tensors)
             return self.head.loss(label_array, logits, weights)[0]
 
         loss, grads = core.value_and_grad(loss_fn)(variables)
@@ -445,6 +463,7 @@ class CannedEstimator:
             saving_listeners: callables called with each checkpoint's path once it is
                 written.
             verbose: ``"auto"``, ``0``, ``1`` or ``2``, as in :meth:`fit`."""
+        self._refuse_while_overridden()
         with self._training_lock():
             return self._train(input_fn, steps, max_steps, hooks, saving_listeners, verbose)
 
@@ -484,9 +503,6 @@ class CannedEstimator:
             else (self.global_step + steps if steps is not None else None)
         )
         hooks = list(hooks or [])
-        for hook in hooks:
-            if not isinstance(hook, SessionRunHook):
-                raise TypeError(f"hooks must be SessionRunHook instances, got {type(hook)}")
         cfg = self.config
         saver = CheckpointSaverHook(
             save_steps=cfg.save_checkpoints_steps,
@@ -501,10 +517,25 @@ class CannedEstimator:
         all_hooks = _with_nan_check(hooks) + [saver, progress]
         if cfg.save_summary_steps:
             all_hooks.append(TensorBoardHook(cfg.save_summary_steps))
-        for hook in all_hooks:
-            hook.begin(self)
-        started, logged_at, logged_step = time.monotonic(), time.monotonic(), self.global_step
         first_step = self.global_step
+        with running(self):
+            runner = HookRunner(all_hooks, self)
+            if self._train_steps(input_fn, last_step, runner, saver):
+                # only a clean exit ends the hooks (as TF): a failed run saves no final
+                # checkpoint
+                runner.end()
+        if self.global_step == first_step:
+            raise ValueError("training got no batches from its input: the dataset is empty")
+        logger.info("trained to step %d in %.1fs", self.global_step, self._trained_for)
+        return self
+
+    def _train_steps(self, input_fn, last_step, runner, saver) -> bool:
+        """The steps of one ``train`` call, each between its hooks' ``before_run`` and
+        ``after_run``, until the input ends, ``last_step`` or a hook stops it. The hooks
+        begin at the first batch (with those the model_fn's spec brings); whether they
+        did."""
+        cfg = self.config
+        started, logged_at, logged_step = time.monotonic(), time.monotonic(), self.global_step
         batches = transformed_batches(
             self._network,
             input_fn,
@@ -512,19 +543,27 @@ class CannedEstimator:
             limit=None if last_step is None else last_step - self.global_step,
             training=True,
         )
+        begun = False
         try:
             for features, labels, cache in batches:
-                context = RunContext(self.global_step)
-                for hook in all_hooks:
-                    hook.before_run(context)
+                if not begun:
+                    runner.hooks += self._spec_hooks(features, labels, "train")
+                    runner.begin()
+                    begun = True
+                context = runner.before_run()
+                before = self.global_step
                 loss = self._train_step(features, labels, cache)
-                values = {
-                    "loss": loss,
-                    "global_step": self.global_step,
-                    "rows": inputs.num_rows(features),
-                }
-                for hook in all_hooks:
-                    hook.after_run(context, values)
+                runner.after_run(
+                    context,
+                    StepValues(
+                        loss,
+                        before,
+                        self.global_step,
+                        inputs.num_rows(features),
+                        self._step_tensors,
+                        self._global_step,
+                    ),
+                )
                 if cfg.log_step_count_steps and self.global_step % cfg.log_step_count_steps == 0:
                     now = time.monotonic()
                     rate = (self.global_step - logged_step) / max(now - logged_at, 1e-9)
@@ -542,13 +581,46 @@ class CannedEstimator:
             raise
         finally:
             batches.close()  # stops the input thread when training ends early
-        # only a clean exit ends the hooks (as TF): a failed run saves no final checkpoint
-        for hook in all_hooks:
-            hook.end(self)
-        if self.global_step == first_step:
-            raise ValueError("training got no batches from its input: the dataset is empty")
-        logger.info("trained to step %d in %.1fs", self.global_step, time.monotonic() - started)
-        return self
+        self._trained_for = time.monotonic() - started
+        return begun
+
+    def _step_tensors(self) -> dict:
+        """The fetchable names of the last training step beyond ``loss``,
+        ``global_step`` and ``rows``: the head's predictions of the batch (computed when
+        fetched) and the model's variables, ``name -> zero-argument function``."""
+        out = {name: var.numpy for name, var in self._model_variables().items()}
+        logits = getattr(self, "_last_logits", None)
+        if logits is not None:
+            predictions = {}
+
+            def prediction(key):
+                if not predictions:
+                    predictions.update(self.head.predictions(logits))
+                return predictions[key]
+
+            for key in self.head.prediction_keys:
+                out[key] = lambda key=key: prediction(key)
+        return out
+
+    def _batch_tensors(self, predictions):
+        """The fetchable names of an evaluation or prediction batch: its predictions by
+        key and the model's variables (``tensors()`` of :class:`~.hooks.StepValues`)."""
+
+        def table():
+            out = {name: var.numpy for name, var in self._model_variables().items()}
+            out.update({key: (lambda value=value: value) for key, value in predictions.items()})
+            return out
+
+        return table
+
+    @contextlib.contextmanager
+    def _hook_scope(self):
+        """Where hooks' ``begin``/``end`` run: ``cn.train.get_global_step()`` is this
+        estimator's step (TF's default graph holds it)."""
+        store = core.VariableStore()
+        store.global_step = self._global_step
+        with store.as_default():
+            yield
 
     def _save_on_interrupt(self, saver) -> None:
         """Keep the work of an interrupted run (Ctrl-C): save its state, unless it has
@@ -557,7 +629,7 @@ class CannedEstimator:
         logger.warning(
             "training interrupted at step %d; saving a checkpoint of its state", self.global_step
         )
-        saver.end(self)
+        saver.end(None)
 
     def _nonfinite_variables(self) -> list:
         """Checkpoint names of the floating-point variables (optimizer slots included) that
@@ -578,6 +650,8 @@ class CannedEstimator:
         self,
         input_fn: inputs.InputFn,
         steps: int | None = None,
+        hooks: list | None = None,
+        checkpoint_path: str | None = None,
         name: str | None = None,
         label: inputs.Label = None,
         batch_size: int = inputs.INFERENCE_BATCH_SIZE,
@@ -591,6 +665,10 @@ class CannedEstimator:
             input_fn: a DataFrame, Arrow table, path/glob or ``Dataset`` (Keras style), or
                 a TF ``input_fn``.
             steps: evaluate at most this many batches (default ``None``: all).
+            hooks: ``SessionRunHook`` objects called around each batch (they may fetch
+                ``loss``, the batch's mean loss, ``global_step`` and the prediction keys).
+            checkpoint_path: evaluate this checkpoint rather than model_dir's latest; the
+                estimator's own state is as before afterwards.
             name: a name for this evaluation: its TensorBoard events go to
                 ``model_dir/eval_<name>`` (default ``None``: ``model_dir/eval``).
             label: the label column's name, or the labels as an array or Series (needed
@@ -601,28 +679,99 @@ class CannedEstimator:
             input_fn = inputs.as_dataset(
                 input_fn, label=label, batch_size=batch_size, columns=self._input_columns()
             )
-        self._restore_or_warm_start()
-        evaluation = self._new_evaluation()
-        seen = 0
-        batches = transformed_batches(self._network, input_fn, limit=steps)
-        bar = progress_bar(known_rows(input_fn), "evaluate", verbose=verbose)
-        for features, labels, cache in batches:
-            bar.update(inputs.num_rows(features))
-            evaluation.update(features, labels, cache)
-            seen += 1
-        bar.close()
-        if seen == 0:
-            raise ValueError("evaluation got no batches from its input")
-        results = evaluation.results()
-        results["global_step"] = self.global_step
+        with self._from_checkpoint(checkpoint_path), running(self):
+            evaluation = self._new_evaluation()
+            runner = HookRunner(list(hooks or []), self)
+            seen = 0
+            batches = transformed_batches(self._network, input_fn, limit=steps)
+            bar = progress_bar(known_rows(input_fn), "evaluate", verbose=verbose)
+            for features, labels, cache in batches:
+                if seen == 0:
+                    runner.hooks += self._spec_hooks(features, labels, "eval")
+                    runner.begin()
+                bar.update(inputs.num_rows(features))
+                context = runner.before_run()
+                evaluation.update(features, labels, cache)
+                batch_loss, predictions = evaluation.last
+                runner.after_run(
+                    context,
+                    StepValues(
+                        batch_loss,
+                        self.global_step,
+                        self.global_step,
+                        inputs.num_rows(features),
+                        self._batch_tensors(predictions),
+                        self._global_step,
+                    ),
+                )
+                seen += 1
+                if context.stop_requested:
+                    break
+            bar.close()
+            if seen == 0:
+                raise ValueError("evaluation got no batches from its input")
+            runner.end()
+            results = evaluation.results()
+            results["global_step"] = self.global_step
         write_eval_summary(self.model_dir, name, results)
         if name is not None:
             logger.info("evaluation %s: %s", name, results)
         return results
 
+    def eval_dir(self, name: str | None = None) -> str:
+        """Where :meth:`evaluate` writes its summaries: ``model_dir/eval`` or
+        ``model_dir/eval_<name>``."""
+        return os.path.join(self.model_dir, "eval" if not name else f"eval_{name}")
+
+    @contextlib.contextmanager
+    def _from_checkpoint(self, checkpoint_path):
+        """Hold model_dir's latest state meanwhile, or with ``checkpoint_path`` that
+        checkpoint's; the variables hold what they held before afterwards."""
+        self._refuse_while_overridden()
+        if checkpoint_path is None:
+            self._restore_or_warm_start()
+            yield
+            return
+        path = os.fspath(checkpoint_path)
+        if not core.checkpoint_exists(path):
+            raise ValueError(
+                f"checkpoint_path {path!r} is not a checkpoint (expected a path such as "
+                f"{os.path.join(self.model_dir, 'model.ckpt-100')!r})"
+            )
+        self._ensure_checkpointing()
+        before = self._checkpoint.named_variables(include_slots=True)
+        saved = {name: var.numpy().copy() for name, var in before.items()}
+        state = (self._holds, self._restored)
+        self._override, self._holds, self._restored = path, None, False
+        try:
+            self._restore_or_warm_start()
+            yield
+        finally:
+            self._override = None
+            for name, var in before.items():
+                var.assign(saved[name])
+            self._holds, self._restored = state
+            if set(self._checkpoint.named_variables(include_slots=True)) != set(before):
+                self._holds, self._restored = None, False  # new variables: restore anew
+
+    def _refuse_while_overridden(self) -> None:
+        """Refuse to use the variables while a ``predict(checkpoint_path=...)`` iterator
+        holds another checkpoint's values in them (until it ends or is closed)."""
+        if self._override is not None:
+            raise RuntimeError(
+                f"a predict(checkpoint_path={self._override!r}) iterator of this estimator "
+                "is still open and holds that checkpoint's values: exhaust it or call its "
+                "close() first"
+            )
+
+    def _spec_hooks(self, features, labels, mode) -> list:
+        """Hooks a ``model_fn``'s spec brings for ``mode`` (custom estimators)."""
+        return []
+
     def _new_evaluation(self):
-        """What accumulates one evaluation: ``update(features, labels, cache)`` per batch,
-        then ``results()``. The seam a custom estimator's ``model_fn`` plugs into."""
+        """What accumulates one evaluation: ``update(features, labels, cache)`` per batch
+        (then ``last``, the batch's ``(loss, predictions)``), then ``results()``. The seam
+        a custom estimator's ``model_fn`` plugs into."""
         return _HeadEvaluation(self)
 
     def _batch_predictions(self, features, cache) -> dict:
@@ -633,6 +782,8 @@ class CannedEstimator:
         self,
         input_fn: inputs.InputFn,
         predict_keys: Sequence[str] | None = None,
+        hooks: list | None = None,
+        checkpoint_path: str | None = None,
         yield_single_examples: bool = True,
         batch_size: int = inputs.INFERENCE_BATCH_SIZE,
         verbose: int | str = "auto",
@@ -646,6 +797,10 @@ class CannedEstimator:
                 predictions, or a ``Dataset`` / TF ``input_fn`` for an iterator.
             predict_keys: the predictions to return, e.g. ``["probabilities"]`` (default
                 ``None``: all of the head's).
+            hooks: ``SessionRunHook`` objects called around each batch (they may fetch
+                the prediction keys and ``global_step``).
+            checkpoint_path: predict with this checkpoint rather than model_dir's latest;
+                the estimator's own state is as before afterwards.
             yield_single_examples: TF style only: one dict per example (default ``True``)
                 or one dict of arrays per batch.
             batch_size: rows per batch for tabular data (default 8192).
@@ -654,24 +809,59 @@ class CannedEstimator:
             dataset = inputs.as_dataset(
                 input_fn, batch_size=batch_size, columns=self._input_columns()
             )
-            return self._predict_frame(dataset, predict_keys, verbose)
-        return self._predict_dicts(input_fn, predict_keys, yield_single_examples, verbose)
+            return self._predict_frame(dataset, predict_keys, verbose, hooks, checkpoint_path)
+        return self._predict_dicts(
+            input_fn, predict_keys, yield_single_examples, verbose, hooks, checkpoint_path
+        )
 
-    def _predict_batches(self, input_fn, predict_keys, verbose=0):
-        self._restore_or_warm_start()
-        bar = progress_bar(known_rows(input_fn), "predict", verbose=verbose)
-        try:
-            for features, _, cache in transformed_batches(self._network, input_fn):
-                predictions = self._batch_predictions(features, cache)
-                bar.update(inputs.num_rows(features))
-                yield (
-                    predictions if predict_keys is None else select_keys(predictions, predict_keys)
-                )
-        finally:
-            bar.close()
+    def _predict_batches(self, input_fn, predict_keys, verbose=0, hooks=None, checkpoint=None):
+        with self._from_checkpoint(checkpoint), running(self):
+            runner = HookRunner(list(hooks or []), self)
+            bar = progress_bar(known_rows(input_fn), "predict", verbose=verbose)
+            begun = False
+            try:
+                for features, _, cache in transformed_batches(self._network, input_fn):
+                    if not begun:
+                        runner.hooks += self._spec_hooks(features, None, "infer")
+                        runner.begin()
+                        begun = True
+                    context = runner.before_run()
+                    predictions = self._batch_predictions(features, cache)
+                    runner.after_run(
+                        context,
+                        StepValues(
+                            None,
+                            self.global_step,
+                            self.global_step,
+                            inputs.num_rows(features),
+                            self._batch_tensors(predictions),
+                            self._global_step,
+                        ),
+                    )
+                    bar.update(inputs.num_rows(features))
+                    yield (
+                        predictions
+                        if predict_keys is None
+                        else select_keys(predictions, predict_keys)
+                    )
+                    if context.stop_requested:
+                        break
+                if begun:
+                    runner.end()
+            finally:
+                bar.close()
 
-    def _predict_dicts(self, input_fn, predict_keys, yield_single_examples, verbose="auto"):
-        for predictions in self._predict_batches(input_fn, predict_keys, verbose):
+    def _predict_dicts(
+        self,
+        input_fn,
+        predict_keys,
+        yield_single_examples,
+        verbose="auto",
+        hooks=None,
+        checkpoint=None,
+    ):
+        batches = self._predict_batches(input_fn, predict_keys, verbose, hooks, checkpoint)
+        for predictions in batches:
             if not yield_single_examples:
                 yield predictions
                 continue
@@ -679,8 +869,8 @@ class CannedEstimator:
             for i in range(n):
                 yield {k: v[i] for k, v in predictions.items()}
 
-    def _predict_frame(self, dataset, predict_keys, verbose="auto"):
-        batches = self._predict_batches(dataset, predict_keys, verbose)
+    def _predict_frame(self, dataset, predict_keys, verbose="auto", hooks=None, checkpoint=None):
+        batches = self._predict_batches(dataset, predict_keys, verbose, hooks, checkpoint)
         frames = [predictions_frame(p, predict_keys) for p in batches]
         if not frames:
             frames.append(no_predictions_frame(self.head, predict_keys))
@@ -690,6 +880,9 @@ class CannedEstimator:
         self,
         export_dir_base: str | os.PathLike,
         serving_input_receiver_fn: Callable | None = None,
+        assets_extra: dict | None = None,
+        as_text: bool = False,
+        checkpoint_path: str | None = None,
     ) -> str:
         """Write a self-contained, versioned export under ``export_dir_base/<timestamp>``
         (feature-column config, vocabularies, weights, head); ``cn.estimators.load`` reads
@@ -703,8 +896,20 @@ class CannedEstimator:
                 which makes the export also take serialized ``tf.Example`` records
                 (``predict_examples``, and ``{"examples": [{"b64": ...}]}`` in
                 ``colonnade serve``), or ``build_raw_serving_input_receiver_fn``; either is
-                recorded in the export."""
-        return export_estimator(self, export_dir_base, serving_input_receiver_fn)
+                recorded in the export.
+            assets_extra: ``{destination: source file}`` copied into ``assets.extra/``.
+            as_text: TF's argument, without effect (an export holds JSON, not a proto).
+            checkpoint_path: export this checkpoint rather than model_dir's latest."""
+        del as_text
+        if checkpoint_path is None:
+            self._refuse_while_overridden()
+            return export_estimator(self, export_dir_base, serving_input_receiver_fn, assets_extra)
+        with self._from_checkpoint(checkpoint_path):
+            return export_estimator(self, export_dir_base, serving_input_receiver_fn, assets_extra)
+
+    def export_savedmodel(self, export_dir_base, serving_input_receiver_fn=None, **kwargs):
+        """TF1's name of :meth:`export_saved_model`."""
+        return self.export_saved_model(export_dir_base, serving_input_receiver_fn, **kwargs)
 
     # ------------------------------------------------------------------ Keras style
 
@@ -834,6 +1039,7 @@ class _HeadEvaluation:
         logits = est._logits(features, cache)
         training_loss, unreduced = head.loss(label_array, logits, weights)
         predictions = head.predictions(logits.value)
+        self.last = (float(training_loss), predictions)
         head.update_metrics(
             self.metrics,
             label_array,
@@ -858,11 +1064,18 @@ def _with_nan_check(hooks: list) -> list:
 
 
 class _LossTracker(SessionRunHook):
+    """The mean training loss of a ``train`` call (``fit``'s epoch loss)."""
+
+    _fetches = SessionRunArgs("loss")
+
     def __init__(self):
         self.total, self.count = 0.0, 0
 
+    def before_run(self, run_context):
+        return self._fetches
+
     def after_run(self, run_context, run_values):
-        self.total += run_values["loss"]
+        self.total += float(run_values.results)
         self.count += 1
 
     def mean(self) -> float:

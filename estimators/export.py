@@ -96,8 +96,12 @@ def portable_config(config, copy_vocabulary):
 
 
 def _new_export_dir(base: str) -> str:
+    """``base/<timestamp>``, numbered above every export already there (the newest is
+    the highest number, even when exports come faster than a second apart and older
+    ones are deleted)."""
     os.makedirs(base, exist_ok=True)
-    stamp = int(time.time())
+    taken = [int(n) for n in os.listdir(base) if n.isdigit()]
+    stamp = max([int(time.time()), *(t + 1 for t in taken)])
     while os.path.exists(os.path.join(base, str(stamp))):
         stamp += 1
     return os.path.join(base, str(stamp))
@@ -119,15 +123,21 @@ def asset_copier(export_path: str):
     return copy
 
 
-def write_export(export_dir_base, write) -> str:
+def write_export(export_dir_base, write, assets_extra=None) -> str:
     """Make ``export_dir_base/<timestamp>`` with ``write(path)`` and return its path. The
     directory appears whole or not at all: it is written under a temporary name and
-    renamed when complete."""
+    renamed when complete. ``assets_extra`` (TF's): ``{relative destination: source
+    file}`` copied into the export's ``assets.extra/``."""
+    extra = _checked_assets_extra(assets_extra)
     final = _new_export_dir(os.fspath(export_dir_base))
     tmp = os.path.join(os.path.dirname(final), f".tmp-{uuid.uuid4().hex}")
     os.makedirs(tmp)
     try:
         write(tmp)
+        for dest, source in extra.items():
+            target = os.path.join(tmp, "assets.extra", dest)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copyfile(source, target)
         os.rename(tmp, final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -135,7 +145,26 @@ def write_export(export_dir_base, write) -> str:
     return final
 
 
-def export_estimator(estimator, export_dir_base, serving_input_receiver_fn=None) -> str:
+def _checked_assets_extra(assets_extra) -> dict:
+    """``assets_extra`` as a dict of relative destinations to existing files."""
+    if assets_extra is None:
+        return {}
+    if not isinstance(assets_extra, dict):
+        raise TypeError(f"assets_extra must be a dict, got {type(assets_extra).__name__}")
+    for dest, source in assets_extra.items():
+        parts = os.path.normpath(str(dest)).split(os.sep)
+        if os.path.isabs(str(dest)) or ".." in parts or not str(dest):
+            raise ValueError(
+                f"assets_extra key {dest!r} must be a relative path inside assets.extra/"
+            )
+        if not os.path.isfile(source):
+            raise FileNotFoundError(f"assets_extra[{dest!r}]: no file {source!r}")
+    return assets_extra
+
+
+def export_estimator(
+    estimator, export_dir_base, serving_input_receiver_fn=None, assets_extra=None
+) -> str:
     """Write ``estimator``'s latest state to ``export_dir_base/<timestamp>``; return the path.
 
     ``serving_input_receiver_fn`` (from ``build_parsing_serving_input_receiver_fn`` or
@@ -176,7 +205,7 @@ def export_estimator(estimator, export_dir_base, serving_input_receiver_fn=None)
         with open(os.path.join(tmp, MODEL_FILE), "w") as f:
             json.dump(model, f, indent=2)
 
-    return write_export(export_dir_base, write)
+    return write_export(export_dir_base, write, assets_extra)
 
 
 def resolve_export_dir(path: str) -> str:

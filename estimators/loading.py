@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from .. import core
 from . import export_checks as checks
+from . import receivers
 from .custom import Estimator
 from .export import MODEL_FILE, VARIABLES_PREFIX, Predictor, resolve_export_dir
 from .export_checks import ExportError
@@ -51,7 +52,9 @@ def load(path: str | os.PathLike, model_fns: dict | None = None):
 class ModelFnPredictor:
     """A loaded export of a custom Estimator: its ``model_fn`` (given by the caller, by
     the name the export records) over the exported weights. ``predict(rows)`` as
-    :class:`~colonnade.estimators.Predictor`'s; ``params`` and ``metadata`` as saved."""
+    :class:`~colonnade.estimators.Predictor`'s; ``params`` and ``metadata`` as saved;
+    with a parsing serving input receiver recorded, ``predict_examples(serialized)``
+    parses ``tf.Example`` records into the features the model_fn is given."""
 
     def __init__(self, path: str, meta: dict, model_fns):
         root = os.path.realpath(path)
@@ -70,6 +73,11 @@ class ModelFnPredictor:
             )
         self.path, self.metadata = path, meta
         self.params = params_from_json(meta.get("params", {}), root, where)
+        receiver_json = checks.check_receiver(meta, where)
+        self.serving_input_receiver = None
+        if receiver_json is not None:
+            self.serving_input_receiver = receivers.receiver_from_json(receiver_json)
+            self._parse_spec = receivers.specs_from_json(receiver_json["features"])
         stored = checks.verify_weights(root, VARIABLES_PREFIX)
         model_dir = tempfile.mkdtemp(prefix="colonnade_predictor_")  # never written to
         weakref.finalize(self, shutil.rmtree, model_dir, ignore_errors=True)
@@ -80,6 +88,11 @@ class ModelFnPredictor:
     @property
     def model_fn(self):
         return self._estimator.model_fn
+
+    # As a canned export's: serialized tf.Example records through the recorded receiver.
+    takes_examples = Predictor.takes_examples
+    parse_examples = Predictor.parse_examples
+    predict_examples = Predictor.predict_examples
 
     def predict(self, rows, predict_keys=None, batch_size=8192) -> pd.DataFrame:
         """Predictions for ``rows`` (a DataFrame, Arrow table, dict of columns or list of

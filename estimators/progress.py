@@ -22,7 +22,7 @@ import time
 import pandas as pd
 import pyarrow as pa
 
-from .hooks import SessionRunHook
+from .hooks import SessionRunArgs, SessionRunHook
 
 __all__ = ["MIN_INTERVAL", "ProgressHook", "known_rows", "progress_bar", "resolve_verbose"]
 
@@ -100,7 +100,7 @@ class ProgressHook(SessionRunHook):
         self.desc, self.verbose, self.close_at_end = desc, verbose, close_at_end
         self.bar = None
 
-    def begin(self, estimator) -> None:
+    def begin(self) -> None:
         by_steps = self.total_steps is not None
         self.bar = progress_bar(
             self.total_steps if by_steps else self.total_rows,
@@ -110,12 +110,17 @@ class ProgressHook(SessionRunHook):
         )
         self.loss_total, self.steps, self._shown_at = 0.0, 0, 0.0
 
+    def before_run(self, run_context):
+        return None if self.bar.disable else self._fetches
+
+    _fetches = SessionRunArgs({"loss": "loss", "rows": "rows"})
+
     def after_run(self, run_context, run_values) -> None:
-        self.loss_total += run_values["loss"]
-        self.steps += 1
-        if self.bar.disable:
+        if self.bar.disable:  # nothing shown: nothing fetched
             return
-        self.bar.update(1 if self.total_steps is not None else run_values.get("rows", 1))
+        self.loss_total += float(run_values.results["loss"])
+        self.steps += 1
+        self.bar.update(1 if self.total_steps is not None else int(run_values.results["rows"]))
         now = time.monotonic()
         if now - self._shown_at >= MIN_INTERVAL:
             self._shown_at = now
@@ -124,7 +129,7 @@ class ProgressHook(SessionRunHook):
     def mean_loss(self) -> float:
         return self.loss_total / self.steps if self.steps else float("nan")
 
-    def end(self, estimator) -> None:
+    def end(self, session) -> None:
         if self.close_at_end:
             self.close()
 

@@ -17,7 +17,7 @@ import itertools
 import os
 import time
 
-from .hooks import SessionRunHook
+from .hooks import SessionRunArgs, SessionRunHook, running_estimator
 
 __all__ = ["TensorBoardHook", "eval_dir", "write_eval_summary", "write_scalars"]
 
@@ -73,20 +73,25 @@ class TensorBoardHook(SessionRunHook):
         self.output_dir = output_dir
         self.writer = None
 
-    def begin(self, estimator) -> None:
-        self.estimator = estimator
-        self.output_dir = self.output_dir or estimator.model_dir
-        self._since = (time.monotonic(), estimator.global_step)
+    def begin(self) -> None:
+        self.estimator = running_estimator("TensorBoardHook")
+        self.output_dir = self.output_dir or self.estimator.model_dir
+        self._since = (time.monotonic(), self.estimator.global_step)
+
+    _fetches = SessionRunArgs({"loss": "loss", "step": "global_step"})
+
+    def before_run(self, run_context):
+        return self._fetches
 
     def after_run(self, run_context, run_values) -> None:
-        step = run_values["global_step"]
+        step = int(run_values.results["step"]) + 1
         if step % self.every_steps:
             return
         if self.writer is None:  # created at the first write: no empty files
             self.writer = _writer(self.output_dir)
         now = time.monotonic()
         since_time, since_step = self._since
-        self.writer.add_scalar("loss", float(run_values["loss"]), step)
+        self.writer.add_scalar("loss", float(run_values.results["loss"]), step)
         if step > since_step:
             rate = (step - since_step) / max(now - since_time, 1e-9)
             self.writer.add_scalar("global_step/sec", rate, step)
@@ -95,7 +100,7 @@ class TensorBoardHook(SessionRunHook):
         self.writer.flush()
         self._since = (now, step)
 
-    def end(self, estimator) -> None:
+    def end(self, session) -> None:
         if self.writer is not None:
             self.writer.close()
             self.writer = None

@@ -77,3 +77,20 @@ def test_tf_takeover(capsys):
     assert results["latest_checkpoint"] == "model.ckpt-138"
     assert results["accuracy"] > 0.7
     assert results["served_vs_estimator_diff"] < 1e-6
+
+
+def test_census_custom_model_fn(capsys, caplog):
+    argv = ["--train-rows", "4000", "--test-rows", "2000", "--max-steps", "60"]
+    argv += ["--save-checkpoints-steps", "30"]
+    with caplog.at_level("INFO", logger="colonnade"):
+        results = run_tutorial("census_custom_model_fn", argv, capsys)
+    assert results["global_step"] == results["exported_step"] == 60
+    assert results["auc"] > 0.85
+    assert results["accuracy"] > 0.78
+    # the reloaded export predicts what the estimator does, from rows and from tf.Examples
+    assert results["reload_max_abs_diff"] < 1e-6
+    assert results["examples_max_abs_diff"] < 1e-6
+    # the model_fn's LoggingTensorHook logged the loss (every 12 steps) and train_and_evaluate
+    # evaluated both checkpoints (steps 30 and 60)
+    assert caplog.text.count("loss = ") == 5
+    assert "evaluation at step 30" in caplog.text and "evaluation at step 60" in caplog.text

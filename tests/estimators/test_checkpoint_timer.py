@@ -47,7 +47,7 @@ class Clock:
 
 def test_the_time_based_saver_goes_on_from_the_previous_train_call(monkeypatch):
     clock = Clock()
-    monkeypatch.setattr(hooks.time, "monotonic", clock)
+    monkeypatch.setattr(hooks, "_now", clock)
 
     class FakeEstimator:
         global_step = 0
@@ -61,12 +61,13 @@ def test_the_time_based_saver_goes_on_from_the_previous_train_call(monkeypatch):
 
     def run(steps, seconds_per_step):
         hook = hooks.CheckpointSaverHook(save_secs=60)
-        hook.begin(est)
-        for _ in range(steps):
-            clock.now += seconds_per_step
-            est.global_step += 1
-            hook.after_run(None, {"global_step": est.global_step, "loss": 0.0})
-        hook.end(est)
+        with hooks.running(est):
+            hook.begin()
+            for _ in range(steps):
+                clock.now += seconds_per_step
+                est.global_step += 1
+                hook.after_run(hooks.SessionRunContext(None), hooks.SessionRunValues(None))
+            hook.end(None)
 
     run(4, 10.0)  # t=1010..1040: saved at its end, t=1040
     clock.now += 50  # a validation pass between epochs: t=1090
