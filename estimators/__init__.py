@@ -20,7 +20,23 @@ from .custom import Estimator, EstimatorSpec, ModeKeys
 from .estimator import History
 from .export import Predictor
 from .export_checks import ExportError
-from .heads import BinaryClassHead, MultiClassHead, RegressionHead
+from .heads import (
+    BinaryClassHead,
+    ClassificationOutput,
+    LogisticRegressionHead,
+    MultiClassHead,
+    MultiLabelHead,
+    PoissonRegressionHead,
+    PredictOutput,
+    RegressionHead,
+    RegressionOutput,
+    binary_classification_head,
+    logistic_regression_head,
+    multi_class_head,
+    multi_label_head,
+    poisson_regression_head,
+    regression_head,
+)
 from .hooks import (
     CheckpointSaverHook,
     LoggingTensorHook,
