@@ -143,7 +143,7 @@ class MultiLabelHead(Head):
     def _vocabulary_ids(self, names):
         uniques, inverse = np.unique(names.astype(str), return_inverse=True)
         index = {v: i for i, v in enumerate(self.label_vocabulary)}
-        unknown = [u for u in uniques if u not in index]
+        unknown = [str(u) for u in uniques if u not in index]
         if unknown:
             raise ValueError(
                 f"labels {unknown[:5]} are not in label_vocabulary {list(self.label_vocabulary)}"
