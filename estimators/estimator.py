@@ -2,7 +2,10 @@
 
 A canned estimator is a *network* (which maps features to logits and owns its
 variables), a *head* (loss, predictions, metrics) and one optimizer per part of the
-network. This module holds everything that does not depend on which network it is.
+network. Its ``model_fn`` is the network's logits through the head's
+``create_estimator_spec``; the loop, the evaluation and the predictions consume the
+``EstimatorSpec`` it returns, so a custom ``Estimator(model_fn)`` shares all three. This
+module holds everything that does not depend on which network or ``model_fn`` it is.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import logging
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -660,7 +663,7 @@ class CannedEstimator:
         with core.no_grad():
             spec = self._call_model_fn(features, None, ModeKeys.PREDICT, cache)
         predictions = spec.predictions
-        if not isinstance(predictions, dict):
+        if not isinstance(predictions, Mapping):
             predictions = {"predictions": predictions}
         return {k: _host(v) for k, v in predictions.items()}
 

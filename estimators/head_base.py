@@ -192,8 +192,9 @@ class Head:
     # ------------------------------------------------------------------ loss
 
     def weights(self, features, batch: int):
-        """The batch's example weights from ``weight_column`` as ``(batch, 1)``, or
-        ``None`` without one."""
+        """The batch's example weights, ``features[weight_column]`` as float32, or
+        ``None`` without a ``weight_column``; a missing column is a ``KeyError`` naming
+        it and the columns there are."""
         key = self.weight_column
         if key is None:
             return None
