@@ -2,7 +2,10 @@
 
 Linear, DNN and wide&deep classifiers and regressors over feature columns; TF-style
 ``train(input_fn) / evaluate / predict`` and Keras-style ``fit(data, label=...)``;
-checkpoints in ``model_dir``, warm start, hooks and callbacks.
+checkpoints in ``model_dir``, warm start, hooks and callbacks. Custom models:
+``Estimator(model_fn)`` with ``EstimatorSpec`` and TF's heads (``binary_classification_head``,
+``multi_class_head``, ``multi_label_head``, ``regression_head``, ``poisson_regression_head``,
+``logistic_regression_head``), which the canned estimators are built on too.
 """
 
 from ..core.warm_start import VocabInfo
