@@ -233,7 +233,7 @@ def _phases(model, kind: str, train: str, steps: int, warmup: int) -> dict:
         labels = model.head.label_array(labels)
         t1 = time.perf_counter()
         logits = network.logits(features, training=True, rng=model._step_rng(), cache=cache)
-        loss = model.head.loss(labels, logits, None)[0]
+        loss = model.head.training_loss(labels, logits)[0]
         t2 = time.perf_counter()
         grads = gradients([loss], variables)
         t3 = time.perf_counter()

@@ -23,6 +23,30 @@ class Reduction:
 
     ALL = (NONE, SUM, MEAN, SUM_OVER_BATCH_SIZE, SUM_BY_NONZERO_WEIGHTS)
 
+    TF1_NAMES = {
+        "weighted_sum": SUM,
+        "weighted_mean": MEAN,
+        "weighted_sum_over_batch_size": SUM_OVER_BATCH_SIZE,
+        "weighted_sum_by_nonzero_weights": SUM_BY_NONZERO_WEIGHTS,
+    }
+    """``tf.compat.v1.losses.Reduction``'s values, which TF1 programs pass, by the
+    reduction they name (TF1's ``SUM_OVER_NONZERO_WEIGHTS`` is its
+    ``"weighted_sum_by_nonzero_weights"`` too)."""
+
+    @classmethod
+    def resolve(cls, reduction: str, allow_none: bool = True) -> str:
+        """The reduction ``reduction`` names: one of :attr:`ALL`, or a TF1 name
+        (:attr:`TF1_NAMES`); anything else is a ``ValueError`` listing the accepted names.
+
+        >>> Reduction.resolve("weighted_mean"), Reduction.resolve("sum")
+        ('mean', 'sum')
+        """
+        name = cls.TF1_NAMES.get(reduction, reduction) if isinstance(reduction, str) else None
+        if name in cls.ALL and (allow_none or name != cls.NONE):
+            return name
+        accepted = [r for r in cls.ALL if allow_none or r != cls.NONE] + list(cls.TF1_NAMES)
+        raise ValueError(f"loss_reduction must be one of {accepted}, got {reduction!r}")
+
 
 def sigmoid_cross_entropy_with_logits(labels, logits) -> Tensor:
     """Elementwise ``-z log(sigmoid(x)) - (1 - z) log(1 - sigmoid(x))``.
@@ -70,9 +94,9 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits) -> Tensor:
 
 
 def compute_weighted_loss(losses, weights=1.0, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
-    """Scale ``losses`` by ``weights`` (broadcast to them) and reduce as ``reduction`` says."""
-    if reduction not in Reduction.ALL:
-        raise ValueError(f"reduction must be one of {Reduction.ALL}, got {reduction!r}")
+    """Scale ``losses`` by ``weights`` (broadcast to them) and reduce as ``reduction`` says
+    (one of :class:`Reduction`, or a TF1 name such as ``"weighted_mean"``)."""
+    reduction = Reduction.resolve(reduction)
     losses = as_tensor(losses)
     xp = get_xp(losses.value, value_of(weights))
     w = xp.asarray(value_of(weights), dtype=losses.value.dtype)

@@ -2,8 +2,11 @@
 
 Linear, DNN and wide&deep classifiers and regressors over feature columns; TF-style
 ``train(input_fn) / evaluate / predict`` and Keras-style ``fit(data, label=...)``;
-checkpoints in ``model_dir``, warm start, hooks (TF's signatures) and callbacks; custom
-``Estimator(model_fn)``; ``train_and_evaluate`` with exporters.
+checkpoints in ``model_dir``, warm start, hooks (TF's signatures) and callbacks;
+``train_and_evaluate`` with exporters. Custom models:
+``Estimator(model_fn)`` with ``EstimatorSpec`` and TF's heads (``binary_classification_head``,
+``multi_class_head``, ``multi_label_head``, ``regression_head``, ``poisson_regression_head``,
+``logistic_regression_head``), which the canned estimators are built on too.
 """
 
 from ..core.warm_start import VocabInfo
@@ -22,7 +25,23 @@ from .estimator import History
 from .export import Predictor
 from .export_checks import ExportError
 from .exporters import BestExporter, Exporter, FinalExporter, LatestExporter
-from .heads import BinaryClassHead, MultiClassHead, RegressionHead
+from .heads import (
+    BinaryClassHead,
+    ClassificationOutput,
+    LogisticRegressionHead,
+    MultiClassHead,
+    MultiLabelHead,
+    PoissonRegressionHead,
+    PredictOutput,
+    RegressionHead,
+    RegressionOutput,
+    binary_classification_head,
+    logistic_regression_head,
+    multi_class_head,
+    multi_label_head,
+    poisson_regression_head,
+    regression_head,
+)
 from .hooks import (
     CheckpointSaverHook,
     CheckpointSaverListener,

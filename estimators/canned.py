@@ -1,7 +1,9 @@
 """The canned estimators: linear, DNN and wide&deep, for classification and regression.
 
-Each is a network over feature columns plus a head (see :mod:`heads`) and TF's default
-optimizers. Constructors take ``tf.estimator``'s arguments and defaults.
+Each is a ``model_fn`` (its network over feature columns gives the logits) plus a head
+(see :mod:`heads`) whose ``create_estimator_spec`` makes the loss, metrics, predictions
+and update, with TF's default optimizers (see ``CannedEstimator._call_model_fn``).
+Constructors take ``tf.estimator``'s arguments and defaults.
 
 >>> import colonnade as cn
 >>> import pandas as pd
@@ -125,8 +127,9 @@ class LinearClassifier(_Linear):
         warm_start_from: a checkpoint path, or a :class:`WarmStartSettings`, to initialize
             variables from when ``model_dir`` has no checkpoint yet (TF's default ``None``).
         loss_reduction: how per-example losses become the training loss, one of
-            ``cn.core.Reduction`` (TF's default ``SUM_OVER_BATCH_SIZE``: the weighted sum
-            over the batch size).
+            ``cn.core.Reduction`` or TF1's names (``"weighted_sum"``...; see
+            ``Reduction.resolve``). TF 2's default ``SUM_OVER_BATCH_SIZE``: the weighted
+            sum over the batch size; TF 1's canned estimators used ``"weighted_sum"``.
         sparse_combiner: how the weights of a multivalent categorical column's ids in one
             example combine: ``"sum"`` (TF's default), ``"mean"`` or ``"sqrtn"``.
     """
@@ -178,8 +181,9 @@ class LinearRegressor(_Linear):
         warm_start_from: a checkpoint path, or a :class:`WarmStartSettings`, to initialize
             variables from when ``model_dir`` has no checkpoint yet (TF's default ``None``).
         loss_reduction: how per-example losses become the training loss, one of
-            ``cn.core.Reduction`` (TF's default ``SUM_OVER_BATCH_SIZE``: the weighted sum
-            over the batch size).
+            ``cn.core.Reduction`` or TF1's names (``"weighted_sum"``...; see
+            ``Reduction.resolve``). TF 2's default ``SUM_OVER_BATCH_SIZE``: the weighted
+            sum over the batch size; TF 1's canned estimators used ``"weighted_sum"``.
         sparse_combiner: how the weights of a multivalent categorical column's ids in one
             example combine: ``"sum"`` (TF's default), ``"mean"`` or ``"sqrtn"``.
     """
@@ -282,8 +286,9 @@ class DNNClassifier(_DNN):
         warm_start_from: a checkpoint path, or a :class:`WarmStartSettings`, to initialize
             variables from when ``model_dir`` has no checkpoint yet (TF's default ``None``).
         loss_reduction: how per-example losses become the training loss, one of
-            ``cn.core.Reduction`` (TF's default ``SUM_OVER_BATCH_SIZE``: the weighted sum
-            over the batch size).
+            ``cn.core.Reduction`` or TF1's names (``"weighted_sum"``...; see
+            ``Reduction.resolve``). TF 2's default ``SUM_OVER_BATCH_SIZE``: the weighted
+            sum over the batch size; TF 1's canned estimators used ``"weighted_sum"``.
         batch_norm: batch normalization after each hidden layer (TF's default ``False``).
     """
 
@@ -348,8 +353,9 @@ class DNNRegressor(_DNN):
         warm_start_from: a checkpoint path, or a :class:`WarmStartSettings`, to initialize
             variables from when ``model_dir`` has no checkpoint yet (TF's default ``None``).
         loss_reduction: how per-example losses become the training loss, one of
-            ``cn.core.Reduction`` (TF's default ``SUM_OVER_BATCH_SIZE``: the weighted sum
-            over the batch size).
+            ``cn.core.Reduction`` or TF1's names (``"weighted_sum"``...; see
+            ``Reduction.resolve``). TF 2's default ``SUM_OVER_BATCH_SIZE``: the weighted
+            sum over the batch size; TF 1's canned estimators used ``"weighted_sum"``.
         batch_norm: batch normalization after each hidden layer (TF's default ``False``).
     """
 
@@ -486,8 +492,9 @@ class DNNLinearCombinedClassifier(_Combined):
         warm_start_from: a checkpoint path, or a :class:`WarmStartSettings`, to initialize
             variables from when ``model_dir`` has no checkpoint yet (TF's default ``None``).
         loss_reduction: how per-example losses become the training loss, one of
-            ``cn.core.Reduction`` (TF's default ``SUM_OVER_BATCH_SIZE``: the weighted sum
-            over the batch size).
+            ``cn.core.Reduction`` or TF1's names (``"weighted_sum"``...; see
+            ``Reduction.resolve``). TF 2's default ``SUM_OVER_BATCH_SIZE``: the weighted
+            sum over the batch size; TF 1's canned estimators used ``"weighted_sum"``.
         batch_norm: batch normalization after each hidden layer of the deep part (TF's
             default ``False``).
         linear_sparse_combiner: how the wide part combines a multivalent column's ids
@@ -562,8 +569,9 @@ class DNNLinearCombinedRegressor(_Combined):
         warm_start_from: a checkpoint path, or a :class:`WarmStartSettings`, to initialize
             variables from when ``model_dir`` has no checkpoint yet (TF's default ``None``).
         loss_reduction: how per-example losses become the training loss, one of
-            ``cn.core.Reduction`` (TF's default ``SUM_OVER_BATCH_SIZE``: the weighted sum
-            over the batch size).
+            ``cn.core.Reduction`` or TF1's names (``"weighted_sum"``...; see
+            ``Reduction.resolve``). TF 2's default ``SUM_OVER_BATCH_SIZE``: the weighted
+            sum over the batch size; TF 1's canned estimators used ``"weighted_sum"``.
         batch_norm: batch normalization after each hidden layer of the deep part (TF's
             default ``False``).
         linear_sparse_combiner: how the wide part combines a multivalent column's ids

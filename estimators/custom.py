@@ -11,9 +11,10 @@ slots. Training applies the update when the ``model_fn`` calls
 
 The life cycle is the canned estimators' (:class:`~.estimator.CannedEstimator`): one
 training loop, hooks, checkpoints in ``model_dir`` under its lock, resume, the NaN check,
-progress, TensorBoard, ``fit``/``evaluate``/``predict`` with DataFrames. This module
-supplies only what differs: a training step, an evaluation and the predictions of a
-batch, each from a ``model_fn`` call.
+progress, TensorBoard, ``fit``/``evaluate``/``predict`` with DataFrames, and the same
+training step, evaluation and predictions, each from one ``EstimatorSpec`` (a canned
+estimator's ``model_fn`` is its network plus a head). This module supplies only what
+differs: the call of the user's ``model_fn`` in its variable store.
 
 Variables exist only once the ``model_fn`` has run, so before the first batch of a
 ``train``/``evaluate``/``predict`` that meets a model not built yet for its mode, the
@@ -52,21 +53,11 @@ from .. import core
 from ..core.autodiff import value_of
 from ..core.checkpoint import SLOT_MARKER
 from . import model_fn_export, receivers
-from .estimator import CannedEstimator
+from .estimator import CannedEstimator, ModeKeys
 from .export import write_export
 from .metrics import Metric
 
 MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
-
-
-class ModeKeys:
-    """The three modes a ``model_fn`` is called in (TF's strings)."""
-
-    TRAIN = "train"
-    EVAL = "eval"
-    PREDICT = "infer"
-
-    ALL = (TRAIN, EVAL, PREDICT)
 
 
 class EstimatorSpec:
@@ -135,14 +126,6 @@ def _is_metric_op(op) -> bool:
     if isinstance(op, Metric):
         return True
     return isinstance(op, tuple) and len(op) == 2 and isinstance(op[0], Metric)
-
-
-def _metric_of(op) -> Metric:
-    return op if isinstance(op, Metric) else op[0]
-
-
-def _host(x):
-    return np.asarray(core.to_host(value_of(x)))
 
 
 def _features_dict(features):
@@ -251,7 +234,7 @@ class Estimator(CannedEstimator):
     def _input_columns(self):
         return None  # the model_fn may read any column
 
-    def _call_model_fn(self, features, labels, mode) -> EstimatorSpec:
+    def _call_model_fn(self, features, labels, mode, cache=None) -> EstimatorSpec:
         kwargs = {
             "features": _features_dict(features),
             "labels": _labels_array(labels),
@@ -316,40 +299,8 @@ class Estimator(CannedEstimator):
         self._holds, self._restored = None, False
         CannedEstimator._restore_or_warm_start(self)
 
-    def _train_step(self, features, labels, cache=None) -> float:
-        self._ensure_built(features, labels, ModeKeys.TRAIN)
-        step = self.global_step
-        spec = self._call_model_fn(features, labels, ModeKeys.TRAIN)
-        if self.global_step == step:
-            self._global_step.assign_add(1)
-        self._last_predictions = spec.predictions  # fetchable by hooks (_step_tensors)
-        return float(_host(spec.loss).reshape(()))
-
-    def _step_tensors(self) -> dict:
-        """Hooks may fetch the TRAIN spec's ``predictions`` by key (``"predictions"`` when
-        it is one tensor) and the model's variables by name."""
-        out = {name: var.numpy for name, var in self._store.variables().items()}
-        predictions = getattr(self, "_last_predictions", None)
-        if predictions is not None and not isinstance(predictions, dict):
-            predictions = {"predictions": predictions}
-        for key, value in (predictions or {}).items():
-            out[key] = lambda value=value: _host(value)
-        return out
-
     def _hook_scope(self):
         return self._store.as_default()
-
-    def _new_evaluation(self):
-        return _ModelFnEvaluation(self)
-
-    def _batch_predictions(self, features, cache) -> dict:
-        self._ensure_built(features, None, ModeKeys.PREDICT)
-        with core.no_grad():
-            spec = self._call_model_fn(features, None, ModeKeys.PREDICT)
-        predictions = spec.predictions
-        if not isinstance(predictions, dict):
-            predictions = {"predictions": predictions}
-        return {k: _host(v) for k, v in predictions.items()}
 
     # ------------------------------------------------------------ names and values
 
@@ -438,41 +389,6 @@ class Estimator(CannedEstimator):
     @staticmethod
     def _saved_step(checkpoint) -> int:
         return int(core.load_variable(checkpoint, "global_step"))
-
-
-class _ModelFnEvaluation:
-    """An evaluation by ``model_fn``: the mean of the batches' losses (TF's ``loss``)
-    and each ``eval_metric_ops`` metric merged over all batches."""
-
-    def __init__(self, estimator):
-        self.estimator = estimator
-        self.loss_total, self.batches = 0.0, 0
-        self.metrics: dict = {}
-
-    def update(self, features, labels, cache) -> None:
-        est = self.estimator
-        est._ensure_built(features, labels, ModeKeys.EVAL)
-        with core.no_grad():
-            spec = est._call_model_fn(features, labels, ModeKeys.EVAL)
-        loss = float(_host(spec.loss).reshape(()))
-        self.loss_total += loss
-        self.batches += 1
-        predictions = spec.predictions
-        if predictions is not None and not isinstance(predictions, dict):
-            predictions = {"predictions": predictions}
-        self.last = (loss, {k: _host(v) for k, v in (predictions or {}).items()})
-        for name, op in spec.eval_metric_ops.items():
-            metric = _metric_of(op)
-            known = self.metrics.get(name)
-            if known is None:
-                self.metrics[name] = metric
-            elif known is not metric:  # made anew for this batch: add its counts
-                known.merge_state([metric])
-
-    def results(self) -> dict:
-        out = {"loss": self.loss_total / max(self.batches, 1)}
-        out.update({name: float(m.result()) for name, m in self.metrics.items()})
-        return out
 
 
 def _model_fn_args(model_fn) -> tuple:

@@ -2,17 +2,21 @@
 
 A canned estimator is a *network* (which maps features to logits and owns its
 variables), a *head* (loss, predictions, metrics) and one optimizer per part of the
-network. This module holds everything that does not depend on which network it is.
+network. Its ``model_fn`` is the network's logits through the head's
+``create_estimator_spec``; the loop, the evaluation and the predictions consume the
+``EstimatorSpec`` it returns, so a custom ``Estimator(model_fn)`` shares all three. This
+module holds everything that does not depend on which network or ``model_fn`` it is.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -20,6 +24,7 @@ import pandas as pd
 from .. import core
 from .. import data as cn_data
 from ..core import checkpoint_format
+from ..core.autodiff import value_of
 from . import input_fn as inputs
 from .callbacks import Callback
 from .export import export_estimator, no_predictions_frame, predictions_frame, select_keys
@@ -33,6 +38,7 @@ from .hooks import (
     running,
 )
 from .input_pipeline import transformed_batches
+from .metrics import Metric
 from .progress import ProgressHook, known_rows, progress_bar, resolve_verbose
 from .run_config import RunConfig, WarmStartSettings
 from .tensorboard import TensorBoardHook, write_eval_summary
@@ -59,6 +65,16 @@ class History:
         from .plots import plot_history
 
         return plot_history(self)
+
+
+class ModeKeys:
+    """The three modes a ``model_fn`` is called in (TF's strings)."""
+
+    TRAIN = "train"
+    EVAL = "eval"
+    PREDICT = "infer"
+
+    ALL = (TRAIN, EVAL, PREDICT)
 
 
 # The momentum a Momentum optimizer named by string gets (a common choice; TF has none).
@@ -112,10 +128,14 @@ def resolve_optimizer(optimizer, default_factory, learning_rate, global_step=Non
 
 
 class CannedEstimator:
-    """Shared machinery of the canned estimators; subclasses build ``self._network``.
+    """The estimator life cycle over a ``model_fn``; subclasses build ``self._network``.
 
-    ``self._parts`` is a list of ``(name, optimizer, variables)``: each optimizer updates
-    its own variables (the combined model has a linear and a DNN part).
+    Every step, evaluation batch and prediction batch is one :meth:`_call_model_fn` call
+    returning an ``EstimatorSpec``: for a canned estimator its network's logits through
+    its head's ``create_estimator_spec``; a custom :class:`~.custom.Estimator` calls the
+    user's ``model_fn`` instead. ``self._parts`` is a list of ``(name, optimizer,
+    variables)``: each optimizer updates its own variables (the combined model has a
+    linear and a DNN part).
     """
 
     def __init__(self, head, model_dir=None, config=None, warm_start_from=None, weight_column=None):
@@ -130,8 +150,10 @@ class CannedEstimator:
             logger.warning("using a temporary model_dir: %s", model_dir)
         self.model_dir = _directory_path(model_dir)
         self.config = config.replace(model_dir=self.model_dir)
-        self.head = head
         self.weight_column = _weight_key(weight_column)
+        if head is not None and self.weight_column is not None and head.weight_column is None:
+            head = dataclasses.replace(head, weight_column=self.weight_column)
+        self.head = head
         if isinstance(warm_start_from, str):
             warm_start_from = WarmStartSettings(warm_start_from)
         self.warm_start_from = warm_start_from
@@ -399,36 +421,56 @@ class CannedEstimator:
             cn_data.required_columns(self._network.feature_columns, weight=self.weight_column)
         )
 
-    def _weights_of(self, features):
-        if self.weight_column is None:
-            return None
-        return inputs.feature_column_of(features, self.weight_column).astype(np.float32)
-
-    def _train_step(self, features, labels, cache=None) -> float:
-        if labels is None:
+    def _call_model_fn(self, features, labels, mode, cache=None):
+        """The canned ``model_fn``: the network's logits of the batch (``cache``: its
+        feature transforms, done ahead on the input thread) through the head's
+        ``create_estimator_spec``, whose ``train_op_fn`` updates each part of the network
+        with its own optimizer."""
+        if labels is None and mode != ModeKeys.PREDICT:
             raise ValueError(
-                "training needs labels: build the Dataset with label=... or "
-                "have input_fn yield (features, labels)"
+                "training needs labels: build the Dataset with label=... or have input_fn "
+                "yield (features, labels)"
+                if mode == ModeKeys.TRAIN
+                else "evaluation needs labels: build the Dataset with label=..."
             )
-        label_array = self.head.label_array(labels)
-        weights = self._weights_of(features)
+        if mode == ModeKeys.TRAIN:
+            logits = self._network.logits(
+                features, training=True, rng=self._step_rng(), cache=cache
+            )
+        else:
+            with core.no_grad():
+                logits = self._network.logits(features, training=False, rng=None, cache=cache)
+        return self.head.create_estimator_spec(
+            features, mode, logits, labels, train_op_fn=self._apply_gradients
+        )
+
+    def _apply_gradients(self, loss):
+        """The canned ``train_op_fn``: the gradient of the recorded ``loss`` for every
+        part's variables, each part applied by its own optimizer."""
         variables = [v for _, _, part in self._parts for v in part]
-        step_rng = self._step_rng()
-
-        def loss_fn():
-            logits = self._network.logits(features, training=True, rng=step_rng, cache=cache)
-            self._last_logits = logits.value  # fetchable predictions (see _step_tensors)
-            return self.head.loss(label_array, logits, weights)[0]
-
-        loss, grads = core.value_and_grad(loss_fn)(variables)
+        grads = core.gradients([loss], variables)
         start = 0
         for _, optimizer, part in self._parts:
             pairs = list(zip(grads[start : start + len(part)], part))
             start += len(part)
             if any(g is not None for g, _ in pairs):
                 optimizer.apply_gradients(pairs)
-        self._global_step.assign(self.global_step + 1)
-        return float(loss)
+        return loss
+
+    def _ensure_built(self, features, labels, mode) -> None:
+        """Make the variables the ``model_fn`` creates in ``mode`` before its first
+        batch; a canned network has made its own already."""
+
+    def _train_step(self, features, labels, cache=None) -> float:
+        """One training step: the TRAIN spec's ``train_op`` has updated the variables;
+        the global step grows by one (by the estimator when the ``model_fn`` did not)."""
+        self._ensure_built(features, labels, ModeKeys.TRAIN)
+        step = self.global_step
+        spec = self._call_model_fn(features, labels, ModeKeys.TRAIN, cache)
+        if self.global_step == step:
+            self._global_step.assign_add(1)
+        self._last_predictions = spec.predictions  # fetchable by hooks (_step_tensors)
+        return float(_host(spec.loss).reshape(()))
 
     # ------------------------------------------------------------------ TF style
 
@@ -586,20 +628,15 @@ class CannedEstimator:
 
     def _step_tensors(self) -> dict:
         """The fetchable names of the last training step beyond ``loss``,
-        ``global_step`` and ``rows``: the head's predictions of the batch (computed when
-        fetched) and the model's variables, ``name -> zero-argument function``."""
+        ``global_step`` and ``rows``: the TRAIN spec's predictions by key (``"predictions"``
+        when it is one tensor; a head's are computed only when fetched) and the model's
+        variables, ``name -> zero-argument function``."""
         out = {name: var.numpy for name, var in self._model_variables().items()}
-        logits = getattr(self, "_last_logits", None)
-        if logits is not None:
-            predictions = {}
-
-            def prediction(key):
-                if not predictions:
-                    predictions.update(self.head.predictions(logits))
-                return predictions[key]
-
-            for key in self.head.prediction_keys:
-                out[key] = lambda key=key: prediction(key)
+        predictions = getattr(self, "_last_predictions", None)
+        if predictions is not None and not isinstance(predictions, Mapping):
+            predictions = {"predictions": predictions}
+        for key in predictions or {}:
+            out[key] = lambda key=key: _host(predictions[key])
         return out
 
     def _batch_tensors(self, predictions):
@@ -641,10 +678,6 @@ class CannedEstimator:
             if value.dtype.kind in "fc" and not bool(core.get_xp(value).isfinite(value).all()):
                 bad.append(name)
         return bad
-
-    def _logits(self, features, cache=None):
-        with core.no_grad():
-            return self._network.logits(features, training=False, rng=None, cache=cache)
 
     def evaluate(
         self,
@@ -770,13 +803,18 @@ class CannedEstimator:
 
     def _new_evaluation(self):
         """What accumulates one evaluation: ``update(features, labels, cache)`` per batch
-        (then ``last``, the batch's ``(loss, predictions)``), then ``results()``. The seam
-        a custom estimator's ``model_fn`` plugs into."""
-        return _HeadEvaluation(self)
+        (then ``last``, the batch's ``(loss, predictions)``), then ``results()``."""
+        return _SpecEvaluation(self)
 
     def _batch_predictions(self, features, cache) -> dict:
-        """The predictions of one batch, as host arrays by key."""
-        return self.head.predictions(self._logits(features, cache).value)
+        """The predictions of one batch (the PREDICT spec's), as host arrays by key."""
+        self._ensure_built(features, None, ModeKeys.PREDICT)
+        with core.no_grad():
+            spec = self._call_model_fn(features, None, ModeKeys.PREDICT, cache)
+        predictions = spec.predictions
+        if not isinstance(predictions, Mapping):
+            predictions = {"predictions": predictions}
+        return {k: _host(v) for k, v in predictions.items()}
 
     def predict(
         self,
@@ -1023,34 +1061,51 @@ class CannedEstimator:
         return history
 
 
-class _HeadEvaluation:
-    """A canned estimator's evaluation: the head's metrics of the network's logits."""
+class _SpecEvaluation:
+    """One evaluation: the mean of the batches' EVAL-spec losses (TF's ``loss``) and
+    each ``eval_metric_ops`` metric merged over all batches (a metric the ``model_fn``
+    makes anew for each batch has its counts added to the first batch's)."""
 
     def __init__(self, estimator):
         self.estimator = estimator
-        self.metrics = estimator.head.new_metrics()
+        self.loss_total, self.batches = 0.0, 0
+        self.metrics: dict = {}
 
     def update(self, features, labels, cache) -> None:
-        est, head = self.estimator, self.estimator.head
-        if labels is None:
-            raise ValueError("evaluation needs labels: build the Dataset with label=...")
-        label_array = head.label_array(labels)
-        weights = est._weights_of(features)
-        logits = est._logits(features, cache)
-        training_loss, unreduced = head.loss(label_array, logits, weights)
-        predictions = head.predictions(logits.value)
-        self.last = (float(training_loss), predictions)
-        head.update_metrics(
-            self.metrics,
-            label_array,
-            predictions,
-            core.to_host(unreduced.value),
-            weights,
-            float(training_loss),
-        )
+        est = self.estimator
+        est._ensure_built(features, labels, ModeKeys.EVAL)
+        with core.no_grad():
+            spec = est._call_model_fn(features, labels, ModeKeys.EVAL, cache)
+        loss = float(_host(spec.loss).reshape(()))
+        self.loss_total += loss
+        self.batches += 1
+        predictions = spec.predictions
+        if predictions is not None and not isinstance(predictions, Mapping):
+            predictions = {"predictions": predictions}
+        self.last = (loss, {k: _host(v) for k, v in (predictions or {}).items()})
+        for name, op in spec.eval_metric_ops.items():
+            metric = _metric_of(op)
+            known = self.metrics.get(name)
+            if known is None:
+                self.metrics[name] = metric
+            elif known is not metric:
+                known.merge_state([metric])
 
     def results(self) -> dict:
-        return self.estimator.head.results(self.metrics)
+        out = {"loss": self.loss_total / max(self.batches, 1)}
+        out.update({name: float(m.result()) for name, m in self.metrics.items()})
+        return out
+
+
+def _metric_of(op) -> Metric:
+    """The metric of an ``eval_metric_ops`` value: a metric, or a ``(value, update)``
+    pair's value."""
+    return op if isinstance(op, Metric) else op[0]
+
+
+def _host(x):
+    """A host numpy array of a Tensor, Variable or array."""
+    return np.asarray(core.to_host(value_of(x)))
 
 
 def _with_nan_check(hooks: list) -> list:

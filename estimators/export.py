@@ -62,8 +62,10 @@ _HEADS = {
 
 
 def head_spec(head) -> dict:
-    kind = next(k for k, cls in _HEADS.items() if isinstance(head, cls))
-    fields = {k: v for k, v in vars(head).items() if v is not None}
+    kind = next((k for k, cls in _HEADS.items() if type(head) is cls), None)
+    if kind is None:
+        raise ValueError(f"a {type(head).__name__} cannot be recorded in a canned export")
+    fields = head.export_fields()
     if "label_vocabulary" in fields:
         fields["label_vocabulary"] = list(fields["label_vocabulary"])
     return {"type": kind, **fields}

@@ -1,9 +1,19 @@
-"""Heads: how logits become a loss, predictions and metrics (TF's canned heads).
+"""Heads: how logits become a loss, predictions, metrics and an ``EstimatorSpec``
+(TF 2.15's ``tf.estimator`` heads, with TF's arguments, keys and defaults).
 
-A head turns raw labels into arrays (with ``label_vocabulary`` for string labels),
-computes the training loss with ``loss_reduction`` (TF's default: sum over batch size),
-maps logits to the prediction dict TF's estimators return, and feeds the metrics with
-TF's keys. Heads hold configuration only; all state lives in the metric objects.
+The factories have TF's names and arguments: :func:`binary_classification_head`,
+:func:`multi_class_head`, :func:`multi_label_head`, :func:`regression_head`,
+:func:`poisson_regression_head`, :func:`logistic_regression_head`. A head's
+``create_estimator_spec(features, mode, logits, labels, optimizer=...)`` is what a
+``model_fn`` returns; the canned estimators are their network plus one of these heads.
+The shared machinery is in :mod:`head_base`.
+
+>>> import colonnade as cn, numpy as np
+>>> head = cn.estimators.binary_classification_head()
+>>> logits = np.array([[-1.0], [2.0]], np.float32)
+>>> spec = head.create_estimator_spec({}, "eval", logits, labels=np.array([0, 1]))
+>>> round(float(spec.loss), 4), spec.eval_metric_ops["accuracy"].result()
+(0.2201, 1.0)
 """
 
 from __future__ import annotations
@@ -12,23 +22,28 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core import Reduction, ops, to_host
+from ..core import Reduction, ops
 from ..core import losses as core_losses
 from . import metrics as m
-
-
-def _as_column(values, name="labels"):
-    values = np.asarray(values)
-    if values.ndim == 1:
-        values = values[:, None]
-    if values.ndim != 2:
-        raise ValueError(f"{name} must have shape (batch,) or (batch, 1); got {values.shape}")
-    return values
+from .head_base import (
+    SERVING_KEY,
+    AccuracyBaseline,
+    ClassificationOutput,
+    Head,
+    PredictOutput,
+    RegressionOutput,
+    as_column,
+    check_reduction,
+    refuse_non_finite,
+    weight_key,
+)
+from .head_multi_label import MultiLabelHead
+from .head_regression import LogisticRegressionHead, PoissonRegressionHead, RegressionHead
 
 
 def _label_ids(labels, n_classes, label_vocabulary):
     """Class ids of shape (batch, 1) from raw labels, validated."""
-    labels = _as_column(labels)
+    labels = as_column(labels)
     if label_vocabulary is not None:
         vocab = {v: i for i, v in enumerate(label_vocabulary)}
         flat = labels.reshape(-1)
@@ -46,7 +61,7 @@ def _label_ids(labels, n_classes, label_vocabulary):
             f"to class ids"
         )
     if labels.dtype.kind == "f":
-        _refuse_non_finite(labels, "labels", "missing label")
+        refuse_non_finite(labels, "labels", "missing label")
         if not np.all(labels == np.round(labels)):
             raise ValueError("classification labels must be whole numbers (class ids)")
     ids = labels.astype(np.int64)
@@ -58,32 +73,28 @@ def _label_ids(labels, n_classes, label_vocabulary):
     return ids
 
 
-def _refuse_non_finite(values, what, meaning):
-    """NaN or inf would train silently to NaN weights: refuse them, saying how many."""
-    bad = ~np.isfinite(values)
-    if bad.any():
+def _check_vocabulary(label_vocabulary, n_classes):
+    vocab = None if label_vocabulary is None else tuple(label_vocabulary)
+    if vocab is None:
+        return None
+    if len(set(vocab)) != len(vocab):
+        dups = sorted({str(v) for v in vocab if vocab.count(v) > 1})
         raise ValueError(
-            f"{what} have {int(bad.sum())} NaN or infinite values (a NaN is a {meaning}); "
-            "drop or fill those rows"
+            f"label_vocabulary has duplicate entries {dups}: each label must map to one class"
         )
-
-
-def _check_reduction(loss_reduction):
-    if loss_reduction not in Reduction.ALL or loss_reduction == Reduction.NONE:
+    if len(vocab) != n_classes:
         raise ValueError(
-            f"loss_reduction must be one of {[r for r in Reduction.ALL if r != 'none']}, "
-            f"got {loss_reduction!r}"
+            f"label_vocabulary has {len(vocab)} entries but there are {n_classes} classes"
         )
+    return vocab
 
 
-def _example_weights(weights, batch):
-    if weights is None:
-        return np.ones((batch, 1), np.float32)
-    w = _as_column(np.asarray(weights, dtype=np.float32), "weights")
-    _refuse_non_finite(w, "example weights (weight_column)", "missing weight")
-    if w.shape[0] != batch:
-        raise ValueError(f"weight column has {w.shape[0]} rows but the batch has {batch}")
-    return w
+def _check_thresholds(thresholds):
+    thresholds = tuple(float(t) for t in thresholds or ())
+    bad = [t for t in thresholds if not 0.0 < t < 1.0]
+    if bad:
+        raise ValueError(f"thresholds must be in (0, 1), got {bad}")
+    return thresholds
 
 
 # The entries every classifier's prediction dict has besides its logits and probabilities.
@@ -102,53 +113,35 @@ def _class_predictions(names, class_ids, batch: int) -> dict:
     }
 
 
-class Head:
-    """What every head shares: the weighted, reduced training loss, the ``loss`` and
-    ``average_loss`` metrics, and reporting. A head adds ``prediction_keys``,
-    ``unreduced_loss``, ``label_array``, ``_predictions``, ``new_metrics`` and
-    ``_update_head_metrics``."""
-
-    prediction_keys: tuple = ()
-    """The keys of the dict ``predictions`` returns, in its order: what ``predict_keys``
-    may select (TF's ``PredictionKeys`` for this head)."""
-
-    def predictions(self, logits) -> dict:
-        """The prediction dict for a batch of logits: the :attr:`prediction_keys` entries,
-        in that order."""
-        values = self._predictions(to_host(logits))
-        return {k: values[k] for k in self.prediction_keys}
-
-    def loss(self, labels, logits, weights=None):
-        """``(training_loss, unreduced_loss)`` for a batch; labels from ``label_array``."""
-        unreduced = self.unreduced_loss(labels, logits)
-        w = _example_weights(weights, logits.shape[0])
-        return core_losses.compute_weighted_loss(unreduced, w, self.loss_reduction), unreduced
-
-    def update_metrics(self, metrics, labels, predictions, unreduced, weights, loss):
-        """Feed one evaluated batch to ``metrics`` (from ``new_metrics``)."""
-        w = None if weights is None else np.asarray(weights).reshape(-1)
-        metrics["average_loss"].update(unreduced, w)
-        metrics["loss"].update(np.array([loss]))
-        self._update_head_metrics(metrics, labels, predictions, w)
-
-    def results(self, metrics) -> dict:
-        return {k: float(v.result()) for k, v in metrics.items()}
+def _classification_outputs(predictions) -> dict:
+    classify = ClassificationOutput(predictions["probabilities"], predictions["all_classes"])
+    return {SERVING_KEY: classify, "classification": classify}
 
 
 @dataclass(frozen=True)
 class BinaryClassHead(Head):
-    """Logistic regression on one logit: sigmoid cross-entropy, threshold 0.5."""
+    """Logistic regression on one logit (TF's ``BinaryClassHead``): sigmoid
+    cross-entropy; class 1 when the logistic exceeds 0.5. ``thresholds`` add TF's
+    ``accuracy/positive_threshold_<t>``, ``precision/...`` and ``recall/...`` metrics."""
 
     label_vocabulary: tuple | None = None
     loss_reduction: str = Reduction.SUM_OVER_BATCH_SIZE
     logits_dimension: int = 1
+    weight_column: str | None = None
+    thresholds: tuple = ()
+    loss_fn: object = None
+    name: str | None = None
 
     def __post_init__(self):
-        _check_reduction(self.loss_reduction)
+        object.__setattr__(self, "loss_reduction", check_reduction(self.loss_reduction))
+        object.__setattr__(self, "weight_column", weight_key(self.weight_column))
+        object.__setattr__(self, "thresholds", _check_thresholds(self.thresholds))
         if self.label_vocabulary is not None and len(self.label_vocabulary) != 2:
             raise ValueError(
                 f"a binary head needs 2 labels in label_vocabulary, got {self.label_vocabulary}"
             )
+        if self.logits_dimension != 1:
+            raise ValueError(f"a binary head has 1 logit, got {self.logits_dimension}")
 
     @property
     def class_names(self):
@@ -166,7 +159,7 @@ class BinaryClassHead(Head):
     def label_array(self, labels):
         return _label_ids(labels, 2, self.label_vocabulary).astype(np.float32)
 
-    def unreduced_loss(self, labels, logits):
+    def _unreduced_loss(self, labels, logits):
         return core_losses.sigmoid_cross_entropy_with_logits(labels, logits)
 
     def _predictions(self, logits) -> dict:
@@ -179,44 +172,68 @@ class BinaryClassHead(Head):
             **_class_predictions(self.class_names, class_ids, logits.shape[0]),
         }
 
-    def new_metrics(self) -> dict:
-        return {
+    def _new_metrics(self) -> dict:
+        out = {
             "accuracy": m.Accuracy(),
             "auc": m.AUC("ROC"),
             "auc_precision_recall": m.AUC("PR"),
-            "average_loss": m.Mean(),
             "label/mean": m.Mean(),
             "prediction/mean": m.Mean(),
             "precision": m.Precision(),
             "recall": m.Recall(),
-            "loss": m.Mean(),
+            "accuracy_baseline": AccuracyBaseline(),
         }
+        for t in self.thresholds:
+            out[f"accuracy/positive_threshold_{t:g}"] = m.Accuracy()
+            out[f"precision/positive_threshold_{t:g}"] = m.Precision()
+            out[f"recall/positive_threshold_{t:g}"] = m.Recall()
+        return out
 
     def _update_head_metrics(self, metrics, labels, predictions, w):
+        logistic = predictions["logistic"]
         metrics["accuracy"].update(labels, predictions["class_ids"], w)
-        metrics["auc"].update(labels, predictions["logistic"], w)
-        metrics["auc_precision_recall"].update(labels, predictions["logistic"], w)
+        metrics["auc"].update(labels, logistic, w)
+        metrics["auc_precision_recall"].update(labels, logistic, w)
         metrics["label/mean"].update(labels, w)
-        metrics["prediction/mean"].update(predictions["logistic"], w)
+        metrics["prediction/mean"].update(logistic, w)
         metrics["precision"].update(labels, predictions["class_ids"], w)
         metrics["recall"].update(labels, predictions["class_ids"], w)
+        metrics["accuracy_baseline"].update(labels, w)
+        for t in self.thresholds:
+            above = (logistic > t).astype(np.float32)
+            metrics[f"accuracy/positive_threshold_{t:g}"].update(labels, above, w)
+            metrics[f"precision/positive_threshold_{t:g}"].update(labels, above, w)
+            metrics[f"recall/positive_threshold_{t:g}"].update(labels, above, w)
 
-    def results(self, metrics) -> dict:
-        out = super().results(metrics)
-        out["accuracy_baseline"] = max(out["label/mean"], 1 - out["label/mean"])
-        return out
+    def _export_outputs(self, predictions) -> dict:
+        return {
+            **_classification_outputs(predictions),
+            "regression": RegressionOutput(predictions["logistic"]),
+            "predict": PredictOutput(predictions),
+        }
+
+    def export_fields(self) -> dict:
+        fields = (
+            {} if self.label_vocabulary is None else {"label_vocabulary": self.label_vocabulary}
+        )
+        return {**fields, "loss_reduction": self.loss_reduction, "logits_dimension": 1}
 
 
 @dataclass(frozen=True)
 class MultiClassHead(Head):
-    """Softmax over ``n_classes`` logits: sparse softmax cross-entropy."""
+    """Softmax over ``n_classes`` logits (TF's ``MultiClassHead``): sparse softmax
+    cross-entropy; the predicted class is the largest logit's."""
 
     n_classes: int
     label_vocabulary: tuple | None = None
     loss_reduction: str = Reduction.SUM_OVER_BATCH_SIZE
+    weight_column: str | None = None
+    loss_fn: object = None
+    name: str | None = None
 
     def __post_init__(self):
-        _check_reduction(self.loss_reduction)
+        object.__setattr__(self, "loss_reduction", check_reduction(self.loss_reduction))
+        object.__setattr__(self, "weight_column", weight_key(self.weight_column))
         if self.n_classes < 3:
             raise ValueError(f"MultiClassHead needs n_classes >= 3, got {self.n_classes}")
         if self.label_vocabulary is not None and len(self.label_vocabulary) != self.n_classes:
@@ -240,7 +257,7 @@ class MultiClassHead(Head):
     def label_array(self, labels):
         return _label_ids(labels, self.n_classes, self.label_vocabulary)
 
-    def unreduced_loss(self, labels, logits):
+    def _unreduced_loss(self, labels, logits):
         per_example = core_losses.sparse_softmax_cross_entropy_with_logits(labels, logits)
         return ops.reshape(per_example, (-1, 1))
 
@@ -253,76 +270,177 @@ class MultiClassHead(Head):
             **_class_predictions(self.class_names, class_ids, logits.shape[0]),
         }
 
-    def new_metrics(self) -> dict:
-        return {"accuracy": m.Accuracy(), "average_loss": m.Mean(), "loss": m.Mean()}
+    def _new_metrics(self) -> dict:
+        return {"accuracy": m.Accuracy()}
 
     def _update_head_metrics(self, metrics, labels, predictions, w):
         metrics["accuracy"].update(labels, predictions["class_ids"], w)
 
+    def _export_outputs(self, predictions) -> dict:
+        return {**_classification_outputs(predictions), "predict": PredictOutput(predictions)}
 
-@dataclass(frozen=True)
-class RegressionHead(Head):
-    """Squared error on ``label_dimension`` outputs."""
-
-    label_dimension: int = 1
-    loss_reduction: str = Reduction.SUM_OVER_BATCH_SIZE
-
-    def __post_init__(self):
-        _check_reduction(self.loss_reduction)
-        if self.label_dimension < 1:
-            raise ValueError(f"label_dimension must be >= 1, got {self.label_dimension}")
-
-    @property
-    def logits_dimension(self) -> int:
-        return self.label_dimension
-
-    def label_array(self, labels):
-        labels = np.asarray(labels)
-        if labels.dtype.kind not in "iufb":
-            raise TypeError(f"regression labels must be numbers, got dtype {labels.dtype}")
-        labels = labels.astype(np.float32).reshape(len(labels), -1)
-        _refuse_non_finite(labels, "regression labels", "missing label")
-        if labels.shape[1] != self.label_dimension:
-            raise ValueError(
-                f"labels have {labels.shape[1]} values per example but label_dimension is "
-                f"{self.label_dimension}"
-            )
-        return labels
-
-    def unreduced_loss(self, labels, logits):
-        return ops.square(ops.subtract(logits, labels))
-
-    prediction_keys = ("predictions",)
-
-    def _predictions(self, logits) -> dict:
-        return {"predictions": logits}
-
-    def new_metrics(self) -> dict:
-        return {
-            "average_loss": m.Mean(),
-            "label/mean": m.Mean(),
-            "prediction/mean": m.Mean(),
-            "rmse": m.RootMeanSquaredError(),
-            "loss": m.Mean(),
-        }
-
-    def _update_head_metrics(self, metrics, labels, predictions, w):
-        metrics["label/mean"].update(labels, w)
-        metrics["prediction/mean"].update(predictions["predictions"], w)
-        metrics["rmse"].update(labels, predictions["predictions"], w)
+    def export_fields(self) -> dict:
+        fields = {"n_classes": self.n_classes}
+        if self.label_vocabulary is not None:
+            fields["label_vocabulary"] = self.label_vocabulary
+        return {**fields, "loss_reduction": self.loss_reduction}
 
 
-def classification_head(n_classes: int, label_vocabulary=None, loss_reduction=None):
-    """The binary head for ``n_classes == 2``, else the multi-class head."""
-    vocab = tuple(label_vocabulary) if label_vocabulary is not None else None
-    if vocab is not None and len(set(vocab)) != len(vocab):
-        dups = sorted({str(v) for v in vocab if vocab.count(v) > 1})
-        raise ValueError(
-            f"label_vocabulary has duplicate entries {dups}: each label must map to one class"
-        )
-    reduction = loss_reduction or Reduction.SUM_OVER_BATCH_SIZE
-    if n_classes == 2:
-        return BinaryClassHead(vocab, reduction)
+def binary_classification_head(
+    weight_column=None,
+    thresholds=None,
+    label_vocabulary=None,
+    loss_reduction=Reduction.SUM_OVER_BATCH_SIZE,
+    loss_fn=None,
+    name=None,
+) -> BinaryClassHead:
+    """TF's ``binary_classification_head`` / ``BinaryClassHead``: logistic loss on one
+    logit. ``weight_column``: a feature name (or ``numeric_column``) of example weights;
+    ``thresholds``: extra accuracy/precision/recall thresholds in (0, 1);
+    ``label_vocabulary``: the 2 string labels; ``loss_reduction``: a
+    ``cn.core.Reduction`` or a TF1 name (``"weighted_sum"``...); ``loss_fn(labels,
+    logits[, features])``: a per-example loss of shape ``(batch, 1)`` in place of the
+    sigmoid cross-entropy; ``name``: a suffix for the metric keys."""
+    return BinaryClassHead(
+        _check_vocabulary(label_vocabulary, 2),
+        loss_reduction,
+        weight_column=weight_column,
+        thresholds=thresholds or (),
+        loss_fn=loss_fn,
+        name=name,
+    )
+
+
+def multi_class_head(
+    n_classes,
+    weight_column=None,
+    label_vocabulary=None,
+    loss_reduction=Reduction.SUM_OVER_BATCH_SIZE,
+    loss_fn=None,
+    name=None,
+) -> MultiClassHead:
+    """TF's ``multi_class_head`` / ``MultiClassHead``: softmax over ``n_classes`` (at
+    least 3) logits; arguments as :func:`binary_classification_head`."""
+    if n_classes is None or n_classes < 3:
+        raise ValueError(f"n_classes must be > 2, got {n_classes}")
+    return MultiClassHead(
+        n_classes,
+        _check_vocabulary(label_vocabulary, n_classes),
+        loss_reduction,
+        weight_column=weight_column,
+        loss_fn=loss_fn,
+        name=name,
+    )
+
+
+def multi_label_head(
+    n_classes,
+    weight_column=None,
+    thresholds=None,
+    label_vocabulary=None,
+    loss_reduction=Reduction.SUM_OVER_BATCH_SIZE,
+    loss_fn=None,
+    classes_for_class_based_metrics=None,
+    name=None,
+) -> MultiLabelHead:
+    """TF's ``multi_label_head`` / ``MultiLabelHead``: a sigmoid per class, each example
+    in any number of classes. Labels are multi-hot ``(batch, n_classes)`` arrays, or
+    per-example lists of class ids (or of names from ``label_vocabulary``).
+    ``classes_for_class_based_metrics``: class ids or names that get their own
+    ``probability_mean``, ``auc`` and ``auc_precision_recall`` metrics."""
+    return MultiLabelHead(
+        n_classes,
+        weight_column=weight_column,
+        thresholds=_check_thresholds(thresholds),
+        label_vocabulary=_check_vocabulary(label_vocabulary, n_classes),
+        loss_reduction=loss_reduction,
+        loss_fn=loss_fn,
+        classes_for_class_based_metrics=classes_for_class_based_metrics,
+        name=name,
+    )
+
+
+def regression_head(
+    weight_column=None,
+    label_dimension=1,
+    loss_reduction=Reduction.SUM_OVER_BATCH_SIZE,
+    loss_fn=None,
+    inverse_link_fn=None,
+    name=None,
+) -> RegressionHead:
+    """TF's ``regression_head`` / ``RegressionHead``: squared error on
+    ``label_dimension`` outputs; ``inverse_link_fn`` maps logits to the predicted values
+    (the ``predictions`` key; ``logits`` are predicted too then)."""
+    return RegressionHead(
+        label_dimension,
+        loss_reduction,
+        weight_column=weight_column,
+        loss_fn=loss_fn,
+        inverse_link_fn=inverse_link_fn,
+        name=name,
+    )
+
+
+def poisson_regression_head(
+    weight_column=None,
+    label_dimension=1,
+    loss_reduction=Reduction.SUM_OVER_BATCH_SIZE,
+    compute_full_loss=True,
+    name=None,
+) -> PoissonRegressionHead:
+    """TF's ``poisson_regression_head``: logits are log-rates, predictions
+    ``exp(logits)``, the loss ``tf.nn.log_poisson_loss`` (with the Stirling term when
+    ``compute_full_loss``, TF's default)."""
+    return PoissonRegressionHead(
+        label_dimension,
+        loss_reduction,
+        weight_column=weight_column,
+        compute_full_loss=compute_full_loss,
+        name=name,
+    )
+
+
+def logistic_regression_head(
+    weight_column=None,
+    loss_reduction=Reduction.SUM_OVER_BATCH_SIZE,
+    name=None,
+) -> LogisticRegressionHead:
+    """TF's ``logistic_regression_head``: labels are probabilities in [0, 1],
+    predictions ``sigmoid(logits)``, the loss sigmoid cross-entropy."""
+    return LogisticRegressionHead(1, loss_reduction, weight_column=weight_column, name=name)
+
+
+def classification_head(
+    n_classes: int, label_vocabulary=None, loss_reduction=None, weight_column=None
+):
+    """The canned classifiers' head: binary for ``n_classes == 2``, else multi-class."""
     if n_classes < 2:
         raise ValueError(f"n_classes must be >= 2, got {n_classes}")
-    return MultiClassHead(n_classes, vocab, reduction)
+    vocab = None if label_vocabulary is None else tuple(label_vocabulary)
+    if vocab is not None and len(set(vocab)) != len(vocab):
+        _check_vocabulary(vocab, len(vocab))
+    reduction = loss_reduction or Reduction.SUM_OVER_BATCH_SIZE
+    if n_classes == 2:
+        return BinaryClassHead(vocab, reduction, weight_column=weight_column)
+    return MultiClassHead(n_classes, vocab, reduction, weight_column=weight_column)
+
+
+__all__ = [
+    "BinaryClassHead",
+    "ClassificationOutput",
+    "Head",
+    "LogisticRegressionHead",
+    "MultiClassHead",
+    "MultiLabelHead",
+    "PoissonRegressionHead",
+    "PredictOutput",
+    "RegressionHead",
+    "RegressionOutput",
+    "binary_classification_head",
+    "classification_head",
+    "logistic_regression_head",
+    "multi_class_head",
+    "multi_label_head",
+    "poisson_regression_head",
+    "regression_head",
+]

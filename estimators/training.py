@@ -30,7 +30,8 @@ import os
 import time
 
 from .. import data as cn_data
-from .custom import _features_dict, _is_metric_op, _labels_array, _metric_of
+from .custom import _features_dict, _is_metric_op, _labels_array
+from .estimator import _metric_of
 from .exporters import Exporter
 from .hooks import CheckpointSaverListener, SessionRunHook
 
