@@ -2,6 +2,7 @@
 
 import http.client
 import json
+import os
 import re
 import shutil
 import socket
@@ -443,3 +444,125 @@ def test_examples_b64_answer_as_predict_examples(examples_server, tmp_path):
             assert re.search(match, answer["error"]), answer
     finally:
         client.conn.close()
+
+
+def test_post_to_metadata_gets_405_and_get_to_predict_gets_405(client):
+    status, body = client.call("POST", f"/v1/models/{NAME}/metadata", {"instances": []})
+    assert status == 405 and ":predict" in body["error"]
+    status, body = client.call("GET", f"/v1/models/{NAME}:predict")
+    assert status == 405 and "takes POST" in body["error"]
+
+
+# --------------------------------------------------------------------------- workers
+
+
+def _descendants(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            children = [int(c) for c in f.read().split()]
+    except OSError:
+        return []
+    return children + [d for c in children for d in _descendants(c)]
+
+
+def _answering_process(server_pid, port, client_port):
+    """The process of the server that holds the accepted end of the client connection
+    from ``client_port`` (``/proc``: socket inodes of each process, ``/proc/net/tcp``)."""
+    owners = {}
+    for pid in [server_pid, *_descendants(server_pid)]:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if link.startswith("socket:["):
+                owners[link[8:-1]] = pid
+    with open("/proc/net/tcp") as f:
+        for line in f.readlines()[1:]:
+            fields = line.split()
+            ports = [int(address.split(":")[1], 16) for address in fields[1:3]]
+            if ports == [port, client_port]:
+                return owners.get(fields[9])
+    return None
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/net/tcp"), reason="finds workers through /proc")
+def test_workers_each_serve_and_each_swap_in_a_new_version(tmp_path):
+    base = tmp_path / "exports"
+    train_export(tmp_path / "model", base)
+    port = _free_port()
+    command = [sys.executable, "-m", "colonnade", "serve", str(base), "--port", str(port)]
+    command += ["--model-name", NAME, "--workers", "2", "--poll-interval", "0.1"]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    clients = {}  # worker pid -> a keep-alive connection it answers
+    try:
+        deadline = time.monotonic() + 120
+        while len(clients) < 2:
+            assert server.poll() is None, server.stderr.read().decode()
+            assert time.monotonic() < deadline, f"connections reached only {list(clients)}"
+            client = Client(port)
+            try:
+                status, body = client.call("GET", f"/v1/models/{NAME}")
+            except OSError:
+                client.conn.close()
+                time.sleep(0.2)
+                continue
+            assert status == 200, body
+            pid = _answering_process(server.pid, port, client.conn.sock.getsockname()[1])
+            assert pid is not None and pid != server.pid
+            if pid in clients:
+                client.conn.close()
+            else:
+                clients[pid] = client
+        first = int(body["model_version_status"][0]["version"])
+        row = {"instances": [{"age": 50.0, "city": "oslo"}]}
+        staging = train_export(tmp_path / "model2", tmp_path / "staging", steps_seed=1)
+        expected = cn.load(staging).predict(pd.DataFrame(row["instances"]))
+        shutil.move(staging, base / str(first + 1))
+        for pid, client in clients.items():  # each worker polls and swaps on its own
+            while True:
+                status, body = client.predict(row)  # requests never fail meanwhile
+                assert status == 200, (pid, body)
+                status, body = client.call("GET", f"/v1/models/{NAME}")
+                versions = {s["version"]: s["state"] for s in body["model_version_status"]}
+                if versions.get(str(first + 1)) == "AVAILABLE":
+                    break
+                assert time.monotonic() < deadline + 60, (pid, body)
+                time.sleep(0.05)
+            assert versions[str(first)] == "END"
+            status, body = client.predict(row, version=first + 1)
+            assert status == 200, body
+            got = body["predictions"][0]["logistic"][0]
+            np.testing.assert_allclose(got, expected["logistic"][0], rtol=1e-6)
+            status, body = client.predict(row)
+            assert body["predictions"][0]["logistic"][0] == got
+    finally:
+        for client in clients.values():
+            client.conn.close()
+        server.terminate()
+        server.wait(30)
+    assert not [pid for pid in clients if os.path.exists(f"/proc/{pid}")]  # workers ended
+
+
+def test_cli_refuses_zero_workers(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "colonnade", "serve", str(tmp_path), "--workers", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2 and "--workers: expected a whole number >= 1, got '0'" in out.stderr
+    from colonnade.serving import serve
+
+    with pytest.raises(ValueError, match="workers must be a whole number >= 1, got 0"):
+        serve(str(tmp_path), workers=0)
