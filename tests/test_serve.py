@@ -14,6 +14,8 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import colonnade as cn
 
@@ -566,3 +568,117 @@ def test_cli_refuses_zero_workers(tmp_path):
 
     with pytest.raises(ValueError, match="workers must be a whole number >= 1, got 0"):
         serve(str(tmp_path), workers=0)
+
+
+# --------------------------------------------------------------------------- tiny batches
+
+VOCAB = ["paris", "rome", "oslo", "é", ""]
+
+
+@pytest.fixture(scope="module")
+def value_columns(tmp_path_factory):
+    """Every column kind :class:`ValueIds` takes (and wrappers over them), plus one
+    whose out-of-range values are an error, and one crossed column it leaves alone."""
+    path = tmp_path_factory.mktemp("vocab") / "vocab.txt"
+    path.write_text("\n".join(["rome", "lima", "oslo"]) + "\n")
+    hashed = fc.categorical_column_with_hash_bucket("s", 7)
+    vocab_oov = fc.categorical_column_with_vocabulary_list("s", VOCAB, num_oov_buckets=3)
+    return [
+        hashed,
+        vocab_oov,
+        fc.categorical_column_with_vocabulary_list("t", VOCAB),  # misses: -1, kept
+        fc.categorical_column_with_vocabulary_list("t", VOCAB, default_value=0),
+        fc.categorical_column_with_vocabulary_file("s", str(path), num_oov_buckets=2),
+        fc.categorical_column_with_identity("i", 10, default_value=0),
+        fc.categorical_column_with_identity("j", 10),  # out of range: an error
+        fc.categorical_column_with_hash_bucket("i", 5, dtype="int64"),
+        fc.categorical_column_with_vocabulary_list("i", [1, 5, 7], num_oov_buckets=1),
+        fc.indicator_column(vocab_oov),
+        fc.embedding_column(hashed, 3),
+        fc.crossed_column(["s", "t"], 11),
+    ]
+
+
+@pytest.fixture(scope="module")
+def shared_memo():
+    """One memo across examples, so later ones read what earlier ones put there; small,
+    so it also starts afresh now and then."""
+    from colonnade.feature_columns.transform_cache import ValueIds
+
+    return ValueIds(max_values=20)
+
+
+def _strings():
+    return st.one_of(st.sampled_from(VOCAB + ["lima", "x"]), st.text(max_size=4))
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_tiny_batch_value_ids_equal_the_usual_transforms(value_columns, shared_memo, data):
+    from colonnade.feature_columns.transform_cache import TINY_ROWS, TransformCache
+
+    n = data.draw(st.integers(1, TINY_ROWS))
+    value = st.one_of(_strings(), st.none()) if data.draw(st.booleans()) else _strings()
+    strings = st.lists(value, min_size=n, max_size=n)
+    features = {
+        "s": data.draw(strings),
+        "t": data.draw(st.lists(_strings(), min_size=n, max_size=n)),
+        "i": data.draw(st.lists(st.integers(-3, 12), min_size=n, max_size=n)),
+        "j": data.draw(st.lists(st.integers(0, 10), min_size=n, max_size=n)),
+    }
+    for column in value_columns:
+        try:
+            usual = TransformCache(features).compute([column])[0]
+        except (ValueError, TypeError) as e:
+            with pytest.raises(type(e), match=re.escape(str(e))):
+                TransformCache(features).compute([column], value_ids=shared_memo)
+            continue
+        fast = TransformCache(features).compute([column], value_ids=shared_memo)[0]
+        if isinstance(usual, np.ndarray):
+            np.testing.assert_array_equal(fast, usual)
+        else:
+            assert fast.to_lists() == usual.to_lists(), column
+            assert fast.num_buckets == usual.num_buckets
+            assert fast.ids.dtype == usual.ids.dtype == np.int64
+
+
+def test_value_ids_skip_lists_long_strings_and_keep_their_bound():
+    from colonnade.feature_columns.transform_cache import TransformCache, ValueIds
+
+    column = fc.categorical_column_with_hash_bucket("s", 1000)
+    memo = ValueIds(max_values=3, max_chars=5)
+    for value in ["a", "b", "c", "d", "e"]:
+        TransformCache({"s": [value]}).compute([column], value_ids=memo)
+    ((_, known),) = memo._memos.values()
+    assert 1 <= len(known) <= 3
+    # lists and long strings take the usual path: same ids, nothing remembered
+    for features in ({"s": [["a", "b"]]}, {"s": ["x" * 6]}):
+        usual = TransformCache(features).compute([column])[0].to_lists()
+        assert TransformCache(features).compute([column], value_ids=memo)[0].to_lists() == usual
+    assert all(len(v) <= 5 for _, k in memo._memos.values() for v in k)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.lists(
+        st.fixed_dictionaries(
+            {
+                "age": st.floats(0, 100, allow_nan=False),
+                "city": st.one_of(st.sampled_from(["paris", "rome", "oslo"]), st.text(max_size=3)),
+            }
+        ),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_tiny_requests_over_http_answer_as_load_predicts(server, rows):
+    client = Client(server["port"])
+    try:
+        status, body = client.predict({"instances": rows})
+    finally:
+        client.conn.close()
+    assert status == 200, body
+    expected = expected_frame(server, rows)  # Predictor.predict: the usual transforms
+    got = [p["logistic"][0] for p in body["predictions"]]
+    np.testing.assert_allclose(got, expected["logistic"], rtol=1e-6)
+    assert [p["class_ids"][0] for p in body["predictions"]] == list(expected["class_ids"])

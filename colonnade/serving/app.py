@@ -348,7 +348,7 @@ def predict_arrays(model: ServedModel, table: pa.Table) -> dict:
     """``{output: array}`` of ``model``'s predictions for ``table``; a model that cannot
     take these inputs is the client's error."""
     try:
-        return predict_table(model.predictor, table, list(model.outputs))
+        return predict_table(model.predictor, table, list(model.outputs), model.value_ids)
     except (ValueError, TypeError, KeyError, pa.ArrowException) as e:
         message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
         raise BadRequest(f"the model cannot predict these inputs: {message}") from None
