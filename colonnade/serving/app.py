@@ -412,8 +412,12 @@ def _jsonable(values: np.ndarray):
 def _row_texts(values: np.ndarray):
     """``(texts, bracketed)``: the JSON of each row of ``values`` (without its brackets
     when ``bracketed``, for a 2-D array), or ``(None, False)`` if the text cannot be cut
-    at row boundaries unambiguously (a string holding the separator)."""
+    at row boundaries unambiguously (a string holding the separator). An output whose
+    rows are all the same (``all_classes``, ``all_class_ids``) is written once."""
     n = values.shape[0]
+    if n > 1 and values.dtype.kind in "biuO" and bool(np.all(values == values[:1])):
+        texts, bracketed = _row_texts(values[:1])
+        return (None if texts is None else texts * n), bracketed
     text = _dumps(_jsonable(np.ascontiguousarray(values)))
     if n == 0:
         return [], False
