@@ -396,6 +396,17 @@ def test_row_answers_written_without_objects_read_back_as_objects():
         ["b"],
         ["a"],
     ]
+    # Outputs alike in every row are written once and repeated: the same answer.
+    alike = {
+        "all_classes": np.array([["a", "b"]] * 3, dtype=object),
+        "all_class_ids": np.array([[0, 1]] * 3),
+        "x": np.array([1.5, 2.5, 1.5], np.float32),
+        "sep": np.array([["p],[q"]] * 3, dtype=object),
+    }
+    assert json.loads(answer(alike, rows=True))["predictions"] == [
+        {"all_classes": ["a", "b"], "all_class_ids": [0, 1], "x": x, "sep": ["p],[q"]}
+        for x in (1.5, 2.5, 1.5)
+    ]
     assert json.loads(answer({"x": np.zeros((0, 1))}, rows=True)) == {"predictions": []}
     assert json.loads(answer({k: v[:0] for k, v in arrays.items()}, rows=True)) == {
         "predictions": []
