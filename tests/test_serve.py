@@ -693,3 +693,19 @@ def test_tiny_requests_over_http_answer_as_load_predicts(server, rows):
     got = [p["logistic"][0] for p in body["predictions"]]
     np.testing.assert_allclose(got, expected["logistic"], rtol=1e-6)
     assert [p["class_ids"][0] for p in body["predictions"]] == list(expected["class_ids"])
+
+
+def test_the_workers_socket_gives_connections_tcp_nodelay():
+    from colonnade.serving import listening_socket
+
+    with listening_socket("127.0.0.1", 0) as sock:
+        sock.listen()
+        client = socket.create_connection(sock.getsockname()[:2])
+        accepted, _ = sock.accept()
+        with client, accepted:
+            assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    with taken, pytest.raises(OSError):
+        listening_socket("127.0.0.1", taken.getsockname()[1])

@@ -255,7 +255,7 @@ def _run_serve(args) -> int:
         )
     except FileNotFoundError as e:
         return _fail("colonnade serve", e, args.verbose, EXIT_CONFIG_ERROR)
-    except ExportError as e:
+    except (ExportError, OSError) as e:  # OSError: the port is taken, or not ours to bind
         return _fail("colonnade serve", e, args.verbose, EXIT_FAILURE)
     return 0
 
