@@ -591,9 +591,9 @@ def create_app(
     :func:`refreeze_heap` at start and after each version swap.
 
     Predict requests (``POST /v1/models/...``) are answered by a plain ASGI function
-    straight from the server's messages: Starlette's routing, ``Request`` and
-    ``Response`` objects cost about a tenth of a one-row request. Everything else (the
-    status and metadata requests (``GET``), unknown paths, the lifespan) goes to a Starlette app.
+    straight from the server's messages, without Starlette's routing, ``Request`` and
+    ``Response`` objects (per-request work that a one-row request notices). The rest
+    (status and metadata, unknown paths, the lifespan) goes to a Starlette app.
 
     >>> app = create_app(ModelStore("exports/"), "census")  # doctest: +SKIP
     >>> uvicorn.run(app, port=8501)                          # doctest: +SKIP
