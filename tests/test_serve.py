@@ -567,14 +567,25 @@ def test_workers_each_serve_and_each_swap_in_a_new_version(tmp_path):
     assert not [pid for pid in clients if os.path.exists(f"/proc/{pid}")]  # workers ended
 
 
-def test_cli_refuses_zero_workers(tmp_path):
+@pytest.mark.parametrize(
+    "flag, value, message",
+    [
+        ("--workers", "0", "--workers: expected a whole number >= 1, got '0'"),
+        ("--workers", "two", "--workers: expected a whole number >= 1, got 'two'"),
+        ("--poll-interval", "0", "--poll-interval: expected a number of seconds > 0, got '0'"),
+    ],
+)
+def test_cli_refuses_bad_workers_and_poll_interval(tmp_path, flag, value, message):
     out = subprocess.run(
-        [sys.executable, "-m", "colonnade", "serve", str(tmp_path), "--workers", "0"],
+        [sys.executable, "-m", "colonnade", "serve", str(tmp_path), flag, value],
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert out.returncode == 2 and "--workers: expected a whole number >= 1, got '0'" in out.stderr
+    assert out.returncode == 2 and message in out.stderr
+
+
+def test_serve_refuses_zero_workers(tmp_path):
     from colonnade.serving import serve
 
     with pytest.raises(ValueError, match="workers must be a whole number >= 1, got 0"):
