@@ -16,12 +16,20 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
+import pyarrow as pa
 
-from .categorical import fingerprint_together
+from .base import WrapsCategorical
+from .categorical import (
+    HashedCategoricalColumn,
+    IdentityCategoricalColumn,
+    VocabularyFileCategoricalColumn,
+    VocabularyListCategoricalColumn,
+    fingerprint_together,
+)
 from .features import Encoded, Features, Ragged, as_features, encode, flatten
 from .ids import CategoricalIds
 
-__all__ = ["DEFAULT_NUM_THREADS", "TransformCache", "transform_features"]
+__all__ = ["DEFAULT_NUM_THREADS", "TINY_ROWS", "TransformCache", "ValueIds", "transform_features"]
 
 DEFAULT_NUM_THREADS = min(2, os.cpu_count() or 1)
 """Threads used to transform the columns of one batch (hashing and lookups release the
@@ -31,6 +39,10 @@ PARALLEL_MIN_ROWS = 16_384
 """Batches smaller than this are transformed on the calling thread by default: for a
 training batch of ~1k rows, each column's transform is too short for handing it to a pool
 (and waiting for the result) to pay."""
+
+TINY_ROWS = 10
+"""Batches of at most this many rows (one-row serving requests) may take the ids of their
+hash, vocabulary and identity columns from a :class:`ValueIds` memo."""
 
 _MISSING = object()
 _executors: dict = {}
@@ -118,15 +130,21 @@ class TransformCache:
         """The feature ``key`` dictionary-encoded (each distinct value once)."""
         return self.memo(("encoded", key), lambda: encode(self.ragged(key, needed_by)))
 
-    def compute(self, columns, num_threads: int | None = None) -> list:
+    def compute(
+        self, columns, num_threads: int | None = None, value_ids: ValueIds | None = None
+    ) -> list:
         """Transform every column in ``columns``, on up to ``num_threads`` threads
         (default: :data:`DEFAULT_NUM_THREADS` for batches of at least
-        :data:`PARALLEL_MIN_ROWS` rows, else one); returns the transforms in order."""
+        :data:`PARALLEL_MIN_ROWS` rows, else one); returns the transforms in order. A
+        batch of at most :data:`TINY_ROWS` rows takes what it can from ``value_ids``."""
         columns = list(columns)
         done = [self._done.get(("column", c), _MISSING) for c in columns]
         if all(v is not _MISSING for v in done):
             return done
-        fingerprint_together(self, columns)
+        if value_ids is not None and self.num_rows <= TINY_ROWS:
+            fingerprint_together(self, value_ids.fill(self, columns))
+        else:
+            fingerprint_together(self, columns)
         self.previous = None  # its hashes were taken; do not chain every batch in memory
         if num_threads is None:
             small = self.num_rows < PARALLEL_MIN_ROWS
@@ -158,6 +176,99 @@ class TransformCache:
             else:
                 return None
         return out
+
+
+_VALUE_COLUMNS = (
+    HashedCategoricalColumn,
+    IdentityCategoricalColumn,
+    VocabularyListCategoricalColumn,
+    VocabularyFileCategoricalColumn,
+)
+
+
+class ValueIds:
+    """The ids of single values of hash, vocabulary and identity columns, remembered for
+    tiny batches (:meth:`TransformCache.compute`'s ``value_ids``).
+
+    A one-row batch pays each column transform's per-call costs (Arrow's dictionary
+    encoding, the vectorized fingerprint, the vocabulary's index lookup: tens of µs a
+    column) for a single value. These columns give each value its id whatever else is in
+    the batch, so here a value's id is computed once, by the column's own transform of
+    that value alone, and then read from a dict: the ids are the same by construction.
+    Only columns of plain (not list) strings or integers without nulls are taken; the
+    others, and any value whose transform fails (the usual path then raises its error for
+    the batch), take the usual path. At most ``max_values`` values per column and Arrow
+    type are kept (then the memo starts afresh), none longer than ``max_chars``
+    characters, so hostile inputs cannot grow it without bound. One ``ValueIds`` belongs
+    to one model (a served version).
+
+    >>> from colonnade.feature_columns import categorical_column_with_hash_bucket
+    >>> city = categorical_column_with_hash_bucket("city", 100)
+    >>> memo = ValueIds()
+    >>> TransformCache({"city": ["rome"]}).compute([city], value_ids=memo)[0].ids.tolist()
+    [2]
+    >>> TransformCache({"city": ["rome"]}).compute([city])[0].ids.tolist()
+    [2]
+    """
+
+    def __init__(self, max_values: int = 4096, max_chars: int = 256):
+        self.max_values = max_values
+        self.max_chars = max_chars
+        self._memos: dict = {}  # (id(column), arrow type) -> (column, {value: id})
+
+    def fill(self, cache: TransformCache, columns) -> list:
+        """Put into ``cache`` the ids of the columns it can among ``columns`` and the
+        categorical columns they wrap (embedding, indicator); returns the columns whose
+        transforms still need the usual path's dictionary fingerprints."""
+        rest = []
+        for column in columns:
+            inner = column.categorical_column if isinstance(column, WrapsCategorical) else column
+            if not (type(inner) in _VALUE_COLUMNS and self._fill(cache, inner)):
+                rest.append(column)
+        return rest
+
+    def _fill(self, cache: TransformCache, column) -> bool:
+        if cache.has(("column", column)):
+            return True
+        try:
+            array = cache.raw(column.key, column.name)
+        except (KeyError, ValueError):  # the usual path raises it, naming the column
+            return False
+        kind = array.type
+        if array.null_count or not (
+            pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind)
+        ):
+            return False
+        memo = self._memos.get((id(column), kind))
+        if memo is None or memo[0] is not column:
+            memo = self._memos[(id(column), kind)] = (column, {})
+        known = memo[1]
+        ids = []
+        for value in array.to_pylist():  # at most TINY_ROWS values
+            found = known.get(value)
+            if found is None:
+                found = self._one(column, value, kind)
+                if found is None:
+                    return False
+                if len(known) >= self.max_values:
+                    known.clear()
+                known[value] = found
+            ids.append(found)
+        result = CategoricalIds(np.array(ids, np.int64), None, column.num_buckets)
+        cache.memo(("column", column), lambda: result)
+        return True
+
+    def _one(self, column, value, kind):
+        """The id the column's own transform gives ``value`` alone, or ``None``."""
+        if isinstance(value, str) and len(value) > self.max_chars:
+            return None
+        try:
+            ids = TransformCache({column.key: pa.array([value], kind)}).get(column)
+        except (ValueError, TypeError, KeyError, pa.ArrowException):
+            return None
+        if not ids.univalent or ids.ids.shape != (1,) or ids.weights is not None:
+            return None
+        return int(ids.ids[0])
 
 
 def transform_features(features, feature_columns, num_threads: int | None = None) -> dict:

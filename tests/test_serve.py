@@ -2,6 +2,7 @@
 
 import http.client
 import json
+import os
 import re
 import shutil
 import socket
@@ -13,6 +14,8 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import colonnade as cn
 
@@ -393,6 +396,17 @@ def test_row_answers_written_without_objects_read_back_as_objects():
         ["b"],
         ["a"],
     ]
+    # Outputs alike in every row are written once and repeated: the same answer.
+    alike = {
+        "all_classes": np.array([["a", "b"]] * 3, dtype=object),
+        "all_class_ids": np.array([[0, 1]] * 3),
+        "x": np.array([1.5, 2.5, 1.5], np.float32),
+        "sep": np.array([["p],[q"]] * 3, dtype=object),
+    }
+    assert json.loads(answer(alike, rows=True))["predictions"] == [
+        {"all_classes": ["a", "b"], "all_class_ids": [0, 1], "x": x, "sep": ["p],[q"]}
+        for x in (1.5, 2.5, 1.5)
+    ]
     assert json.loads(answer({"x": np.zeros((0, 1))}, rows=True)) == {"predictions": []}
     assert json.loads(answer({k: v[:0] for k, v in arrays.items()}, rows=True)) == {
         "predictions": []
@@ -443,3 +457,266 @@ def test_examples_b64_answer_as_predict_examples(examples_server, tmp_path):
             assert re.search(match, answer["error"]), answer
     finally:
         client.conn.close()
+
+
+def test_post_to_metadata_gets_405_and_get_to_predict_gets_405(client):
+    status, body = client.call("POST", f"/v1/models/{NAME}/metadata", {"instances": []})
+    assert status == 405 and ":predict" in body["error"]
+    status, body = client.call("GET", f"/v1/models/{NAME}:predict")
+    assert status == 405 and "takes POST" in body["error"]
+
+
+# --------------------------------------------------------------------------- workers
+
+
+def _descendants(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            children = [int(c) for c in f.read().split()]
+    except OSError:
+        return []
+    return children + [d for c in children for d in _descendants(c)]
+
+
+def _answering_process(server_pid, port, client_port):
+    """The process of the server that holds the accepted end of the client connection
+    from ``client_port`` (``/proc``: socket inodes of each process, ``/proc/net/tcp``)."""
+    owners = {}
+    for pid in [server_pid, *_descendants(server_pid)]:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if link.startswith("socket:["):
+                owners[link[8:-1]] = pid
+    with open("/proc/net/tcp") as f:
+        for line in f.readlines()[1:]:
+            fields = line.split()
+            ports = [int(address.split(":")[1], 16) for address in fields[1:3]]
+            if ports == [port, client_port]:
+                return owners.get(fields[9])
+    return None
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/net/tcp"), reason="finds workers through /proc")
+def test_workers_each_serve_and_each_swap_in_a_new_version(tmp_path):
+    base = tmp_path / "exports"
+    train_export(tmp_path / "model", base)
+    port = _free_port()
+    command = [sys.executable, "-m", "colonnade", "serve", str(base), "--port", str(port)]
+    command += ["--model-name", NAME, "--workers", "2", "--poll-interval", "0.1"]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    clients = {}  # worker pid -> a keep-alive connection it answers
+    try:
+        deadline = time.monotonic() + 120
+        while len(clients) < 2:
+            assert server.poll() is None, server.stderr.read().decode()
+            assert time.monotonic() < deadline, f"connections reached only {list(clients)}"
+            client = Client(port)
+            try:
+                status, body = client.call("GET", f"/v1/models/{NAME}")
+            except OSError:
+                client.conn.close()
+                time.sleep(0.2)
+                continue
+            assert status == 200, body
+            pid = _answering_process(server.pid, port, client.conn.sock.getsockname()[1])
+            assert pid is not None and pid != server.pid
+            if pid in clients:
+                client.conn.close()
+            else:
+                clients[pid] = client
+        first = int(body["model_version_status"][0]["version"])
+        row = {"instances": [{"age": 50.0, "city": "oslo"}]}
+        staging = train_export(tmp_path / "model2", tmp_path / "staging", steps_seed=1)
+        expected = cn.load(staging).predict(pd.DataFrame(row["instances"]))
+        shutil.move(staging, base / str(first + 1))
+        for pid, client in clients.items():  # each worker polls and swaps on its own
+            while True:
+                status, body = client.predict(row)  # requests never fail meanwhile
+                assert status == 200, (pid, body)
+                status, body = client.call("GET", f"/v1/models/{NAME}")
+                versions = {s["version"]: s["state"] for s in body["model_version_status"]}
+                if versions.get(str(first + 1)) == "AVAILABLE":
+                    break
+                assert time.monotonic() < deadline + 60, (pid, body)
+                time.sleep(0.05)
+            assert versions[str(first)] == "END"
+            status, body = client.predict(row, version=first + 1)
+            assert status == 200, body
+            got = body["predictions"][0]["logistic"][0]
+            np.testing.assert_allclose(got, expected["logistic"][0], rtol=1e-6)
+            status, body = client.predict(row)
+            assert body["predictions"][0]["logistic"][0] == got
+    finally:
+        for client in clients.values():
+            client.conn.close()
+        server.terminate()
+        server.wait(30)
+    assert not [pid for pid in clients if os.path.exists(f"/proc/{pid}")]  # workers ended
+
+
+@pytest.mark.parametrize(
+    "flag, value, message",
+    [
+        ("--workers", "0", "--workers: expected a whole number >= 1, got '0'"),
+        ("--workers", "two", "--workers: expected a whole number >= 1, got 'two'"),
+        ("--poll-interval", "0", "--poll-interval: expected a number of seconds > 0, got '0'"),
+    ],
+)
+def test_cli_refuses_bad_workers_and_poll_interval(tmp_path, flag, value, message):
+    out = subprocess.run(
+        [sys.executable, "-m", "colonnade", "serve", str(tmp_path), flag, value],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2 and message in out.stderr
+
+
+def test_serve_refuses_zero_workers(tmp_path):
+    from colonnade.serving import serve
+
+    with pytest.raises(ValueError, match="workers must be a whole number >= 1, got 0"):
+        serve(str(tmp_path), workers=0)
+
+
+# --------------------------------------------------------------------------- tiny batches
+
+VOCAB = ["paris", "rome", "oslo", "é", ""]
+
+
+@pytest.fixture(scope="module")
+def value_columns(tmp_path_factory):
+    """Every column kind :class:`ValueIds` takes (and wrappers over them), plus one
+    whose out-of-range values are an error, and one crossed column it leaves alone."""
+    path = tmp_path_factory.mktemp("vocab") / "vocab.txt"
+    path.write_text("\n".join(["rome", "lima", "oslo"]) + "\n")
+    hashed = fc.categorical_column_with_hash_bucket("s", 7)
+    vocab_oov = fc.categorical_column_with_vocabulary_list("s", VOCAB, num_oov_buckets=3)
+    return [
+        hashed,
+        vocab_oov,
+        fc.categorical_column_with_vocabulary_list("t", VOCAB),  # misses: -1, kept
+        fc.categorical_column_with_vocabulary_list("t", VOCAB, default_value=0),
+        fc.categorical_column_with_vocabulary_file("s", str(path), num_oov_buckets=2),
+        fc.categorical_column_with_identity("i", 10, default_value=0),
+        fc.categorical_column_with_identity("j", 10),  # out of range: an error
+        fc.categorical_column_with_hash_bucket("i", 5, dtype="int64"),
+        fc.categorical_column_with_vocabulary_list("i", [1, 5, 7], num_oov_buckets=1),
+        fc.indicator_column(vocab_oov),
+        fc.embedding_column(hashed, 3),
+        fc.crossed_column(["s", "t"], 11),
+    ]
+
+
+@pytest.fixture(scope="module")
+def shared_memo():
+    """One memo across examples, so later ones read what earlier ones put there; small,
+    so it also starts afresh now and then."""
+    from colonnade.feature_columns.transform_cache import ValueIds
+
+    return ValueIds(max_values=20)
+
+
+def _strings():
+    return st.one_of(st.sampled_from(VOCAB + ["lima", "x"]), st.text(max_size=4))
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_tiny_batch_value_ids_equal_the_usual_transforms(value_columns, shared_memo, data):
+    from colonnade.feature_columns.transform_cache import TINY_ROWS, TransformCache
+
+    n = data.draw(st.integers(1, TINY_ROWS))
+    value = st.one_of(_strings(), st.none()) if data.draw(st.booleans()) else _strings()
+    strings = st.lists(value, min_size=n, max_size=n)
+    features = {
+        "s": data.draw(strings),
+        "t": data.draw(st.lists(_strings(), min_size=n, max_size=n)),
+        "i": data.draw(st.lists(st.integers(-3, 12), min_size=n, max_size=n)),
+        "j": data.draw(st.lists(st.integers(0, 10), min_size=n, max_size=n)),
+    }
+    for column in value_columns:
+        try:
+            usual = TransformCache(features).compute([column])[0]
+        except (ValueError, TypeError) as e:
+            with pytest.raises(type(e), match=re.escape(str(e))):
+                TransformCache(features).compute([column], value_ids=shared_memo)
+            continue
+        fast = TransformCache(features).compute([column], value_ids=shared_memo)[0]
+        if isinstance(usual, np.ndarray):
+            np.testing.assert_array_equal(fast, usual)
+        else:
+            assert fast.to_lists() == usual.to_lists(), column
+            assert fast.num_buckets == usual.num_buckets
+            assert fast.ids.dtype == usual.ids.dtype == np.int64
+
+
+def test_value_ids_skip_lists_long_strings_and_keep_their_bound():
+    from colonnade.feature_columns.transform_cache import TransformCache, ValueIds
+
+    column = fc.categorical_column_with_hash_bucket("s", 1000)
+    memo = ValueIds(max_values=3, max_chars=5)
+    for value in ["a", "b", "c", "d", "e"]:
+        TransformCache({"s": [value]}).compute([column], value_ids=memo)
+    ((_, known),) = memo._memos.values()
+    assert 1 <= len(known) <= 3
+    # lists and long strings take the usual path: same ids, nothing remembered
+    for features in ({"s": [["a", "b"]]}, {"s": ["x" * 6]}):
+        usual = TransformCache(features).compute([column])[0].to_lists()
+        assert TransformCache(features).compute([column], value_ids=memo)[0].to_lists() == usual
+    assert all(len(v) <= 5 for _, k in memo._memos.values() for v in k)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.lists(
+        st.fixed_dictionaries(
+            {
+                "age": st.floats(0, 100, allow_nan=False),
+                "city": st.one_of(st.sampled_from(["paris", "rome", "oslo"]), st.text(max_size=3)),
+            }
+        ),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_tiny_requests_over_http_answer_as_load_predicts(server, rows):
+    client = Client(server["port"])
+    try:
+        status, body = client.predict({"instances": rows})
+    finally:
+        client.conn.close()
+    assert status == 200, body
+    expected = expected_frame(server, rows)  # Predictor.predict: the usual transforms
+    got = [p["logistic"][0] for p in body["predictions"]]
+    np.testing.assert_allclose(got, expected["logistic"], rtol=1e-6)
+    assert [p["class_ids"][0] for p in body["predictions"]] == list(expected["class_ids"])
+
+
+def test_the_workers_socket_gives_connections_tcp_nodelay():
+    from colonnade.serving import listening_socket
+
+    with listening_socket("127.0.0.1", 0) as sock:
+        sock.listen()
+        client = socket.create_connection(sock.getsockname()[:2])
+        accepted, _ = sock.accept()
+        with client, accepted:
+            assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    with taken, pytest.raises(OSError):
+        listening_socket("127.0.0.1", taken.getsockname()[1])

@@ -123,6 +123,41 @@ def _add_serve_parser(sub) -> None:
     serve.add_argument("--port", type=int, default=8501, help="port (default 8501)")
     serve.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
     serve.add_argument("--model-name", default="default", help="model NAME in the URLs")
+    serve.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=1,
+        metavar="N",
+        help="server processes sharing the port, each with its own copy of the model "
+        "(default 1; the number of cores free for serving gives the most requests/s)",
+    )
+    serve.add_argument(
+        "--poll-interval",
+        type=_positive_float,
+        default=2.0,
+        metavar="SECONDS",
+        help="seconds between looks for a newer version in a base directory (default 2)",
+    )
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
 
 
 def main(argv=None) -> int:
@@ -210,10 +245,17 @@ def _run_serve(args) -> int:
         print(serving.MISSING_EXTRA, file=sys.stderr)
         return EXIT_CONFIG_ERROR
     try:
-        serving.serve(args.export, host=args.host, port=args.port, model_name=args.model_name)
+        serving.serve(
+            args.export,
+            host=args.host,
+            port=args.port,
+            model_name=args.model_name,
+            poll_interval=args.poll_interval,
+            workers=args.workers,
+        )
     except FileNotFoundError as e:
         return _fail("colonnade serve", e, args.verbose, EXIT_CONFIG_ERROR)
-    except ExportError as e:
+    except (ExportError, OSError) as e:  # OSError: the port is taken, or not ours to bind
         return _fail("colonnade serve", e, args.verbose, EXIT_FAILURE)
     return 0
 

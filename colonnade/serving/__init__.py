@@ -6,7 +6,14 @@ Users leaving TF Serving keep their clients: ``POST /v1/models/NAME:predict`` wi
 newest is served and newer ones are swapped in while the server runs.
 
 - :mod:`.versions`: :class:`ModelStore`, the versions on disk, the loaded one, the poller;
-- :mod:`.app`: the Starlette app (:func:`create_app`).
+- :mod:`.app`: the ASGI app (:func:`create_app`).
+
+``serve(..., workers=N)`` (``colonnade serve --workers N``) runs ``N`` server processes
+on one listening socket (uvicorn's workers): each loads the model, polls for new
+versions and swaps them in on its own, and the kernel hands each new connection to one
+of them. One process (the default) uses one core for the model; on a machine whose
+cores are free for serving, ``--workers`` set to the number of cores answers more
+requests per second, at the cost of one copy of the model per process.
 
 The server needs the ``serve`` extra (``pip install "colonnade[serve]"``: starlette and
 uvicorn); ``import colonnade`` never imports them.
@@ -16,6 +23,10 @@ uvicorn); ``import colonnade`` never imports them.
 """
 
 from __future__ import annotations
+
+import json
+import os
+import socket
 
 from .versions import DEFAULT_POLL_INTERVAL, ModelStore, ServedModel
 
@@ -27,12 +38,18 @@ __all__ = [
     "ModelStore",
     "ServedModel",
     "create_app",
+    "listening_socket",
     "serve",
+    "worker_app",
 ]
 
 DEFAULT_PORT = 8501  # TF Serving's REST port
 DEFAULT_HOST = "127.0.0.1"  # local only unless asked: the API has no authentication
 DEFAULT_MODEL_NAME = "default"  # tensorflow_model_server's --model_name default
+DEFAULT_WORKERS = 1
+"""Server processes unless told: one, so a server shares the machine politely and holds
+one copy of the model; give ``workers`` (the cores free for serving) for throughput."""
+_WORKER_SETTINGS = "COLONNADE_SERVE_WORKER"  # how serve() hands its settings to workers
 MISSING_EXTRA = (
     'colonnade serve needs starlette, uvicorn, httptools and orjson: pip install "colonnade[serve]"'
 )
@@ -52,14 +69,64 @@ def serve(
     port: int = DEFAULT_PORT,
     model_name: str = DEFAULT_MODEL_NAME,
     poll_interval: float = DEFAULT_POLL_INTERVAL,
+    workers: int = DEFAULT_WORKERS,
 ) -> None:
     """Serve ``export`` (an export directory, or a base directory of numbered versions)
-    over HTTP at ``host:port`` until interrupted. Raises ``ImportError`` without the
-    ``serve`` extra, ``FileNotFoundError`` when ``export`` holds no export, and
-    ``ExportError`` when its newest version cannot be loaded."""
+    over HTTP at ``host:port`` until interrupted, in ``workers`` processes sharing the
+    listening socket (each with its own model and version poller). Raises
+    ``ImportError`` without the ``serve`` extra, ``FileNotFoundError`` when ``export``
+    holds no export, ``ExportError`` when its newest version cannot be loaded (checked
+    before any worker starts), and ``ValueError`` for ``workers`` < 1."""
     import uvicorn
 
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
     store = ModelStore(export, poll_interval=poll_interval)
-    app = create_app(store, model_name, freeze_heap=True)
-    print(f"serving {model_name!r} at http://{host}:{port}/v1/models/{model_name}", flush=True)
-    uvicorn.run(app, host=host, port=port, access_log=False, log_level="warning")
+    where = f"http://{host}:{port}/v1/models/{model_name}"
+    processes = f" ({workers} worker processes)" if workers > 1 else ""
+    print(f"serving {model_name!r} at {where}{processes}", flush=True)
+    options = {"host": host, "port": port, "access_log": False, "log_level": "warning"}
+    if workers == 1:
+        uvicorn.run(create_app(store, model_name, freeze_heap=True), **options)
+        return
+    del store  # each worker loads its own; this one only checked that it loads
+    settings = {
+        "export": os.path.abspath(os.fspath(export)),
+        "model_name": model_name,
+        "poll_interval": poll_interval,
+    }
+    os.environ[_WORKER_SETTINGS] = json.dumps(settings)  # inherited by the workers
+    del options["host"], options["port"]
+    with listening_socket(host, port) as sock:
+        fd = sock.fileno()
+        uvicorn.run(f"{__name__}:worker_app", factory=True, workers=workers, fd=fd, **options)
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The TCP socket the workers share, bound to ``host:port``, with ``TCP_NODELAY`` set
+    so that the connections accepted from it have it too (Linux copies it to them).
+
+    uvicorn's workers accept from a socket it binds with ``proto`` 0, on whose
+    connections asyncio then leaves Nagle's algorithm on (uvicorn issue 3149): a
+    response's body, sent after its headers, waits for the client's delayed ACK, ~40 ms
+    a request on keep-alive connections.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def worker_app():
+    """The app of one worker process of :func:`serve` with ``workers`` > 1 (uvicorn's
+    app factory, called in each worker): its own :class:`ModelStore` and version poller,
+    from the settings ``serve`` left in the environment."""
+    settings = json.loads(os.environ[_WORKER_SETTINGS])
+    store = ModelStore(settings["export"], poll_interval=settings["poll_interval"])
+    return create_app(store, settings["model_name"], freeze_heap=True)

@@ -38,7 +38,6 @@ import numpy as np
 import orjson
 import pyarrow as pa
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
@@ -70,6 +69,7 @@ arrive with them (:class:`Batcher`): a hop to the thread pool costs more than pr
 a few rows. Larger ones run in the pool, so one big request does not stall the small
 ones."""
 
+_PREFIX = "/v1/models/"
 _PATH = re.compile(
     r"^(?P<name>[^/:]+)(?:/versions/(?P<version>[^/:]+))?(?P<what>:predict|/metadata)?$"
 )
@@ -104,10 +104,6 @@ def _json_response(payload, status: int = 200) -> Response:
     return Response(body, status_code=status, media_type="application/json")
 
 
-def _json_body(body: bytes) -> Response:
-    return Response(body, media_type="application/json")
-
-
 def _error(message: str, status: int) -> Response:
     return _json_response({"error": message}, status)
 
@@ -115,27 +111,41 @@ def _error(message: str, status: int) -> Response:
 # --------------------------------------------------------------------------- body
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The request body, refusing one over ``limit`` bytes: by its Content-Length before
-    reading anything, else by stopping the read as soon as it passes the limit."""
-    declared = request.headers.get("content-length")
-    if declared is not None:
-        if not declared.isdigit():
-            raise BadRequest(f"Content-Length must be a number of bytes, got {declared!r}")
-        if int(declared) > limit:
-            raise BadRequest(
-                f"request body of {int(declared):,} bytes is over the {limit:,}-byte limit; "
-                "send fewer rows per request"
-            )
+class ClientGone(Exception):
+    """The client closed the connection before its request body was read."""
+
+
+async def receive_body(scope, receive, limit: int) -> bytes:
+    """The body of the ASGI request ``scope``, refusing one over ``limit`` bytes: by its
+    Content-Length before reading anything, else by stopping the read as soon as it
+    passes the limit. Raises :class:`ClientGone` if the client disconnects first."""
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            if not value.isdigit():
+                given = value.decode(errors="replace")
+                raise BadRequest(f"Content-Length must be a number of bytes, got {given!r}")
+            if int(value) > limit:
+                raise BadRequest(
+                    f"request body of {int(value):,} bytes is over the {limit:,}-byte limit; "
+                    "send fewer rows per request"
+                )
     chunks, size = [], 0
-    async for chunk in request.stream():
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientGone
+        chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:
             raise BadRequest(
                 f"request body is over the {limit:,}-byte limit; send fewer rows per request"
             )
+        if not message.get("more_body", False):
+            if not chunks:
+                return chunk  # the usual case: the whole body in one message
+            chunks.append(chunk)
+            return b"".join(chunks)
         chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def parse_request(raw: bytes) -> dict:
@@ -338,7 +348,7 @@ def predict_arrays(model: ServedModel, table: pa.Table) -> dict:
     """``{output: array}`` of ``model``'s predictions for ``table``; a model that cannot
     take these inputs is the client's error."""
     try:
-        return predict_table(model.predictor, table, list(model.outputs))
+        return predict_table(model.predictor, table, list(model.outputs), model.value_ids)
     except (ValueError, TypeError, KeyError, pa.ArrowException) as e:
         message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
         raise BadRequest(f"the model cannot predict these inputs: {message}") from None
@@ -402,8 +412,12 @@ def _jsonable(values: np.ndarray):
 def _row_texts(values: np.ndarray):
     """``(texts, bracketed)``: the JSON of each row of ``values`` (without its brackets
     when ``bracketed``, for a 2-D array), or ``(None, False)`` if the text cannot be cut
-    at row boundaries unambiguously (a string holding the separator)."""
+    at row boundaries unambiguously (a string holding the separator). An output whose
+    rows are all the same (``all_classes``, ``all_class_ids``) is written once."""
     n = values.shape[0]
+    if n > 1 and values.dtype.kind in "biuO" and bool(np.all(values == values[:1])):
+        texts, bracketed = _row_texts(values[:1])
+        return (None if texts is None else texts * n), bracketed
     text = _dumps(_jsonable(np.ascontiguousarray(values)))
     if n == 0:
         return [], False
@@ -572,9 +586,14 @@ def create_app(
     max_body_bytes: int = MAX_BODY_BYTES,
     freeze_heap: bool = False,
 ):
-    """The Starlette app serving ``store`` as ``model_name``; its lifespan starts and
-    stops the store's version poller. ``freeze_heap`` (what ``colonnade serve`` does)
-    calls :func:`refreeze_heap` at start and after each version swap.
+    """The ASGI app serving ``store`` as ``model_name``; its lifespan starts and stops
+    the store's version poller. ``freeze_heap`` (what ``colonnade serve`` does) calls
+    :func:`refreeze_heap` at start and after each version swap.
+
+    Predict requests (``POST /v1/models/...``) are answered by a plain ASGI function
+    straight from the server's messages, without Starlette's routing, ``Request`` and
+    ``Response`` objects (per-request work that a one-row request notices). The rest
+    (status and metadata, unknown paths, the lifespan) goes to a Starlette app.
 
     >>> app = create_app(ModelStore("exports/"), "census")  # doctest: +SKIP
     >>> uvicorn.run(app, port=8501)                          # doctest: +SKIP
@@ -602,18 +621,30 @@ def create_app(
             )
         return model, match["what"], True
 
+    async def predict_answer(scope, receive) -> tuple:
+        """``(status, JSON body)`` of the predict request ``scope``."""
+        try:
+            model, what, _ = resolve(scope["path"][len(_PREFIX) :])
+            if what != ":predict":
+                raise BadRequest("POST goes to .../models/NAME[/versions/N]:predict", 405)
+            body = parse_request(await receive_body(scope, receive, max_body_bytes))
+            if _request_rows(body) <= INLINE_ROWS:
+                arrays = await batcher.predict(model, request_table(model, body))
+                return 200, answer(arrays, "inputs" not in body)
+            loop = asyncio.get_running_loop()
+            return 200, await loop.run_in_executor(None, predict, model, body)
+        except BadRequest as e:
+            return e.status, orjson.dumps({"error": str(e)})
+        except ClientGone:
+            return None, None
+        except Exception as e:
+            logger.exception("POST %s failed", scope["path"])
+            message = f"internal error ({type(e).__name__}); see the server log"
+            return 500, orjson.dumps({"error": message})
+
     async def models(request: Request) -> Response:
         try:
             model, what, versioned = resolve(request.path_params["rest"])
-            if request.method == "POST":
-                if what != ":predict":
-                    raise BadRequest("POST goes to .../models/NAME[/versions/N]:predict", 405)
-                body = parse_request(await read_body(request, max_body_bytes))
-                if _request_rows(body) <= INLINE_ROWS:
-                    table = request_table(model, body)
-                    arrays = await batcher.predict(model, table)
-                    return _json_body(answer(arrays, "inputs" not in body))
-                return _json_body(await run_in_threadpool(predict, model, body))
             if what == ":predict":
                 raise BadRequest(":predict takes POST", 405)
             if what == "/metadata":
@@ -642,6 +673,22 @@ def create_app(
         finally:
             store.stop()
 
-    routes = [Route("/v1/models/{rest:path}", models, methods=["GET", "POST"])]
+    routes = [Route(_PREFIX + "{rest:path}", models, methods=["GET"])]
     handlers = {HTTPException: not_found}
-    return Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+    others = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+
+    async def app(scope, receive, send) -> None:
+        if (
+            scope["type"] != "http"
+            or scope["method"] != "POST"
+            or not scope["path"].startswith(_PREFIX)
+        ):
+            return await others(scope, receive, send)
+        status, body = await predict_answer(scope, receive)
+        if status is None:
+            return
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    return app

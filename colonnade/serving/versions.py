@@ -25,6 +25,7 @@ import numpy as np
 
 from ..estimators.export import MODEL_FILE, Predictor
 from ..feature_columns import make_parse_example_spec
+from ..feature_columns.transform_cache import ValueIds
 
 __all__ = ["ModelStore", "ServedModel", "find_versions"]
 
@@ -42,7 +43,8 @@ class ServedModel:
     ``inputs`` maps each raw input column to its Arrow type (``make_parse_example_spec``
     of the model's feature columns); ``outputs`` maps each prediction key to its width
     (``0`` for a ``(n,)`` prediction, ``k`` for ``(n, k)``) and ``output_dtypes`` to its
-    numpy dtype.
+    numpy dtype. ``value_ids`` is this version's memo of categorical ids for tiny
+    requests.
     """
 
     version: int
@@ -51,6 +53,7 @@ class ServedModel:
     inputs: dict
     outputs: dict
     output_dtypes: dict
+    value_ids: ValueIds
 
     @classmethod
     def load(cls, version: int, path: str) -> ServedModel:
@@ -70,7 +73,7 @@ class ServedModel:
             outputs[key] = value.shape[1] if value.ndim == 2 else 0
             dtypes[key] = value.dtype
         inputs = {field.name: field.type for field in schema}
-        return cls(version, predictor.path, predictor, inputs, outputs, dtypes)
+        return cls(version, predictor.path, predictor, inputs, outputs, dtypes, ValueIds())
 
 
 def _version_of(name: str):
