@@ -431,8 +431,8 @@ class Dataset:
         ``shard`` keeps every ``n``-th row of it, and a streamed ``shuffle`` mixes rows
         within its buffer only (shuffle in Ray with ``random_shuffle()`` for a full one).
 
-        >>> import ray, pandas as pd  # doctest: +SKIP
-        >>> df = pd.DataFrame({"x": [1.0, 2.0], "y": [0, 1]})
+        >>> import pandas as pd, ray  # doctest: +SKIP
+        >>> df = pd.DataFrame({"x": [1.0, 2.0], "y": [0, 1]})  # doctest: +SKIP
         >>> ds = Dataset.from_ray(ray.data.from_pandas(df), label="y")  # doctest: +SKIP
         >>> next(iter(ds))[1].tolist()  # doctest: +SKIP
         [0, 1]

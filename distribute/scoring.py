@@ -61,7 +61,9 @@ def predict_dataset(
             ``None``: all of the head's).
         forward_features: input column name(s) to copy into the output.
         model_fns: ``{name: model_fn}`` for an export of a custom ``Estimator``, as
-            ``cn.load`` takes it.
+            ``cn.load`` takes it. Ray pickles them to the actors: a function of a module
+            must be importable there too; one defined in the driver script (or inside a
+            function) travels by value.
 
     Raises (before any actor starts): ``ValueError`` for a bad ``batch_size`` or
     ``concurrency``, ``FileNotFoundError`` / ``ExportError`` for a missing or invalid

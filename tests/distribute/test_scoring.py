@@ -94,6 +94,35 @@ def test_predict_keys_and_the_base_directory_of_exports(ray_cluster, exports):
     )
 
 
+def test_an_export_of_a_custom_estimator_is_scored_with_its_model_fn(ray_cluster, tmp_path):
+    def scorer(features, labels, mode, params):  # local: Ray ships it to the actors by value
+        logits = cn.layers.dense(fc.input_layer(features, params["columns"]), 1)
+        if mode == E.ModeKeys.PREDICT:
+            return E.EstimatorSpec(mode, predictions={"logistic": cn.nn.sigmoid(logits)})
+        y = np.asarray(labels, np.float32).reshape(-1, 1)
+        loss = cn.losses.sigmoid_cross_entropy(y, logits)
+        train_op = cn.train.AdagradOptimizer(0.1).minimize(
+            loss, global_step=cn.train.get_global_step()
+        )
+        return E.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    df = frame(200)
+    est = E.Estimator(
+        scorer, model_dir=str(tmp_path / "m"), params={"columns": [fc.numeric_column("age")]}
+    )
+    est.fit(df, label="y", epochs=1, verbose=0)
+    path = est.export_saved_model(tmp_path / "exports")
+    rds = two_blocks(ray_cluster, df.drop(columns="y"))
+    with pytest.raises(ValueError, match="cn.load\\(path, model_fns=\\{'scorer'"):
+        cn.distribute.predict_dataset(path, rds)
+    scored = cn.distribute.predict_dataset(
+        path, rds, concurrency=1, forward_features="id", model_fns={"scorer": scorer}
+    ).to_pandas()
+    scored = scored.sort_values("id", ignore_index=True)
+    expected = cn.load(path, model_fns={"scorer": scorer}).predict(df.drop(columns="y"))
+    np.testing.assert_array_equal(scored["logistic"].to_numpy(), expected["logistic"].to_numpy())
+
+
 def test_bad_calls_fail_before_scoring(ray_cluster, exports, tmp_path):
     rds = ray_cluster.data.from_pandas(frame(20))
     path = exports["classifier"]
