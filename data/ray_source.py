@@ -22,7 +22,7 @@ import pyarrow as pa
 from .columns import project
 from .sources import READ_BATCH_SIZE, Unit
 
-__all__ = ["RAY_EXTRA", "RaySource", "arrow_schema", "import_ray", "is_ray_dataset"]
+__all__ = ["RAY_EXTRA", "RaySource", "arrow_schema", "import_ray", "is_ray_dataset", "mix_blocks"]
 
 RAY_EXTRA = 'pip install "colonnade[ray]"'
 """The command that installs what Ray Data support needs."""
@@ -54,6 +54,18 @@ def is_ray_dataset(obj) -> bool:
     """
     ray_data = sys.modules.get("ray.data")
     return ray_data is not None and isinstance(obj, ray_data.Dataset)
+
+
+def mix_blocks(dataset, seed=None):
+    """``dataset`` with its blocks in a seeded random order when it is materialized, as
+    ``fit(shuffle=True)`` visits files and row groups in a new order each epoch: the
+    blocks are in Ray's object store already, so only their references move. A lazy
+    dataset is returned as it is (ordering its blocks would compute them all first)."""
+    from ray.data.dataset import MaterializedDataset  # Ray is loaded: we hold its dataset
+
+    if not isinstance(dataset, MaterializedDataset) or dataset.num_blocks() < 2:
+        return dataset
+    return dataset.randomize_block_order(seed=seed).materialize()
 
 
 def arrow_schema(dataset) -> pa.Schema:

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from .. import data as cn_data
 from ..data.plan import in_memory
-from ..data.ray_source import is_ray_dataset
+from ..data.ray_source import is_ray_dataset, mix_blocks
 
 # Keras' default batch size for fit.
 DEFAULT_BATCH_SIZE = 32
@@ -75,6 +75,7 @@ def as_dataset(
         table = data if isinstance(data, pa.Table) else pa.Table.from_batches([data])
         ds = Dataset.from_arrow(table, label=label)
     elif is_ray_dataset(data):
+        data = mix_blocks(data, seed) if shuffle else data
         ds = Dataset.from_ray(data, label=label, columns=_read_columns(columns, label))
     elif isinstance(data, (str, os.PathLike, list, tuple)):
         ds = Dataset.from_files(data, columns=_read_columns(columns, label), label=label)

@@ -138,6 +138,27 @@ def test_model_fit_on_ray_equals_model_fit_on_pandas(ray_cluster, tmp_path):
             np.testing.assert_array_equal(got[name], expected[name], err_msg=name)
 
 
+def test_fit_shuffle_mixes_the_blocks_of_a_materialized_ray_dataset(ray_cluster):
+    from colonnade.estimators.input_fn import as_dataset
+
+    rows = 300_000  # label-sorted: 70% zeros first, in 30 blocks of 10k rows
+    df = pd.DataFrame({"id": np.arange(rows), "y": (np.arange(rows) >= rows * 0.7) * 1})
+    rds = ray_cluster.data.from_pandas([df.iloc[i : i + 10_000] for i in range(0, rows, 10_000)])
+
+    def epoch(seed):
+        batches = list(as_dataset(rds, label="y", batch_size=1000, shuffle=True, seed=seed))
+        ids = np.concatenate([f.column("id").to_numpy() for f, _ in batches])
+        return ids, np.array([labels.mean() for _, labels in batches])
+
+    ids, rates = epoch(0)
+    np.testing.assert_array_equal(np.sort(ids), np.arange(rows))  # each row once
+    # In block order the first 210 batches are all zeros; a 64k-row buffer alone would
+    # still give zeros for the first ~145. Blocks in a random order bring ones early.
+    assert rates[:50].max() > 0, rates[:50]
+    np.testing.assert_array_equal(epoch(0)[0], ids)  # the same seed, the same order
+    assert not np.array_equal(epoch(1)[0], ids)  # another seed, another order
+
+
 def test_evaluate_and_predict_take_a_ray_dataset(ray_cluster, tmp_path):
     df = frame()
     est = wide_deep(tmp_path / "m")
