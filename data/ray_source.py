@@ -85,8 +85,9 @@ def arrow_schema(dataset) -> pa.Schema:
     for batch in dataset.limit(1).iter_batches(batch_format="pyarrow", batch_size=1):
         return batch.schema.remove_metadata()
     raise ValueError(
-        "the Ray dataset has no schema and no rows: give Dataset.from_ray a dataset with "
-        "columns (an empty one must still have a schema)"
+        "the Ray dataset has no rows and Ray reports no schema for it (Ray drops the "
+        "schema of empty blocks), so its columns are unknown: read empty data with "
+        "Dataset.from_pandas or from_arrow instead"
     )
 
 

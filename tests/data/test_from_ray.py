@@ -177,6 +177,9 @@ def test_ray_input_errors(ray_cluster, tmp_path):
         cn.data.Dataset.from_ray(frame(20))
     with pytest.raises(KeyError, match="'label'"):
         cn.data.Dataset.from_ray(rds, label="label")
+    empty = ray_cluster.data.from_pandas(pd.DataFrame({"x": pd.Series([], dtype=float)}))
+    with pytest.raises(ValueError, match="no rows and Ray reports no schema"):
+        cn.data.Dataset.from_ray(empty)
     est = wide_deep(tmp_path / "m")
     with pytest.raises(TypeError, match="yields rows, not \\(features, labels\\) batches"):
         est.train(rds)
