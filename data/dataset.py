@@ -409,6 +409,44 @@ class Dataset:
         source = TFRecordSource(paths, features, compression_type)
         return cls._from_source(source, columns, filter, label)
 
+    @classmethod
+    def from_ray(
+        cls,
+        ray_dataset,
+        label: Names | None = None,
+        columns: Names | None = None,
+        filter: RowFilter | None = None,
+    ) -> Dataset:
+        """Rows of a ``ray.data.Dataset``, streamed from Ray as Arrow batches (extra
+        ``colonnade[ray]``).
+
+        Ray runs the dataset's pipeline (reads, ``map_batches`` ...) lazily, a few blocks
+        at a time, so memory stays bounded however many rows it has; each pass over this
+        Dataset runs it again (``materialize()`` it in Ray first to compute it once).
+        ``columns`` are pushed down to Ray (``select_columns``, which Ray passes on to its
+        Parquet reads). Rows arrive in the order Ray yields them: the same on every run
+        when nothing in the Ray pipeline runs in parallel (in-memory data, one read
+        task) or ``ray.data.DataContext.get_current().execution_options.preserve_order``
+        is set, so that seeded shuffles are reproducible. The Ray dataset is one stream:
+        ``shard`` keeps every ``n``-th row of it, and a streamed ``shuffle`` mixes rows
+        within its buffer only (shuffle in Ray with ``random_shuffle()`` for a full one).
+
+        >>> import pandas as pd, ray  # doctest: +SKIP
+        >>> df = pd.DataFrame({"x": [1.0, 2.0], "y": [0, 1]})  # doctest: +SKIP
+        >>> ds = Dataset.from_ray(ray.data.from_pandas(df), label="y")  # doctest: +SKIP
+        >>> next(iter(ds))[1].tolist()  # doctest: +SKIP
+        [0, 1]
+        """
+        from .ray_source import RaySource, import_ray
+
+        ray = import_ray("Dataset.from_ray")
+        if not isinstance(ray_dataset, ray.data.Dataset):
+            raise TypeError(
+                f"from_ray takes a ray.data.Dataset; got {type(ray_dataset).__name__} (use "
+                "from_pandas, from_arrow or from_files for local data)"
+            )
+        return cls._from_source(RaySource(ray_dataset), columns, filter, label)
+
     @property
     def schema(self):
         """The rows' :class:`pyarrow.Schema` (label columns included), or None after

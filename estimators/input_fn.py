@@ -2,8 +2,9 @@
 
 TF style: ``input_fn`` is a zero-argument callable returning a ``cn.data.Dataset`` (built
 with ``label=``) or an iterable of ``(features, labels)`` batches, or it is one of those
-directly. Keras style: a DataFrame, Arrow table, file path or glob, or a Dataset, with
-``label`` naming the label column(s).
+directly. Keras style: a DataFrame, Arrow table, file path or glob, a Dataset, or a
+``ray.data.Dataset`` (recognised without importing Ray), with ``label`` naming the label
+column(s).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pyarrow as pa
 
 from .. import data as cn_data
 from ..data.plan import in_memory
+from ..data.ray_source import is_ray_dataset, mix_blocks
 
 # Keras' default batch size for fit.
 DEFAULT_BATCH_SIZE = 32
@@ -31,8 +33,8 @@ FILE_SHUFFLE_ROWS = 65_536
 TabularData = (
     pd.DataFrame | pa.Table | pa.RecordBatch | str | os.PathLike | list[str] | cn_data.Dataset
 )
-"""Keras-style data: a DataFrame, Arrow data, a path or glob (or a list of them), or a
-``cn.data.Dataset``."""
+"""Keras-style data: a DataFrame, Arrow data, a path or glob (or a list of them), a
+``cn.data.Dataset``, or a ``ray.data.Dataset`` (extra ``colonnade[ray]``)."""
 InputFn = TabularData | Callable[[], Any]
 """What ``train``, ``evaluate`` and ``predict`` take: Keras-style data, or TF's
 ``input_fn``, a zero-argument callable returning a ``Dataset`` or ``(features, labels)``
@@ -43,9 +45,12 @@ themselves as an array or Series, one per row."""
 
 
 def is_tabular(data) -> bool:
-    """True for the Keras-style inputs: a DataFrame, Arrow data or a file path/glob."""
-    return isinstance(data, (pd.DataFrame, pa.Table, pa.RecordBatch, str, os.PathLike)) or (
-        isinstance(data, (list, tuple)) and data and all(isinstance(p, str) for p in data)
+    """True for the Keras-style inputs: a DataFrame, Arrow data, a file path/glob or a
+    ``ray.data.Dataset``."""
+    return (
+        isinstance(data, (pd.DataFrame, pa.Table, pa.RecordBatch, str, os.PathLike))
+        or (isinstance(data, (list, tuple)) and data and all(isinstance(p, str) for p in data))
+        or is_ray_dataset(data)
     )
 
 
@@ -69,20 +74,27 @@ def as_dataset(
     elif isinstance(data, (pa.Table, pa.RecordBatch)):
         table = data if isinstance(data, pa.Table) else pa.Table.from_batches([data])
         ds = Dataset.from_arrow(table, label=label)
+    elif is_ray_dataset(data):
+        data = mix_blocks(data, seed) if shuffle else data
+        ds = Dataset.from_ray(data, label=label, columns=_read_columns(columns, label))
     elif isinstance(data, (str, os.PathLike, list, tuple)):
-        wanted = None
-        if columns is not None:
-            labels = [] if label is None else ([label] if isinstance(label, str) else list(label))
-            wanted = sorted(set(columns) | set(labels))
-        ds = Dataset.from_files(data, columns=wanted, label=label)
+        ds = Dataset.from_files(data, columns=_read_columns(columns, label), label=label)
     else:
         raise TypeError(
-            f"expected a pandas DataFrame, a pyarrow Table, a file path or glob, or a "
-            f"cn.data.Dataset; got {type(data).__name__}"
+            f"expected a pandas DataFrame, a pyarrow Table, a file path or glob, a "
+            f"cn.data.Dataset or a ray.data.Dataset; got {type(data).__name__}"
         )
     if shuffle:
         ds = ds.shuffle(buffer_size=shuffle_buffer(ds, batch_size), seed=seed)
     return ds.batch(batch_size)
+
+
+def _read_columns(columns, label):
+    """The columns to read from files or Ray: ``columns`` and the label's, or None (all)."""
+    if columns is None:
+        return None
+    labels = [] if label is None else ([label] if isinstance(label, str) else list(label))
+    return sorted(set(columns) | set(labels))
 
 
 def is_label_values(label, data=None) -> bool:
@@ -183,6 +195,12 @@ def batches(input_fn, repeat_single=False):
         raise TypeError(
             f"{what}; expected a cn.data.Dataset, an iterable of (features, labels) batches "
             "or one (features, labels) tuple (did the input_fn forget to `return`?)"
+        )
+    if is_ray_dataset(source):
+        raise TypeError(
+            "a ray.data.Dataset yields rows, not (features, labels) batches: pass it to "
+            "fit/evaluate/predict with label='<column>', or wrap it as "
+            "cn.data.Dataset.from_ray(ray_dataset, label='<column>').batch(n)"
         )
     if isinstance(source, tuple) and len(source) == 2 and not _is_pair_iterable(source):
         while True:
