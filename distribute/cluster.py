@@ -90,6 +90,16 @@ class Cluster:
         ray.get(built)
         self.runs = {i: w.run.remote() for i, w in enumerate(self.workers)}
 
+    @property
+    def worker_actors(self) -> list:
+        """The Ray actors running the workers now (what a fault test may ``ray.kill``)."""
+        return list(self.hosts["workers"]) if self.hosts else []
+
+    @property
+    def server_actors(self) -> list:
+        """The Ray actors running the parameter servers now."""
+        return list(self.hosts["servers"]) if self.hosts else []
+
     def _worker_options(self) -> dict:
         return {**WORKER_OPTIONS, **(self.strategy.worker_resources or {})}
 
@@ -232,30 +242,32 @@ class Cluster:
 
     # ------------------------------------------------------------------ snapshots
 
-    def sync_estimator(self) -> None:
+    def sync_estimator(self) -> bool:
         """Bring the servers' state into the estimator: new steps are held until those
-        in flight are done, so the variables, slots and global step agree."""
+        in flight are done, so the variables, slots and global step agree. False when
+        a server was found dead instead (and all were restored from a checkpoint)."""
         if self.closed or self.coordinator is None:
-            return
+            return True
         coordinator = self.coordinator
-        ray.get(coordinator.hold.remote())
         try:
+            ray.get(coordinator.hold.remote())
             while not ray.get(coordinator.quiet.remote()):
                 if self._watch_while_held():
-                    return  # the servers were restored from a checkpoint meanwhile
+                    return False  # the servers were restored from a checkpoint meanwhile
                 time.sleep(0.01)
             snapshots = ray.get([s.snapshot.remote() for s in self.servers])
             records, step, consumed = ray.get(coordinator.drain.remote())
         except ray.exceptions.RayActorError:
             if self._dead_servers():
                 self._restore_servers()
-                return
+                return False
             raise
         self.records.extend(records)
         state.apply_snapshots(self.estimator, self.plan, snapshots)
         self.estimator._global_step.assign(step)
         self.consumed_at[step] = consumed
         ray.get(coordinator.release.remote())
+        return True
 
     def _watch_while_held(self) -> bool:
         """Failures while waiting for quiet; True when the servers were restored."""

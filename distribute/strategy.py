@@ -186,9 +186,8 @@ def _drive(estimator, cluster, input_fn, hooks, saving_listeners, last_step, ver
                 logged_at, logged_step = now, step
             if context.stop_requested:
                 cluster.stop()
-        if finished:
+        if finished and cluster.sync_estimator():  # else: restored, training goes on
             break
-    cluster.sync_estimator()
     cluster.close()
     for hook in all_hooks:
         hook.end(chief if hook is saver else estimator)
