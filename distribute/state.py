@@ -26,6 +26,13 @@ def trained_parts(estimator) -> list:
             f"train_distribute trains the canned estimators (a network and optimizers); "
             f"got {type(estimator).__name__}"
         )
+    dnn = getattr(estimator._network, "dnn", None)
+    if dnn is not None and dnn.tower.batch_norm:
+        raise ValueError(
+            "train_distribute cannot train batch_norm=True: its moving mean and variance "
+            "are updated by each batch's forward pass, which runs on the workers, and no "
+            "parameter server holds them; train without batch_norm, or in one process"
+        )
     return [(optimizer, list(variables)) for _, optimizer, variables in parts]
 
 

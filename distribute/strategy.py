@@ -58,6 +58,11 @@ class RayStrategy:
             (keys ``num_cpus``, ``num_gpus``, ``memory``, ``resources``,
             ``accelerator_type``); default none reserved.
 
+    After a ``train`` call, ``last_run`` holds what the workers measured, summed: steps,
+    rows, seconds waiting for input, computing, communicating and waiting for grants or
+    (sync) for the other workers, bytes pulled and pushed, and the seconds the actors
+    took to start (``start_s``) and training took (``train_s``).
+
     >>> RayStrategy(num_workers=4, num_ps=2, mode="sync").mode
     'sync'
     >>> RayStrategy(mode="fast")
@@ -72,6 +77,7 @@ class RayStrategy:
     address: str | None = None
     worker_resources: dict | None = None
     cluster: object = field(default=None, init=False, repr=False, compare=False)
+    last_run: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         for name in ("num_workers", "num_ps"):
@@ -135,10 +141,15 @@ class RayStrategy:
         last_step = max_steps if steps is None else first_step + steps
         if estimator.latest_checkpoint() is None:  # what a failed server restarts from
             estimator.save_checkpoint()
+        began = time.perf_counter()
         cluster = Cluster(self, estimator, shards, last_step)
         object.__setattr__(self, "cluster", cluster)
         try:
+            started = time.perf_counter()
             _drive(estimator, cluster, input_fn, hooks, saving_listeners, last_step, verbose)
+            run = cluster.summary()
+            run.update(start_s=started - began, train_s=time.perf_counter() - started)
+            object.__setattr__(self, "last_run", run)
         finally:
             cluster.shutdown()
             object.__setattr__(self, "cluster", None)

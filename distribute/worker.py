@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -41,7 +41,6 @@ class WorkerStats:
     waiting_s: float = 0.0  # for a step grant, and (sync) for the other workers
     bytes_pulled: int = 0
     bytes_pushed: int = 0
-    extra: dict = field(default_factory=dict)
 
     def add(self, other: WorkerStats) -> None:
         for k in ("steps", "rows", "input_s", "compute_s", "communication_s", "waiting_s"):

@@ -285,3 +285,17 @@ def test_a_malformed_address_is_refused_when_joining():
 def test_run_config_refuses_what_is_not_a_strategy():
     with pytest.raises(TypeError, match="train_distribute must be a cn.distribute.RayStrategy"):
         E.RunConfig(train_distribute=object())
+
+
+def test_batch_norm_is_refused_with_a_reason(tmp_path):
+    strategy = cn.distribute.RayStrategy(num_workers=1)
+    est = E.DNNClassifier(
+        [4],
+        [fc.numeric_column("price")],
+        batch_norm=True,
+        model_dir=str(tmp_path / "m"),
+        config=E.RunConfig(train_distribute=strategy),
+    )
+    data = cn.data.Dataset.from_pandas(clicks(16), label="clicked").batch(8)
+    with pytest.raises(ValueError, match="cannot train batch_norm=True: its moving mean"):
+        est.train(data, verbose=0)
