@@ -6,8 +6,9 @@ pass, batch 1024, with ``RayStrategy`` on 1, 2 and 4 workers in sync and async m
 once in a single process for reference. One JSON line per run: examples/s over the
 training (actor start-up is reported apart), bytes pulled and pushed per step, and each
 worker-step's seconds split into input, compute (forward, backward, splitting gradients,
-writing pulled rows), communication (the pull and push calls) and waiting (for a step
-grant, and in sync mode for the other workers).
+writing pulled rows), communication (the pull and push calls, which include the
+servers' work) and waiting (for a step grant, and in sync mode for the other workers);
+and the servers' own seconds per step gathering pulled rows and applying updates.
 
     python benchmarks/distributed.py [--rows 1000000] [--workers 1,2,4] [--modes sync,async]
                                      [--num-ps 2] [--model wide_deep]
@@ -78,6 +79,8 @@ def distributed(kind, train, workers, num_ps, mode) -> dict:
         "bytes_pushed_per_step": round(run["bytes_pushed"] / steps),
     }
     for k in ("input_s", "compute_s", "communication_s", "waiting_s"):
+        out[f"{k[:-2]}_ms_per_step"] = round(1000 * run[k] / steps, 2)
+    for k in ("server_pull_s", "server_apply_s"):  # summed over the servers
         out[f"{k[:-2]}_ms_per_step"] = round(1000 * run[k] / steps, 2)
     return out
 

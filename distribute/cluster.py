@@ -280,8 +280,16 @@ class Cluster:
         self.consumed_at = {k: v for k, v in self.consumed_at.items() if k == step}
 
     def summary(self) -> dict:
-        """The workers' summed :class:`WorkerStats` as a dict."""
+        """The workers' summed :class:`WorkerStats` as a dict, with the servers' busy
+        seconds (``server_pull_s``, ``server_apply_s``) summed over the servers."""
         total = WorkerStats()
         for s in self.stats:
             total.add(s)
-        return vars(total)
+        out = vars(total)
+        try:
+            busy = ray.get([s.stats.remote() for s in self.servers])
+        except ray.exceptions.RayActorError:
+            busy = []
+        for key in ("pull_s", "apply_s"):
+            out[f"server_{key}"] = sum(b[key] for b in busy)
+        return out

@@ -65,6 +65,7 @@ class ParameterServer:
             for name, value in slots.items():
                 optimizer.get_slot(self.variables[v], name).assign(value)
         self.active = set(range(num_workers))
+        self.busy = {"pull_s": 0.0, "apply_s": 0.0, "pulls": 0, "applies": 0}
         self.pending: dict = {}
         self.round = 0
         self.changed = asyncio.Condition()
@@ -74,11 +75,17 @@ class ParameterServer:
 
     async def pull(self, request: dict) -> dict:
         """``{v: values}`` for ``request``'s ``{v: local rows, or None for all}``."""
-        out = {}
+        began, out = time.perf_counter(), {}
         for v, rows in request.items():
             value = self.variables[v].value
             out[v] = value.copy() if rows is None else np.take(value, rows, axis=0)
+        self.busy["pull_s"] += time.perf_counter() - began
+        self.busy["pulls"] += 1
         return out
+
+    async def stats(self) -> dict:
+        """Seconds this server spent gathering pulls and applying updates, and counts."""
+        return dict(self.busy)
 
     async def push(self, worker: int, grads: dict, denominator, parts) -> float:
         """Apply (async) or pool (sync) one worker's gradients ``{v: ("dense", array) |
@@ -110,6 +117,12 @@ class ParameterServer:
             self.changed.notify_all()
 
     def _apply(self, pushes: list) -> None:
+        began = time.perf_counter()
+        self._update(pushes)
+        self.busy["apply_s"] += time.perf_counter() - began
+        self.busy["applies"] += 1
+
+    def _update(self, pushes: list) -> None:
         weights = push_weights([d for _, d, _ in pushes])
         parts = sorted({p for _, _, ps in pushes for p in ps})
         by_part = {p: [] for p in parts}

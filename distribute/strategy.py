@@ -61,7 +61,9 @@ class RayStrategy:
     After a ``train`` call, ``last_run`` holds what the workers measured, summed: steps,
     rows, seconds waiting for input, computing, communicating and waiting for grants or
     (sync) for the other workers, bytes pulled and pushed, and the seconds the actors
-    took to start (``start_s``) and training took (``train_s``).
+    took to start (``start_s``) and training took (``train_s``); and the parameter
+    servers' seconds gathering pulls and applying updates (``server_pull_s``,
+    ``server_apply_s``, summed over the servers).
 
     >>> RayStrategy(num_workers=4, num_ps=2, mode="sync").mode
     'sync'
