@@ -70,7 +70,7 @@ class Cluster:
             }
             host = hosts.acquire(SERVER_OPTIONS)
             handle, ref = hosts.play(
-                host, ParameterServer, j, payloads[j], parts, s.mode, s.num_workers
+                host, ParameterServer, j, payloads[j], parts, s.mode, s.num_workers, first_step
             )
             self.hosts["servers"].append(host)
             self.servers.append(handle)

@@ -46,7 +46,9 @@ class ParameterServer:
     ``parts`` maps each variable ``v`` it holds to ``(part, dense shape)``.
     """
 
-    def __init__(self, index: int, payload: dict, parts: dict, mode: str, num_workers: int):
+    def __init__(
+        self, index: int, payload: dict, parts: dict, mode: str, num_workers: int, first_step=0
+    ):
         self.index, self.mode = index, mode
         self.variables = {
             v: core.Variable(value, name=f"ps{index}/{v}", trainable=True)
@@ -67,7 +69,7 @@ class ParameterServer:
         self.active = set(range(num_workers))
         self.busy = {"pull_s": 0.0, "apply_s": 0.0, "pulls": 0, "applies": 0}
         self.pending: dict = {}
-        self.round = 0
+        self.round = first_step  # sync: the global step of the round being pooled
         self.changed = asyncio.Condition()
 
     async def ping(self) -> int:
@@ -87,12 +89,17 @@ class ParameterServer:
         """Seconds this server spent gathering pulls and applying updates, and counts."""
         return dict(self.busy)
 
-    async def push(self, worker: int, grads: dict, denominator, parts) -> float:
+    async def push(self, worker: int, grads: dict, denominator, parts, step: int) -> float:
         """Apply (async) or pool (sync) one worker's gradients ``{v: ("dense", array) |
-        ("rows", local rows, values)}`` for the optimizer parts ``parts``; returns the
-        seconds it waited for the other workers (sync)."""
+        ("rows", local rows, values)}`` for the optimizer parts ``parts``, computed at
+        global step ``step``; returns the seconds it waited for the other workers (sync).
+
+        A sync push for a round already applied is dropped: it comes from a worker
+        that replaced one which died after its push of that round reached this server."""
         if self.mode == "async":
             self._apply([(grads, denominator, parts)])
+            return 0.0
+        if step < self.round:
             return 0.0
         began, round_ = time.perf_counter(), self.round
         self.pending[worker] = (grads, denominator, parts)

@@ -261,12 +261,10 @@ def shard_input(input_fn, num_workers: int) -> list:
     if source._batched and isinstance(node, Batch) and not in_memory(node.child):
         if scan_under(node.child) is not None:  # files: shard them under the batching
             rows = source._derive(node.child, batched=False)
+            shards = [rows.shard(num_workers, i) for i in range(num_workers)]
             return [
-                rows.shard(num_workers, i)._derive(
-                    Batch(rows.shard(num_workers, i)._node, node.batch_size, node.drop_remainder),
-                    batched=True,
-                )
-                for i in range(num_workers)
+                shard._derive(Batch(shard._node, node.batch_size, node.drop_remainder), True)
+                for shard in shards
             ]
     return [source.shard(num_workers, i) for i in range(num_workers)]
 

@@ -180,7 +180,7 @@ class Worker:
         computed = time.perf_counter()
         waits = ray.get(
             [
-                srv.push.remote(self.index, push, denominator, parts)
+                srv.push.remote(self.index, push, denominator, parts, global_step)
                 for srv, push in zip(self.servers, pushes)
             ]
         )
