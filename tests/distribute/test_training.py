@@ -13,6 +13,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import colonnade as cn
 
@@ -299,3 +301,36 @@ def test_batch_norm_is_refused_with_a_reason(tmp_path):
     data = cn.data.Dataset.from_pandas(clicks(16), label="clicked").batch(8)
     with pytest.raises(ValueError, match="cannot train batch_norm=True: its moving mean"):
         est.train(data, verbose=0)
+
+
+# ---------------------------------------------------------------- placement (no actors)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(1, 500),
+    num_ps=st.integers(1, 8),
+    touched=st.lists(st.integers(0, 10**6), max_size=40),
+)
+def test_tables_are_cut_as_fixed_size_partitioner_and_rows_find_their_server(rows, num_ps, touched):
+    from colonnade.distribute.placement import Placement, VariableInfo
+
+    infos = [[VariableInfo("t", (rows, 3), True), VariableInfo("k", (4, 2), False)]]
+    if rows < num_ps:
+        with pytest.raises(ValueError, match=f"num_ps={num_ps} is larger than the {rows} rows"):
+            Placement.build(infos, num_ps)
+        return
+    plan = Placement.build(infos, num_ps)
+    bounds = np.array(plan.variables[0].bounds)
+    sizes = np.diff(bounds)
+    # TF's fixed_size_partitioner: rows // num_ps each, the first rows % num_ps one more
+    expected = [rows // num_ps + (1 if s < rows % num_ps else 0) for s in range(num_ps)]
+    assert bounds[0] == 0 and bounds[-1] == rows and sizes.tolist() == expected
+    ids = np.unique(np.array(touched, dtype=np.int64) % rows)
+    seen = np.zeros(0, np.int64)
+    for server, local, mask in plan.split_rows(0, ids):
+        assert ((0 <= local) & (local < sizes[server])).all()
+        np.testing.assert_array_equal(local + bounds[server], ids[mask])
+        seen = np.concatenate([seen, ids[mask]])
+    np.testing.assert_array_equal(np.sort(seen), ids)
+    assert plan.variables[1].server == 0 and plan.on_server(0)[:2] == [0, 1]
