@@ -13,6 +13,10 @@ and the servers' own seconds per step gathering pulled rows and applying updates
     python benchmarks/distributed.py [--rows 1000000] [--workers 1,2,4] [--modes sync,async]
                                      [--num-ps 2] [--model wide_deep]
 
+``--project FILE`` instead reads those JSON lines and prints the projected throughput of
+N workers at 10 Gbit/s from the one-worker async run (see ``project`` and
+``docs/distributed.md``).
+
 Actors are started by a short warm-up run per worker count first (a process importing
 colonnade takes seconds), as a long job or ``fit``'s later epochs find them running.
 """
@@ -85,6 +89,41 @@ def distributed(kind, train, workers, num_ps, mode) -> dict:
     return out
 
 
+LINK_BYTES_PER_S = 10e9 / 8  # 10 Gbit/s
+ROUND_TRIP_S = 0.2e-3  # one call's round trip in a data centre, Ray's overhead included
+
+
+def project(run: dict, workers: int) -> dict:
+    """Examples/s of ``workers`` workers on their own machines, from a measured run.
+
+    A worker's step takes its compute plus input wait ``c``, its bytes pulled and
+    pushed ``b`` over its link, three round trips (grant, pull, push) and the servers'
+    work on its step spread over the ``P`` servers working in parallel; ``N`` workers
+    give ``N`` times that, capped where the servers' links (``P`` links, ``b`` bytes a
+    step) or the servers' CPU (each server does ``1/P`` of every step's server work)
+    saturate. Python and Ray overheads inside the measured ``c`` and server times are
+    kept; contention for this machine's two cores is not removed (so ``c`` is
+    pessimistic)."""
+    p, batch = run["num_ps"], run["rows"] / max(run["steps"], 1)
+    c = (run["compute_ms_per_step"] + run["input_ms_per_step"]) / 1000
+    b = run["bytes_pulled_per_step"] + run["bytes_pushed_per_step"]
+    server = (run["server_pull_ms_per_step"] + run["server_apply_ms_per_step"]) / 1000
+    step = c + b / LINK_BYTES_PER_S + 3 * ROUND_TRIP_S + server / p
+    bounds = {
+        "workers": workers * batch / step,
+        "server_links": p * LINK_BYTES_PER_S / b * batch,
+        "server_cpu": p / server * batch if server else float("inf"),
+    }
+    limit = min(bounds, key=bounds.get)
+    return {
+        "workers": workers,
+        "num_ps": p,
+        "step_ms": round(1000 * step, 2),
+        "examples_per_s": round(bounds[limit]),
+        "bound_by": limit,
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=100_000)
@@ -93,7 +132,15 @@ def main():
     parser.add_argument("--num-ps", type=int, default=2)
     parser.add_argument("--model", default="wide_deep")
     parser.add_argument("--no-single", action="store_true")
+    parser.add_argument("--project", metavar="FILE", help="project from a run's JSON lines")
     args = parser.parse_args()
+    if args.project:
+        with open(args.project) as f:
+            runs = [json.loads(line) for line in f if line.strip()]
+        base = next(r for r in runs if r["mode"] == "async" and r["workers"] == 1)
+        for n in (1, 2, 4, 8, 16, 32, 64):
+            print(json.dumps({"projection": "10 Gbit/s", **project(base, n)}))
+        return
     train, _ = data_paths(args.rows)
     ray.init(include_dashboard=False, configure_logging=False, log_to_driver=False)
     if not args.no_single:
