@@ -111,6 +111,36 @@ def test_sync_resumes_from_the_latest_checkpoint(tmp_path):
     assert_same_state(single, resumed)
 
 
+@pytest.mark.parametrize("kind", ["parquet", "tfrecord"])
+def test_each_worker_reads_whole_files_of_a_glob(tmp_path, kind):
+    df = clicks(80)
+    folder = tmp_path / "data"
+    folder.mkdir()
+    for i, part in enumerate([df.iloc[:64], df.iloc[64:]]):  # 4 batches of 16, and 1
+        if kind == "parquet":
+            part.to_parquet(folder / f"part-{i}.parquet")
+        else:
+            cn.io.write_tfrecord(part.reset_index(drop=True), folder / f"part-{i}.tfrecord")
+    if kind == "parquet":
+        data = cn.data.Dataset.from_parquet(str(folder / "*.parquet"), label="clicked")
+    else:
+        F = cn.io.FixedLenFeature
+        spec = {
+            "site": F([], "int64"),
+            "ad": F([], "int64"),
+            "price": F([], "float32"),
+            "clicked": F([], "int64"),
+        }
+        data = cn.data.Dataset.from_tfrecord(str(folder / "*.tfrecord"), spec, label="clicked")
+    strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=1, mode="sync")
+    est = wide_deep(tmp_path, "m", strategy=strategy)
+    est.train(lambda: data.batch(16), verbose=0)
+    # whole files: worker 0 trains 4 batches, worker 1 one (then leaves the rounds); a cut
+    # by rows would give each 40 rows, 3 batches
+    assert est.global_step == 4
+    assert strategy.last_run["rows"] == 80 and strategy.last_run["steps"] == 5
+
+
 def test_async_wide_and_deep_on_adult_is_as_good_as_single_process(tmp_path):
     from colonnade.demo import load_adult
 
