@@ -53,7 +53,11 @@ class Cluster:
         self.closed = False
         self.servers, self.workers, self.runs = [], [], {}
         self.coordinator = self.hosts = None
-        self._start(estimator.global_step, [0] * len(shards))
+        try:
+            self._start(estimator.global_step, [0] * len(shards))
+        except BaseException:  # a role that failed to build: no actor is left behind
+            self.shutdown(kill=True)
+            raise
 
     # ------------------------------------------------------------------ lifecycle
 
