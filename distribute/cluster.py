@@ -20,6 +20,8 @@ logger = logging.getLogger("colonnade")
 
 # Worker replacements allowed per worker in one train() call before giving up.
 WORKER_REPLACEMENTS = 3
+# How long the roles may take to finish after a server died before their hosts are killed.
+WIND_DOWN_S = 10.0
 # How long the driver waits for a ping before it deems a parameter server alive but busy.
 PING_TIMEOUT_S = 10.0
 
@@ -167,8 +169,9 @@ class Cluster:
                 self.stats[i].add(ray.get(ref))
                 del self.runs[i]
             except ray.exceptions.RayTaskError as e:  # raised in the worker's code
-                if self._dead_servers():
-                    self._restore_servers()
+                dead = self._dead_servers()
+                if dead:
+                    self._restore_servers(dead)
                     return False
                 raise e.as_instanceof_cause() from None
             except ray.exceptions.RayActorError:  # the worker itself died
@@ -220,13 +223,13 @@ class Cluster:
         ray.get(built)
         self.runs[i] = self.workers[i].run.remote()
 
-    def _restore_servers(self) -> None:
-        """A parameter server died: stop every actor, restore the estimator from the
-        latest checkpoint, and start again from there, logging the steps lost."""
+    def _restore_servers(self, dead: list) -> None:
+        """Parameter servers ``dead`` died: end every role, restore the estimator from
+        the latest checkpoint, and start again from there, logging the steps lost."""
         self._pull_records()
         self.take_records()  # steps after the checkpoint are lost, with the server's state
         reached = getattr(self, "last_seen", (self.estimator.global_step, None))[0]
-        self.shutdown(kill=True)
+        self._wind_down(dead)
         est = self.estimator
         est._holds, est._restored = None, False
         path = est._restore_newest_intact()
@@ -243,6 +246,30 @@ class Cluster:
         )
         consumed = self.consumed_at.get(restored, [0] * len(self.shards))
         self._start(restored, consumed)
+
+    def _wind_down(self, dead: list) -> None:
+        """End the job after servers ``dead`` died: stop the grants, let sync rounds go,
+        and once every worker's run has returned give the live hosts back for the
+        restart (a new process costs seconds); if some role does not finish in time,
+        kill every host instead."""
+        live = [s for j, s in enumerate(self.servers) if j not in dead]
+        try:
+            ray.get(
+                [self.coordinator.stop.remote()] + [s.abort.remote() for s in live],
+                timeout=WIND_DOWN_S,
+            )
+            runs = list(self.runs.values())
+            ready, _ = ray.wait(runs, num_returns=len(runs), timeout=WIND_DOWN_S)
+            finished = len(ready) == len(runs)
+        except (ray.exceptions.RayError, ray.exceptions.GetTimeoutError):
+            finished = False
+        if not finished:
+            self.shutdown(kill=True)
+            return
+        for j in sorted(dead, reverse=True):
+            ray.kill(self.hosts["servers"].pop(j), no_restart=True)
+        self.runs = {}
+        self.shutdown()
 
     # ------------------------------------------------------------------ snapshots
 
@@ -262,8 +289,9 @@ class Cluster:
             snapshots = ray.get([s.snapshot.remote() for s in self.servers])
             records, step, consumed = ray.get(coordinator.drain.remote())
         except ray.exceptions.RayActorError:
-            if self._dead_servers():
-                self._restore_servers()
+            dead = self._dead_servers()
+            if dead:
+                self._restore_servers(dead)
                 return False
             raise
         self.records.extend(records)

@@ -108,6 +108,14 @@ class ParameterServer:
             await self.changed.wait_for(lambda: self.round != round_)
         return time.perf_counter() - began
 
+    async def abort(self) -> None:
+        """The job is ending (another server died): a sync round still waiting for
+        pushes lets its workers go, unapplied."""
+        self.pending = {}
+        async with self.changed:
+            self.round += 1
+            self.changed.notify_all()
+
     async def leave(self, worker: int) -> None:
         """``worker`` has no more batches: sync rounds stop waiting for it."""
         self.active.discard(worker)

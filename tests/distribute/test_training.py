@@ -210,38 +210,37 @@ def test_a_killed_worker_is_replaced_and_training_reaches_max_steps(tmp_path, ca
     assert est.evaluate(held_out, label="clicked", verbose=0)["accuracy"] > 0.8
 
 
-def test_a_killed_parameter_server_costs_the_steps_since_the_last_checkpoint(tmp_path, caplog):
+def test_a_killed_parameter_server_costs_the_steps_since_the_last_checkpoint(tmp_path):
     import ray
 
     strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=2, mode="async")
     est = wide_deep(tmp_path, "dist", strategy=strategy, save_checkpoints_steps=5)
-    saved = []
+    events = []  # ("saved", step) and ("log", message), in the order they happened
+
+    class Events(logging.Handler):
+        def emit(self, record):
+            events.append(("log", record.getMessage()))
 
     def listener(path):
-        saved.append(int(path.rsplit("-", 1)[1]))
+        events.append(("saved", int(path.rsplit("-", 1)[1])))
 
-    saved_at_kill = []
-
-    def kill_server():
-        saved_at_kill.extend(saved)
-        ray.kill(strategy.cluster.server_actors[1])
-
-    kill = _AtStep(12, kill_server)
+    kill = _AtStep(12, lambda: ray.kill(strategy.cluster.server_actors[1]))
     data = cn.data.Dataset.from_pandas(clicks(), label="clicked").batch(16).repeat()
-    with caplog.at_level(logging.WARNING, logger="colonnade"):
+    handler, logger = Events(level=logging.WARNING), logging.getLogger("colonnade")
+    logger.addHandler(handler)
+    try:
         est.train(data, max_steps=30, hooks=[kill], saving_listeners=[listener], verbose=0)
+    finally:
+        logger.removeHandler(handler)
     assert est.global_step == 30
-    match = re.search(
-        r"died at global step (\d+); restored .* \(step (\d+)\): (\d+) steps lost", caplog.text
-    )
-    assert match, caplog.text
-    reached, restored, lost = map(int, match.groups())
-    assert lost == reached - restored
-    # the newest checkpoint when the server died (checkpoints are named by the step of
-    # the snapshot they hold, which the hooks see a little after it happened)
-    assert restored == max(saved_at_kill)
-    assert reached >= kill.done_at and lost > 0
-    assert saved[-1] == 30
+    pattern = r"died at global step (\d+); restored .* \(step (\d+)\): (\d+) steps lost"
+    (at,) = [i for i, (kind, x) in enumerate(events) if kind == "log" and re.search(pattern, x)]
+    reached, restored, lost = map(int, re.search(pattern, events[at][1]).groups())
+    # the newest checkpoint written before the failure was found (checkpoints are named
+    # by the step of the snapshot they hold, which the hooks see a little after it)
+    assert restored == [x for kind, x in events[:at] if kind == "saved"][-1]
+    assert lost == reached - restored and reached >= kill.done_at
+    assert events[-1] == ("saved", 30)
 
 
 # ---------------------------------------------------------------- errors
