@@ -132,21 +132,28 @@ class Cluster:
         return [*h["workers"], *h["servers"]] + ([h["coordinator"]] if h["coordinator"] else [])
 
     def shutdown(self, kill: bool = False) -> None:
-        """End the roles: hosts go back to the pool, or are killed (after a failure,
-        when some may be stuck waiting on a dead peer)."""
+        """End the roles: hosts go back to the pool (workers still running are stopped
+        first), or with ``kill`` are killed."""
         h = getattr(self, "hosts", None)
         if h is None:
+            return
+        if self.runs and not kill:  # ended by an error: let the roles finish first
+            self._wind_down([])
             return
         if kill or self.runs:
             for host in self._all_hosts():
                 ray.kill(host, no_restart=True)
         else:
-            ray.get([host.become.remote(None) for host in self._all_hosts()])
-            for host in h["servers"]:
-                hosts.release(host, SERVER_OPTIONS)
-            hosts.release(h["coordinator"], COORDINATOR_OPTIONS)
-            for host in h["workers"]:
-                hosts.release(host, self._worker_options(), blocking=True)
+            kinds = [(host, SERVER_OPTIONS, False) for host in h["servers"]]
+            kinds.append((h["coordinator"], COORDINATOR_OPTIONS, False))
+            kinds += [(host, self._worker_options(), True) for host in h["workers"]]
+            for host, options, blocking in [k for k in kinds if k[0] is not None]:
+                try:  # a host that died meanwhile is not given back
+                    ray.get(host.become.remote(None))
+                except ray.exceptions.RayError:
+                    ray.kill(host, no_restart=True)
+                    continue
+                hosts.release(host, options, blocking)
         self.hosts = None
         self.workers, self.servers, self.runs, self.coordinator = [], [], {}, None
 
@@ -248,10 +255,10 @@ class Cluster:
         self._start(restored, consumed)
 
     def _wind_down(self, dead: list) -> None:
-        """End the job after servers ``dead`` died: stop the grants, let sync rounds go,
-        and once every worker's run has returned give the live hosts back for the
-        restart (a new process costs seconds); if some role does not finish in time,
-        kill every host instead."""
+        """End the job (servers ``dead`` died, or an error): stop the grants, let sync
+        rounds go, and once every worker's run has returned give the live hosts back
+        (for a restart or a later job: a new process costs seconds); if some role does
+        not finish in time, kill every host instead."""
         live = [s for j, s in enumerate(self.servers) if j not in dead]
         try:
             ray.get(
