@@ -14,6 +14,7 @@ import copy
 import numpy as np
 
 from .. import core
+from ..estimators.networks import Network
 from .placement import Placement, VariableInfo
 from .tables import table_readers
 
@@ -21,10 +22,11 @@ from .tables import table_readers
 def trained_parts(estimator) -> list:
     """``[(optimizer, [trained variable, ...]), ...]``: what each optimizer updates."""
     parts = getattr(estimator, "_parts", None)
-    if parts is None or getattr(estimator, "_network", None) is None:
+    if parts is None or not isinstance(getattr(estimator, "_network", None), Network):
         raise TypeError(
-            f"train_distribute trains the canned estimators (a network and optimizers); "
-            f"got {type(estimator).__name__}"
+            "train_distribute trains the canned estimators (linear, DNN, wide&deep: a "
+            "network of feature columns and its optimizers), not a model_fn; got "
+            f"{type(estimator).__name__}"
         )
     dnn = getattr(estimator._network, "dnn", None)
     if dnn is not None and dnn.tower.batch_norm:

@@ -127,6 +127,9 @@ class RayStrategy:
         for hook in hooks:
             if not isinstance(hook, SessionRunHook):
                 raise TypeError(f"hooks must be SessionRunHook instances, got {type(hook)}")
+        from .state import trained_parts
+
+        trained_parts(estimator)  # a clear error for what cannot be distributed, first
         shards = shard_input(input_fn, self.num_workers)
         connect(self.address)
         from .cluster import Cluster

@@ -363,3 +363,20 @@ def test_tables_are_cut_as_fixed_size_partitioner_and_rows_find_their_server(row
         seen = np.concatenate([seen, ids[mask]])
     np.testing.assert_array_equal(np.sort(seen), ids)
     assert plan.variables[1].server == 0 and plan.on_server(0)[:2] == [0, 1]
+
+
+def test_a_custom_model_fn_estimator_is_refused(tmp_path):
+    def model_fn(features, labels, mode):
+        w = cn.core.get_variable("w", shape=(1, 1))
+        logits = np.asarray(features["price"], np.float32).reshape(-1, 1) @ w
+        return E.EstimatorSpec(
+            mode, loss=cn.core.mean(logits), train_op=cn.train.GradientDescentOptimizer(0.1)
+        )
+
+    strategy = cn.distribute.RayStrategy(num_workers=1)
+    est = E.Estimator(
+        model_fn, model_dir=str(tmp_path / "m"), config=E.RunConfig(train_distribute=strategy)
+    )
+    data = cn.data.Dataset.from_pandas(clicks(16), label="clicked").batch(8)
+    with pytest.raises(TypeError, match="train_distribute trains the canned estimators"):
+        est.train(data, verbose=0)
