@@ -504,9 +504,17 @@ class CannedEstimator:
             hooks: ``SessionRunHook``-style objects called around each step.
             saving_listeners: callables called with each checkpoint's path once it is
                 written.
-            verbose: ``"auto"``, ``0``, ``1`` or ``2``, as in :meth:`fit`."""
+            verbose: ``"auto"``, ``0``, ``1`` or ``2``, as in :meth:`fit`.
+
+        With ``config.train_distribute`` (a ``cn.distribute.RayStrategy``) the strategy
+        trains instead, on Ray workers and parameter servers."""
         self._refuse_while_overridden()
         with self._training_lock():
+            strategy = self.config.train_distribute
+            if strategy is not None:
+                return strategy.train(
+                    self, input_fn, steps, max_steps, hooks, saving_listeners, verbose
+                )
             return self._train(input_fn, steps, max_steps, hooks, saving_listeners, verbose)
 
     @contextlib.contextmanager

@@ -11,7 +11,6 @@ DEFAULT_SAVE_CHECKPOINTS_SECS = 600
 # code runs unchanged, ignored (colonnade has no session or graph), with a warning.
 IGNORED_TF_ARGUMENTS = (
     "session_config",
-    "train_distribute",
     "device_fn",
     "protocol",
     "eval_distribute",
@@ -62,6 +61,9 @@ class RunConfig:
             (TF's default 10000: in practice none).
         log_step_count_steps: log the loss and steps/s every this many steps at INFO; 0
             logs none (TF's default 100).
+        train_distribute: ``None`` (default: train in this process) or a
+            ``cn.distribute.RayStrategy``: ``train`` and ``fit`` then run on Ray workers
+            and parameter servers (see ``docs/distributed.md``).
 
     >>> RunConfig(save_checkpoints_steps=100).save_checkpoints_secs is None
     True
@@ -75,9 +77,9 @@ class RunConfig:
     keep_checkpoint_max: int = 5
     keep_checkpoint_every_n_hours: float = 10000.0
     log_step_count_steps: int = 100
+    train_distribute: object = field(default=None, compare=False)
     # IGNORED_TF_ARGUMENTS, accepted and ignored:
     session_config: object = field(default=None, repr=False, compare=False)
-    train_distribute: object = field(default=None, repr=False, compare=False)
     device_fn: object = field(default=None, repr=False, compare=False)
     protocol: object = field(default=None, repr=False, compare=False)
     eval_distribute: object = field(default=None, repr=False, compare=False)
@@ -90,6 +92,13 @@ class RunConfig:
         for name in IGNORED_TF_ARGUMENTS:
             if getattr(self, name) is not None:
                 _warn_ignored(name)
+        if self.train_distribute is not None and not callable(
+            getattr(self.train_distribute, "train", None)
+        ):
+            raise TypeError(
+                "train_distribute must be a cn.distribute.RayStrategy (an object with "
+                f"train(estimator, input_fn, ...)), got {type(self.train_distribute).__name__}"
+            )
         if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:
             raise ValueError(
                 "set at most one of save_checkpoints_steps and save_checkpoints_secs; got "

@@ -32,6 +32,7 @@ OPTIONAL_DEPENDENCIES = {
     "cupy": "the 'gpu' extra",
     "cupyx": "the 'gpu' extra",
     "sklearn": "the 'sklearn' extra (colonnade.sklearn)",
+    "ray": "the 'ray' extra (colonnade.distribute's actors)",
 }
 OPTIONFLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 

@@ -1,0 +1,334 @@
+"""The actors of one distributed ``train`` call, as the driver sees them: starting
+them, watching them, replacing a dead worker, restoring every parameter server from the
+latest checkpoint when one dies, and snapshots of the servers into the estimator.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import time
+
+import ray
+
+from . import hosts, state
+from .coordinator import Coordinator
+from .parameter_server import ParameterServer
+from .worker import Worker, WorkerStats
+
+logger = logging.getLogger("colonnade")
+
+# Worker replacements allowed per worker in one train() call before giving up.
+WORKER_REPLACEMENTS = 3
+# How long the roles may take to finish after a server died before their hosts are killed.
+WIND_DOWN_S = 10.0
+# How long the driver waits for a ping before it deems a parameter server alive but busy.
+PING_TIMEOUT_S = 10.0
+
+
+SERVER_OPTIONS = {"num_cpus": 0, "scheduling_strategy": "SPREAD"}
+COORDINATOR_OPTIONS = {"num_cpus": 0}
+WORKER_OPTIONS = {"num_cpus": 0, "scheduling_strategy": "SPREAD"}
+
+
+def worker_copy(estimator):
+    """What is sent to the workers: the estimator without its lock, checkpoint manager,
+    strategy and optimizer state (the servers hold that)."""
+    out = copy.copy(estimator)
+    out._train_lock = out._manager = out._checkpoint = out._holds = None
+    out.config = estimator.config.replace(train_distribute=None)
+    out._parts = [(n, state.fresh_optimizer(o), v) for n, o, v in estimator._parts]
+    return out
+
+
+class Cluster:
+    """The parameter servers, workers and coordinator training ``estimator``."""
+
+    def __init__(self, strategy, estimator, shards, last_step):
+        self.strategy, self.estimator, self.shards = strategy, estimator, shards
+        self.last_step = last_step
+        self.plan = state.placement(estimator, strategy.num_ps)
+        self.stats = [WorkerStats() for _ in shards]
+        self.replacements = [0] * len(shards)
+        self.records: list = []
+        self.consumed_at: dict = {}
+        self.closed = False
+        self.servers, self.workers, self.runs = [], [], {}
+        self.coordinator = self.hosts = None
+        try:
+            self._start(estimator.global_step, [0] * len(shards))
+        except BaseException:  # a role that failed to build: no actor is left behind
+            self.shutdown(kill=True)
+            raise
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def _start(self, first_step: int, consumed: list) -> None:
+        s, plan = self.strategy, self.plan
+        payloads = state.server_payloads(self.estimator, plan)
+        built = []
+        self.hosts = {"servers": [], "workers": [], "coordinator": None}
+        self.servers = []
+        for j in range(s.num_ps):
+            parts = {
+                v: (plan.variables[v].part, payloads[j]["variables"][v].shape)
+                for v in plan.on_server(j)
+            }
+            host = hosts.acquire(SERVER_OPTIONS)
+            handle, ref = hosts.play(
+                host, ParameterServer, j, payloads[j], parts, s.mode, s.num_workers, first_step
+            )
+            self.hosts["servers"].append(host)
+            self.servers.append(handle)
+            built.append(ref)
+        host = hosts.acquire(COORDINATOR_OPTIONS)
+        self.hosts["coordinator"] = host
+        self.coordinator, ref = hosts.play(
+            host, Coordinator, s.mode, s.num_workers, first_step, self.last_step, consumed
+        )
+        built.append(ref)
+        self.blob = ray.put(worker_copy(self.estimator))
+        self.workers = []
+        for i in range(s.num_workers):
+            handle, ref = self._new_worker(i)
+            self.workers.append(handle)
+            built.append(ref)
+        ray.get(built)
+        self.runs = {i: w.run.remote() for i, w in enumerate(self.workers)}
+
+    @property
+    def worker_actors(self) -> list:
+        """The Ray actors running the workers now (what a fault test may ``ray.kill``)."""
+        return list(self.hosts["workers"]) if self.hosts else []
+
+    @property
+    def server_actors(self) -> list:
+        """The Ray actors running the parameter servers now."""
+        return list(self.hosts["servers"]) if self.hosts else []
+
+    def _worker_options(self) -> dict:
+        return {**WORKER_OPTIONS, **(self.strategy.worker_resources or {})}
+
+    def _new_worker(self, i: int) -> tuple:
+        host = hosts.acquire(self._worker_options(), blocking=True)
+        if len(self.hosts["workers"]) > i:
+            self.hosts["workers"][i] = host
+        else:
+            self.hosts["workers"].append(host)
+        return hosts.play(
+            host,
+            Worker,
+            i,
+            self.strategy.num_workers,
+            self.blob,
+            self.plan,
+            self.shards[i],
+            self.servers,
+            self.coordinator,
+        )
+
+    def _all_hosts(self) -> list:
+        h = self.hosts
+        return [*h["workers"], *h["servers"]] + ([h["coordinator"]] if h["coordinator"] else [])
+
+    def shutdown(self, kill: bool = False) -> None:
+        """End the roles: hosts go back to the pool (workers still running are stopped
+        first), or with ``kill`` are killed."""
+        h = getattr(self, "hosts", None)
+        if h is None:
+            return
+        if self.runs and not kill:  # ended by an error: let the roles finish first
+            self._wind_down([])
+            return
+        if kill or self.runs:
+            for host in self._all_hosts():
+                ray.kill(host, no_restart=True)
+        else:
+            kinds = [(host, SERVER_OPTIONS, False) for host in h["servers"]]
+            kinds.append((h["coordinator"], COORDINATOR_OPTIONS, False))
+            kinds += [(host, self._worker_options(), True) for host in h["workers"]]
+            for host, options, blocking in [k for k in kinds if k[0] is not None]:
+                try:  # a host that died meanwhile is not given back
+                    ray.get(host.become.remote(None))
+                except ray.exceptions.RayError:
+                    ray.kill(host, no_restart=True)
+                    continue
+                hosts.release(host, options, blocking)
+        self.hosts = None
+        self.workers, self.servers, self.runs, self.coordinator = [], [], {}, None
+
+    def close(self) -> None:
+        """No more snapshots: the actors are done (the final state is in the estimator)."""
+        self.closed = True
+
+    # ------------------------------------------------------------------ watching
+
+    def poll(self) -> bool:
+        """Collect finished workers and handle failures; True when every worker is done."""
+        if not self.runs:
+            return True
+        refs = list(self.runs.values())
+        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0.05)
+        for i, ref in list(self.runs.items()):
+            if ref not in ready:
+                continue
+            try:
+                self.stats[i].add(ray.get(ref))
+                del self.runs[i]
+            except ray.exceptions.RayTaskError as e:  # raised in the worker's code
+                dead = self._dead_servers()
+                if dead:
+                    self._restore_servers(dead)
+                    return False
+                raise e.as_instanceof_cause() from None
+            except ray.exceptions.RayActorError:  # the worker itself died
+                self._replace_worker(i)
+        self._pull_records()
+        return not self.runs
+
+    def _pull_records(self) -> None:
+        if self.coordinator is None:
+            return
+        try:
+            records, step, consumed = ray.get(self.coordinator.drain.remote())
+        except ray.exceptions.RayActorError:
+            return
+        self.records.extend(records)
+        self.last_seen = step, consumed
+
+    def take_records(self) -> list:
+        records, self.records = self.records, []
+        return records
+
+    def stop(self) -> None:
+        if self.coordinator is not None:
+            ray.get(self.coordinator.stop.remote())
+
+    def _dead_servers(self) -> list:
+        pings = {ps.ping.remote(): j for j, ps in enumerate(self.servers)}
+        ready, _ = ray.wait(list(pings), num_returns=len(pings), timeout=PING_TIMEOUT_S)
+        dead = []
+        for ref in ready:
+            try:
+                ray.get(ref)
+            except ray.exceptions.RayActorError:
+                dead.append(pings[ref])
+        return dead
+
+    def _replace_worker(self, i: int) -> None:
+        """Worker ``i`` died: a new one takes its place and its shard from where the
+        dead one's reported steps ended (its step in flight is redone)."""
+        self.replacements[i] += 1
+        if self.replacements[i] > WORKER_REPLACEMENTS:
+            raise RuntimeError(
+                f"worker {i} died {self.replacements[i]} times in one train() call; giving up"
+            )
+        logger.warning("worker %d died; starting a new worker in its place", i)
+        ray.kill(self.hosts["workers"][i], no_restart=True)
+        ray.get(self.coordinator.forfeit.remote(i))
+        self.workers[i], built = self._new_worker(i)
+        ray.get(built)
+        self.runs[i] = self.workers[i].run.remote()
+
+    def _restore_servers(self, dead: list) -> None:
+        """Parameter servers ``dead`` died: end every role, restore the estimator from
+        the latest checkpoint, and start again from there, logging the steps lost."""
+        self._pull_records()
+        self.take_records()  # steps after the checkpoint are lost, with the server's state
+        reached = getattr(self, "last_seen", (self.estimator.global_step, None))[0]
+        self._wind_down(dead)
+        est = self.estimator
+        est._holds, est._restored = None, False
+        path = est._restore_newest_intact()
+        est._restored = True
+        restored = est.global_step
+        lost = max(0, reached - restored)
+        logger.warning(
+            "a parameter server died at global step %d; restored every parameter server "
+            "from checkpoint %s (step %d): %d steps lost",
+            reached,
+            path,
+            restored,
+            lost,
+        )
+        consumed = self.consumed_at.get(restored, [0] * len(self.shards))
+        self._start(restored, consumed)
+
+    def _wind_down(self, dead: list) -> None:
+        """End the job (servers ``dead`` died, or an error): stop the grants, let sync
+        rounds go, and once every worker's run has returned give the live hosts back
+        (for a restart or a later job: a new process costs seconds); if some role does
+        not finish in time, kill every host instead."""
+        live = [s for j, s in enumerate(self.servers) if j not in dead]
+        try:
+            ray.get(
+                [self.coordinator.stop.remote()] + [s.abort.remote() for s in live],
+                timeout=WIND_DOWN_S,
+            )
+            runs = list(self.runs.values())
+            ready, _ = ray.wait(runs, num_returns=len(runs), timeout=WIND_DOWN_S)
+            finished = len(ready) == len(runs)
+        except (ray.exceptions.RayError, ray.exceptions.GetTimeoutError):
+            finished = False
+        if not finished:
+            self.shutdown(kill=True)
+            return
+        for j in sorted(dead, reverse=True):
+            ray.kill(self.hosts["servers"].pop(j), no_restart=True)
+        self.runs = {}
+        self.shutdown()
+
+    # ------------------------------------------------------------------ snapshots
+
+    def sync_estimator(self) -> bool:
+        """Bring the servers' state into the estimator: new steps are held until those
+        in flight are done, so the variables, slots and global step agree. False when
+        a server was found dead instead (and all were restored from a checkpoint)."""
+        if self.closed or self.coordinator is None:
+            return True
+        coordinator = self.coordinator
+        try:
+            ray.get(coordinator.hold.remote())
+            while not ray.get(coordinator.quiet.remote()):
+                if self._watch_while_held():
+                    return False  # the servers were restored from a checkpoint meanwhile
+                time.sleep(0.01)
+            snapshots = ray.get([s.snapshot.remote() for s in self.servers])
+            records, step, consumed = ray.get(coordinator.drain.remote())
+        except ray.exceptions.RayActorError:
+            dead = self._dead_servers()
+            if dead:
+                self._restore_servers(dead)
+                return False
+            raise
+        self.records.extend(records)
+        state.apply_snapshots(self.estimator, self.plan, snapshots)
+        self.estimator._global_step.assign(step)
+        self.consumed_at[step] = consumed
+        ray.get(coordinator.release.remote())
+        return True
+
+    def _watch_while_held(self) -> bool:
+        """Failures while waiting for quiet; True when the servers were restored."""
+        before = self.coordinator
+        self.poll()
+        return self.coordinator is not before
+
+    def saved(self, step: int) -> None:
+        """A checkpoint of ``step`` was written (restores after a server dies use it)."""
+        self.consumed_at = {k: v for k, v in self.consumed_at.items() if k == step}
+
+    def summary(self) -> dict:
+        """The workers' summed :class:`WorkerStats` as a dict, with the servers' busy
+        seconds (``server_pull_s``, ``server_apply_s``) summed over the servers."""
+        total = WorkerStats()
+        for s in self.stats:
+            total.add(s)
+        out = vars(total)
+        try:
+            busy = ray.get([s.stats.remote() for s in self.servers])
+        except ray.exceptions.RayActorError:
+            busy = []
+        for key in ("pull_s", "apply_s"):
+            out[f"server_{key}"] = sum(b[key] for b in busy)
+        return out

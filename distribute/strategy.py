@@ -1,0 +1,315 @@
+"""``RayStrategy``: parameter-server training of a canned estimator on Ray.
+
+Passed as ``RunConfig(train_distribute=RayStrategy(...))``, it makes ``train`` and
+``fit`` run on a Ray cluster: ``num_ps`` parameter-server actors hold the trained
+variables (tables cut into row ranges, dense variables whole, with their optimizer
+slots), ``num_workers`` worker actors each train on their own shard of the input, and a
+small coordinator actor hands out steps. The driver process (where ``train`` was called)
+plays TF's chief: it runs the hooks on every finished step's values, writes ordinary
+checkpoints to ``model_dir`` from consistent snapshots of the servers, and replaces
+failed actors. See ``docs/distributed.md``.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ..data import Dataset
+from ..data.plan import Batch, in_memory, scan_under
+from ..estimators.hooks import (
+    CheckpointSaverHook,
+    HookRunner,
+    NanTensorHook,
+    SessionRunHook,
+    StepValues,
+    running,
+)
+from ..estimators.progress import ProgressHook, known_rows
+from ..estimators.tensorboard import TensorBoardHook
+
+logger = logging.getLogger("colonnade")
+
+MODES = ("async", "sync")
+WORKER_RESOURCE_KEYS = ("num_cpus", "num_gpus", "memory", "resources", "accelerator_type")
+# How long joining a cluster at ``address`` may take before it is reported unreachable.
+CONNECT_TIMEOUT_S = 10.0
+# How often the driver looks at finished steps and failed actors.
+POLL_S = 0.05
+
+
+@dataclass(frozen=True)
+class RayStrategy:
+    """Train on Ray: ``num_workers`` workers and ``num_ps`` parameter servers.
+
+    Args:
+        num_workers: worker actors, each training on its own shard of the input
+            (default 2).
+        num_ps: parameter-server actors; every table is cut into ``num_ps`` row
+            ranges, so each table needs at least ``num_ps`` rows (default 1).
+        mode: ``"async"`` (TF's parameter-server default: each worker applies its
+            gradients when ready) or ``"sync"`` (each step applies the workers'
+            gradients together, as one large batch).
+        address: ``None`` starts a local Ray cluster in this process (or uses the one
+            already started); ``"auto"`` joins the cluster of ``ray start --head`` on
+            this machine; ``"ray://host:10001"`` joins one through Ray Client.
+        worker_resources: Ray resources each worker reserves, e.g. ``{"num_cpus": 4}``
+            (keys ``num_cpus``, ``num_gpus``, ``memory``, ``resources``,
+            ``accelerator_type``); default none reserved.
+
+    After a ``train`` call, ``last_run`` holds what the workers measured, summed: steps,
+    rows, seconds waiting for input, computing, communicating and waiting for grants or
+    (sync) for the other workers, bytes pulled and pushed, and the seconds the actors
+    took to start (``start_s``) and training took (``train_s``); and the parameter
+    servers' seconds gathering pulls and applying updates (``server_pull_s``,
+    ``server_apply_s``, summed over the servers).
+
+    >>> RayStrategy(num_workers=4, num_ps=2, mode="sync").mode
+    'sync'
+    >>> RayStrategy(mode="fast")
+    Traceback (most recent call last):
+    ...
+    ValueError: RayStrategy mode must be one of ('async', 'sync'), got 'fast'
+    """
+
+    num_workers: int = 2
+    num_ps: int = 1
+    mode: str = "async"
+    address: str | None = None
+    worker_resources: dict | None = None
+    cluster: object = field(default=None, init=False, repr=False, compare=False)
+    last_run: dict | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        for name in ("num_workers", "num_ps"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"RayStrategy {name} must be an integer >= 1, got {value!r}")
+        if self.mode not in MODES:
+            raise ValueError(f"RayStrategy mode must be one of {MODES}, got {self.mode!r}")
+        if self.address is not None and (not isinstance(self.address, str) or not self.address):
+            raise ValueError(
+                f"RayStrategy address must be None, 'auto', 'ray://host:port' or "
+                f"'host:port', got {self.address!r}"
+            )
+        if self.worker_resources is not None:
+            if not isinstance(self.worker_resources, dict):
+                raise TypeError(
+                    f"RayStrategy worker_resources must be a dict, got "
+                    f"{type(self.worker_resources).__name__}"
+                )
+            unknown = sorted(set(self.worker_resources) - set(WORKER_RESOURCE_KEYS))
+            if unknown:
+                raise ValueError(
+                    f"RayStrategy worker_resources has unknown keys {unknown}; expected some "
+                    f"of {list(WORKER_RESOURCE_KEYS)}"
+                )
+
+    def train(
+        self,
+        estimator,
+        input_fn,
+        steps=None,
+        max_steps=None,
+        hooks=None,
+        saving_listeners=None,
+        verbose="auto",
+    ):
+        """``estimator.train(...)`` on Ray (what a canned estimator's ``train`` calls
+        when its config has ``train_distribute``); returns the estimator."""
+        if steps is not None and max_steps is not None:
+            raise ValueError("set at most one of steps and max_steps")
+        for name, value in (("steps", steps), ("max_steps", max_steps)):
+            if value is not None and value <= 0:
+                raise ValueError(f"{name} must be > 0, got {value}")
+        hooks = list(hooks or [])
+        for hook in hooks:
+            if not isinstance(hook, SessionRunHook):
+                raise TypeError(f"hooks must be SessionRunHook instances, got {type(hook)}")
+        from .state import trained_parts
+
+        trained_parts(estimator)  # a clear error for what cannot be distributed, first
+        shards = shard_input(input_fn, self.num_workers)
+        connect(self.address)
+        from .cluster import Cluster
+
+        estimator._restore_or_warm_start()
+        if max_steps is not None and estimator.global_step >= max_steps:
+            logger.info(
+                "skipping training: global step %d already reached max_steps=%d",
+                estimator.global_step,
+                max_steps,
+            )
+            return estimator
+        first_step = estimator.global_step
+        last_step = max_steps if steps is None else first_step + steps
+        if estimator.latest_checkpoint() is None:  # what a failed server restarts from
+            estimator.save_checkpoint()
+        began = time.perf_counter()
+        cluster = Cluster(self, estimator, shards, last_step)
+        object.__setattr__(self, "cluster", cluster)
+        try:
+            started = time.perf_counter()
+            _drive(estimator, cluster, input_fn, hooks, saving_listeners, last_step, verbose)
+            run = cluster.summary()
+            run.update(start_s=started - began, train_s=time.perf_counter() - started)
+            object.__setattr__(self, "last_run", run)
+        finally:
+            cluster.shutdown()
+            object.__setattr__(self, "cluster", None)
+        if estimator.global_step == first_step:
+            raise ValueError("training got no batches from its input: the dataset is empty")
+        return estimator
+
+
+def _drive(estimator, cluster, input_fn, hooks, saving_listeners, last_step, verbose):
+    """The chief's loop: hooks on each finished step, until every worker is done."""
+    cfg = estimator.config
+    saver = CheckpointSaverHook(
+        save_steps=cfg.save_checkpoints_steps,
+        save_secs=cfg.save_checkpoints_secs,
+        listeners=saving_listeners,
+    )
+    progress = ProgressHook(
+        total_rows=known_rows(input_fn),
+        total_steps=None if last_step is None else last_step - estimator.global_step,
+        verbose=verbose,
+    )
+    user = hooks if any(isinstance(h, NanTensorHook) for h in hooks) else [NanTensorHook()] + hooks
+    all_hooks = user + [saver, progress]
+    if cfg.save_summary_steps:
+        all_hooks.append(TensorBoardHook(cfg.save_summary_steps))
+    chief = _ChiefView(estimator, cluster)
+    with running(estimator):
+        runner = HookRunner(all_hooks, estimator)
+        runner.begin()
+        saver.estimator = chief  # it saves snapshots brought back from the servers
+        started = logged_at = time.monotonic()
+        logged_step = estimator.global_step
+        while True:
+            finished = cluster.poll()
+            for step, loss, rows in cluster.take_records():
+                estimator._global_step.assign(step)
+                context = runner.before_run()
+                # the variables live on the servers: hooks fetch loss, global_step, rows
+                values = StepValues(loss, step - 1, step, rows, dict, estimator._global_step)
+                runner.after_run(context, values)
+                if cfg.log_step_count_steps and step % cfg.log_step_count_steps == 0:
+                    now = time.monotonic()
+                    rate = (step - logged_step) / max(now - logged_at, 1e-9)
+                    logger.info("loss = %.6g, step = %d (%.1f steps/s)", loss, step, rate)
+                    logged_at, logged_step = now, step
+                if context.stop_requested:
+                    cluster.stop()
+            if finished and cluster.sync_estimator():  # else: restored, training goes on
+                break
+        cluster.close()
+        runner.end()
+    logger.info(
+        "trained to step %d in %.1fs on %d workers and %d parameter servers (%s)",
+        estimator.global_step,
+        time.monotonic() - started,
+        cluster.strategy.num_workers,
+        cluster.strategy.num_ps,
+        cluster.strategy.mode,
+    )
+
+
+class _ChiefView:
+    """What the checkpoint saver sees of the estimator: before it checks or saves the
+    state, the state is brought back from the parameter servers (a consistent snapshot:
+    new steps are held while the ones in flight finish)."""
+
+    def __init__(self, estimator, cluster):
+        self.estimator, self.cluster = estimator, cluster
+        self.model_dir = estimator.model_dir
+        self._synced = False
+
+    @property
+    def global_step(self) -> int:
+        return self.estimator.global_step
+
+    def _nonfinite_variables(self) -> list:
+        self.cluster.sync_estimator()
+        self._synced = True
+        return self.estimator._nonfinite_variables()
+
+    def save_checkpoint(self, directory=None):
+        if not self._synced:
+            self.cluster.sync_estimator()
+        self._synced = False
+        path = self.estimator.save_checkpoint(directory)
+        self.cluster.saved(self.estimator.global_step)
+        return path
+
+
+def shard_input(input_fn, num_workers: int) -> list:
+    """Each worker's shard of the input: ``Dataset.shard``, which gives whole files or
+    row groups of files (sharded under the batching, so each worker reads only its
+    files), and of in-memory data every ``num_workers``-th batch (so that two sync
+    workers together see what one process sees at twice the batch size)."""
+    source = input_fn
+    if callable(input_fn) and not isinstance(input_fn, (Dataset, Iterable)):
+        source = input_fn()
+    if not isinstance(source, Dataset):
+        raise TypeError(
+            "train_distribute needs an input that each worker can read its own shard of: a "
+            "cn.data.Dataset (from files, or from in-memory data) or an input_fn returning "
+            f"one; got {type(source).__name__}. A Python generator or iterable of batches "
+            "exists only in this process: write the data to files, or build a Dataset"
+        )
+    node = source._node
+    if source._batched and isinstance(node, Batch) and not in_memory(node.child):
+        if scan_under(node.child) is not None:  # files: shard them under the batching
+            rows = source._derive(node.child, batched=False)
+            shards = [rows.shard(num_workers, i) for i in range(num_workers)]
+            return [
+                shard._derive(Batch(shard._node, node.batch_size, node.drop_remainder), True)
+                for shard in shards
+            ]
+    return [source.shard(num_workers, i) for i in range(num_workers)]
+
+
+def connect(address):
+    """Make sure this process is connected to Ray: ``address=None`` starts a local
+    cluster unless one is already up; an address is checked for reachability first, so
+    that a wrong one fails within :data:`CONNECT_TIMEOUT_S` seconds with its name."""
+    try:
+        import ray
+    except ImportError as e:
+        raise ImportError('RayStrategy needs Ray: pip install "colonnade[ray]"') from e
+    if address not in (None, "auto"):
+        _check_reachable(address)
+    if ray.is_initialized():
+        return ray
+    try:
+        if address is None:
+            ray.init(include_dashboard=False, configure_logging=False, log_to_driver=False)
+        else:
+            ray.init(address=address, log_to_driver=False)
+    except ConnectionError as e:
+        raise ConnectionError(
+            f"cannot join the Ray cluster at address={address!r}: {e}. Start one with "
+            "`ray start --head` (and `ray start --address=HEAD:6379` on the other machines), "
+            "or use address=None for a local cluster"
+        ) from e
+    return ray
+
+
+def _check_reachable(address: str) -> None:
+    hostport = address.split("://", 1)[-1]
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(
+            f"RayStrategy address must be 'auto', 'ray://host:port' or 'host:port', got {address!r}"
+        )
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as e:
+        raise ConnectionError(
+            f"cannot reach the Ray cluster at {address!r}: {e}. Is `ray start --head` "
+            "running there, and is the port open?"
+        ) from None

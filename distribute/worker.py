@@ -1,0 +1,228 @@
+"""The worker: one Ray actor that trains on its shard of the input.
+
+Each step it reads a batch (transformed by the network's feature columns on the input
+thread, as single-process training does), pulls from each parameter server, in one call,
+the rows of every table the batch reads and the dense variables, computes the loss and
+its gradients with colonnade's autodiff on its own copy of the network, and pushes, in
+one call per server, the gradients: table gradients stay sparse (IndexedRows, repeated
+rows summed, split by the servers' row ranges). The worker's copy of each table is only a
+buffer for the rows a step pulled: nothing else of it is read.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import core
+from ..estimators.head_base import example_weights
+from ..estimators.input_fn import num_rows
+from ..estimators.input_pipeline import transformed_batches
+from .state import trained_parts
+from .tables import table_readers, touched_rows
+
+
+class EmptyShardError(ValueError):
+    """A worker's shard of the input holds no batch."""
+
+
+@dataclass
+class WorkerStats:
+    """Where a worker's time and bytes went (summed over its steps)."""
+
+    steps: int = 0
+    rows: int = 0
+    input_s: float = 0.0  # waiting for the next batch
+    compute_s: float = 0.0  # forward, backward, splitting gradients, writing pulled rows
+    communication_s: float = 0.0  # pull and push calls, less the sync wait
+    waiting_s: float = 0.0  # for a step grant, and (sync) for the other workers
+    bytes_pulled: int = 0
+    bytes_pushed: int = 0
+
+    def add(self, other: WorkerStats) -> None:
+        for k in ("steps", "rows", "input_s", "compute_s", "communication_s", "waiting_s"):
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+        self.bytes_pulled += other.bytes_pulled
+        self.bytes_pushed += other.bytes_pushed
+
+
+def loss_denominator(reduction: str, shape: tuple, weights):
+    """What ``reduction`` divides a batch's summed weighted loss by (None for ``sum``),
+    as :func:`colonnade.core.losses.compute_weighted_loss` computes it."""
+    reduction = core.Reduction.resolve(reduction)
+    if reduction == core.Reduction.SUM:
+        return None
+    if reduction == core.Reduction.SUM_OVER_BATCH_SIZE:
+        return float(np.prod(shape))
+    w = np.broadcast_to(np.asarray(core.to_host(weights), dtype=np.float64), shape)
+    if reduction == core.Reduction.MEAN:
+        return float(w.sum())
+    return float(np.count_nonzero(w))
+
+
+def _nbytes(tree) -> int:
+    if isinstance(tree, np.ndarray):
+        return tree.nbytes
+    if isinstance(tree, dict):
+        return sum(_nbytes(x) for x in tree.values())
+    if isinstance(tree, (tuple, list)):
+        return sum(_nbytes(x) for x in tree)
+    return 0
+
+
+class Worker:
+    """Ray actor: see the module docstring. ``estimator`` is a copy of the driver's
+    (sent by Ray's pickling), ``plan`` the :class:`~.placement.Placement`, ``dataset``
+    this worker's shard."""
+
+    def __init__(self, index, num_workers, estimator, plan, dataset, servers, coordinator):
+        import ray
+
+        self._ray = ray
+        self.index, self.num_workers = index, num_workers
+        self.estimator, self.plan, self.dataset = estimator, plan, dataset
+        self.servers, self.coordinator = list(servers), coordinator
+        network = estimator._network
+        self.variables = [v for _, variables in trained_parts(estimator) for v in variables]
+        # Arrays from Ray's object store are read-only, and pickling copied the fused
+        # tables' row views apart: own every array, then make the views again.
+        for var in [*estimator._model_variables().values(), *self.variables]:
+            var.value = np.array(var.value)
+        for layer in network.layers:
+            for fused in layer._fused:
+                for part, start in fused.table.fused_parts:
+                    part.value = fused.table.value[start : start + part.shape[0]]
+        readers = table_readers(network)
+        self.readers = [
+            readers[id(var)][1] if placed.bounds is not None else None
+            for var, placed in zip(self.variables, plan.variables)
+        ]
+
+    def ping(self) -> int:
+        return self.index
+
+    def run(self) -> WorkerStats:
+        """Train until the coordinator says stop or the shard ends; returns the stats."""
+        ray, stats = self._ray, WorkerStats()
+        skip = ray.get(self.coordinator.join.remote(self.index))
+        batches = transformed_batches(self.estimator._network, self.dataset, training=True)
+        try:
+            source = itertools.islice(batches, skip, None)
+            report, first = None, skip == 0
+            while True:
+                began = time.perf_counter()
+                item = next(source, None)
+                stats.input_s += time.perf_counter() - began
+                if item is None:
+                    if first:
+                        raise EmptyShardError(
+                            f"worker {self.index} got an empty shard of the input (shard "
+                            f"{self.index} of {self.num_workers}): use "
+                            "fewer workers, or an input with more files, row groups or batches"
+                        )
+                    ray.get([s.leave.remote(self.index) for s in self.servers])
+                    ray.get(self.coordinator.leave.remote(self.index, report))
+                    return stats
+                first = False
+                began = time.perf_counter()
+                step = ray.get(self.coordinator.next.remote(self.index, report))
+                stats.waiting_s += time.perf_counter() - began
+                if step is None:
+                    return stats
+                report = self.step(step, *item, stats)
+        finally:
+            batches.close()
+
+    def step(self, global_step, features, labels, cache, stats) -> tuple:
+        """One training step at ``global_step``; returns ``(loss, denominator, rows)``."""
+        ray, plan, est = self._ray, self.plan, self.estimator
+        began = time.perf_counter()
+        requests = [{} for _ in self.servers]
+        for v, placed in enumerate(plan.variables):
+            if placed.bounds is None:
+                requests[placed.server][v] = None
+                continue
+            for s, local, _ in plan.split_rows(v, touched_rows(self.readers[v], cache)):
+                requests[s][v] = local
+        prepared = time.perf_counter()
+        replies = ray.get([srv.pull.remote(req) for srv, req in zip(self.servers, requests)])
+        pulled = time.perf_counter()
+        for s, reply in enumerate(replies):
+            for v, values in reply.items():
+                var, placed = self.variables[v], plan.variables[v]
+                if placed.bounds is None:
+                    var.value[...] = values
+                else:
+                    var.value[requests[s][v] + placed.bounds[s]] = values
+        stats.bytes_pulled += _nbytes(replies) + _nbytes(requests)
+
+        if labels is None:
+            raise ValueError(
+                "training needs labels: build the Dataset with label=... or have "
+                "input_fn yield (features, labels)"
+            )
+        est._global_step.assign(global_step)
+        head, network = est.head, est._network
+        label_array = head.label_array(labels)
+        step_rng = est._step_rng()
+
+        def loss_fn():
+            logits = network.logits(features, training=True, rng=step_rng, cache=cache)
+            weights = head.weights(features, logits.shape[0])
+            loss, unreduced = head.training_loss(label_array, logits, weights, features)
+            return loss, (unreduced.shape, example_weights(weights, logits.shape[0]))
+
+        (loss, (shape, w)), grads = core.value_and_grad(loss_fn, has_aux=True)(self.variables)
+        denominator = loss_denominator(head.loss_reduction, shape, w)
+        pushes, parts = self._split(grads)
+        computed = time.perf_counter()
+        waits = ray.get(
+            [
+                srv.push.remote(self.index, push, denominator, parts, global_step)
+                for srv, push in zip(self.servers, pushes)
+            ]
+        )
+        pushed = time.perf_counter()
+        stats.bytes_pushed += _nbytes(pushes)
+        stats.steps += 1
+        stats.rows += num_rows(features)
+        stats.compute_s += (prepared - began) + (computed - pulled)
+        stats.waiting_s += max(waits)
+        stats.communication_s += (pulled - prepared) + (pushed - computed) - max(waits)
+        return float(loss), denominator, num_rows(features)
+
+    def _split(self, grads) -> tuple:
+        """Each server's share of ``grads`` (``{v: ("dense", array) | ("rows", local
+        rows, values)}``, on the host) and the optimizer parts that got a gradient."""
+        plan = self.plan
+        pushes = [{} for _ in self.servers]
+        parts = set()
+        for v, (g, placed) in enumerate(zip(grads, plan.variables)):
+            if g is None:
+                continue
+            parts.add(placed.part)
+            if placed.bounds is None:
+                pushes[placed.server][v] = _host_gradient(g)
+                continue
+            if not isinstance(g, core.IndexedRows):
+                dense = core.to_host(g)
+                for s in placed.servers():
+                    pushes[s][v] = ("dense", np.ascontiguousarray(dense[placed.rows_on(s)]))
+                continue
+            g = g.deduplicate()
+            indices, values = core.to_host(g.indices), core.to_host(g.values)
+            row_shape = values.shape[1:]
+            for s in placed.servers():  # every holder gets one, maybe empty: one update each
+                pushes[s][v] = ("rows", indices[:0], values[:0].reshape((0,) + row_shape))
+            for s, local, mask in plan.split_rows(v, indices):
+                pushes[s][v] = ("rows", local, values[mask])
+        return pushes, sorted(parts)
+
+
+def _host_gradient(g):
+    if isinstance(g, core.IndexedRows):
+        return ("rows", core.to_host(g.indices), core.to_host(g.values))
+    return ("dense", core.to_host(g))

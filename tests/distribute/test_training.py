@@ -1,0 +1,382 @@
+"""Parameter-server training on Ray (``cn.distribute.RayStrategy``).
+
+Sync training is checked against single-process training on the same data, order and
+seed (the reference is colonnade's single-process loop, itself checked against TF-made
+golden values elsewhere): one worker equals it, two workers fed alternate batches equal
+it at twice the batch size. Async training is checked on quality, faults on reaching
+``max_steps`` and on the logged count of lost steps, and every bad input on its error.
+"""
+
+import logging
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import colonnade as cn
+
+fc = cn.feature_columns
+E = cn.estimators
+
+pytestmark = pytest.mark.usefixtures("ray_cluster")
+
+
+def clicks(n=192, seed=0):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(
+        {
+            "site": rng.integers(0, 30, n),
+            "ad": rng.integers(0, 9, n),
+            "price": rng.normal(size=n).astype(np.float32),
+        }
+    )
+    df["clicked"] = ((df.site % 3 == 0) | (df.price > 1.0)).astype(np.int64)
+    return df
+
+
+def wide_deep(tmp_path, name, optimizer="Adagrad", strategy=None, **config):
+    site = fc.categorical_column_with_identity("site", 30)
+    ad = fc.categorical_column_with_identity("ad", 9)
+    cfg = E.RunConfig(tf_random_seed=7, save_summary_steps=0, train_distribute=strategy, **config)
+    return E.DNNLinearCombinedClassifier(
+        linear_feature_columns=[site, ad],
+        dnn_feature_columns=[
+            fc.embedding_column(site, 4),
+            fc.embedding_column(ad, 3),
+            fc.numeric_column("price"),
+        ],
+        dnn_hidden_units=[6],
+        linear_optimizer=optimizer,
+        dnn_optimizer=optimizer,
+        model_dir=str(tmp_path / name),
+        config=cfg,
+    )
+
+
+def everything(est) -> dict:
+    """Every variable of the estimator's checkpoint, optimizer slots included."""
+    return {n: est.get_variable_value(n) for n in est.get_variable_names()}
+
+
+def assert_same_state(a, b, atol=1e-6):
+    va, vb = everything(a), everything(b)
+    assert sorted(va) == sorted(vb)
+    for name in va:
+        np.testing.assert_allclose(vb[name], va[name], atol=atol, rtol=0, err_msg=name)
+
+
+def test_sync_with_one_worker_equals_single_process(tmp_path):
+    df = clicks()
+    single = wide_deep(tmp_path, "single")
+    single.train(cn.data.Dataset.from_pandas(df, label="clicked").batch(16), verbose=0)
+    strategy = cn.distribute.RayStrategy(num_workers=1, num_ps=1, mode="sync")
+    dist = wide_deep(tmp_path, "dist", strategy=strategy)
+    initial = dist.get_weights()
+    dist.train(cn.data.Dataset.from_pandas(df, label="clicked").batch(16), verbose=0)
+    assert dist.global_step == single.global_step == 12
+    assert_same_state(single, dist)
+    moved = [k for k, v in dist.get_weights().items() if not np.allclose(v, initial[k])]
+    assert len(moved) == len(initial)  # every variable trained: the equality is not vacuous
+    # ordinary checkpoints: a single-process estimator on the model_dir reads them
+    reader = wide_deep(tmp_path, "dist")
+    assert_same_state(dist, reader, atol=0)
+    assert reader.evaluate(df, label="clicked", verbose=0)["global_step"] == 12
+
+
+@pytest.mark.parametrize("optimizer", ["GradientDescent", "Adagrad", "Ftrl"])
+def test_sync_with_two_workers_equals_single_process_at_twice_the_batch(tmp_path, optimizer):
+    df = clicks()
+    single = wide_deep(tmp_path, "single", optimizer)
+    single.train(cn.data.Dataset.from_pandas(df, label="clicked").batch(32), verbose=0)
+    strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=2, mode="sync")
+    dist = wide_deep(tmp_path, "dist", optimizer, strategy=strategy)
+    dist.train(cn.data.Dataset.from_pandas(df, label="clicked").batch(16), verbose=0)
+    assert dist.global_step == single.global_step == 6
+    assert_same_state(single, dist)
+
+
+def test_sync_resumes_from_the_latest_checkpoint(tmp_path):
+    data = cn.data.Dataset.from_pandas(clicks(), label="clicked").batch(16).repeat()
+    single = wide_deep(tmp_path, "single")
+    single.train(data, max_steps=8, verbose=0)
+    single.train(data, max_steps=20, verbose=0)
+    strategy = cn.distribute.RayStrategy(num_workers=1, num_ps=2, mode="sync")
+    wide_deep(tmp_path, "dist", strategy=strategy).train(data, max_steps=8, verbose=0)
+    resumed = wide_deep(tmp_path, "dist", strategy=strategy)  # as a new process would
+    resumed.train(data, max_steps=20, verbose=0)
+    assert resumed.global_step == 20
+    assert_same_state(single, resumed)
+
+
+@pytest.mark.parametrize("kind", ["parquet", "tfrecord"])
+def test_each_worker_reads_whole_files_of_a_glob(tmp_path, kind):
+    df = clicks(80)
+    folder = tmp_path / "data"
+    folder.mkdir()
+    for i, part in enumerate([df.iloc[:64], df.iloc[64:]]):  # 4 batches of 16, and 1
+        if kind == "parquet":
+            part.to_parquet(folder / f"part-{i}.parquet")
+        else:
+            cn.io.write_tfrecord(part.reset_index(drop=True), folder / f"part-{i}.tfrecord")
+    if kind == "parquet":
+        data = cn.data.Dataset.from_parquet(str(folder / "*.parquet"), label="clicked")
+    else:
+        F = cn.io.FixedLenFeature
+        spec = {
+            "site": F([], "int64"),
+            "ad": F([], "int64"),
+            "price": F([], "float32"),
+            "clicked": F([], "int64"),
+        }
+        data = cn.data.Dataset.from_tfrecord(str(folder / "*.tfrecord"), spec, label="clicked")
+    strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=1, mode="sync")
+    est = wide_deep(tmp_path, "m", strategy=strategy)
+    est.train(lambda: data.batch(16), verbose=0)
+    # whole files: worker 0 trains 4 batches, worker 1 one (then leaves the rounds); a cut
+    # by rows would give each 40 rows, 3 batches
+    assert est.global_step == 4
+    assert strategy.last_run["rows"] == 80 and strategy.last_run["steps"] == 5
+
+
+def test_async_wide_and_deep_on_adult_is_as_good_as_single_process(tmp_path):
+    from colonnade.demo import load_adult
+
+    train = load_adult("train").sample(3000, random_state=0).reset_index(drop=True)
+    test = load_adult("test").head(1000)
+    age = fc.numeric_column("age", normalizer_fn=fc.standardize(38.0, 13.0))
+    years = fc.numeric_column("educational-num", normalizer_fn=fc.standardize(10.0, 2.5))
+    hours = fc.numeric_column("hours-per-week", normalizer_fn=fc.standardize(40.0, 12.0))
+    marital = fc.categorical_column_with_hash_bucket("marital-status", 16)
+    occupation = fc.categorical_column_with_hash_bucket("occupation", 32)
+    relationship = fc.categorical_column_with_hash_bucket("relationship", 16)
+
+    def model(name, strategy=None):
+        return E.DNNLinearCombinedClassifier(
+            linear_feature_columns=[marital, occupation, relationship],
+            linear_optimizer={"name": "Ftrl", "learning_rate": 0.5},
+            dnn_feature_columns=[
+                age,
+                years,
+                hours,
+                fc.embedding_column(occupation, 4),
+                fc.embedding_column(marital, 4),
+            ],
+            dnn_hidden_units=[16, 8],
+            dnn_optimizer={"name": "Adagrad", "learning_rate": 0.3},
+            label_vocabulary=["<=50K", ">50K"],
+            model_dir=str(tmp_path / name),
+            config=E.RunConfig(tf_random_seed=1, save_summary_steps=0, train_distribute=strategy),
+        )
+
+    single = model("single")
+    single.fit(train, label="income", epochs=4, batch_size=32, verbose=0)
+    dist = model("dist", cn.distribute.RayStrategy(num_workers=2, num_ps=2, mode="async"))
+    dist.fit(train, label="income", epochs=4, batch_size=32, verbose=0)
+    a = single.evaluate(test, label="income", verbose=0)["accuracy"]
+    b = dist.evaluate(test, label="income", verbose=0)["accuracy"]
+    assert a > 0.79  # always "<=50K" scores 0.76
+    assert abs(a - b) <= 0.01, (a, b)
+
+
+class _AtStep(E.SessionRunHook):
+    """Runs ``action`` once, after the first step at or beyond ``step``."""
+
+    def __init__(self, step, action):
+        self.step, self.action, self.done_at = step, action, None
+
+    def after_run(self, run_context, run_values):
+        if self.done_at is None and run_values["global_step"] >= self.step:
+            self.done_at = run_values["global_step"]
+            self.action()
+
+
+def test_a_killed_worker_is_replaced_and_training_reaches_max_steps(tmp_path, caplog):
+    import ray
+
+    strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=1, mode="async")
+    adagrad = {"name": "Adagrad", "learning_rate": 0.5}
+    est = wide_deep(tmp_path, "dist", adagrad, strategy=strategy)
+    kill = _AtStep(6, lambda: ray.kill(strategy.cluster.worker_actors[1]))
+    data = cn.data.Dataset.from_pandas(clicks(), label="clicked").batch(16).repeat()
+    with caplog.at_level(logging.WARNING, logger="colonnade"):
+        est.train(data, max_steps=60, hooks=[kill], verbose=0)
+    assert kill.done_at is not None
+    assert est.global_step == 60
+    assert "worker 1 died" in caplog.text
+    held_out = clicks(seed=1)  # 62% not clicked; single-process training reaches 0.94
+    assert est.evaluate(held_out, label="clicked", verbose=0)["accuracy"] > 0.8
+
+
+def test_a_killed_parameter_server_costs_the_steps_since_the_last_checkpoint(tmp_path):
+    import ray
+
+    strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=2, mode="async")
+    est = wide_deep(tmp_path, "dist", strategy=strategy, save_checkpoints_steps=5)
+    events = []  # ("saved", step) and ("log", message), in the order they happened
+
+    class Events(logging.Handler):
+        def emit(self, record):
+            events.append(("log", record.getMessage()))
+
+    def listener(path):
+        events.append(("saved", int(path.rsplit("-", 1)[1])))
+
+    kill = _AtStep(12, lambda: ray.kill(strategy.cluster.server_actors[1]))
+    data = cn.data.Dataset.from_pandas(clicks(), label="clicked").batch(16).repeat()
+    handler, logger = Events(level=logging.WARNING), logging.getLogger("colonnade")
+    logger.addHandler(handler)
+    try:
+        est.train(data, max_steps=30, hooks=[kill], saving_listeners=[listener], verbose=0)
+    finally:
+        logger.removeHandler(handler)
+    assert est.global_step == 30
+    pattern = r"died at global step (\d+); restored .* \(step (\d+)\): (\d+) steps lost"
+    (at,) = [i for i, (kind, x) in enumerate(events) if kind == "log" and re.search(pattern, x)]
+    reached, restored, lost = map(int, re.search(pattern, events[at][1]).groups())
+    # the newest checkpoint written before the failure was found (checkpoints are named
+    # by the step of the snapshot they hold, which the hooks see a little after it)
+    assert restored == [x for kind, x in events[:at] if kind == "saved"][-1]
+    assert lost == reached - restored and reached >= kill.done_at
+    assert events[-1] == ("saved", 30)
+
+
+# ---------------------------------------------------------------- errors
+
+
+def test_num_ps_larger_than_a_table_is_refused(tmp_path):
+    strategy = cn.distribute.RayStrategy(num_workers=1, num_ps=3)
+    est = E.LinearClassifier(
+        [fc.categorical_column_with_identity("flag", 2)],
+        model_dir=str(tmp_path / "m"),
+        config=E.RunConfig(train_distribute=strategy),
+    )
+    data = cn.data.Dataset.from_dict({"flag": [0, 1], "y": [0, 1]}, label="y").batch(2)
+    with pytest.raises(
+        ValueError,
+        match=r"num_ps=3 is larger than the 2 rows of table "
+        r"'linear_model/flag/weights'",
+    ):
+        est.train(data, verbose=0)
+
+
+def test_an_empty_worker_shard_is_an_error_naming_the_worker(tmp_path):
+    strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=1)
+    est = wide_deep(tmp_path, "m", strategy=strategy)
+    one_batch = cn.data.Dataset.from_pandas(clicks(8), label="clicked").batch(8)
+    with pytest.raises(ValueError, match=r"worker 1 got an empty shard of the input"):
+        est.train(one_batch, verbose=0)
+
+
+def test_a_python_generator_is_not_a_distributable_input(tmp_path):
+    strategy = cn.distribute.RayStrategy(num_workers=2)
+    est = wide_deep(tmp_path, "m", strategy=strategy)
+    df = clicks(16)
+
+    def batches():
+        yield df.drop(columns="clicked"), df["clicked"].to_numpy()
+
+    for input_fn in (batches, batches()):
+        with pytest.raises(TypeError, match=r"each worker can read its own shard.*generator"):
+            est.train(input_fn, verbose=0)
+
+
+def test_an_unreachable_address_is_a_clear_error(tmp_path):
+    strategy = cn.distribute.RayStrategy(address="ray://127.0.0.1:1")
+    est = wide_deep(tmp_path, "m", strategy=strategy)
+    data = cn.data.Dataset.from_pandas(clicks(16), label="clicked").batch(8)
+    with pytest.raises(
+        ConnectionError, match=r"cannot reach the Ray cluster at 'ray://127.0.0.1:1'"
+    ):
+        est.train(data, verbose=0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"num_workers": 0}, "num_workers must be an integer >= 1, got 0"),
+        ({"num_ps": 1.5}, "num_ps must be an integer >= 1, got 1.5"),
+        ({"mode": "ssync"}, "mode must be one of"),
+        ({"worker_resources": {"gpus": 1}}, r"unknown keys \['gpus'\]"),
+        ({"address": ""}, "address must be None, 'auto'"),
+    ],
+)
+def test_strategy_arguments_are_validated(kwargs, error):
+    with pytest.raises(ValueError, match=error):
+        cn.distribute.RayStrategy(**kwargs)
+
+
+def test_a_malformed_address_is_refused_when_joining():
+    with pytest.raises(ValueError, match="address must be 'auto', 'ray://host:port'"):
+        cn.distribute.strategy.connect("nowhere")
+
+
+def test_run_config_refuses_what_is_not_a_strategy():
+    with pytest.raises(TypeError, match="train_distribute must be a cn.distribute.RayStrategy"):
+        E.RunConfig(train_distribute=object())
+
+
+def test_batch_norm_is_refused_with_a_reason(tmp_path):
+    strategy = cn.distribute.RayStrategy(num_workers=1)
+    est = E.DNNClassifier(
+        [4],
+        [fc.numeric_column("price")],
+        batch_norm=True,
+        model_dir=str(tmp_path / "m"),
+        config=E.RunConfig(train_distribute=strategy),
+    )
+    data = cn.data.Dataset.from_pandas(clicks(16), label="clicked").batch(8)
+    with pytest.raises(ValueError, match="cannot train batch_norm=True: its moving mean"):
+        est.train(data, verbose=0)
+
+
+# ---------------------------------------------------------------- placement (no actors)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(1, 500),
+    num_ps=st.integers(1, 8),
+    touched=st.lists(st.integers(0, 10**6), max_size=40),
+)
+def test_tables_are_cut_as_fixed_size_partitioner_and_rows_find_their_server(rows, num_ps, touched):
+    from colonnade.distribute.placement import Placement, VariableInfo
+
+    infos = [[VariableInfo("t", (rows, 3), True), VariableInfo("k", (4, 2), False)]]
+    if rows < num_ps:
+        with pytest.raises(ValueError, match=f"num_ps={num_ps} is larger than the {rows} rows"):
+            Placement.build(infos, num_ps)
+        return
+    plan = Placement.build(infos, num_ps)
+    bounds = np.array(plan.variables[0].bounds)
+    sizes = np.diff(bounds)
+    # TF's fixed_size_partitioner: rows // num_ps each, the first rows % num_ps one more
+    expected = [rows // num_ps + (1 if s < rows % num_ps else 0) for s in range(num_ps)]
+    assert bounds[0] == 0 and bounds[-1] == rows and sizes.tolist() == expected
+    ids = np.unique(np.array(touched, dtype=np.int64) % rows)
+    seen = np.zeros(0, np.int64)
+    for server, local, mask in plan.split_rows(0, ids):
+        assert ((0 <= local) & (local < sizes[server])).all()
+        np.testing.assert_array_equal(local + bounds[server], ids[mask])
+        seen = np.concatenate([seen, ids[mask]])
+    np.testing.assert_array_equal(np.sort(seen), ids)
+    assert plan.variables[1].server == 0 and plan.on_server(0)[:2] == [0, 1]
+
+
+def test_a_custom_model_fn_estimator_is_refused(tmp_path):
+    def model_fn(features, labels, mode):
+        w = cn.core.get_variable("w", shape=(1, 1))
+        logits = np.asarray(features["price"], np.float32).reshape(-1, 1) @ w
+        return E.EstimatorSpec(
+            mode, loss=cn.core.mean(logits), train_op=cn.train.GradientDescentOptimizer(0.1)
+        )
+
+    strategy = cn.distribute.RayStrategy(num_workers=1)
+    est = E.Estimator(
+        model_fn, model_dir=str(tmp_path / "m"), config=E.RunConfig(train_distribute=strategy)
+    )
+    data = cn.data.Dataset.from_pandas(clicks(16), label="clicked").batch(8)
+    with pytest.raises(TypeError, match="train_distribute trains the canned estimators"):
+        est.train(data, verbose=0)
