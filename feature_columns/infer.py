@@ -150,7 +150,10 @@ class ColumnPlan:
     """Feature columns for a wide&deep model, as :func:`infer` chose them.
 
     ``linear`` and ``dnn`` are the columns of the wide and deep parts; ``task`` is
-    ``"binary"``, ``"multiclass"`` or ``"regression"``; ``decisions`` say per column why.
+    ``"binary"``, ``"multiclass"`` or ``"regression"``; ``decisions`` say per column why;
+    ``label_mean`` and ``label_std`` are a regression label's (what a model trained on
+    standardized labels scales its predictions back with); ``label_nulls`` the rows
+    without a label (of ``rows``).
 
     >>> import colonnade as cn, pandas as pd
     >>> df = pd.DataFrame({"n": [1.0, 2.0, 3.0, 4.0] * 25, "y": ["a", "b"] * 50})
@@ -170,6 +173,9 @@ class ColumnPlan:
     n_classes: int | None = None
     label_vocabulary: tuple | None = None
     notes: tuple = field(default=())
+    label_mean: float | None = None
+    label_std: float | None = None
+    label_nulls: int = 0
 
     def describe(self) -> str:
         """One line per column: what it became and why; then the notes."""
@@ -191,6 +197,10 @@ class ColumnPlan:
             out["n_classes"] = self.n_classes
         if self.label_vocabulary is not None:
             out["label_vocabulary"] = list(self.label_vocabulary)
+        if self.label_mean is not None:
+            out["label_mean"], out["label_std"] = self.label_mean, self.label_std
+        if self.label_nulls:
+            out["label_nulls"] = self.label_nulls
         return out
 
     @classmethod
@@ -207,6 +217,9 @@ class ColumnPlan:
             n_classes=config.get("n_classes"),
             label_vocabulary=None if vocab is None else tuple(vocab),
             notes=tuple(config.get("notes", [])),
+            label_mean=config.get("label_mean"),
+            label_std=config.get("label_std"),
+            label_nulls=int(config.get("label_nulls", 0)),
         )
 
     def with_note(self, note: str) -> ColumnPlan:
@@ -659,6 +672,11 @@ def infer(data, label: str, *, task: str | None = None, exclude=(), seed: int = 
     rows = stats[label].count
     label_stats = stats[label]
     task, n_classes, vocab, why = _label_task(label_stats, task)
+    label_mean = label_std = None
+    if task == "regression":
+        label_mean, label_std, _ = label_stats.moments()
+        label_std = label_std or 1.0
+        why += f"; mean {label_mean:.4g}, standard deviation {label_std:.4g}"
     decisions = [ColumnDecision(label, "label", f"{task}: {why}")]
     notes = []
     if label_stats.nulls:
@@ -715,4 +733,7 @@ def infer(data, label: str, *, task: str | None = None, exclude=(), seed: int = 
         n_classes=n_classes,
         label_vocabulary=vocab,
         notes=tuple(notes),
+        label_mean=label_mean,
+        label_std=label_std,
+        label_nulls=label_stats.nulls,
     )
