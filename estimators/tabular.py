@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import core
-from ..feature_columns.infer import ColumnPlan, infer
+from ..feature_columns.infer import ColumnPlan, files_in_units, infer
 from .callbacks import EarlyStopping
 from .canned import DNNLinearCombinedClassifier, DNNLinearCombinedRegressor
 from .run_config import RunConfig
@@ -126,7 +126,7 @@ def _stream(data):
 
     if isinstance(data, Dataset):
         return data.with_label(None)
-    return Dataset.from_files(data)
+    return files_in_units(data)
 
 
 def row_keys(table, seed: int) -> np.ndarray:
@@ -136,15 +136,17 @@ def row_keys(table, seed: int) -> np.ndarray:
     It depends on the row alone, not on its position, the batch it is read in or the
     order of the files, so a file streamed in any order splits as the same data in
     memory does, with no state kept between batches; identical rows fall on the same
-    side (no duplicate leaks from training into validation).
+    side (no duplicate leaks from training into validation). Each column's value hash
+    (pandas' ``hash_array``) is mixed into the key with SplitMix64's finalizer; the key
+    starts from the seed's.
 
     >>> t = pa.table({"x": [1.0, 2.0, 1.0], "k": ["a", "b", "a"]})
     >>> keys = row_keys(t, seed=0)
     >>> bool(keys[0] == keys[2]), bool(keys[0] == keys[1]), bool((keys == row_keys(t, 1)).any())
     (True, False, False)
     """
-    hash_key = f"colonnade{int(seed) % 10**7:07d}"
-    keys = np.zeros(table.num_rows, dtype=np.uint64)
+    start = _mix(np.array([int(seed) % 2**64], dtype=np.uint64) + np.uint64(GOLDEN_GAMMA))
+    keys = np.full(table.num_rows, start[0])
     for name in sorted(table.column_names):
         column = table.column(name)
         if pa.types.is_dictionary(column.type):
@@ -154,14 +156,19 @@ def row_keys(table, seed: int) -> np.ndarray:
             values = column.cast(pa.float64()).to_numpy(zero_copy_only=False)
         else:
             values = column.cast(pa.string()).to_numpy(zero_copy_only=False)
-        hashed = pd.util.hash_array(values, hash_key=hash_key, categorize=False)
-        keys = (keys * np.uint64(KEY_MULTIPLIER)) ^ hashed
+        keys = _mix(keys ^ pd.util.hash_array(values, categorize=False))
     return keys
 
 
-# The multiplier that mixes one column's hash into the row key (an odd 64-bit constant,
-# the golden ratio's, so no column's bits cancel another's).
-KEY_MULTIPLIER = 0x9E3779B97F4A7C15
+# SplitMix64's increment: the seed is offset by it so that no seed starts the key at 0.
+GOLDEN_GAMMA = 0x9E3779B97F4A7C15
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's finalizer: every input bit flips about half the output bits."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
 
 
 def _validation_mask(table, seed: int, fraction: float) -> np.ndarray:
@@ -284,14 +291,14 @@ class _Tabular:
             raise TypeError(
                 f"columns must be a ColumnPlan (cn.feature_columns.infer), got {plan!r}"
             )
+        if plan.label != self.label:
+            raise ValueError(f"the plan was inferred for label {plan.label!r}, not {self.label!r}")
         if self._regression and plan.task != "regression":
             raise ValueError(f"TabularRegressor needs a numeric label; {plan.task} inferred")
         if not self._regression and plan.task == "regression":
             raise ValueError(
                 f"label {self.label!r} looks like a quantity (regression); use TabularRegressor"
             )
-        if plan.label != self.label:
-            raise ValueError(f"the plan was inferred for label {plan.label!r}, not {self.label!r}")
         scale = None
         if self._regression and plan.label_mean is not None:
             scale = (float(plan.label_mean), float(plan.label_std))
