@@ -84,6 +84,11 @@ def _tabular(task, train, test, label):
     return {**_metrics(task, model.evaluate(test)), "epochs": model.best_epoch_}
 
 
+def _vocabulary(labels):
+    """String labels' sorted values; None for class ids 0/1."""
+    return None if pd.api.types.is_numeric_dtype(labels) else sorted(labels.unique())
+
+
 def _tf_linear(task, train, test, label, wide, deep, epochs=4, batch_size=256):
     import colonnade as cn
 
@@ -94,7 +99,7 @@ def _tf_linear(task, train, test, label, wide, deep, epochs=4, batch_size=256):
         model = cn.estimators.LinearRegressor(feature_columns=wide, config=config)
     else:
         model = cn.estimators.LinearClassifier(
-            feature_columns=wide, label_vocabulary=sorted(train[label].unique()), config=config
+            feature_columns=wide, label_vocabulary=_vocabulary(train[label]), config=config
         )
     model.fit(train, label=label, epochs=epochs, batch_size=batch_size, seed=0, verbose=0)
     return _metrics(task, model.evaluate(test, label=label, verbose=0))
@@ -115,7 +120,7 @@ def _tf_default(task, train, test, label, wide, deep, epochs=4, batch_size=256):
         model = cn.estimators.DNNLinearCombinedRegressor(**kwargs)
     else:
         model = cn.estimators.DNNLinearCombinedClassifier(
-            label_vocabulary=sorted(train[label].unique()), **kwargs
+            label_vocabulary=_vocabulary(train[label]), **kwargs
         )
     model.fit(train, label=label, epochs=epochs, batch_size=batch_size, seed=0, verbose=0)
     return _metrics(task, model.evaluate(test, label=label, verbose=0))
