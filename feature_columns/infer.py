@@ -15,9 +15,12 @@ The rules, each a named constant below (``describe()`` says which one fired):
 - a column that is all null, almost all null, constant, or an id (distinct values for
   nearly every row) is dropped;
 - a boolean is a 0/1 numeric column in both parts;
-- a number gets quantile bucket boundaries (the wide part) and itself, normalized, in the
-  deep part: ``log1p`` then standardized when it is non-negative and right-skewed,
-  clipped to its 0.1%/99.9% quantiles and standardized otherwise; nulls read as the median;
+- a number gets quantile bucket boundaries (the wide part; a value held by at least
+  :data:`SPIKE_SHARE` of the rows, such as the zeros of an amount, gets a bucket of its
+  own and the other values quantile buckets too) and, in the deep part, itself
+  normalized (``log1p`` then standardized when it is non-negative and right-skewed,
+  clipped to its 0.1%/99.9% quantiles and standardized otherwise) and an embedding of
+  its bucket (a piecewise-constant encoding); nulls read as the median;
 - a string with few distinct values gets a vocabulary list (values seen at least
   :data:`MIN_VALUE_COUNT` times, by frequency) with one OOV bucket; with many, a hash
   bucket of about twice its distinct count; the deep part gets an indicator for a
@@ -37,7 +40,7 @@ The rules, each a named constant below (``describe()`` says which one fired):
 >>> df["y"] = (df["x"] > 0).astype(int)
 >>> plan = cn.feature_columns.infer(df, "y")
 >>> plan.task, [c.name for c in plan.dnn]
-('binary', ['x', 'color_indicator'])
+('binary', ['x', 'x_bucketized_embedding', 'color_indicator'])
 >>> print(plan.describe().splitlines()[1])
 id: dropped: an id (400 distinct values in 400 rows)
 """
@@ -92,12 +95,21 @@ TEXT_MEAN_LENGTH = 40
 # Bucket boundaries at these quantiles: 20 equal-frequency buckets, the usual
 # resolution of a wide part (duplicate boundaries of discrete numbers are merged).
 QUANTILES = tuple(i / 20 for i in range(1, 20))
+# A value held by at least this share of rows (a spike, e.g. the zeros of a mostly-zero
+# amount) swallows most quantiles: it gets a bucket of its own and the other values
+# quantile buckets of their own.
+SPIKE_SHARE = 0.2
 # A non-negative number with skewness above this is heavy-tailed (counts, amounts):
 # log1p makes it usable to a DNN; below it, standardizing suffices.
 LOG_SKEW = 2.0
 # Quantiles a non-log number is clipped to before standardizing, so outliers cannot
 # saturate the first layer.
 CLIP_QUANTILES = (0.001, 0.999)
+
+# The deep part also gets an embedding of a number's quantile bucket when it has at least
+# this many buckets (a piecewise-constant encoding, Gorishniy et al. 2022).
+NUMERIC_BUCKET_EMBEDDING = True
+BUCKET_EMBEDDING_MIN = 4
 
 # -- categories
 # A vocabulary list up to this many values; a hash bucket beyond (a list this long is
@@ -504,7 +516,26 @@ def _numeric(stats: _ColumnStats, sample: np.ndarray):
     median = float(np.median(finite)) if finite.size else mean
     default = median if stats.nulls else None
     boundaries = sorted({float(q) for q in np.quantile(finite, QUANTILES)}) if finite.size else []
-    # boundaries strictly inside the range: a bucket below the minimum is never used
+    spike = ""
+    if finite.size:
+        values, counts = np.unique(finite, return_counts=True)
+        top = int(counts.argmax())
+        rest = finite[finite != values[top]]
+        if counts[top] >= SPIKE_SHARE * finite.size and rest.size:
+            value = float(values[top])
+            extra = {float(q) for q in np.quantile(rest, QUANTILES)}
+            boundaries = sorted(
+                set(boundaries)
+                | extra
+                | {value, float(np.nextafter(np.float32(value), np.float32(np.inf)))}
+            )
+            spike = (
+                f"; {counts[top] / finite.size:.0%} of values are {value:.4g}: that value "
+                "is a bucket of its own and the others get quantile buckets too"
+            )
+    # distinct in float32 (TF bucketizes in it) and strictly inside the range (a bucket
+    # below the minimum is never used)
+    boundaries = sorted({float(np.float32(b)) for b in boundaries})
     boundaries = [b for b in boundaries if stats.min < b <= stats.max] or [median]
     if stats.min >= 0 and skew > LOG_SKEW:
         logs = np.log1p(finite)
@@ -519,12 +550,20 @@ def _numeric(stats: _ColumnStats, sample: np.ndarray):
             else standardize(mean, std or 1.0)
         )
         how = f"skewness {skew:.1f}: clipped to [{lo:.4g}, {hi:.4g}], standardized"
-    deep = numeric_column(name, default_value=default, normalizer_fn=norm)
+    deep = [numeric_column(name, default_value=default, normalizer_fn=norm)]
     raw = numeric_column(name, default_value=default)
     wide = bucketized_column(raw, boundaries)
     nulls = f"; nulls ({stats.nulls}) read as the median {median:.4g}" if stats.nulls else ""
-    reason = f"{len(boundaries) + 1} quantile buckets (wide); {how} (deep){nulls}"
-    return wide, deep, reason
+    reason = f"{len(boundaries) + 1} quantile buckets (wide){spike}; {how} (deep){nulls}"
+    buckets = len(boundaries) + 1
+    if NUMERIC_BUCKET_EMBEDDING and buckets >= BUCKET_EMBEDDING_MIN:
+        width = min(EMBEDDING_MAX, math.ceil(EMBEDDING_FACTOR * buckets**0.25))
+        deep.append(embedding_column(wide, dimension=width))
+        reason += (
+            f"; its bucket also as an embedding of width {width} (deep: a step function "
+            "of the value the first layer need not build from one input)"
+        )
+    return wide, tuple(deep), reason
 
 
 def _categorical(stats: _ColumnStats):
@@ -717,7 +756,7 @@ def infer(data, label: str, *, task: str | None = None, exclude=(), seed: int = 
             values = sample.column(name).to_numpy(zero_copy_only=False).astype(np.float64)
             wide, deep, reason = _numeric(s, values[~np.isnan(values)])
             linear.append(wide)
-            dnn.append(deep)
+            dnn.extend(deep)
             candidates.append(wide)
             decisions.append(ColumnDecision(name, "numeric", reason))
         else:
