@@ -204,10 +204,10 @@ def test_fit_streams_a_file_in_bounded_memory(tmp_path):
     assert result.returncode == 0, result.stderr
     stats = json.loads(result.stdout.strip().splitlines()[-1])
     assert any("held out about 50000 rows" in n for n in stats["notes"]), stats["notes"]
-    # Reading the file whole would allocate about its size at least; streaming holds a
-    # few read batches, the 64k-row shuffle buffer and infer's 20k-row sample (about a
-    # fifth of this file, whatever the file's length).
-    assert stats["arrow_peak"] < size / 3, stats
+    # Reading the file whole would allocate its size at least (uncompressed doubles);
+    # streaming holds a few read batches, the 64k-row shuffle buffer and infer's 20k-row
+    # sample: about a third of this file (8 MB measured), whatever the file's length.
+    assert stats["arrow_peak"] < size / 2, stats
     assert stats["rss_growth"] < 2 * size, stats
 
 
