@@ -1,10 +1,12 @@
 """Zero-configuration models: :class:`TabularClassifier` and :class:`TabularRegressor`.
 
 ``fit(data)`` infers the feature columns (:func:`colonnade.feature_columns.infer`), holds
-out a seeded validation split, trains a wide&deep model with colonnade's recommended
-settings, stops when the validation loss stops improving and keeps the best epoch's
-weights. Each setting is a named constant below; the experiments behind them are in
-``benchmarks/RESULTS.md`` ("Zero configuration").
+out a seeded validation split (streamed for files: :func:`row_keys`), trains a wide&deep
+model with colonnade's recommended settings (a regression label standardized, learning
+rates halved on a plateau), stops when the validation loss stops improving and keeps the
+best epoch's weights. Each setting is a named constant below and a note in
+``columns_.describe()``; the experiments behind them are in ``benchmarks/RESULTS.md``
+("Zero configuration").
 
 >>> import numpy as np, pandas as pd, tempfile
 >>> import colonnade as cn
