@@ -1,7 +1,12 @@
 """Model quality: TabularClassifier/TabularRegressor against boosted trees and TF-default
-wide&deep, on the same train/test split, one JSON line per model and dataset.
+wide&deep and linear models, on the same train/test split, one JSON line per model and
+dataset.
 
-    python benchmarks/quality.py [--datasets adult,diabetes]
+    python benchmarks/quality.py [--datasets adult,diabetes,...] [--models tabular,...]
+
+Benchmark-only dependencies (not in pyproject): scikit-learn (boosted trees, diabetes),
+statsmodels (``fair``), vega_datasets (``seattle_weather``), plotnine (``diamonds``).
+Each ships its data inside the package: nothing is downloaded at run time.
 
 - ``adult``: the bundled census income data, official train/test splits; the hand-written
   reference columns are ``colonnade/demo.py``'s (TF's census tutorial) with
@@ -9,6 +14,20 @@ wide&deep, on the same train/test split, one JSON line per model and dataset.
   hidden units [100, 75, 50, 25], 4 epochs of batch 256.
 - ``diabetes``: scikit-learn's bundled diabetes regression (442 rows), a seeded 80/20
   split; the reference wide&deep gets one numeric column per feature, TF defaults.
+
+- ``fair``: statsmodels' affairs survey (6,366 rows, 8 small-integer columns), a small
+  churn-like table: did the respondent have an affair (``affairs > 0``); seeded 80/20.
+- ``seattle_weather``: vega_datasets' daily Seattle weather 2012-2015 (1,461 days), a
+  time-ordered weak signal: will it rain tomorrow (``precipitation > 0`` the next day)
+  from today's weather and the month; trained on 2012-2014, tested on 2015.
+- ``diamonds``: plotnine's diamonds (53,940 rows; cut, color, clarity as strings), a
+  price regression of log(price), seeded 80/20.
+
+The reference models for the last three get hand-written columns as a TF user would
+write them with no statistics: a vocabulary list per string column (indicator in the
+deep part) and each number raw, in both parts; wide&deep with TF's defaults and hidden
+units [100, 75, 50, 25], and the linear model with TF's defaults (Ftrl), 4 epochs of
+batch 256 each.
 
 The boosted trees are scikit-learn's ``HistGradientBoosting*`` with defaults (scikit-learn
 is a benchmark-only dependency), categorical columns passed as pandas categories.
@@ -18,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 import time
 
@@ -64,6 +84,27 @@ def _tabular(task, train, test, label):
     return {**_metrics(task, model.evaluate(test)), "epochs": model.best_epoch_}
 
 
+def _vocabulary(labels):
+    """String labels' sorted values; None for class ids 0/1."""
+    return None if pd.api.types.is_numeric_dtype(labels) else sorted(labels.unique())
+
+
+def _tf_linear(task, train, test, label, wide, deep, epochs=4, batch_size=256):
+    import colonnade as cn
+
+    config = cn.estimators.RunConfig(
+        model_dir=tempfile.mkdtemp(), tf_random_seed=0, log_step_count_steps=0
+    )
+    if task == "regression":
+        model = cn.estimators.LinearRegressor(feature_columns=wide, config=config)
+    else:
+        model = cn.estimators.LinearClassifier(
+            feature_columns=wide, label_vocabulary=_vocabulary(train[label]), config=config
+        )
+    model.fit(train, label=label, epochs=epochs, batch_size=batch_size, seed=0, verbose=0)
+    return _metrics(task, model.evaluate(test, label=label, verbose=0))
+
+
 def _tf_default(task, train, test, label, wide, deep, epochs=4, batch_size=256):
     import colonnade as cn
 
@@ -79,7 +120,7 @@ def _tf_default(task, train, test, label, wide, deep, epochs=4, batch_size=256):
         model = cn.estimators.DNNLinearCombinedRegressor(**kwargs)
     else:
         model = cn.estimators.DNNLinearCombinedClassifier(
-            label_vocabulary=sorted(train[label].unique()), **kwargs
+            label_vocabulary=_vocabulary(train[label]), **kwargs
         )
     model.fit(train, label=label, epochs=epochs, batch_size=batch_size, seed=0, verbose=0)
     return _metrics(task, model.evaluate(test, label=label, verbose=0))
@@ -105,13 +146,83 @@ def diabetes():
     return "regression", train, test, "target", columns, columns
 
 
-DATASETS = {"adult": adult, "diabetes": diabetes}
+def _hand_columns(frame, label):
+    """The columns a TF user writes without statistics: a vocabulary list per string
+    column (an indicator in the deep part), each number raw in both parts."""
+    import colonnade as cn
+
+    fc = cn.feature_columns
+    wide, deep = [], []
+    for name in frame.columns:
+        if name == label:
+            continue
+        if pd.api.types.is_numeric_dtype(frame[name]):
+            column = fc.numeric_column(name)
+            wide.append(column)
+            deep.append(column)
+        else:
+            vocab = sorted(frame[name].dropna().unique())
+            column = fc.categorical_column_with_vocabulary_list(name, vocab)
+            wide.append(column)
+            deep.append(fc.indicator_column(column))
+    return wide, deep
+
+
+def _seeded_split(frame, share=0.8):
+    order = np.random.default_rng(0).permutation(len(frame))
+    cut = int(share * len(frame))
+    return frame.iloc[order[:cut]].reset_index(drop=True), frame.iloc[order[cut:]].reset_index(
+        drop=True
+    )
+
+
+def fair():
+    import statsmodels.api as sm
+
+    frame = sm.datasets.fair.load_pandas().data
+    frame = frame.assign(affair=(frame.pop("affairs") > 0).astype(int))
+    train, test = _seeded_split(frame)
+    return ("binary", train, test, "affair", *_hand_columns(frame, "affair"))
+
+
+def seattle_weather():
+    from vega_datasets import local_data
+
+    days = local_data.seattle_weather().sort_values("date").reset_index(drop=True)
+    date = pd.to_datetime(days.pop("date"))
+    days["month"] = date.dt.month
+    days["rain_tomorrow"] = (days["precipitation"].shift(-1) > 0).astype(int)
+    days, date = days.iloc[:-1], date.iloc[:-1]
+    train, test = days[date.dt.year < 2015], days[date.dt.year == 2015]
+    train, test = train.reset_index(drop=True), test.reset_index(drop=True)
+    return ("binary", train, test, "rain_tomorrow", *_hand_columns(days, "rain_tomorrow"))
+
+
+def diamonds():
+    from plotnine.data import diamonds as frame
+
+    frame = frame.copy()
+    for name in ("cut", "color", "clarity"):
+        frame[name] = frame[name].astype(str)
+    frame["log_price"] = np.log(frame.pop("price").astype(float))
+    train, test = _seeded_split(frame)
+    return ("regression", train, test, "log_price", *_hand_columns(frame, "log_price"))
+
+
+DATASETS = {
+    "adult": adult,
+    "diabetes": diabetes,
+    "fair": fair,
+    "seattle_weather": seattle_weather,
+    "diamonds": diamonds,
+}
+MODELS = ("tabular", "hist_gradient_boosting", "wide_deep_tf_defaults", "linear_tf_defaults")
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--datasets", default=",".join(DATASETS))
-    parser.add_argument("--models", default="tabular,hist_gradient_boosting,wide_deep_tf_defaults")
+    parser.add_argument("--models", default=",".join(MODELS))
     args = parser.parse_args()
     for name in args.datasets.split(","):
         task, train, test, label, wide, deep = DATASETS[name]()
@@ -119,6 +230,7 @@ def main():
             "tabular": (_tabular, ()),
             "hist_gradient_boosting": (_hgb, ()),
             "wide_deep_tf_defaults": (_tf_default, (wide, deep)),
+            "linear_tf_defaults": (_tf_linear, (wide, deep)),
         }
         for model, (run, extra) in runs.items():
             if model not in args.models.split(","):
@@ -126,7 +238,13 @@ def main():
             started = time.perf_counter()
             metrics = run(task, train, test, label, *extra)
             seconds = round(time.perf_counter() - started, 1)
-            line = {"dataset": name, "model": model, **metrics, "seconds": seconds}
+            line = {
+                "dataset": name,
+                "model": model,
+                **metrics,
+                "seconds": seconds,
+                "load": round(os.getloadavg()[0], 1),
+            }
             print(json.dumps(line), flush=True)
 
 

@@ -1,10 +1,12 @@
 """Zero-configuration models: :class:`TabularClassifier` and :class:`TabularRegressor`.
 
 ``fit(data)`` infers the feature columns (:func:`colonnade.feature_columns.infer`), holds
-out a seeded validation split, trains a wide&deep model with colonnade's recommended
-settings, stops when the validation loss stops improving and keeps the best epoch's
-weights. Each setting is a named constant below; the experiments behind them are in
-``benchmarks/RESULTS.md`` ("Zero configuration").
+out a seeded validation split (streamed for files: :func:`row_keys`), trains a wide&deep
+model with colonnade's recommended settings (a regression label standardized, learning
+rates halved on a plateau), stops when the validation loss stops improving and keeps the
+best epoch's weights. Each setting is a named constant below and a note in
+``columns_.describe()``; the experiments behind them are in ``benchmarks/RESULTS.md``
+("Zero configuration").
 
 >>> import numpy as np, pandas as pd, tempfile
 >>> import colonnade as cn
@@ -30,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import core
-from ..feature_columns.infer import ColumnPlan, infer
+from ..feature_columns.infer import ColumnPlan, files_in_units, infer
 from .callbacks import EarlyStopping
 from .canned import DNNLinearCombinedClassifier, DNNLinearCombinedRegressor
 from .run_config import RunConfig
@@ -48,8 +50,13 @@ MIN_ROWS_FOR_VALIDATION = 200
 SMALL_DATA_EPOCHS = 10
 # Epochs at most; early stopping usually ends training well before.
 MAX_EPOCHS = 30
-# Epochs without a lower validation loss before stopping: one bad epoch is often noise.
-PATIENCE = 2
+# Epochs without a lower validation loss before stopping: one or two bad epochs are often
+# noise, or a step size too large for the last stretch (which the halving below fixes).
+PATIENCE = 3
+# After each epoch without a lower validation loss, every learning rate is multiplied by
+# this (reduce on plateau): large steps early, small ones once the loss stops falling,
+# with no schedule length to guess in advance.
+LR_DECAY = 0.5
 # Batch size: about this many steps per epoch, a power of two within the bounds below.
 STEPS_PER_EPOCH = 128
 MIN_BATCH_SIZE, MAX_BATCH_SIZE = 32, 1024
@@ -103,28 +110,143 @@ def recommended_settings(plan: ColumnPlan, rows: int) -> dict:
     return settings
 
 
-def _as_table(data, label) -> pa.Table:
-    """``data`` in memory as an Arrow table (the validation split needs rows)."""
-    from ..data import Dataset
-
+def _in_memory(data):
+    """``data`` as an Arrow table when it is in memory already, else None (files and
+    Datasets are streamed)."""
     if isinstance(data, pd.DataFrame):
-        return pa.Table.from_pandas(data, preserve_index=False)
+        return _from_pandas(data)
     if isinstance(data, pa.Table):
         return data
     if isinstance(data, pa.RecordBatch):
         return pa.Table.from_batches([data])
+    return None
+
+
+def _stream(data):
+    """A label-less ``cn.data.Dataset`` over a file/glob/list of paths or a Dataset."""
+    from ..data import Dataset
+
     if isinstance(data, Dataset):
-        return data.to_table()
-    return Dataset.from_files(data).to_table()
+        return data.with_label(None)
+    return files_in_units(data)
+
+
+def row_keys(table, seed: int) -> np.ndarray:
+    """A seeded 64-bit hash of each row's values (all columns, in name order): the key
+    that puts a row in the validation split when it falls below a threshold.
+
+    It depends on the row alone, not on its position, the batch it is read in or the
+    order of the files, so a file streamed in any order splits as the same data in
+    memory does, with no state kept between batches; identical rows fall on the same
+    side (no duplicate leaks from training into validation). Each column's value hash
+    (pandas' ``hash_array``) is mixed into the key with SplitMix64's finalizer; the key
+    starts from the seed's.
+
+    >>> t = pa.table({"x": [1.0, 2.0, 1.0], "k": ["a", "b", "a"]})
+    >>> keys = row_keys(t, seed=0)
+    >>> bool(keys[0] == keys[2]), bool(keys[0] == keys[1]), bool((keys == row_keys(t, 1)).any())
+    (True, False, False)
+    """
+    start = _mix(np.array([int(seed) % 2**64], dtype=np.uint64) + np.uint64(GOLDEN_GAMMA))
+    keys = np.full(table.num_rows, start[0])
+    for name in sorted(table.column_names):
+        column = table.column(name)
+        if pa.types.is_dictionary(column.type):
+            column = column.cast(column.type.value_type)
+        t = column.type
+        if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t):
+            values = column.cast(pa.float64()).to_numpy(zero_copy_only=False)
+        else:
+            values = column.cast(pa.string()).to_numpy(zero_copy_only=False)
+        keys = _mix(keys ^ pd.util.hash_array(values, categorize=False))
+    return keys
+
+
+# SplitMix64's increment: the seed is offset by it so that no seed starts the key at 0.
+GOLDEN_GAMMA = 0x9E3779B97F4A7C15
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's finalizer: every input bit flips about half the output bits."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _validation_mask(table, seed: int, fraction: float) -> np.ndarray:
+    return row_keys(table, seed) < np.uint64(min(int(fraction * 2.0**64), 2**64 - 1))
+
+
+def _rows_for(table, label, seed, fraction, side, scale):
+    """The rows of ``table`` with a label, on ``side`` (``"train"``, ``"validation"`` or
+    ``"all"``) of the split, the label standardized by ``scale = (mean, std)`` if given."""
+    keep = pc.is_valid(table.column(label))
+    if side != "all":
+        valid = pa.array(_validation_mask(table, seed, fraction))
+        keep = pc.and_(keep, valid if side == "validation" else pc.invert(valid))
+    table = table.filter(keep)
+    if scale is not None:
+        mean, std = scale
+        y = table.column(label).cast(pa.float64()).to_numpy()
+        i = table.column_names.index(label)
+        table = table.set_column(i, label, pa.array((y - mean) / std, pa.float32()))
+    return table
+
+
+def _part(data, label, seed, fraction, side, scale):
+    """One side of the split of ``data``: a table for in-memory data; for files and
+    Datasets a Dataset that selects its rows batch by batch while streaming (memory
+    bounded by the batches, not the data)."""
+    table = _in_memory(data)
+    if table is not None:
+        return _rows_for(table, label, seed, fraction, side, scale)
+    stream = _stream(data)
+
+    def rows(batch):
+        return _rows_for(pa.Table.from_batches([batch]), label, seed, fraction, side, scale)
+
+    rows.__name__ = f"{side}_rows"
+    return stream.map(rows)
+
+
+def _from_pandas(df):
+    try:
+        return pa.Table.from_pandas(df, preserve_index=False)
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        from ..feature_columns.infer import _from_pandas as checked
+
+        return checked(df)  # raises the error naming the mixed-type column
+
+
+def _fold_label_scale(estimator, mean: float, std: float) -> None:
+    """Make a wide&deep regressor trained on standardized labels predict in the label's
+    units: its output is ``linear + dnn`` logits, each affine in its last layer's
+    weights, so scaling those by ``std`` and adding ``mean`` to the bias gives
+    ``std * output + mean`` exactly, in the checkpoint and in every export."""
+    weights = estimator.get_weights()
+    out = {}
+    for name, value in weights.items():
+        if name.startswith("linear/") or name.startswith("dnn/logits/"):
+            out[name] = value * std
+    out["linear/linear_model/bias_weights"] = (
+        weights["linear/linear_model/bias_weights"] * std + mean
+    )
+    estimator.set_weights(out)
 
 
 class _BestEpoch(EarlyStopping):
-    """EarlyStopping that also restores the best weights when training ran out of epochs
-    after the best one (Keras restores them only when it stops early)."""
+    """EarlyStopping that halves the learning rates after an epoch without improvement
+    (:data:`LR_DECAY`) and restores the best weights also when training ran out of
+    epochs after the best one (Keras restores them only when it stops early)."""
 
     def on_epoch_end(self, epoch, logs) -> None:
         if self._improved(float(logs[self.monitor])):
             self.best_epoch = epoch
+        else:
+            for _, optimizer, _ in self.estimator._parts:
+                rate = optimizer._hyper.get("learning_rate")
+                if isinstance(rate, (int, float)):
+                    optimizer._hyper["learning_rate"] = rate * LR_DECAY
         super().on_epoch_end(epoch, logs)
 
     def on_train_end(self, logs) -> None:
@@ -149,35 +271,65 @@ class _Tabular:
     def fit(self, data, validation_data=None):
         """Infer the columns (unless ``columns`` was given), train, stop early; returns
         ``self``. ``validation_data``: data with the label column, or None for a seeded
-        split of ``data``."""
+        split of ``data``.
+
+        Files and Datasets are streamed, never read whole: the split keeps a row for
+        validation when the seeded hash of its values (:func:`row_keys`) falls in the
+        lowest :data:`VALIDATION_FRACTION` (at most :data:`VALIDATION_MAX_ROWS` rows),
+        batch by batch. A regression label is standardized for training (the
+        ``history_`` losses are in those units) and the model is scaled back after it,
+        so predictions, evaluations and exports are in the label's units."""
         seed = 0 if self.seed is None else int(self.seed)
-        table = _as_table(data, self.label)
+        table = _in_memory(data)
         plan = self.columns
         if plan is None:
             plan = infer(
-                table, self.label, seed=seed, task="regression" if self._regression else None
+                data if table is None else table,
+                self.label,
+                seed=seed,
+                task="regression" if self._regression else None,
             )
         elif not isinstance(plan, ColumnPlan):
             raise TypeError(
                 f"columns must be a ColumnPlan (cn.feature_columns.infer), got {plan!r}"
             )
+        if plan.label != self.label:
+            raise ValueError(f"the plan was inferred for label {plan.label!r}, not {self.label!r}")
         if self._regression and plan.task != "regression":
             raise ValueError(f"TabularRegressor needs a numeric label; {plan.task} inferred")
         if not self._regression and plan.task == "regression":
             raise ValueError(
                 f"label {self.label!r} looks like a quantity (regression); use TabularRegressor"
             )
-        if self.label not in table.column_names:
-            raise KeyError(
-                f"label column {self.label!r} not found; the data has {table.column_names}"
+        scale = None
+        if self._regression and plan.label_mean is not None:
+            scale = (float(plan.label_mean), float(plan.label_std))
+        labelled = plan.rows - plan.label_nulls
+        train, valid, notes = self._split(
+            data if table is None else table, validation_data, labelled, seed, scale
+        )
+        train_rows = notes.pop()
+        settings = recommended_settings(plan, train_rows)
+        batch_size = settings.pop("batch_size")
+        notes.append(
+            f"batch size {batch_size}: the power of two nearest {train_rows} training rows / "
+            f"{STEPS_PER_EPOCH} steps per epoch, within [{MIN_BATCH_SIZE}, {MAX_BATCH_SIZE}]"
+        )
+        if valid is not None:
+            notes.append(
+                f"learning rates x{LR_DECAY} after each epoch without a lower validation "
+                f"loss; stop after {PATIENCE} such epochs in a row (at most {MAX_EPOCHS}) "
+                "and keep the best epoch's weights"
             )
-        table = table.filter(pc.is_valid(table.column(self.label)))
-        train, valid, note = self._split(table, validation_data, seed)
-        if note:
+        if scale is not None:
+            notes.append(
+                f"trained on the label standardized (mean {scale[0]:.4g}, std "
+                f"{scale[1]:.4g}) so the default learning rates suit any unit; the output "
+                "layer is scaled back after training: predictions are in the label's units"
+            )
+        for note in notes:
             plan = plan.with_note(note)
         self.columns_ = plan
-        settings = recommended_settings(plan, train.num_rows)
-        batch_size = settings.pop("batch_size")
         self.model_dir_ = self.model_dir or tempfile.mkdtemp(prefix="colonnade_tabular_")
         self.estimator_ = self._build(plan, settings, seed)
         self.settings_ = dict(settings, batch_size=batch_size)
@@ -197,38 +349,46 @@ class _Tabular:
         )
         losses = self.history_.history.get("val_loss")
         self.best_epoch_ = (int(np.argmin(losses)) + 1) if losses else len(self.history_.epoch)
-        if losses and self.best_epoch_ != len(losses):
-            # The best weights replace the last epoch's as the newest checkpoint, so a
-            # later evaluate, export or `colonnade evaluate` reads them.
+        if scale is not None:
+            _fold_label_scale(self.estimator_, *scale)
+        if scale is not None or (losses and self.best_epoch_ != len(losses)):
+            # The best (or rescaled) weights replace the last epoch's as the newest
+            # checkpoint, so a later evaluate, export or `colonnade evaluate` reads them.
             core.remove_checkpoint(self.estimator_.latest_checkpoint())
             self.estimator_.save_checkpoint()
         return self
 
-    def _split(self, table, validation_data, seed):
+    def _split(self, data, validation_data, rows, seed, scale):
+        """``(train, validation or None, notes + [training rows])``."""
+        label = self.label
         if validation_data is not None:
-            valid = _as_table(validation_data, self.label)
-            valid = valid.filter(pc.is_valid(valid.column(self.label)))
-            return table, valid, None
-        rows = table.num_rows
+            train = _part(data, label, seed, 0.0, "all", scale)
+            valid = _part(validation_data, label, seed, 0.0, "all", scale)
+            return train, valid, [rows]
         if rows < MIN_ROWS_FOR_VALIDATION:
-            return (
-                table,
-                None,
-                (
-                    f"{rows} rows are too few for a validation split "
-                    f"(< {MIN_ROWS_FOR_VALIDATION}): "
-                    f"trained on all rows for {SMALL_DATA_EPOCHS} epochs, no early stopping"
-                ),
+            note = (
+                f"{rows} rows are too few for a validation split "
+                f"(< {MIN_ROWS_FOR_VALIDATION}): "
+                f"trained on all rows for {SMALL_DATA_EPOCHS} epochs, no early stopping"
             )
-        n_valid = min(int(rows * VALIDATION_FRACTION), VALIDATION_MAX_ROWS)
-        order = np.random.default_rng(seed).permutation(rows)
-        valid = table.take(pa.array(np.sort(order[:n_valid])))
-        train = table.take(pa.array(np.sort(order[n_valid:])))
-        return (
-            train,
-            valid,
-            (f"held out {n_valid} rows (seeded) for early stopping on the validation loss"),
+            return _part(data, label, seed, 0.0, "all", scale), None, [note, rows]
+        fraction = min(VALIDATION_FRACTION, VALIDATION_MAX_ROWS / rows)
+        train = _part(data, label, seed, fraction, "train", scale)
+        valid = _part(data, label, seed, fraction, "validation", scale)
+        if isinstance(valid, pa.Table) and valid.num_rows == 0:
+            note = (
+                f"the seeded split left no rows for validation ({rows} rows, mostly "
+                f"duplicates): trained on all rows for {SMALL_DATA_EPOCHS} epochs, "
+                "no early stopping"
+            )
+            return _part(data, label, seed, 0.0, "all", scale), None, [note, rows]
+        n_valid = valid.num_rows if isinstance(valid, pa.Table) else round(rows * fraction)
+        how = "" if isinstance(valid, pa.Table) else "about "
+        note = (
+            f"held out {how}{n_valid} rows ({fraction:.1%}, a seeded hash of each row's "
+            f"values) for early stopping on the validation loss"
         )
+        return train, valid, [note, rows - n_valid]
 
     def _build(self, plan, settings, seed):
         cls = DNNLinearCombinedRegressor if self._regression else DNNLinearCombinedClassifier

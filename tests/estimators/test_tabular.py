@@ -1,7 +1,14 @@
 """TabularClassifier / TabularRegressor and `colonnade train --data --label`."""
 
+import json
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import colonnade as cn
@@ -107,3 +114,182 @@ def test_cli_without_config_writes_a_reusable_inferred_toml(tmp_path, few_epochs
 def test_cli_needs_config_or_data(capsys):
     assert main(["train"]) == 2
     assert "--data PATH --label COLUMN" in capsys.readouterr().err
+
+
+def _rows(n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(
+        {
+            "id": np.arange(n),
+            "x": rng.normal(size=n),
+            "k": rng.choice(["a", "b", "c", None], n),
+        }
+    )
+    df["y"] = (df["x"] > 0).astype(int)
+    return df
+
+
+def _ids(part):
+    table = part if isinstance(part, pa.Table) else part.to_table()
+    return sorted(table.column("id").to_pylist())
+
+
+def test_split_is_seeded_complete_and_the_same_streamed_or_in_memory(tmp_path):
+    df = _rows()
+    path = tmp_path / "rows.parquet"
+    df.to_parquet(path, row_group_size=500)
+    valid = _ids(tabular._part(df, "y", 7, 0.1, "validation", None))
+    train = _ids(tabular._part(df, "y", 7, 0.1, "train", None))
+    assert sorted(valid + train) == list(range(len(df)))
+    # 300 expected of 3000: outside 5 binomial standard deviations (~82) fails.
+    assert abs(len(valid) - 300) < 82
+    # A file streamed batch by batch, and the rows in another order, split the same.
+    streamed = tabular._part(str(path), "y", 7, 0.1, "validation", None)
+    assert isinstance(streamed, cn.data.Dataset)
+    assert _ids(streamed) == valid
+    shuffled = df.sample(frac=1.0, random_state=1)
+    assert _ids(tabular._part(shuffled, "y", 7, 0.1, "validation", None)) == valid
+    # Another seed, another split.
+    other = _ids(tabular._part(df, "y", 8, 0.1, "validation", None))
+    assert len(set(other) & set(valid)) < len(valid) / 2
+
+
+def test_rows_without_a_label_are_skipped_streamed_or_not(tmp_path):
+    df = _rows(1000)
+    df["y"] = df["y"].astype("Int64")
+    df.loc[::10, "y"] = pd.NA
+    path = tmp_path / "rows.parquet"
+    df.to_parquet(path)
+    for data in (df, str(path)):
+        parts = [tabular._part(data, "y", 0, 0.1, side, None) for side in ("train", "validation")]
+        ids = sorted(_ids(parts[0]) + _ids(parts[1]))
+        assert ids == [i for i in range(1000) if i % 10]
+
+
+FIT_A_FILE = """
+import json, resource, sys
+import pyarrow as pa
+import colonnade as cn
+from colonnade.estimators import tabular
+
+tabular.MAX_EPOCHS, tabular.HIDDEN_UNITS = 1, (8,)
+path = sys.argv[1]
+rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+model = cn.estimators.TabularClassifier("y", seed=0).fit(path)
+print(json.dumps({
+    "arrow_peak": pa.default_memory_pool().max_memory(),
+    "rss_growth": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - rss_before,
+    "notes": list(model.columns_.notes),
+}))
+"""
+
+
+def test_fit_streams_a_file_in_bounded_memory(tmp_path):
+    rows, columns = 1_200_000, 2
+    rng = np.random.default_rng(0)
+    path = tmp_path / "big.parquet"
+    schema = pa.schema([(f"c{i}", pa.float64()) for i in range(columns)] + [("y", pa.int64())])
+    with pq.ParquetWriter(path, schema, compression="none") as writer:
+        for _ in range(0, rows, 100_000):
+            block = {f"c{i}": rng.random(100_000) for i in range(columns)}
+            block["y"] = (block["c0"] + 0.3 * rng.random(100_000) > 0.65).astype(np.int64)
+            writer.write_table(pa.table(block, schema=schema), row_group_size=16_384)
+    size = os.path.getsize(path)
+    result = subprocess.run(
+        [sys.executable, "-c", FIT_A_FILE, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    stats = json.loads(result.stdout.strip().splitlines()[-1])
+    assert any("held out about 50000 rows" in n for n in stats["notes"]), stats["notes"]
+    # Reading the file whole would allocate its size at least (uncompressed doubles);
+    # streaming holds a few read batches, the 64k-row shuffle buffer and infer's 20k-row
+    # sample: about a third of this file (8 MB measured), whatever the file's length.
+    assert stats["arrow_peak"] < size / 2, stats
+    assert stats["rss_growth"] < 2 * size, stats
+
+
+def test_regression_trains_on_standardized_labels_and_predicts_in_label_units(tmp_path, few_epochs):
+    rng = np.random.default_rng(0)
+    n = 2000
+    df = pd.DataFrame({"x": rng.normal(size=n), "k": rng.choice(["a", "b"], n)})
+    noise = rng.normal(0, 50.0, n)
+    df["y"] = 10_000.0 + 800.0 * df["x"] + 400.0 * (df["k"] == "a") + noise
+    model = cn.estimators.TabularRegressor("y", model_dir=str(tmp_path / "m"), seed=0).fit(df)
+    plan = model.columns_
+    assert plan.label_mean == pytest.approx(df["y"].mean(), rel=1e-9)
+    assert plan.label_std == pytest.approx(df["y"].std(ddof=0), rel=1e-9)
+    assert any("standardized" in n for n in plan.notes)
+    # The losses seen while training are of the standardized label (its variance is 1).
+    assert max(model.history_.history["val_loss"]) < 1.0
+    predictions = np.asarray(model.predict(df)["predictions"], dtype=float)
+    rmse = float(np.sqrt(np.mean((predictions - df["y"].to_numpy()) ** 2)))
+    assert rmse < 0.25 * df["y"].std()  # a model of the label in its units, not of z-scores
+    assert model.evaluate(df)["average_loss"] == pytest.approx(rmse**2, rel=1e-3)
+    path = model.export_saved_model(str(tmp_path / "export"))
+    assert not [p for p in os.listdir(path) if p.endswith((".pkl", ".pickle"))]
+    loaded = np.asarray(cn.load(path).predict(df.drop(columns=["y"]))["predictions"], float)
+    np.testing.assert_allclose(loaded, predictions, rtol=1e-5)
+    # A fresh estimator on the same model_dir reads the rescaled checkpoint.
+    settings = {k: v for k, v in model.settings_.items() if k != "batch_size"}
+    fresh = cn.estimators.DNNLinearCombinedRegressor(
+        model_dir=str(tmp_path / "m"),
+        linear_feature_columns=list(plan.linear),
+        dnn_feature_columns=list(plan.dnn),
+        **settings,
+    )
+    again = np.asarray(fresh.predict(df, verbose=0)["predictions"], dtype=float)
+    np.testing.assert_allclose(again, predictions, rtol=1e-5)
+
+
+def test_every_training_choice_is_stated(tmp_path, few_epochs):
+    model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
+    notes = "\n".join(model.fit(_synthetic()).columns_.notes)
+    assert "held out" in notes and "seeded hash" in notes
+    assert "batch size 32" in notes
+    assert f"learning rates x{tabular.LR_DECAY}" in notes
+
+
+def test_learning_rates_halve_after_an_epoch_without_improvement(tmp_path, monkeypatch):
+    monkeypatch.setattr(tabular, "MAX_EPOCHS", 5)
+    monkeypatch.setattr(tabular, "PATIENCE", 10)
+    monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
+    model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
+    model.fit(_synthetic(400, 0), validation_data=_synthetic(300, 1))
+    losses = model.history_.history["val_loss"]
+    worse = sum(1 for i, v in enumerate(losses) if v >= min(losses[:i], default=float("inf")))
+    rates = {name: opt._hyper["learning_rate"] for name, opt, _ in model.estimator_._parts}
+    assert rates["dnn_optimizer"] == pytest.approx(tabular.DNN_LEARNING_RATE * 0.5**worse)
+    assert rates["linear_optimizer"] == pytest.approx(tabular.LINEAR_LEARNING_RATE * 0.5**worse)
+
+
+def test_bad_input_through_fit(tmp_path, few_epochs):
+    df = _synthetic()
+    with pytest.raises(KeyError, match="label column 'nope' not found"):
+        cn.estimators.TabularClassifier("nope", model_dir=str(tmp_path / "a")).fit(df)
+    mixed = df.assign(m=[1, "a"] * (len(df) // 2))
+    with pytest.raises(TypeError, match="column 'm' mixes types"):
+        cn.estimators.TabularClassifier("y", model_dir=str(tmp_path / "b")).fit(mixed)
+    with pytest.raises(ValueError, match="constant"):
+        cn.estimators.TabularClassifier("y", model_dir=str(tmp_path / "c")).fit(df.assign(y=1))
+    with pytest.raises(ValueError, match="all null"):
+        cn.estimators.TabularClassifier("y", model_dir=str(tmp_path / "d")).fit(
+            df.assign(y=pd.Series([None] * len(df), dtype="float64"))
+        )
+    plan = cn.feature_columns.infer(df, "y")
+    with pytest.raises(ValueError, match="inferred for label 'y', not 'x'"):
+        cn.estimators.TabularRegressor("x", model_dir=str(tmp_path / "e"), columns=plan).fit(df)
+
+
+def test_duplicates_that_leave_no_validation_rows_fall_back_with_a_note(tmp_path, few_epochs):
+    base = pd.DataFrame({"x": [0.0, 1.0, 2.0], "y": [0, 1, 1]})
+    df = pd.concat([base] * 100, ignore_index=True)
+    seed = next(
+        s
+        for s in range(100)
+        if not tabular._validation_mask(pa.Table.from_pandas(base), s, 0.1).any()
+    )
+    model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=seed).fit(df)
+    assert any("left no rows for validation" in n for n in model.columns_.notes)

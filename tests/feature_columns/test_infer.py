@@ -147,3 +147,36 @@ def test_text_and_all_null_columns_are_dropped_with_a_reason():
 def test_no_usable_column():
     with pytest.raises(ValueError, match="no usable feature column"):
         infer(pd.DataFrame({"c": ["k"] * 60, "y": [0, 1] * 30}), "y")
+
+
+def test_a_spike_gets_its_own_bucket_and_the_rest_quantile_buckets():
+    rng = np.random.default_rng(0)
+    n = 5000
+    gain = np.where(rng.random(n) < 0.9, 0.0, rng.lognormal(8, 1, n))
+    df = pd.DataFrame({"gain": gain, "y": rng.integers(0, 2, n)})
+    plan = infer(df, "y")
+    wide = next(c for c in plan.linear if c.name == "gain_bucketized")
+    rest = gain[gain != 0]
+    # The whole column fits the sample: the boundaries are numpy's quantiles exactly.
+    expected = {float(np.nextafter(np.float32(0), np.float32(1)))}
+    for values in (gain, rest):
+        expected |= {float(np.float32(q)) for q in np.quantile(values, infer_module.QUANTILES)}
+    assert list(wide.boundaries) == sorted(b for b in expected if 0.0 < b <= gain.max())
+    assert "90% of values are 0" in _actions(plan)["gain"][1]
+    # Without a spike the boundaries are the plain quantiles.
+    height = rng.normal(170, 10, n)
+    plan = infer(pd.DataFrame({"h": height, "y": rng.integers(0, 2, n)}), "y")
+    wide = next(c for c in plan.linear if c.name == "h_bucketized")
+    plain = sorted({float(np.float32(q)) for q in np.quantile(height, infer_module.QUANTILES)})
+    assert list(wide.boundaries) == plain
+
+
+def test_numbers_get_a_bucket_embedding_in_the_deep_part():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"h": rng.normal(size=3000), "few": rng.integers(0, 2, 3000) * 1.5})
+    df["y"] = (df["h"] > 0).astype(int)
+    plan = infer(df, "y")
+    names = [c.name for c in plan.dnn]
+    assert names == ["h", "h_bucketized_embedding", "few"]  # 2 buckets: no embedding
+    embedding = plan.dnn[1]
+    assert embedding.dimension == min(32, int(np.ceil(6 * 20**0.25)))  # 20 buckets
