@@ -16,10 +16,11 @@ import logging
 import socket
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..data import Dataset
-from ..data.plan import Batch, in_memory, scan_under
+from ..data.plan import Batch, Scan, in_memory, scan_under
+from ..data.ray_source import RaySource, is_ray_dataset
 from ..estimators.hooks import (
     CheckpointSaverHook,
     HookRunner,
@@ -250,10 +251,20 @@ def shard_input(input_fn, num_workers: int) -> list:
     """Each worker's shard of the input: ``Dataset.shard``, which gives whole files or
     row groups of files (sharded under the batching, so each worker reads only its
     files), and of in-memory data every ``num_workers``-th batch (so that two sync
-    workers together see what one process sees at twice the batch size)."""
+    workers together see what one process sees at twice the batch size). A Dataset over
+    a ``ray.data.Dataset`` (``Dataset.from_ray``, or what ``fit`` makes of one) is split
+    in Ray instead (:meth:`~colonnade.data.ray_source.RaySource.split`): each worker
+    streams its own part, under the same steps (shuffle buffer, batching) as the
+    Dataset's."""
     source = input_fn
     if callable(input_fn) and not isinstance(input_fn, (Dataset, Iterable)):
         source = input_fn()
+    if is_ray_dataset(source):
+        raise TypeError(
+            "train takes a ray.data.Dataset as cn.data.Dataset.from_ray(ray_dataset, "
+            "label='<column>').batch(n) (or pass it to fit with label='<column>'): each "
+            "worker then reads its part of the Ray dataset's streaming_split"
+        )
     if not isinstance(source, Dataset):
         raise TypeError(
             "train_distribute needs an input that each worker can read its own shard of: a "
@@ -262,6 +273,10 @@ def shard_input(input_fn, num_workers: int) -> list:
             "exists only in this process: write the data to files, or build a Dataset"
         )
     node = source._node
+    scan = _scan_of(node)
+    if scan is not None and isinstance(scan.source, RaySource):
+        parts = scan.source.split(num_workers, scan.columns)
+        return [source._derive(_with_scan_source(node, part), source._batched) for part in parts]
     if source._batched and isinstance(node, Batch) and not in_memory(node.child):
         if scan_under(node.child) is not None:  # files: shard them under the batching
             rows = source._derive(node.child, batched=False)
@@ -271,6 +286,22 @@ def shard_input(input_fn, num_workers: int) -> list:
                 for shard in shards
             ]
     return [source.shard(num_workers, i) for i in range(num_workers)]
+
+
+def _scan_of(node):
+    """The Scan at the bottom of ``node``'s chain of steps, or None."""
+    while not isinstance(node, Scan):
+        node = getattr(node, "child", None)
+        if node is None:
+            return None
+    return node
+
+
+def _with_scan_source(node, source):
+    """``node`` with its Scan reading ``source`` instead."""
+    if isinstance(node, Scan):
+        return replace(node, source=source)
+    return replace(node, child=_with_scan_source(node.child, source))
 
 
 def connect(address):
