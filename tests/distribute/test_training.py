@@ -9,6 +9,7 @@ it at twice the batch size. Async training is checked on quality, faults on reac
 
 import logging
 import re
+import uuid
 
 import numpy as np
 import pandas as pd
@@ -395,7 +396,7 @@ def ray_clicks(df, record_to=None):
         return data
 
     def record(batch):
-        path = record_to / f"{batch['row'].iloc[0]}-{len(batch)}-{np.random.rand()}.npy"
+        path = record_to / f"{batch['row'].iloc[0]}-{len(batch)}-{uuid.uuid4().hex}.npy"
         np.save(path, batch["row"].to_numpy())
         return batch
 
@@ -434,6 +435,7 @@ def test_sync_with_one_worker_from_a_ray_dataset_equals_single_process(tmp_path)
 def test_two_workers_on_a_ray_dataset_train_to_max_steps_as_well_as_pandas(tmp_path):
     df = clicks(1024, seed=1)
     test = clicks(512, seed=2)
+
     def adagrad():
         return cn.core.optimizers.AdagradOptimizer(learning_rate=0.5)
 
