@@ -112,6 +112,11 @@ class RaySource:
         self.read_rows = read_rows
         self.description = description
 
+    @property
+    def is_split_part(self) -> bool:
+        """Whether this reads one part of a ``streaming_split`` (see :meth:`split`)."""
+        return not is_ray_dataset(self.dataset)
+
     def split(self, num_splits: int, columns=None) -> list:
         """``num_splits`` sources that together hold every row once per pass, one for each
         worker: the parts of ``streaming_split(num_splits, equal=True)``. Ray streams each
