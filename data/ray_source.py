@@ -10,7 +10,8 @@ The Ray dataset is read as one stream (one unit) through
 blocks, holding a bounded number of them in flight, so memory stays a few batches however
 large the dataset. Each pass re-executes the Ray pipeline (or re-reads its blocks when it
 is materialized). Sharding a single stream keeps every ``num_shards``-th row; to spread a
-Ray dataset over workers, Ray's ``streaming_split`` is the tool.
+Ray dataset over workers, :meth:`RaySource.split` gives each one a part of Ray's
+``streaming_split``, read the same way.
 """
 
 from __future__ import annotations
@@ -99,13 +100,46 @@ class RaySource:
     batch is checked against the schema the dataset reported, and cast to it where Ray's
     blocks differ (an ``int64`` block in a ``double`` column); a batch that cannot be
     cast raises an error naming the column.
+
+    ``dataset`` may also be one part of ``streaming_split`` (a Ray ``DataIterator``, made
+    by :meth:`split`, with the ``schema`` of the dataset it came from): it is read the same
+    way, with the projection applied before the split.
     """
 
-    def __init__(self, dataset, read_rows=READ_BATCH_SIZE):
+    def __init__(self, dataset, read_rows=READ_BATCH_SIZE, schema=None, description="Ray dataset"):
         self.dataset = dataset
-        self.schema = arrow_schema(dataset)
+        self.schema = arrow_schema(dataset) if schema is None else schema
         self.read_rows = read_rows
-        self.description = "Ray dataset"
+        self.description = description
+
+    @property
+    def is_split_part(self) -> bool:
+        """Whether this reads one part of a ``streaming_split`` (see :meth:`split`)."""
+        return not is_ray_dataset(self.dataset)
+
+    def split(self, num_splits: int, columns=None) -> list:
+        """``num_splits`` sources that together hold every row once per pass, one for each
+        worker: the parts of ``streaming_split(num_splits, equal=True)``. Ray streams each
+        part's blocks to its reader as they are computed; ``equal=True`` gives every part
+        the same number of rows (Ray splits blocks to even them, dropping at most
+        ``num_splits - 1`` rows of a pass), so synchronous workers run the same number of
+        steps and reach the end of a pass together, as every part must start its next
+        pass at the same time. ``columns`` are selected in Ray before the split.
+        """
+        dataset, schema = self.dataset, self.schema
+        if columns is not None and list(columns) != schema.names:
+            dataset, schema = dataset.select_columns(list(columns)), project(schema, columns)
+        rows = self.num_rows()
+        if rows is not None and rows < num_splits:
+            raise ValueError(
+                f"the Ray dataset has {rows} rows, fewer than the {num_splits} workers "
+                "reading it: a worker would get no rows; use fewer workers or more data"
+            )
+        parts = dataset.streaming_split(num_splits, equal=True)
+        return [
+            RaySource(part, self.read_rows, schema, f"{self.description}, part {i} of {num_splits}")
+            for i, part in enumerate(parts)
+        ]
 
     def describe(self):
         rows = self.num_rows()
@@ -125,7 +159,12 @@ class RaySource:
         dataset = self.dataset
         # Without a filter the projection goes to Ray; a filter may read other columns,
         # so then the rows are filtered first and projected here.
-        pushed = columns is not None and filter is None and list(columns) != self.schema.names
+        pushed = (
+            columns is not None
+            and filter is None
+            and list(columns) != self.schema.names
+            and hasattr(dataset, "select_columns")  # a part of streaming_split has none
+        )
         if pushed:
             dataset = dataset.select_columns(list(columns))
         schema = project(self.schema, columns) if pushed else self.schema

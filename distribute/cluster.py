@@ -218,6 +218,7 @@ class Cluster:
     def _replace_worker(self, i: int) -> None:
         """Worker ``i`` died: a new one takes its place and its shard from where the
         dead one's reported steps ended (its step in flight is redone)."""
+        _refuse_restart_of_ray_split(self.shards, f"worker {i} died")
         self.replacements[i] += 1
         if self.replacements[i] > WORKER_REPLACEMENTS:
             raise RuntimeError(
@@ -233,6 +234,7 @@ class Cluster:
     def _restore_servers(self, dead: list) -> None:
         """Parameter servers ``dead`` died: end every role, restore the estimator from
         the latest checkpoint, and start again from there, logging the steps lost."""
+        _refuse_restart_of_ray_split(self.shards, f"parameter server(s) {dead} died")
         self._pull_records()
         self.take_records()  # steps after the checkpoint are lost, with the server's state
         reached = getattr(self, "last_seen", (self.estimator.global_step, None))[0]
@@ -332,3 +334,14 @@ class Cluster:
         for key in ("pull_s", "apply_s"):
             out[f"server_{key}"] = sum(b[key] for b in busy)
         return out
+
+
+def _refuse_restart_of_ray_split(shards, what: str) -> None:
+    from .strategy import reads_ray_split
+
+    if any(reads_ray_split(shard) for shard in shards):
+        raise RuntimeError(
+            f"{what}, and the workers read parts of a Ray dataset's streaming_split, which "
+            "cannot be handed to new workers mid-pass: training stopped; run train again "
+            "to resume from the latest checkpoint"
+        )

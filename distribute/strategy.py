@@ -16,10 +16,11 @@ import logging
 import socket
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..data import Dataset
-from ..data.plan import Batch, in_memory, scan_under
+from ..data.plan import Batch, Repeat, Scan, in_memory, scan_under
+from ..data.ray_source import RaySource, is_ray_dataset
 from ..estimators.hooks import (
     CheckpointSaverHook,
     HookRunner,
@@ -132,7 +133,7 @@ class RayStrategy:
         from .state import trained_parts
 
         trained_parts(estimator)  # a clear error for what cannot be distributed, first
-        shards = shard_input(input_fn, self.num_workers)
+        shards = shard_input(input_fn, self.num_workers, self.mode)
         connect(self.address)
         from .cluster import Cluster
 
@@ -246,14 +247,26 @@ class _ChiefView:
         return path
 
 
-def shard_input(input_fn, num_workers: int) -> list:
+def shard_input(input_fn, num_workers: int, mode: str = "sync") -> list:
     """Each worker's shard of the input: ``Dataset.shard``, which gives whole files or
     row groups of files (sharded under the batching, so each worker reads only its
     files), and of in-memory data every ``num_workers``-th batch (so that two sync
-    workers together see what one process sees at twice the batch size)."""
+    workers together see what one process sees at twice the batch size). A Dataset over
+    a ``ray.data.Dataset`` (``Dataset.from_ray``, or what ``fit`` makes of one) is split
+    in Ray instead (:meth:`~colonnade.data.ray_source.RaySource.split`): each worker
+    streams its own part, under the same steps (shuffle buffer, batching) as the
+    Dataset's. Several passes over such a split (``repeat``) need workers that reach
+    the end of a pass together (Ray starts a pass only when every part starts it):
+    ``mode="sync"`` with no row filter, else they are refused."""
     source = input_fn
     if callable(input_fn) and not isinstance(input_fn, (Dataset, Iterable)):
         source = input_fn()
+    if is_ray_dataset(source):
+        raise TypeError(
+            "train takes a ray.data.Dataset as cn.data.Dataset.from_ray(ray_dataset, "
+            "label='<column>').batch(n) (or pass it to fit with label='<column>'): each "
+            "worker then reads its part of the Ray dataset's streaming_split"
+        )
     if not isinstance(source, Dataset):
         raise TypeError(
             "train_distribute needs an input that each worker can read its own shard of: a "
@@ -262,6 +275,11 @@ def shard_input(input_fn, num_workers: int) -> list:
             "exists only in this process: write the data to files, or build a Dataset"
         )
     node = source._node
+    scan = _scan_of(node)
+    if scan is not None and isinstance(scan.source, RaySource):
+        _check_passes_over_ray_split(node, scan, mode)
+        parts = scan.source.split(num_workers, scan.columns)
+        return [source._derive(_with_scan_source(node, part), source._batched) for part in parts]
     if source._batched and isinstance(node, Batch) and not in_memory(node.child):
         if scan_under(node.child) is not None:  # files: shard them under the batching
             rows = source._derive(node.child, batched=False)
@@ -271,6 +289,47 @@ def shard_input(input_fn, num_workers: int) -> list:
                 for shard in shards
             ]
     return [source.shard(num_workers, i) for i in range(num_workers)]
+
+
+def reads_ray_split(dataset) -> bool:
+    """Whether ``dataset`` (a worker's shard) reads a part of a Ray dataset's
+    ``streaming_split``: such a part cannot be handed to a new worker mid-pass (Ray
+    starts a pass of a split only when every part starts it), so a failed worker or
+    parameter server stops the job instead of being replaced."""
+    scan = _scan_of(dataset._node)
+    return scan is not None and isinstance(scan.source, RaySource) and scan.source.is_split_part
+
+
+def _check_passes_over_ray_split(node, scan, mode):
+    repeats = [n for n in _chain(node) if isinstance(n, Repeat) and n.count != 1]
+    if not repeats or (mode == "sync" and scan.filter is None):
+        return
+    why = "a row filter (applied after the split)" if mode == "sync" else 'mode="async"'
+    raise ValueError(
+        f"repeat() over a Ray dataset with {why}: the workers' parts of its "
+        "streaming_split would end at different steps, and Ray starts the next pass only "
+        "when every part starts it, so a worker would wait forever. Read it once per "
+        "train call (fit(..., epochs=n) or train in a loop), filter in Ray "
+        "(ray_dataset.filter), or use mode='sync'"
+    )
+
+
+def _chain(node):
+    while node is not None:
+        yield node
+        node = getattr(node, "child", None)
+
+
+def _scan_of(node):
+    """The Scan at the bottom of ``node``'s chain of steps, or None."""
+    return next((n for n in _chain(node) if isinstance(n, Scan)), None)
+
+
+def _with_scan_source(node, source):
+    """``node`` with its Scan reading ``source`` instead."""
+    if isinstance(node, Scan):
+        return replace(node, source=source)
+    return replace(node, child=_with_scan_source(node.child, source))
 
 
 def connect(address):

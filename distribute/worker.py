@@ -120,8 +120,9 @@ class Worker:
                     if first:
                         raise EmptyShardError(
                             f"worker {self.index} got an empty shard of the input (shard "
-                            f"{self.index} of {self.num_workers}): use "
-                            "fewer workers, or an input with more files, row groups or batches"
+                            f"{self.index} of {self.num_workers}): use fewer workers, or an "
+                            "input with more files, row groups or batches (rows, for a Ray "
+                            "dataset)"
                         )
                     ray.get([s.leave.remote(self.index) for s in self.servers])
                     ray.get(self.coordinator.leave.remote(self.index, report))

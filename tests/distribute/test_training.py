@@ -9,6 +9,7 @@ it at twice the batch size. Async training is checked on quality, faults on reac
 
 import logging
 import re
+import uuid
 
 import numpy as np
 import pandas as pd
@@ -380,3 +381,113 @@ def test_a_custom_model_fn_estimator_is_refused(tmp_path):
     data = cn.data.Dataset.from_pandas(clicks(16), label="clicked").batch(8)
     with pytest.raises(TypeError, match="train_distribute trains the canned estimators"):
         est.train(data, verbose=0)
+
+
+# ------------------------------------------------------------ input from Ray Data
+
+
+def ray_clicks(df, record_to=None):
+    """``df`` as a lazy Ray dataset of 4 blocks; with ``record_to``, every row Ray yields
+    leaves its ``row`` id in a file there (written by the Ray task that produced it)."""
+    import ray
+
+    data = ray.data.from_pandas(df.assign(row=np.arange(len(df)))).repartition(4)
+    if record_to is None:
+        return data
+
+    def record(batch):
+        path = record_to / f"{batch['row'].iloc[0]}-{len(batch)}-{uuid.uuid4().hex}.npy"
+        np.save(path, batch["row"].to_numpy())
+        return batch
+
+    return data.map_batches(record, batch_format="pandas")
+
+
+def test_sync_workers_each_stream_a_part_of_a_ray_dataset_and_read_every_row_once(tmp_path):
+    seen = tmp_path / "seen"
+    seen.mkdir()
+    data = ray_clicks(clicks(192), seen)
+    strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=1, mode="sync")
+    est = wide_deep(tmp_path, "dist", strategy=strategy)
+    for epoch in (1, 2):
+        dataset = cn.data.Dataset.from_ray(data, label="clicked").batch(16)
+        for f in seen.iterdir():  # what Ray ran to learn the schema is not an epoch's read
+            f.unlink()
+        est.train(dataset, verbose=0)
+        # 96 rows a worker: 6 synchronous steps of 2 batches of 16
+        assert est.global_step == 6 * epoch
+        assert strategy.last_run["rows"] == 192
+        ids = np.sort(np.concatenate([np.load(f) for f in seen.iterdir()]))
+        np.testing.assert_array_equal(ids, np.arange(192))  # Ray yielded each row once
+
+
+def test_sync_with_one_worker_from_a_ray_dataset_equals_single_process(tmp_path):
+    data = ray_clicks(clicks()).materialize()
+    single = wide_deep(tmp_path, "single")
+    single.train(cn.data.Dataset.from_ray(data, label="clicked").batch(16), verbose=0)
+    strategy = cn.distribute.RayStrategy(num_workers=1, num_ps=1, mode="sync")
+    dist = wide_deep(tmp_path, "dist", strategy=strategy)
+    dist.train(cn.data.Dataset.from_ray(data, label="clicked").batch(16), verbose=0)
+    assert dist.global_step == single.global_step == 12
+    assert_same_state(single, dist)
+
+
+def test_two_workers_on_a_ray_dataset_train_to_max_steps_as_well_as_pandas(tmp_path):
+    df = clicks(1024, seed=1)
+    test = clicks(512, seed=2)
+
+    def adagrad():
+        return cn.core.optimizers.AdagradOptimizer(learning_rate=0.5)
+
+    single = wide_deep(tmp_path, "single", adagrad())
+    single.fit(df, label="clicked", batch_size=32, epochs=6, shuffle=False, verbose=0)
+    strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=2, mode="sync")
+    dist = wide_deep(tmp_path, "dist", adagrad(), strategy=strategy)
+    dist.fit(ray_clicks(df), label="clicked", batch_size=16, epochs=6, shuffle=False, verbose=0)
+    assert dist.global_step == single.global_step == 6 * 32
+    want = single.evaluate(test, label="clicked", verbose=0)["accuracy"]
+    got = dist.evaluate(test, label="clicked", verbose=0)["accuracy"]
+    assert want > 0.95  # learned: the comparison is not between two coin flips
+    assert abs(got - want) <= 0.01
+    more = cn.data.Dataset.from_ray(ray_clicks(df), label="clicked").batch(16).repeat()
+    dist.train(more, max_steps=6 * 32 + 20, verbose=0)
+    assert dist.global_step == 6 * 32 + 20
+
+
+def test_a_ray_dataset_with_fewer_rows_than_workers_is_refused(tmp_path):
+    strategy = cn.distribute.RayStrategy(num_workers=3, num_ps=1, mode="sync")
+    est = wide_deep(tmp_path, "dist", strategy=strategy)
+    tiny = ray_clicks(clicks(2)).materialize()
+    with pytest.raises(ValueError, match="2 rows, fewer than the 3 workers"):
+        est.fit(tiny, label="clicked", batch_size=16, verbose=0)
+    with pytest.raises(ValueError, match="worker .* empty shard .*Ray dataset"):  # lazy: at run
+        est.fit(ray_clicks(clicks(2)), label="clicked", batch_size=16, verbose=0)
+
+
+def test_a_bare_ray_dataset_in_distributed_train_names_from_ray(tmp_path):
+    strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=1)
+    est = wide_deep(tmp_path, "dist", strategy=strategy)
+    with pytest.raises(TypeError, match="Dataset.from_ray"):
+        est.train(ray_clicks(clicks(8)), verbose=0)
+
+
+def test_a_killed_worker_reading_a_ray_split_stops_the_job_with_a_reason(tmp_path):
+    import ray
+
+    strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=1, mode="sync")
+    est = wide_deep(tmp_path, "dist", strategy=strategy)
+    kill = _AtStep(3, lambda: ray.kill(strategy.cluster.worker_actors[1]))
+    data = cn.data.Dataset.from_ray(ray_clicks(clicks()), label="clicked").batch(16).repeat()
+    with pytest.raises(RuntimeError, match="worker 1 died.*streaming_split"):
+        est.train(data, max_steps=60, hooks=[kill], verbose=0)
+    assert kill.done_at is not None
+
+
+def test_repeat_over_a_ray_split_in_async_mode_is_refused_before_it_could_hang(tmp_path):
+    strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=1, mode="async")
+    est = wide_deep(tmp_path, "dist", strategy=strategy)
+    data = cn.data.Dataset.from_ray(ray_clicks(clicks()), label="clicked").batch(16)
+    with pytest.raises(ValueError, match='repeat.. over a Ray dataset with mode="async"'):
+        est.train(data.repeat(), max_steps=30, verbose=0)
+    est.train(data, verbose=0)  # one pass: each worker ends its part and leaves
+    assert est.global_step == 12
