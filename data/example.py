@@ -248,7 +248,8 @@ def _one_field_list(buf, kind, nonempty, payload_s, payload_e, owner, ctx):
     if kind == FLOAT:
         if (size % 4).any():
             return None, None
-        values = _gather(buf, payload_s, payload_s + size).view("<f4").astype(np.float32, copy=False)
+        values = _gather(buf, payload_s, payload_s + size).view("<f4")
+        values = values.astype(np.float32, copy=False)
         return values, size // 4
     if nonempty.all() and size.all():
         # The common case, one int64 per list: a single read of one varint each.
@@ -520,7 +521,7 @@ def _scalar_columns(buf, specs, vals, bounds, entry_owner, n):
         return {}
     # Each kind's values are then its features' columns one after another, n apiece.
     dtypes = {}
-    for name, spec in specs.items():
+    for spec in specs.values():
         dtypes.setdefault(kind_of(spec.dtype), set()).add(spec.dtype)
     leaves = {}
     for kind, values in vals.values.items():
