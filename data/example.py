@@ -122,8 +122,7 @@ def _map_entries(buf, starts, ends, owner, names, ctx, what):
     key_s, key_e, val_s, val_e = found
     keys = _binary_array(buf, key_s, key_e)
     wanted = pa.array([name.encode() for name in names], pa.large_binary())
-    index = pc.index_in(keys, value_set=wanted).to_numpy(zero_copy_only=False)
-    index = np.nan_to_num(index.astype(np.float64), nan=-1).astype(np.int64)
+    index = pc.index_in(keys, value_set=wanted).fill_null(-1).to_numpy().astype(np.int64)
     keep = np.flatnonzero(index >= 0)
     # int16 keys make numpy's stable sort a radix sort (linear time)
     order = keep[np.argsort(index[keep].astype(np.int16), kind="stable")]
