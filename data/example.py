@@ -250,11 +250,6 @@ def _one_field_list(buf, kind, nonempty, payload_s, payload_e, owner, ctx):
         values = _gather(buf, payload_s, payload_s + size).view("<f4")
         values = values.astype(np.float32, copy=False)
         return values, size // 4
-    if nonempty.all() and size.all():
-        # The common case, one int64 per list: a single read of one varint each.
-        values, after = read_varints(buf, payload_s)
-        if (after == payload_e).all():
-            return values.view(np.int64), np.ones(payload_s.size, dtype=np.int64)
     try:
         return decode_packed_varints(buf, payload_s, payload_s + size)
     except WireError as err:
