@@ -29,6 +29,7 @@ twice keeps its last value, packed and unpacked lists both read.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -121,8 +122,7 @@ def _map_entries(buf, starts, ends, owner, names, ctx, what):
     key_s, key_e, val_s, val_e = found
     keys = _binary_array(buf, key_s, key_e)
     wanted = pa.array([name.encode() for name in names], pa.large_binary())
-    index = pc.index_in(keys, value_set=wanted).to_numpy(zero_copy_only=False)
-    index = np.nan_to_num(index.astype(np.float64), nan=-1).astype(np.int64)
+    index = pc.index_in(keys, value_set=wanted).fill_null(-1).to_numpy().astype(np.int64)
     keep = np.flatnonzero(index >= 0)
     # int16 keys make numpy's stable sort a radix sort (linear time)
     order = keep[np.argsort(index[keep].astype(np.int16), kind="stable")]
@@ -159,6 +159,14 @@ def _any_entries(buf, starts, ends, owner, ctx, what):
     return key_s, key_e, val_s, val_e
 
 
+@functools.cache
+def _tag_table(tags):
+    """A 256-entry mask of the one-byte tags in ``tags`` (a lookup is cheaper than isin)."""
+    table = np.zeros(256, dtype=bool)
+    table[list(tags)] = True
+    return table
+
+
 def _canonical_single(buf, starts, ends, tags):
     """``(tag, payload_s, payload_e)`` when each message is empty or one length-delimited
     field with a tag in ``tags`` (a Feature's kind, a packed list), else None."""
@@ -166,7 +174,7 @@ def _canonical_single(buf, starts, ends, tags):
     length, payload_s = read_varints(buf, starts + 1)
     payload_e = payload_s + length.astype(np.int64)
     empty = starts == ends
-    ok = empty | (np.isin(tag, tags) & (payload_e == ends))
+    ok = empty | (_tag_table(tags)[tag] & (payload_e == ends))
     if not ok.all():
         return None
     tag = np.where(empty, 0, tag)
@@ -192,12 +200,17 @@ class _Values:
         self.count = np.zeros(n, dtype=np.int64)
         self.offset = np.zeros(n, dtype=np.int64)
         self.values = {}
+        # Every serializer writes a list as one field: one packed run, or one bytes value.
+        inner = _canonical_single(buf, list_s, list_e, (0x0A,))
         for kind in (BYTES, FLOAT, INT64):
             group = np.flatnonzero(self.kind == kind)
             if group.size:
-                args = buf, kind, list_s[group], list_e[group], owner[group], ctx
-                values, counts = _packed_list(*args) if kind != BYTES else (None, None)
+                values = counts = None
+                if inner is not None:
+                    one = inner[0][group] != 0, inner[1][group], inner[2][group]
+                    values, counts = _one_field_list(buf, kind, *one, owner[group], ctx)
                 if values is None:
+                    args = buf, kind, list_s[group], list_e[group], owner[group], ctx
                     values, counts = _decode_list(*args)
                 self.values[kind] = values
                 self.count[group] = counts
@@ -224,21 +237,21 @@ def _any_kind(buf, starts, ends, owner, ctx):
     return kind, list_s, list_e
 
 
-def _packed_list(buf, kind, starts, ends, owner, ctx):
-    """``(values, counts)`` of float or int64 lists that are each empty or one packed
-    field (how TF and protobuf write them), else ``(None, None)``."""
-    single = _canonical_single(buf, starts, ends, (0x0A,))
-    if single is None:
-        return None, None
-    _, payload_s, payload_e = single
-    size = payload_e - payload_s
+def _one_field_list(buf, kind, nonempty, payload_s, payload_e, owner, ctx):
+    """``(values, counts)`` of lists that are each empty or one field (``nonempty``
+    says which): a bytes value, or a packed run of floats or int64s; ``(None, None)``
+    when the floats are not whole."""
+    if kind == BYTES:
+        return (payload_s[nonempty], payload_e[nonempty]), nonempty.astype(np.int64)
+    size = np.where(nonempty, payload_e - payload_s, 0)
     if kind == FLOAT:
         if (size % 4).any():
             return None, None
-        values = _gather(buf, payload_s, payload_e).view("<f4").astype(np.float32, copy=False)
+        values = _gather(buf, payload_s, payload_s + size).view("<f4")
+        values = values.astype(np.float32, copy=False)
         return values, size // 4
     try:
-        return decode_packed_varints(buf, payload_s, payload_e)
+        return decode_packed_varints(buf, payload_s, payload_s + size)
     except WireError as err:
         raise ValueError(f"{ctx.where(owner[err.message])}: {err.reason}") from None
 
@@ -467,9 +480,13 @@ def _features_table(buf, starts, ends, owner, n, specs, ctx):
     expected = np.array([kind_of(specs[k].dtype) for k in names], dtype=np.int64)
     _check_kind(vals, index, expected, names, index_owner, ctx)
     bounds = np.searchsorted(index, np.arange(len(names) + 1))
+    scalar = _scalar_columns(buf, specs, vals, bounds, index_owner, n)
     columns = {}
     for f, name in enumerate(names):
         spec = specs[name]
+        if name in scalar:
+            columns[name] = scalar[name]
+            continue
         entries = slice(bounds[f], bounds[f + 1])
         entry_owner = index_owner[entries]
         values, counts = _feature_values(vals, entries, expected[f], spec.dtype)
@@ -485,6 +502,39 @@ def _features_table(buf, starts, ends, owner, n, specs, ctx):
                 "dtype as 'bytes' (pa.binary()) to read them as raw bytes"
             ) from None
     return pa.table(columns) if columns else pa.table({}).slice(0, 0)
+
+
+def _scalar_columns(buf, specs, vals, bounds, entry_owner, n):
+    """The columns of the scalar ``FixedLenFeature`` s, built together, when every record
+    has every feature once with one value (the usual batch); ``{}`` otherwise, and the
+    general per-feature path builds them (and names any error)."""
+    k = len(specs)
+    if not n or entry_owner.size != k * n or (vals.count != 1).any():
+        return {}
+    if (bounds != np.arange(k + 1) * n).any() or (entry_owner.reshape(k, n) != np.arange(n)).any():
+        return {}
+    # Each kind's values are then its features' columns one after another, n apiece.
+    dtypes = {}
+    for spec in specs.values():
+        dtypes.setdefault(kind_of(spec.dtype), set()).add(spec.dtype)
+    leaves = {}
+    for kind, values in vals.values.items():
+        if len(dtypes[kind]) == 1:
+            try:
+                leaves[kind] = _leaf_array(buf, dtypes[kind].pop(), values)
+            except pa.ArrowInvalid:
+                return {}
+            if pa.types.is_large_string(leaves[kind].type) or pa.types.is_large_binary(
+                leaves[kind].type
+            ):
+                return {}
+    columns = {}
+    for f, (name, spec) in enumerate(specs.items()):
+        kind = kind_of(spec.dtype)
+        scalar = isinstance(spec, (FixedLenFeature, _NullableFixed)) and not spec.shape
+        if scalar and kind in leaves:
+            columns[name] = leaves[kind].slice(int(vals.offset[bounds[f]]), n)
+    return columns
 
 
 def _column(buf, name, spec, values, counts, entry_owner, n, ctx):

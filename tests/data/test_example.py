@@ -1,5 +1,7 @@
 """tf.Example parsing (cn.io.parse_example and friends) and writing."""
 
+import struct
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -232,3 +234,75 @@ def test_agrees_with_protobuf_runtime(rows):
         assert list(ex.features.feature["i"].int64_list.value) == (ints if with_ints else [])
         assert list(ex.features.feature["f"].float_list.value) == floats
         assert [v.decode() for v in ex.features.feature["b"].bytes_list.value] == texts
+
+
+def _example(features):
+    """A serialized tf.Example of ``{name: Feature payload}`` (written here by hand)."""
+    entries = b"".join(field(1, field(1, k.encode()) + field(2, v)) for k, v in features.items())
+    return field(1, entries)
+
+
+def _general_path():
+    """Patches that turn off the one-field list decoding and the scalar-column builder,
+    so the general per-feature path parses everything."""
+    from unittest import mock
+
+    from colonnade.data import example
+
+    return (
+        mock.patch.object(example, "_one_field_list", lambda *a: (None, None)),
+        mock.patch.object(example, "_scalar_columns", lambda *a: {}),
+    )
+
+
+scalar_rows = st.lists(
+    st.tuples(
+        st.integers(-(2**63), 2**63 - 1),
+        st.floats(width=32, allow_nan=False),
+        st.text(max_size=6),
+        st.binary(max_size=4),
+        st.sampled_from(["packed", "unpacked", "missing"]),
+    ),
+    max_size=8,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(scalar_rows)
+def test_scalar_fast_path_agrees_with_values_and_general_path(rows):
+    """Scalar FixedLenFeatures (each kind, one value per record: the fast path, and when
+    one record lacks a feature or writes its int64 unpacked, the other paths) give the
+    values written, and the same table as the general per-feature path."""
+    records = []
+    for i, x, text, raw, layout in rows:
+        feats = {
+            "f": field(2, field(1, struct.pack("<f", x))),
+            "s": field(1, field(1, text.encode())),
+            "t": field(1, field(1, text[::-1].encode())),
+            "b": field(1, field(1, raw)),
+            "j": field(3, field(1, varint(len(text)))),
+        }
+        if layout == "packed":
+            feats["i"] = field(3, field(1, varint(i)))
+        elif layout == "unpacked":
+            feats["i"] = field(3, varint(1 << 3) + varint(i))
+        records.append(_example(feats))
+    expected = {
+        "i": [7 if r[4] == "missing" else r[0] for r in rows],
+        "j": [len(r[2]) for r in rows],
+        "f": [float(np.float32(r[1])) for r in rows],
+        "s": [r[2] for r in rows],
+        "t": [r[2][::-1] for r in rows],
+        "b": [r[3] for r in rows],
+    }
+    kinds = {"i": "int64", "j": "int64", "f": "float32", "s": "string", "t": "string"}
+    # Two strings share one Arrow array; a string and a bytes feature cannot.
+    for names in (["i", "j", "f", "s", "t"], ["t", "b", "j"]):
+        spec = {k: F([], kinds.get(k, "bytes"), 7 if k == "i" else None) for k in names}
+        got = cn.io.parse_example(records, spec)
+        assert got.to_pydict() == {k: expected[k] for k in names}
+        one, scalar = _general_path()
+        with one, scalar:
+            general = cn.io.parse_example(records, spec)
+        assert got.equals(general)
+        assert got.schema == general.schema
