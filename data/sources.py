@@ -169,16 +169,25 @@ class FileSource:
                 error = self._check_columns(fragment, columns, filter)
                 if error is not None:
                     raise error
-            yield from fragment.to_batches(
-                schema=self.schema,
-                columns=None if columns is None else list(columns),
-                filter=filter,
-                batch_size=batch_rows or self.read_batch_size,
-                batch_readahead=self.batch_readahead,
-                fragment_readahead=1,
-            )
+            for piece in self._row_groups(fragment, filter):
+                yield from piece.to_batches(
+                    schema=self.schema,
+                    columns=None if columns is None else list(columns),
+                    filter=filter,
+                    batch_size=batch_rows or self.read_batch_size,
+                    batch_readahead=self.batch_readahead,
+                    fragment_readahead=1,
+                )
         except (pa.ArrowException, OSError) as err:  # OSError: a failed page checksum
             raise self._error(fragment, columns, err) from err
+
+    def _row_groups(self, fragment, filter):
+        """A Parquet file read as a whole, one row group after the other: given the whole
+        file, Arrow decodes row groups ahead of a slow reader, up to the whole file (a
+        105 MB file peaked at 106 MB of Arrow memory, ~6 MB read this way)."""
+        if not isinstance(fragment, pads.ParquetFileFragment) or len(fragment.row_groups) < 2:
+            return [fragment]
+        return fragment.split_by_row_group(filter, self.schema)
 
     def _error(self, fragment, columns, err):
         """An error naming the file, and the column when the schemas disagree."""

@@ -22,15 +22,11 @@ from ..data import Dataset
 from ..data.plan import Batch, Repeat, Scan, in_memory, scan_under
 from ..data.ray_source import RaySource, is_ray_dataset
 from ..estimators.hooks import (
-    CheckpointSaverHook,
     HookRunner,
-    NanTensorHook,
     SessionRunHook,
     StepValues,
     running,
 )
-from ..estimators.progress import ProgressHook, known_rows
-from ..estimators.tensorboard import TensorBoardHook
 
 logger = logging.getLogger("colonnade")
 
@@ -169,20 +165,9 @@ class RayStrategy:
 def _drive(estimator, cluster, input_fn, hooks, saving_listeners, last_step, verbose):
     """The chief's loop: hooks on each finished step, until every worker is done."""
     cfg = estimator.config
-    saver = CheckpointSaverHook(
-        save_steps=cfg.save_checkpoints_steps,
-        save_secs=cfg.save_checkpoints_secs,
-        listeners=saving_listeners,
+    all_hooks, saver = estimator._training_hooks(
+        input_fn, last_step, hooks, saving_listeners, verbose
     )
-    progress = ProgressHook(
-        total_rows=known_rows(input_fn),
-        total_steps=None if last_step is None else last_step - estimator.global_step,
-        verbose=verbose,
-    )
-    user = hooks if any(isinstance(h, NanTensorHook) for h in hooks) else [NanTensorHook()] + hooks
-    all_hooks = user + [saver, progress]
-    if cfg.save_summary_steps:
-        all_hooks.append(TensorBoardHook(cfg.save_summary_steps))
     chief = _ChiefView(estimator, cluster)
     with running(estimator):
         runner = HookRunner(all_hooks, estimator)

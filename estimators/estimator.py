@@ -552,21 +552,9 @@ class CannedEstimator:
             if max_steps is not None
             else (self.global_step + steps if steps is not None else None)
         )
-        hooks = list(hooks or [])
-        cfg = self.config
-        saver = CheckpointSaverHook(
-            save_steps=cfg.save_checkpoints_steps,
-            save_secs=cfg.save_checkpoints_secs,
-            listeners=saving_listeners,
+        all_hooks, saver = self._training_hooks(
+            input_fn, last_step, hooks, saving_listeners, verbose
         )
-        progress = ProgressHook(
-            total_rows=known_rows(input_fn),
-            total_steps=None if last_step is None else last_step - self.global_step,
-            verbose=verbose,
-        )
-        all_hooks = _with_nan_check(hooks) + [saver, progress]
-        if cfg.save_summary_steps:
-            all_hooks.append(TensorBoardHook(cfg.save_summary_steps))
         first_step = self.global_step
         with running(self):
             runner = HookRunner(all_hooks, self)
@@ -578,6 +566,26 @@ class CannedEstimator:
             raise ValueError("training got no batches from its input: the dataset is empty")
         logger.info("trained to step %d in %.1fs", self.global_step, self._trained_for)
         return self
+
+    def _training_hooks(self, input_fn, last_step, hooks, saving_listeners, verbose):
+        """The hooks of one training run, in the order they are called, and the
+        checkpoint saver among them: the user's (with a ``NanTensorHook`` unless they bring
+        one), then the saver, the progress bar and TensorBoard's summaries."""
+        cfg = self.config
+        saver = CheckpointSaverHook(
+            save_steps=cfg.save_checkpoints_steps,
+            save_secs=cfg.save_checkpoints_secs,
+            listeners=saving_listeners,
+        )
+        progress = ProgressHook(
+            total_rows=known_rows(input_fn),
+            total_steps=None if last_step is None else last_step - self.global_step,
+            verbose=verbose,
+        )
+        all_hooks = _with_nan_check(list(hooks or [])) + [saver, progress]
+        if cfg.save_summary_steps:
+            all_hooks.append(TensorBoardHook(cfg.save_summary_steps))
+        return all_hooks, saver
 
     def _train_steps(self, input_fn, last_step, runner, saver) -> bool:
         """The steps of one ``train`` call, each between its hooks' ``before_run`` and

@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import core
-from ..feature_columns.infer import ColumnPlan, files_in_units, infer
+from ..feature_columns.infer import ColumnPlan, infer
 from .callbacks import EarlyStopping
 from .canned import DNNLinearCombinedClassifier, DNNLinearCombinedRegressor
 from .run_config import RunConfig
@@ -128,7 +128,7 @@ def _stream(data):
 
     if isinstance(data, Dataset):
         return data.with_label(None)
-    return files_in_units(data)
+    return Dataset.from_files(data)
 
 
 def row_keys(table, seed: int) -> np.ndarray:

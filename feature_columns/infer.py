@@ -367,16 +367,6 @@ def _kind(t: pa.DataType) -> str:
     return "other"
 
 
-def files_in_units(paths):
-    """A ``cn.data.Dataset`` over files that reads one Parquet row group (or file) at a
-    time. Splitting into units (a one-way shard) matters for memory: a whole Parquet file
-    read as one unit lets Arrow decode row groups ahead of a slow consumer, up to the
-    whole file (a 105 MB file peaked at 106 MB of Arrow memory, 5 MB in units)."""
-    from ..data import Dataset
-
-    return Dataset.from_files(paths).shard(1, 0)
-
-
 def _batches(data):
     """Record batches of ``data``, lazily for files and Datasets."""
     from ..data import Dataset  # data/ does not import feature_columns/
@@ -393,7 +383,7 @@ def _batches(data):
         # One raw pass, label columns included (they are columns like the others here).
         return data._node.iterate((0,))
     if isinstance(data, (str, list, tuple)) or hasattr(data, "__fspath__"):
-        return files_in_units(data)._node.iterate((0,))
+        return Dataset.from_files(data)._node.iterate((0,))
     raise TypeError(
         f"infer reads a pandas DataFrame, a pyarrow Table, Parquet/CSV paths or a "
         f"cn.data.Dataset; got {type(data).__name__}"
