@@ -8,6 +8,7 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
+from test_hooks import LR, X, Y, linear_model_fn  # the model_fn and data both files use
 
 import colonnade as cn
 from colonnade.estimators import training
@@ -16,29 +17,6 @@ from colonnade.estimators.tensorboard import write_eval_summary
 E = cn.estimators
 fc = cn.feature_columns
 ModeKeys, EstimatorSpec = E.ModeKeys, E.EstimatorSpec
-
-X = np.linspace(-1, 1, 8, dtype=np.float32).reshape(-1, 1)
-Y = 3 * X + 1
-LR = 0.1
-
-
-def linear_model_fn(features, labels, mode):
-    """y = w x + b from zeros, mean squared error, plain gradient descent."""
-    w = cn.core.get_variable("w", [1, 1], initializer=np.zeros((1, 1), np.float32))
-    b = cn.core.get_variable("b", [1], initializer=np.zeros(1, np.float32))
-    x = np.asarray(features["x"], np.float32).reshape(-1, 1)
-    y_hat = cn.core.matmul(x, w) + b
-    predictions = {"y": y_hat}
-    if mode == ModeKeys.PREDICT:
-        return EstimatorSpec(mode, predictions=predictions)
-    loss = cn.losses.mean_squared_error(labels, y_hat)
-    if mode == ModeKeys.EVAL:
-        return EstimatorSpec(mode, predictions, loss)
-    train_op = cn.train.GradientDescentOptimizer(LR).minimize(
-        loss, global_step=cn.train.get_global_step()
-    )
-    return EstimatorSpec(mode, predictions, loss, train_op)
-
 
 def numpy_weights(steps):
     """(w, b) after ``steps`` steps of ``linear_model_fn`` on (X, Y), in plain numpy."""
