@@ -111,7 +111,9 @@ _CHECKS = {
     "warm_start_from": check.string,
     "n_classes": check.integer(2),
     "label_dimension": check.integer(1),
-    "loss_reduction": check.choice([r for r in core.Reduction.ALL if r != core.Reduction.NONE]),
+    "loss_reduction": check.choice(
+        [r for r in core.Reduction.ALL if r != core.Reduction.NONE] + list(core.Reduction.TF1_NAMES)
+    ),
     "hidden_units": check.positive_integers,
     "activation_fn": check.choice(sorted(ACTIVATIONS)),
     "dropout": check.probability,

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import colonnade as cn
+from colonnade.estimators.from_config import estimator_from_config
 
 E = cn.estimators
 GOLDEN = json.load(open(os.path.join(os.path.dirname(__file__), "golden", "heads.json")))
@@ -118,6 +119,13 @@ def test_canned_estimators_and_heads_take_tf1_reduction_names(tmp_path, name, ex
         == expected
     )
     assert E.binary_classification_head(loss_reduction=name).loss_reduction == expected
+    config = {
+        "type": "LinearClassifier",
+        "model_dir": str(tmp_path / "c"),
+        "feature_columns": [{"type": "numeric_column", "key": "x"}],
+        "loss_reduction": name,
+    }
+    assert estimator_from_config(config).head.loss_reduction == expected
 
 
 def test_unknown_reduction_lists_the_accepted_names(tmp_path):
