@@ -165,14 +165,11 @@ class RayStrategy:
 def _drive(estimator, cluster, input_fn, hooks, saving_listeners, last_step, verbose):
     """The chief's loop: hooks on each finished step, until every worker is done."""
     cfg = estimator.config
-    all_hooks, saver = estimator._training_hooks(
-        input_fn, last_step, hooks, saving_listeners, verbose
-    )
+    all_hooks, _ = estimator._training_hooks(input_fn, last_step, hooks, saving_listeners, verbose)
     chief = _ChiefView(estimator, cluster)
-    with running(estimator):
-        runner = HookRunner(all_hooks, estimator)
+    with running(chief):  # what hooks see, the saver included, is the chief's view
+        runner = HookRunner(all_hooks, chief)
         runner.begin()
-        saver.estimator = chief  # it saves snapshots brought back from the servers
         started = logged_at = time.monotonic()
         logged_step = estimator.global_step
         while True:
@@ -205,18 +202,17 @@ def _drive(estimator, cluster, input_fn, hooks, saving_listeners, last_step, ver
 
 
 class _ChiefView:
-    """What the checkpoint saver sees of the estimator: before it checks or saves the
-    state, the state is brought back from the parameter servers (a consistent snapshot:
-    new steps are held while the ones in flight finish)."""
+    """The estimator as the chief's hooks see it (TF's chief session): the estimator
+    itself, but before its state is checked or saved it is brought back from the
+    parameter servers (a consistent snapshot: new steps are held while the ones in flight
+    finish)."""
 
     def __init__(self, estimator, cluster):
         self.estimator, self.cluster = estimator, cluster
-        self.model_dir = estimator.model_dir
         self._synced = False
 
-    @property
-    def global_step(self) -> int:
-        return self.estimator.global_step
+    def __getattr__(self, name):
+        return getattr(self.estimator, name)
 
     def _nonfinite_variables(self) -> list:
         self.cluster.sync_estimator()
