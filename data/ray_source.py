@@ -10,8 +10,8 @@ The Ray dataset is read as one stream (one unit) through
 blocks, holding a bounded number of them in flight, so memory stays a few batches however
 large the dataset. Each pass re-executes the Ray pipeline (or re-reads its blocks when it
 is materialized). Sharding a single stream keeps every ``num_shards``-th row; to spread a
-Ray dataset over workers, :meth:`RaySource.split` gives each one a part of Ray's
-``streaming_split``, read the same way.
+Ray dataset over workers, :meth:`RaySource.split` gives each one a part: a row range of a
+materialized dataset, or a part of a lazy one's ``streaming_split``, read the same way.
 """
 
 from __future__ import annotations
@@ -114,28 +114,49 @@ class RaySource:
 
     @property
     def is_split_part(self) -> bool:
-        """Whether this reads one part of a ``streaming_split`` (see :meth:`split`)."""
+        """Whether this reads one part of a ``streaming_split`` (see :meth:`split`): a
+        part that only the reader it was given to can finish, once per pass."""
         return not is_ray_dataset(self.dataset)
+
+    @property
+    def is_materialized(self) -> bool:
+        """Whether the dataset's blocks are in Ray's object store already
+        (``ray_dataset.materialize()``): then it can be split into parts that any reader
+        can read again from the start (see :meth:`split`)."""
+        from ray.data.dataset import MaterializedDataset  # Ray is loaded: we hold its dataset
+
+        return isinstance(self.dataset, MaterializedDataset)
 
     def split(self, num_splits: int, columns=None) -> list:
         """``num_splits`` sources that together hold every row once per pass, one for each
-        worker: the parts of ``streaming_split(num_splits, equal=True)``. Ray streams each
-        part's blocks to its reader as they are computed; ``equal=True`` gives every part
-        the same number of rows (Ray splits blocks to even them, dropping at most
-        ``num_splits - 1`` rows of a pass), so synchronous workers run the same number of
-        steps and reach the end of a pass together, as every part must start its next
-        pass at the same time. ``columns`` are selected in Ray before the split.
+        worker, each with the same number of rows (at most ``num_splits - 1`` rows of a
+        pass are dropped to even them, so synchronous workers run the same number of
+        steps). ``columns`` are selected in Ray (before a streaming split; by each read
+        of a materialized part).
+
+        A materialized dataset is cut into ``num_splits`` consecutive row ranges
+        (``split(equal=True)``, which moves only block references): each part is itself a
+        materialized dataset, read from its start by whoever reads it, so a worker that
+        replaces a failed one reads its part again and skips what was trained on, and
+        each worker passes over its part at its own pace. A lazy dataset is never
+        computed here: its parts come from ``streaming_split(num_splits, equal=True)``,
+        which streams the blocks to the readers as Ray computes them (no worker holds the
+        whole dataset), but a part can be read only by the worker it was given to, and
+        every part must start its next pass together.
         """
         dataset, schema = self.dataset, self.schema
-        if columns is not None and list(columns) != schema.names:
-            dataset, schema = dataset.select_columns(list(columns)), project(schema, columns)
         rows = self.num_rows()
         if rows is not None and rows < num_splits:
             raise ValueError(
                 f"the Ray dataset has {rows} rows, fewer than the {num_splits} workers "
                 "reading it: a worker would get no rows; use fewer workers or more data"
             )
-        parts = dataset.streaming_split(num_splits, equal=True)
+        if self.is_materialized:  # each part's reads select the columns (see read)
+            parts = dataset.split(num_splits, equal=True)
+        else:
+            if columns is not None and list(columns) != schema.names:
+                dataset, schema = dataset.select_columns(list(columns)), project(schema, columns)
+            parts = dataset.streaming_split(num_splits, equal=True)
         return [
             RaySource(part, self.read_rows, schema, f"{self.description}, part {i} of {num_splits}")
             for i, part in enumerate(parts)
@@ -151,9 +172,7 @@ class RaySource:
     def num_rows(self):
         """Rows of a materialized Ray dataset (known without running anything), else None:
         counting a lazy one would execute its whole pipeline."""
-        from ray.data.dataset import MaterializedDataset  # Ray is loaded: we hold its dataset
-
-        return self.dataset.count() if isinstance(self.dataset, MaterializedDataset) else None
+        return self.dataset.count() if self.is_materialized else None
 
     def read(self, unit, columns=None, filter=None, batch_rows=None):
         dataset = self.dataset

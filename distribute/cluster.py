@@ -341,7 +341,9 @@ def _refuse_restart_of_ray_split(shards, what: str) -> None:
 
     if any(reads_ray_split(shard) for shard in shards):
         raise RuntimeError(
-            f"{what}, and the workers read parts of a Ray dataset's streaming_split, which "
-            "cannot be handed to new workers mid-pass: training stopped; run train again "
-            "to resume from the latest checkpoint"
+            f"{what}, and the workers read parts of a lazy Ray dataset's streaming_split, "
+            "which cannot be handed to new workers mid-pass: training stopped; run train "
+            "again to resume from the latest checkpoint. A materialized dataset "
+            "(ray_dataset.materialize()) is split into row ranges that a new worker reads "
+            "again, so failures are recovered from as with files"
         )

@@ -235,10 +235,10 @@ def shard_input(input_fn, num_workers: int, mode: str = "sync") -> list:
     workers together see what one process sees at twice the batch size). A Dataset over
     a ``ray.data.Dataset`` (``Dataset.from_ray``, or what ``fit`` makes of one) is split
     in Ray instead (:meth:`~colonnade.data.ray_source.RaySource.split`): each worker
-    streams its own part, under the same steps (shuffle buffer, batching) as the
-    Dataset's. Several passes over such a split (``repeat``) need workers that reach
-    the end of a pass together (Ray starts a pass only when every part starts it):
-    ``mode="sync"`` with no row filter, else they are refused."""
+    reads its own part, under the same steps (shuffle buffer, batching) as the
+    Dataset's. Several passes (``repeat``) over a lazy dataset's streaming split need
+    workers that reach the end of a pass together (Ray starts a pass only when every
+    part starts it): ``mode="sync"`` with no row filter, else they are refused."""
     source = input_fn
     if callable(input_fn) and not isinstance(input_fn, (Dataset, Iterable)):
         source = input_fn()
@@ -273,7 +273,7 @@ def shard_input(input_fn, num_workers: int, mode: str = "sync") -> list:
 
 
 def reads_ray_split(dataset) -> bool:
-    """Whether ``dataset`` (a worker's shard) reads a part of a Ray dataset's
+    """Whether ``dataset`` (a worker's shard) reads a part of a lazy Ray dataset's
     ``streaming_split``: such a part cannot be handed to a new worker mid-pass (Ray
     starts a pass of a split only when every part starts it), so a failed worker or
     parameter server stops the job instead of being replaced."""
@@ -283,7 +283,7 @@ def reads_ray_split(dataset) -> bool:
 
 def _check_passes_over_ray_split(node, scan, mode):
     repeats = [n for n in _chain(node) if isinstance(n, Repeat) and n.count != 1]
-    if not repeats or (mode == "sync" and scan.filter is None):
+    if not repeats or scan.source.is_materialized or (mode == "sync" and scan.filter is None):
         return
     why = "a row filter (applied after the split)" if mode == "sync" else 'mode="async"'
     raise ValueError(
@@ -291,7 +291,8 @@ def _check_passes_over_ray_split(node, scan, mode):
         "streaming_split would end at different steps, and Ray starts the next pass only "
         "when every part starts it, so a worker would wait forever. Read it once per "
         "train call (fit(..., epochs=n) or train in a loop), filter in Ray "
-        "(ray_dataset.filter), or use mode='sync'"
+        "(ray_dataset.filter), use mode='sync', or materialize the dataset "
+        "(ray_dataset.materialize(): its parts are then row ranges read at any pace)"
     )
 
 
