@@ -65,6 +65,7 @@ from .sequence import (
 )
 from .serialization import ConfigError, from_config, to_config
 from .spec import make_parse_example_spec
+from .time_parts import TimePartCategoricalColumn, categorical_column_with_time_part
 from .transform_cache import DEFAULT_NUM_THREADS, TransformCache, transform_features
 
 __all__ = [
@@ -92,6 +93,8 @@ __all__ = [
     "DenseFeatures",
     "LinearModel",
     "SequenceFeatures",
+    # colonnade's own columns
+    "categorical_column_with_time_part",
     # columns inferred from data
     "infer",
     "ColumnPlan",
@@ -129,6 +132,7 @@ __all__ = [
     "BucketizedColumn",
     "HashedCategoricalColumn",
     "IdentityCategoricalColumn",
+    "TimePartCategoricalColumn",
     "VocabularyListCategoricalColumn",
     "VocabularyFileCategoricalColumn",
     "WeightedCategoricalColumn",

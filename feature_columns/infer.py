@@ -25,10 +25,15 @@ The rules, each a named constant below (``describe()`` says which one fired):
   :data:`MIN_VALUE_COUNT` times, by frequency) with one OOV bucket; with many, a hash
   bucket of about twice its distinct count; the deep part gets an indicator for a
   handful of values, an embedding of width ``6 * card ** 0.25`` otherwise;
-- long text and timestamps are dropped with the reason (no column type reads them);
-- crosses: the categorical pairs (bucketized numbers included) whose joint mutual
-  information with the label, on the sample, most exceeds that of the better single
-  column, bias-corrected; at most :data:`MAX_CROSSES`;
+- a timestamp (or date) gives its parts that vary in the sample, each a categorical
+  column (:func:`~.time_parts.categorical_column_with_time_part`): hour, weekday, month,
+  and the day of the month when the sample spans several months; the instant itself is
+  not a feature, as later rows hold values never trained on;
+- long text is dropped with the reason (too long to be categorical);
+- crosses: the categorical pairs (bucketized numbers and timestamp parts included) that
+  predict the label better than the better of the two alone, out of sample (each half
+  of the sample scoring the other's log loss), by at least :data:`MIN_CROSS_GAIN`; at
+  most :data:`MAX_CROSSES`;
 - the label's task: strings, booleans or a few integer values are classes (2: binary);
   other numbers are regression.
 
@@ -64,6 +69,7 @@ from .dense import embedding_column, indicator_column
 from .normalizers import chain, clip, log1p, standardize
 from .numeric import BucketizedColumn, bucketized_column, numeric_column
 from .serialization import from_config, to_config
+from .time_parts import TimePartCategoricalColumn, categorical_column_with_time_part
 
 __all__ = ["ColumnDecision", "ColumnPlan", "infer"]
 
@@ -128,12 +134,18 @@ INDICATOR_MAX = 12
 # capped: wider tables overfit the tail of rare values.
 EMBEDDING_FACTOR, EMBEDDING_MAX = 6.0, 32
 
+# The parts of a timestamp tried, in this order (see _time_parts).
+TIME_PARTS_USED = ("hour", "weekday", "month", "day")
+
 # -- crosses
 MAX_CROSSES = 3
 # Only the columns most informative alone are paired (bounds the pairs to score).
 CROSS_CANDIDATES = 10
-# Minimum bias-corrected gain, in nats, of a pair over its better single column.
+# Minimum held-out gain, in nats a row, of a pair over its better single column.
 MIN_CROSS_GAIN = 0.002
+# Rows of the overall label frequencies added to each value's when scoring (smoothing:
+# a value seen once predicts little more than the overall frequencies).
+CROSS_SMOOTHING = 1.0
 CROSS_BUCKETS_MAX = 10_000
 
 # -- the label
@@ -150,7 +162,7 @@ class ColumnDecision:
     """What :func:`infer` did with one input column, and why."""
 
     name: str
-    action: str  # "numeric", "categorical", "boolean", "dropped", "label", "cross"
+    action: str  # "numeric", "categorical", "boolean", "timestamp", "dropped", "label", "cross"
     reason: str
 
     def line(self) -> str:
@@ -470,11 +482,6 @@ def _drop_reason(stats: _ColumnStats, rows: int):
         return "all null"
     if stats.nulls / stats.count >= MAX_NULL_FRACTION:
         return f"{stats.nulls / stats.count:.0%} null (>= {MAX_NULL_FRACTION:.0%})"
-    if kind == "timestamp":
-        return (
-            "a timestamp; no column type reads one: add its parts (hour, weekday, month) "
-            "as integer columns to use them"
-        )
     if kind == "other":
         return f"type {stats.type} has no column type"
     distinct = stats.distinct.distinct()
@@ -577,28 +584,66 @@ def _categorical(stats: _ColumnStats):
         card = min(distinct, size)
         approx = "" if stats.distinct.exact else "~"
         reason = f"{approx}{distinct} distinct values (> {VOCABULARY_MAX}): hash bucket of {size}"
+    deep, how = _deep_of(col, card)
+    return col, deep, f"{reason}; {how}"
+
+
+def _deep_of(col, card: int):
+    """``(deep column, reason)`` of a categorical column with ``card`` ids in use."""
     if card <= INDICATOR_MAX:
-        deep = indicator_column(col)
-        reason += "; indicator (deep)"
-    else:
-        width = min(EMBEDDING_MAX, math.ceil(EMBEDDING_FACTOR * card**0.25))
-        deep = embedding_column(col, dimension=width)
-        reason += f"; embedding of width {width} = min({EMBEDDING_MAX}, 6*{card}^0.25) (deep)"
-    return col, deep, reason
+        return indicator_column(col), "indicator (deep)"
+    width = min(EMBEDDING_MAX, math.ceil(EMBEDDING_FACTOR * card**0.25))
+    how = f"embedding of width {width} = min({EMBEDDING_MAX}, 6*{card}^0.25) (deep)"
+    return embedding_column(col, dimension=width), how
 
 
-def _entropy_from_codes(codes: np.ndarray, labels: np.ndarray, n_labels: int) -> float:
-    """Bias-corrected mutual information I(codes; labels), in nats (Miller-Madow)."""
-    n = len(codes)
+def _time_parts(name: str, values: pa.Array):
+    """``([(part column, deep column)], reason)`` of a timestamp: the parts of
+    :data:`TIME_PARTS_USED` that take several values in the sample (the day of the month
+    only when the sample spans several months, else it is a stand-in for the date)."""
+    from .transform_cache import transform_features
+
+    chosen, seen = [], {}
+    for part in TIME_PARTS_USED:
+        col = categorical_column_with_time_part(name, part)
+        try:
+            ids = transform_features(pa.table({name: values}), [col])[col.name].ids
+        except (TypeError, ValueError):  # a time of day has no weekday
+            continue
+        seen[part] = len(np.unique(ids))
+        if seen[part] < 2 or (part == "day" and seen.get("month", 0) < 2):
+            continue
+        deep, how = _deep_of(col, col.num_buckets)
+        chosen.append((col, deep, f"{part} ({seen[part]} seen; {how})"))
+    if not chosen:
+        return [], f"a timestamp whose parts ({', '.join(TIME_PARTS_USED)}) never vary"
+    reason = (
+        "a timestamp: its parts, each a categorical column (wide): "
+        + ", ".join(how for _, _, how in chosen)
+        + "; the instant itself is not a feature (later rows hold values never trained on)"
+    )
+    return [(col, deep) for col, deep, _ in chosen], reason
+
+
+def _heldout_information(codes: np.ndarray, labels: np.ndarray, n_labels: int, half) -> float:
+    """How much knowing ``codes`` lowers the log loss of predicting ``labels``, in nats per
+    row, measured out of sample: each half of the sample (``half`` and ``~half``) predicts
+    the other with each code's label frequencies, smoothed toward the overall ones by
+    :data:`CROSS_SMOOTHING` rows, and the two gains over the overall frequencies are
+    averaged. A code seen on a few rows only (as most pairs of many-valued columns are)
+    earns nothing, since its counts do not carry over to the other half; in-sample mutual
+    information would credit it with what it memorized."""
     _, codes = np.unique(codes, return_inverse=True)
     k = int(codes.max()) + 1
-    joint = np.bincount(codes * n_labels + labels, minlength=k * n_labels).reshape(k, n_labels)
-    px, py = joint.sum(1), joint.sum(0)
-    nz = joint > 0
-    mi = float((joint[nz] / n * np.log(joint[nz] * n / np.outer(px, py)[nz])).sum())
-    cells = int(nz.sum())
-    correction = (cells - int((px > 0).sum()) - int((py > 0).sum()) + 1) / (2 * n)
-    return mi - correction
+    gain = 0.0
+    for fit, score in ((half, ~half), (~half, half)):
+        joint = np.bincount(codes[fit] * n_labels + labels[fit], minlength=k * n_labels)
+        joint = joint.reshape(k, n_labels).astype(np.float64)
+        prior = (np.bincount(labels[fit], minlength=n_labels) + 1.0) / (fit.sum() + n_labels)
+        p = (joint + CROSS_SMOOTHING * prior) / (joint.sum(1, keepdims=True) + CROSS_SMOOTHING)
+        c, y = codes[score], labels[score]
+        gain += float(np.mean(np.log(p[c, y]) - np.log(prior[y])))
+    return gain / 2
 
 
 def _codes(column, sample: pa.Table) -> np.ndarray:
@@ -625,26 +670,28 @@ def _label_codes(sample: pa.Table, label: str, task: str) -> np.ndarray:
     return pd.factorize(y)[0]
 
 
-def _crosses(candidates: list, sample: pa.Table, label: str, task: str):
+def _crosses(candidates: list, sample: pa.Table, label: str, task: str, seed: int = 0):
     """The most informative pairs: ``[(cross, reason)]``."""
     if len(candidates) < 2 or sample.num_rows < ID_MIN_ROWS:
         return []
     y = _label_codes(sample, label, task)
     n_labels = int(y.max()) + 1
+    half = np.random.default_rng(seed).permutation(len(y)) < len(y) // 2
     codes, singles = {}, {}
     for col in candidates:
         try:
             codes[col] = _codes(col, sample)
         except Exception:  # noqa: BLE001 -- a column the scorer cannot read is not paired
             continue
-        singles[col] = _entropy_from_codes(codes[col], y, n_labels)
+        singles[col] = _heldout_information(codes[col], y, n_labels, half)
     ranked = sorted(singles, key=lambda c: -singles[c])[:CROSS_CANDIDATES]
     scored = []
     for i, a in enumerate(ranked):
         for b in ranked[i + 1 :]:
             joint = codes[a] * (int(codes[b].max()) + 1) + codes[b]
-            gain = _entropy_from_codes(joint, y, n_labels) - max(singles[a], singles[b])
-            scored.append((gain, a, b))
+            info = _heldout_information(joint, y, n_labels, half)
+            # over the better single column, or over neither when both alone do harm
+            scored.append((info - max(singles[a], singles[b], 0.0), a, b))
     scored.sort(key=lambda s: -s[0])
     out, used = [], set()
     for gain, a, b in scored:
@@ -658,17 +705,20 @@ def _crosses(candidates: list, sample: pa.Table, label: str, task: str):
         size = int(min(max(4 * cells, HASH_BUCKETS_MIN), CROSS_BUCKETS_MAX))
         cross = crossed_column([_cross_key(a), _cross_key(b)], size)
         reason = (
-            f"the pair adds {gain:.4f} nats of information about the label over the better "
-            f"of the two alone (on {sample.num_rows} sampled rows); {size} hash buckets"
+            f"the pair lowers the held-out log loss by {gain:.4f} nats a row more than the "
+            f"better of the two alone (each half of {sample.num_rows} sampled rows scoring "
+            f"the other); {size} hash buckets"
         )
         out.append((cross, reason))
     return out
 
 
 def _cross_key(column):
-    """A crossed_column key: a bucketized column itself, a categorical one by its raw
-    feature (crosses hash raw values)."""
-    return column if isinstance(column, BucketizedColumn) else column.key
+    """A crossed_column key: a bucketized column or a timestamp's part itself, a
+    categorical one by its raw feature (crosses hash raw values)."""
+    if isinstance(column, (BucketizedColumn, TimePartCategoricalColumn)):
+        return column
+    return column.key
 
 
 def infer(data, label: str, *, task: str | None = None, exclude=(), seed: int = 0) -> ColumnPlan:
@@ -749,6 +799,15 @@ def infer(data, label: str, *, task: str | None = None, exclude=(), seed: int = 
             dnn.extend(deep)
             candidates.append(wide)
             decisions.append(ColumnDecision(name, "numeric", reason))
+        elif kind == "timestamp":
+            parts, reason = _time_parts(name, sample.column(name).combine_chunks())
+            if not parts:
+                decisions.append(ColumnDecision(name, "dropped", reason))
+                continue
+            linear.extend(col for col, _ in parts)
+            dnn.extend(deep for _, deep in parts)
+            candidates.extend(col for col, _ in parts)
+            decisions.append(ColumnDecision(name, "timestamp", reason))
         else:
             wide, deep, reason = _categorical(s)
             linear.append(wide)
@@ -759,7 +818,7 @@ def infer(data, label: str, *, task: str | None = None, exclude=(), seed: int = 
         raise ValueError(
             f"no usable feature column: {'; '.join(d.line() for d in decisions[1:]) or 'none'}"
         )
-    for cross, reason in _crosses(candidates, sample, label, task):
+    for cross, reason in _crosses(candidates, sample, label, task, seed):
         linear.append(cross)
         decisions.append(ColumnDecision(cross.name, "cross", reason))
     return ColumnPlan(

@@ -38,6 +38,7 @@ from .sequence import (
     SequenceCategoricalColumn,
     sequence_numeric_column,
 )
+from .time_parts import categorical_column_with_time_part
 
 __all__ = [
     "COLUMN_KEYS",
@@ -59,6 +60,7 @@ COLUMN_KEYS = {
     "bucketized_column": ({"source_column", "boundaries"}, set()),
     "categorical_column_with_hash_bucket": ({"key", "hash_bucket_size"}, {"dtype"}),
     "categorical_column_with_identity": ({"key", "num_buckets"}, {"default_value"}),
+    "categorical_column_with_time_part": ({"key", "part"}, set()),
     "categorical_column_with_vocabulary_list": (
         {"key", "vocabulary_list"},
         {"dtype", "default_value", "num_oov_buckets"},
@@ -145,6 +147,9 @@ _BUILDERS = {
     "bucketized_column": lambda c: bucketized_column(c["source_column"], list(c["boundaries"])),
     "categorical_column_with_hash_bucket": _hash,
     "categorical_column_with_identity": _identity,
+    "categorical_column_with_time_part": lambda c: categorical_column_with_time_part(
+        c["key"], c["part"]
+    ),
     "categorical_column_with_vocabulary_list": _vocab_list,
     "categorical_column_with_vocabulary_file": _vocab_file,
     "weighted_categorical_column": lambda c: weighted_categorical_column(

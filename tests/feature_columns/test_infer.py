@@ -180,3 +180,64 @@ def test_numbers_get_a_bucket_embedding_in_the_deep_part():
     assert names == ["h", "h_bucketized_embedding", "few"]  # 2 buckets: no embedding
     embedding = plan.dnn[1]
     assert embedding.dimension == min(32, int(np.ceil(6 * 20**0.25)))  # 20 buckets
+
+
+def test_a_timestamp_gives_the_parts_that_vary():
+    rng = np.random.default_rng(0)
+    n = 1000
+    df = pd.DataFrame(
+        {
+            "at": pd.Timestamp("2023-01-01") + pd.to_timedelta(rng.integers(0, 10**7, n), "s"),
+            # one month of dates: no hour, and the day of the month would stand for the date
+            "on": pd.Timestamp("2023-05-01") + pd.to_timedelta(rng.integers(0, 28, n), "D"),
+            # Mondays of January, at midnight: no part varies
+            "monday": pd.Timestamp("2024-01-01") + pd.to_timedelta(7 * rng.integers(0, 5, n), "D"),
+        }
+    )
+    df["y"] = (df["at"].dt.hour >= 12).astype(int)
+    plan = infer(df, "y")
+    acts = _actions(plan)
+    assert [c.name for c in plan.linear if c.name.startswith(("at_", "on_"))] == [
+        "at_hour",
+        "at_weekday",
+        "at_month",
+        "at_day",
+        "on_weekday",
+    ]
+    assert acts["at"][0] == "timestamp" and "hour (24 seen" in acts["at"][1]
+    never = "a timestamp whose parts (hour, weekday, month, day) never vary"
+    assert acts["monday"] == ("dropped", never)
+    dnn = {c.name for c in plan.dnn}
+    assert {"at_hour_embedding", "at_weekday_indicator", "on_weekday_indicator"} <= dnn
+    rebuilt = ColumnPlan.from_config(json.loads(json.dumps(plan.to_config())))
+    assert rebuilt.linear == plan.linear and rebuilt.dnn == plan.dnn
+
+
+def test_no_cross_of_columns_that_only_memorize():
+    """A label of one column, and many-valued noise: in-sample information credits any
+    pair with a many-valued column (each pair seen once predicts its row perfectly);
+    measured on the other half of the sample, such pairs earn nothing."""
+    rng = np.random.default_rng(1)
+    n = 4000
+    df = pd.DataFrame(
+        {
+            "signal": rng.choice(["s0", "s1", "s2"], n),
+            "user": [f"u{i}" for i in rng.integers(0, 2500, n)],
+            "city": rng.choice([f"c{i}" for i in range(30)], n),
+            "amount": rng.lognormal(3, 1, n),
+        }
+    )
+    df["y"] = (df["signal"] == "s1").astype(int)
+    plan = infer(df, "y")
+    assert [d.name for d in plan.decisions if d.action == "cross"] == []
+
+
+def test_heldout_information_of_the_label_itself_is_its_entropy():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 20_000)
+    half = rng.permutation(len(y)) < len(y) // 2
+    p1 = y.mean()
+    entropy = -(p1 * np.log(p1) + (1 - p1) * np.log(1 - p1))  # ~ln 2
+    assert infer_module._heldout_information(y, y, 2, half) == pytest.approx(entropy, abs=1e-3)
+    noise = rng.integers(0, 5000, len(y))  # independent of y, few rows a value
+    assert infer_module._heldout_information(noise, y, 2, half) < 0
