@@ -145,6 +145,19 @@ def test_reading_compact_buffers_equals_reading_the_whole_tables(tmp_path, linea
     check()
 
 
+def test_a_fused_tables_ids_do_not_read_its_value(tmp_path):
+    # the input thread computes a batch's fused ids while the step holds a buffer there
+    est = every_kind_of_table(tmp_path, "many")
+    for fused in [f for layer in est._network.layers for f in layer._fused]:
+        rows = fused.table.shape[0]
+        whole, fused.table.value = fused.table.value, np.zeros((2, fused.table.shape[1]))
+        try:
+            ids = fused.ids(est._network.transform(batch(0, 5)))
+        finally:
+            fused.table.value = whole
+        assert fused.rows == ids.table_rows == rows
+
+
 def test_an_id_beyond_its_table_is_an_error_naming_the_table_and_columns():
     col = fc.categorical_column_with_identity("item", 100)
     var = cn.core.Variable(np.zeros((5, 2), np.float32), name="emb")
