@@ -41,12 +41,12 @@ class WorkerStats:
     steps: int = 0
     rows: int = 0
     input_s: float = 0.0  # waiting for the next batch
-    compute_s: float = 0.0  # forward, backward, splitting gradients, writing pulled rows
+    compute_s: float = 0.0  # ids renumbered, forward, backward, gradients split, rows written
     communication_s: float = 0.0  # pull and push calls, less the sync wait
     waiting_s: float = 0.0  # for a step grant, and (sync) for the other workers
     bytes_pulled: int = 0
     bytes_pushed: int = 0
-    table_buffer_bytes: int = 0  # the most a step's compact table buffers held (one worker)
+    table_buffer_bytes: int = 0  # the most memory behind one worker's tables (a step's rows)
 
     def add(self, other: WorkerStats) -> None:
         for k in ("steps", "rows", "input_s", "compute_s", "communication_s", "waiting_s"):
@@ -169,7 +169,8 @@ class Worker:
         prepared = time.perf_counter()
         replies = ray.get([srv.pull.remote(req) for srv, req in zip(self.servers, requests)])
         pulled = time.perf_counter()
-        stats.table_buffer_bytes = max(stats.table_buffer_bytes, self._new_buffers(rows))
+        self._new_buffers(rows)
+        stats.table_buffer_bytes = max(stats.table_buffer_bytes, self.table_bytes())
         for s, reply in enumerate(replies):
             for v, values in reply.items():
                 var = self.variables[v]
@@ -214,15 +215,12 @@ class Worker:
         stats.communication_s += (pulled - prepared) + (pushed - computed) - max(waits)
         return float(loss), denominator, num_rows(features)
 
-    def _new_buffers(self, rows) -> int:
-        """Give each table a buffer for the ``rows`` it pulls; returns their bytes."""
-        total = 0
+    def _new_buffers(self, rows) -> None:
+        """Give each table a buffer for the ``rows`` it pulls."""
         for table, table_rows in zip(self.tables, rows):
             if table is not None:
                 var = table.variable
                 var.value = np.empty((len(table_rows),) + var.shape[1:], var.value.dtype)
-                total += var.value.nbytes
-        return total
 
     def _split(self, grads, rows) -> tuple:
         """Each server's share of ``grads`` (``{v: ("dense", array) | ("rows", local
