@@ -8,7 +8,10 @@ training (actor start-up is reported apart), bytes pulled and pushed per step, a
 worker-step's seconds split into input, compute (forward, backward, splitting gradients,
 writing pulled rows), communication (the pull and push calls, which include the
 servers' work) and waiting (for a step grant, and in sync mode for the other workers);
-and the servers' own seconds per step gathering pulled rows and applying updates.
+and the servers' own seconds per step gathering pulled rows and applying updates. Also
+the most bytes one worker's table buffers held (``table_buffer_bytes``: the rows of its
+largest step) beside the bytes of the model's whole tables (``whole_table_bytes``,
+what each worker held before workers kept only a step's rows).
 
     python benchmarks/distributed.py [--rows 1000000] [--workers 1,2,4] [--modes sync,async]
                                      [--num-ps 2] [--model wide_deep]
@@ -36,6 +39,7 @@ import ray  # noqa: E402
 from ctr import BATCH, data_paths, make_model  # noqa: E402
 
 import colonnade as cn  # noqa: E402
+from colonnade.distribute.tables import network_tables  # noqa: E402
 
 
 def dataset(path):
@@ -81,12 +85,19 @@ def distributed(kind, train, workers, num_ps, mode) -> dict:
         "start_s": round(run["start_s"], 2),
         "bytes_pulled_per_step": round(run["bytes_pulled"] / steps),
         "bytes_pushed_per_step": round(run["bytes_pushed"] / steps),
+        "table_buffer_bytes": run["table_buffer_bytes"],
+        "whole_table_bytes": whole_table_bytes(model),
     }
     for k in ("input_s", "compute_s", "communication_s", "waiting_s"):
         out[f"{k[:-2]}_ms_per_step"] = round(1000 * run[k] / steps, 2)
     for k in ("server_pull_s", "server_apply_s"):  # summed over the servers
         out[f"{k[:-2]}_ms_per_step"] = round(1000 * run[k] / steps, 2)
     return out
+
+
+def whole_table_bytes(model) -> int:
+    """Bytes of the values of the model's tables (the driver's copy)."""
+    return sum(t.variable.value.nbytes for t in network_tables(model._network).values())
 
 
 LINK_BYTES_PER_S = 10e9 / 8  # 10 Gbit/s

@@ -14,6 +14,7 @@ import ray
 from . import hosts, state
 from .coordinator import Coordinator
 from .parameter_server import ParameterServer
+from .tables import ShapeOnly, network_tables
 from .worker import Worker, WorkerStats
 
 logger = logging.getLogger("colonnade")
@@ -32,13 +33,18 @@ WORKER_OPTIONS = {"num_cpus": 0, "scheduling_strategy": "SPREAD"}
 
 
 def worker_copy(estimator):
-    """What is sent to the workers: the estimator without its lock, checkpoint manager,
-    strategy and optimizer state (the servers hold that)."""
+    """What is sent to the workers: a copy of the estimator without its lock, checkpoint
+    manager, strategy and optimizer state (the servers hold that), and with its tables
+    shape-only (:class:`~.tables.ShapeOnly`): a worker holds only the rows a step pulls,
+    so sending it costs the same whatever the tables' sizes. The driver's estimator
+    keeps the one whole copy, from which checkpoints are written."""
     out = copy.copy(estimator)
     out._train_lock = out._manager = out._checkpoint = out._holds = None
     out.config = estimator.config.replace(train_distribute=None)
     out._parts = [(n, state.fresh_optimizer(o), v) for n, o, v in estimator._parts]
-    return out
+    tables = network_tables(estimator._network).values()
+    memo = {id(a): ShapeOnly(a) for t in tables for a in t.arrays()}
+    return copy.deepcopy(out, memo)
 
 
 class Cluster:

@@ -16,7 +16,7 @@ import numpy as np
 from .. import core
 from ..estimators.networks import Network
 from .placement import Placement, VariableInfo
-from .tables import table_readers
+from .tables import network_tables
 
 
 def trained_parts(estimator) -> list:
@@ -40,7 +40,7 @@ def trained_parts(estimator) -> list:
 
 def placement(estimator, num_ps: int) -> Placement:
     """Where each trained variable of ``estimator`` goes on ``num_ps`` servers."""
-    tables = table_readers(estimator._network)
+    tables = network_tables(estimator._network)
     infos = [
         [VariableInfo(v.name, tuple(v.shape), id(v) in tables) for v in variables]
         for _, variables in trained_parts(estimator)

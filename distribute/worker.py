@@ -5,8 +5,13 @@ thread, as single-process training does), pulls from each parameter server, in o
 the rows of every table the batch reads and the dense variables, computes the loss and
 its gradients with colonnade's autodiff on its own copy of the network, and pushes, in
 one call per server, the gradients: table gradients stay sparse (IndexedRows, repeated
-rows summed, split by the servers' row ranges). The worker's copy of each table is only a
-buffer for the rows a step pulled: nothing else of it is read.
+rows summed, split by the servers' row ranges).
+
+A worker holds no table whole. It gets the estimator with its tables shape-only, and
+each step it writes the rows it pulled into a compact buffer per table, sized by the
+batch's distinct rows, and reads the batch through ids renumbered into those buffers
+(:class:`~.tables.Compactor`); the gradient's buffer positions are mapped back to table
+rows before they are split by server. Its memory for tables is one step's rows.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from ..estimators.head_base import example_weights
 from ..estimators.input_fn import num_rows
 from ..estimators.input_pipeline import transformed_batches
 from .state import trained_parts
-from .tables import table_readers, touched_rows
+from .tables import Compactor, held_bytes, network_tables
 
 
 class EmptyShardError(ValueError):
@@ -36,17 +41,19 @@ class WorkerStats:
     steps: int = 0
     rows: int = 0
     input_s: float = 0.0  # waiting for the next batch
-    compute_s: float = 0.0  # forward, backward, splitting gradients, writing pulled rows
+    compute_s: float = 0.0  # ids renumbered, forward, backward, gradients split, rows written
     communication_s: float = 0.0  # pull and push calls, less the sync wait
     waiting_s: float = 0.0  # for a step grant, and (sync) for the other workers
     bytes_pulled: int = 0
     bytes_pushed: int = 0
+    table_buffer_bytes: int = 0  # the most memory behind one worker's tables (a step's rows)
 
     def add(self, other: WorkerStats) -> None:
         for k in ("steps", "rows", "input_s", "compute_s", "communication_s", "waiting_s"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
         self.bytes_pulled += other.bytes_pulled
         self.bytes_pushed += other.bytes_pushed
+        self.table_buffer_bytes = max(self.table_buffer_bytes, other.table_buffer_bytes)
 
 
 def loss_denominator(reduction: str, shape: tuple, weights):
@@ -74,9 +81,9 @@ def _nbytes(tree) -> int:
 
 
 class Worker:
-    """Ray actor: see the module docstring. ``estimator`` is a copy of the driver's
-    (sent by Ray's pickling), ``plan`` the :class:`~.placement.Placement`, ``dataset``
-    this worker's shard."""
+    """Ray actor: see the module docstring. ``estimator`` is the driver's
+    :func:`~.cluster.worker_copy` (its tables shape-only), ``plan`` the
+    :class:`~.placement.Placement`, ``dataset`` this worker's shard."""
 
     def __init__(self, index, num_workers, estimator, plan, dataset, servers, coordinator):
         import ray
@@ -87,19 +94,29 @@ class Worker:
         self.servers, self.coordinator = list(servers), coordinator
         network = estimator._network
         self.variables = [v for _, variables in trained_parts(estimator) for v in variables]
-        # Arrays from Ray's object store are read-only, and pickling copied the fused
-        # tables' row views apart: own every array, then make the views again.
-        for var in [*estimator._model_variables().values(), *self.variables]:
-            var.value = np.array(var.value)
-        for layer in network.layers:
-            for fused in layer._fused:
-                for part, start in fused.table.fused_parts:
-                    part.value = fused.table.value[start : start + part.shape[0]]
-        readers = table_readers(network)
-        self.readers = [
-            readers[id(var)][1] if placed.bounds is not None else None
+        tables = network_tables(network)
+        self.tables = [
+            tables[id(var)] if placed.bounds is not None else None
             for var, placed in zip(self.variables, plan.variables)
         ]
+        self.compactor = Compactor(self.tables)
+        shapeless = {id(a) for t in self.tables if t is not None for a in t.arrays()}
+        # Arrays from Ray's object store are read-only, and pickling copied the row views
+        # of fused tables that are not trained here (frozen) apart: own every array but
+        # the shape-only tables, then make those views again.
+        for var in [*estimator._model_variables().values(), *self.variables]:
+            if id(var.value) not in shapeless:
+                var.value = np.array(var.value)
+        for layer in network.layers:
+            for fused in layer._fused:
+                if id(fused.table.value) not in shapeless:
+                    for part, start in fused.table.fused_parts:
+                        part.value = fused.table.value[start : start + part.shape[0]]
+
+    def table_bytes(self) -> int:
+        """Bytes of memory behind this worker's tables now (the last step's buffers)."""
+        arrays = {id(a): a for t in self.tables if t is not None for a in t.arrays()}
+        return sum(held_bytes(a) for a in arrays.values())
 
     def ping(self) -> int:
         return self.index
@@ -141,23 +158,26 @@ class Worker:
         """One training step at ``global_step``; returns ``(loss, denominator, rows)``."""
         ray, plan, est = self._ray, self.plan, self.estimator
         began = time.perf_counter()
-        requests = [{} for _ in self.servers]
+        rows, cache = self.compactor(cache)
+        requests, places = [{} for _ in self.servers], {}
         for v, placed in enumerate(plan.variables):
             if placed.bounds is None:
                 requests[placed.server][v] = None
                 continue
-            for s, local, _ in plan.split_rows(v, touched_rows(self.readers[v], cache)):
-                requests[s][v] = local
+            for s, local, mask in plan.split_rows(v, rows[v]):
+                requests[s][v], places[s, v] = local, mask
         prepared = time.perf_counter()
         replies = ray.get([srv.pull.remote(req) for srv, req in zip(self.servers, requests)])
         pulled = time.perf_counter()
+        self._new_buffers(rows)
+        stats.table_buffer_bytes = max(stats.table_buffer_bytes, self.table_bytes())
         for s, reply in enumerate(replies):
             for v, values in reply.items():
-                var, placed = self.variables[v], plan.variables[v]
-                if placed.bounds is None:
+                var = self.variables[v]
+                if plan.variables[v].bounds is None:
                     var.value[...] = values
                 else:
-                    var.value[requests[s][v] + placed.bounds[s]] = values
+                    var.value[places[s, v]] = values
         stats.bytes_pulled += _nbytes(replies) + _nbytes(requests)
 
         if labels is None:
@@ -178,7 +198,7 @@ class Worker:
 
         (loss, (shape, w)), grads = core.value_and_grad(loss_fn, has_aux=True)(self.variables)
         denominator = loss_denominator(head.loss_reduction, shape, w)
-        pushes, parts = self._split(grads)
+        pushes, parts = self._split(grads, rows)
         computed = time.perf_counter()
         waits = ray.get(
             [
@@ -195,9 +215,17 @@ class Worker:
         stats.communication_s += (pulled - prepared) + (pushed - computed) - max(waits)
         return float(loss), denominator, num_rows(features)
 
-    def _split(self, grads) -> tuple:
+    def _new_buffers(self, rows) -> None:
+        """Give each table a buffer for the ``rows`` it pulls."""
+        for table, table_rows in zip(self.tables, rows):
+            if table is not None:
+                var = table.variable
+                var.value = np.empty((len(table_rows),) + var.shape[1:], var.value.dtype)
+
+    def _split(self, grads, rows) -> tuple:
         """Each server's share of ``grads`` (``{v: ("dense", array) | ("rows", local
-        rows, values)}``, on the host) and the optimizer parts that got a gradient."""
+        rows, values)}``, on the host) and the optimizer parts that got a gradient. A
+        table's gradient, over its buffer, goes to the table's ``rows``."""
         plan = self.plan
         pushes = [{} for _ in self.servers]
         parts = set()
@@ -208,13 +236,11 @@ class Worker:
             if placed.bounds is None:
                 pushes[placed.server][v] = _host_gradient(g)
                 continue
-            if not isinstance(g, core.IndexedRows):
-                dense = core.to_host(g)
-                for s in placed.servers():
-                    pushes[s][v] = ("dense", np.ascontiguousarray(dense[placed.rows_on(s)]))
-                continue
-            g = g.deduplicate()
-            indices, values = core.to_host(g.indices), core.to_host(g.values)
+            if isinstance(g, core.IndexedRows):
+                g = g.deduplicate()
+                indices, values = rows[v][core.to_host(g.indices)], core.to_host(g.values)
+            else:  # read other than by row: a gradient for every row of the buffer
+                indices, values = rows[v], core.to_host(g)
             row_shape = values.shape[1:]
             for s in placed.servers():  # every holder gets one, maybe empty: one update each
                 pushes[s][v] = ("rows", indices[:0], values[:0].reshape((0,) + row_shape))

@@ -171,10 +171,17 @@ class FusedColumns(NamedTuple):
 
         def compute():
             ids = [cache.get(_categorical(c)) for c in self.columns]
-            rows = self.table.shape[0]
+            rows = self.rows
             return fused_ids(ids, self.offsets, rows, self.combiners, self.side_by_side, training)
 
         return cache.memo(("fused", id(self.table)), compute)
+
+    @property
+    def rows(self) -> int:
+        """Rows of the fused table, from its columns' buckets: not read off the table's
+        value, which a distributed worker replaces by the rows a step pulled while its
+        input thread computes the next batches' ids."""
+        return self.offsets[-1] + _categorical(self.columns[-1]).num_buckets
 
     def lookup(self, cache) -> Tensor:
         """The columns' lookups of this batch (see :func:`fused_lookup`)."""

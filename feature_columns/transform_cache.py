@@ -159,6 +159,23 @@ class TransformCache:
         finally:
             self._parallel = False
 
+    def with_results(self, results: dict) -> TransformCache:
+        """A copy of this batch's cache whose computed results ``results`` (``{key:
+        value}``, keys as :meth:`memo` takes them, e.g. ``("column", column)``) replace
+        or add to this one's, which is left as it was: how a distributed worker points a
+        batch's ids at the rows it pulled instead of whole tables.
+
+        >>> from colonnade.feature_columns import numeric_column
+        >>> x = numeric_column("x")
+        >>> cache = TransformCache({"x": [1.0]})
+        >>> other = cache.with_results({("column", x): "replaced"})
+        >>> other.get(x), cache.get(x).tolist()
+        ('replaced', [[1.0]])
+        """
+        out = TransformCache(self.features)
+        out._done = {**self._done, **results}
+        return out
+
     def rows(self, start: int, stop: int, features=None) -> TransformCache | None:
         """The transforms of examples ``start`` to ``stop``, cut from this batch's: how a
         batch gets its transforms from a larger chunk transformed at once (per-call costs
