@@ -139,7 +139,7 @@ def test_each_worker_reads_whole_files_of_a_glob(tmp_path, kind):
     # whole files: worker 0 trains 4 batches, worker 1 one (then leaves the rounds); a cut
     # by rows would give each 40 rows, 3 batches
     assert est.global_step == 4
-    assert strategy.last_run["rows"] == 80 and strategy.last_run["steps"] == 5
+    assert est.last_run.rows == 80 and est.last_run.steps == 5
 
 
 def test_async_wide_and_deep_on_adult_is_as_good_as_single_process(tmp_path):
@@ -200,7 +200,7 @@ def test_a_killed_worker_is_replaced_and_training_reaches_max_steps(tmp_path, ca
     strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=1, mode="async")
     adagrad = {"name": "Adagrad", "learning_rate": 0.5}
     est = wide_deep(tmp_path, "dist", adagrad, strategy=strategy)
-    kill = _AtStep(6, lambda: ray.kill(strategy.cluster.worker_actors[1]))
+    kill = _AtStep(6, lambda: ray.kill(cn.distribute.current_run().worker_actors[1]))
     data = cn.data.Dataset.from_pandas(clicks(), label="clicked").batch(16).repeat()
     with caplog.at_level(logging.WARNING, logger="colonnade"):
         est.train(data, max_steps=60, hooks=[kill], verbose=0)
@@ -225,7 +225,7 @@ def test_a_killed_parameter_server_costs_the_steps_since_the_last_checkpoint(tmp
     def listener(path):
         events.append(("saved", int(path.rsplit("-", 1)[1])))
 
-    kill = _AtStep(12, lambda: ray.kill(strategy.cluster.server_actors[1]))
+    kill = _AtStep(12, lambda: ray.kill(cn.distribute.current_run().server_actors[1]))
     data = cn.data.Dataset.from_pandas(clicks(), label="clicked").batch(16).repeat()
     handler, logger = Events(level=logging.WARNING), logging.getLogger("colonnade")
     logger.addHandler(handler)
@@ -416,7 +416,7 @@ def test_sync_workers_each_stream_a_part_of_a_ray_dataset_and_read_every_row_onc
         est.train(dataset, verbose=0)
         # 96 rows a worker: 6 synchronous steps of 2 batches of 16
         assert est.global_step == 6 * epoch
-        assert strategy.last_run["rows"] == 192
+        assert est.last_run.rows == 192
         ids = np.sort(np.concatenate([np.load(f) for f in seen.iterdir()]))
         np.testing.assert_array_equal(ids, np.arange(192))  # Ray yielded each row once
 
@@ -476,7 +476,7 @@ def test_a_killed_worker_reading_a_ray_split_stops_the_job_with_a_reason(tmp_pat
 
     strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=1, mode="sync")
     est = wide_deep(tmp_path, "dist", strategy=strategy)
-    kill = _AtStep(3, lambda: ray.kill(strategy.cluster.worker_actors[1]))
+    kill = _AtStep(3, lambda: ray.kill(cn.distribute.current_run().worker_actors[1]))
     data = cn.data.Dataset.from_ray(ray_clicks(clicks()), label="clicked").batch(16).repeat()
     with pytest.raises(RuntimeError, match="worker 1 died.*streaming_split"):
         est.train(data, max_steps=60, hooks=[kill], verbose=0)
