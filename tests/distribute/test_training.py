@@ -207,6 +207,7 @@ def test_a_killed_worker_is_replaced_and_training_reaches_max_steps(tmp_path, ca
     assert kill.done_at is not None
     assert est.global_step == 60
     assert "worker 1 died" in caplog.text
+    assert est.last_run.workers_replaced == 1 and est.last_run.steps_lost == 0
     held_out = clicks(seed=1)  # 62% not clicked; single-process training reaches 0.94
     assert est.evaluate(held_out, label="clicked", verbose=0)["accuracy"] > 0.8
 
@@ -241,6 +242,7 @@ def test_a_killed_parameter_server_costs_the_steps_since_the_last_checkpoint(tmp
     # by the step of the snapshot they hold, which the hooks see a little after it)
     assert restored == [x for kind, x in events[:at] if kind == "saved"][-1]
     assert lost == reached - restored and reached >= kill.done_at
+    assert est.last_run.steps_lost == lost
     assert events[-1] == ("saved", 30)
 
 
@@ -307,6 +309,57 @@ def test_an_unreachable_address_is_a_clear_error(tmp_path):
 def test_strategy_arguments_are_validated(kwargs, error):
     with pytest.raises(ValueError, match=error):
         cn.distribute.RayStrategy(**kwargs)
+
+
+def test_a_strategy_is_a_definition_equal_and_hashable_by_its_arguments():
+    import copy
+    import pickle
+
+    make = cn.distribute.RayStrategy
+    resources = {"num_cpus": 2, "resources": {"ssd": 1}}
+    a = make(num_workers=3, worker_resources=resources)
+    resources["num_cpus"] = 8  # the caller's dict is not the strategy's
+    b = make(num_workers=3, worker_resources={"num_cpus": 2, "resources": {"ssd": 1}})
+    assert a == b and hash(a) == hash(b) and len({a, b, make(), make()}) == 2
+    assert a != make(num_workers=3, worker_resources={"num_cpus": 2})
+    assert a.worker_resources == {"num_cpus": 2, "resources": {"ssd": 1}}
+    for change in (
+        lambda: a.worker_resources.update(num_cpus=4),
+        lambda: a.worker_resources["resources"].pop("ssd"),
+    ):
+        with pytest.raises(TypeError, match="worker_resources is read-only"):
+            change()
+    with pytest.raises(AttributeError):
+        a.num_workers = 4
+    assert pickle.loads(pickle.dumps(a)) == a == copy.deepcopy(a)
+    assert not hasattr(a, "last_run") and not hasattr(a, "cluster")
+
+
+def test_current_run_outside_a_distributed_train_is_an_error():
+    with pytest.raises(RuntimeError, match="current_run.. is called outside a distributed"):
+        cn.distribute.current_run()
+
+
+def test_a_worker_copy_carries_no_training_state(tmp_path):
+    from colonnade.estimators import distributed as trainer
+
+    strategy = cn.distribute.RayStrategy(num_workers=1)
+    est = wide_deep(tmp_path, "m", strategy=strategy)
+    est.config = est.config.replace(train_distribute=None)  # train here, with state
+    est.train(cn.data.Dataset.from_pandas(clicks(32), label="clicked").batch(16), verbose=0)
+    est.config = est.config.replace(train_distribute=strategy)
+    sent = trainer.worker_copy(est)
+    assert sent.config.train_distribute is None and est.config.train_distribute is strategy
+    for (optimizer, variables), (theirs, _) in zip(
+        trainer.trained_parts(sent), trainer.trained_parts(est)
+    ):
+        assert type(optimizer) is type(theirs) and int(theirs.iterations.numpy()) == 2
+        assert int(optimizer.iterations.numpy()) == 0
+        names = theirs.get_slot_names()
+        assert names and all(theirs.get_slot(v, n) is not None for v in variables for n in names)
+        assert all(optimizer.get_slot(v, n) is None for v in variables for n in names)
+    ours, theirs = trainer.model_variables(sent), trainer.model_variables(est)
+    assert all(ours[k] is theirs[k] for k in theirs)  # shared until pickled
 
 
 def test_a_malformed_address_is_refused_when_joining():
