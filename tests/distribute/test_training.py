@@ -105,11 +105,25 @@ def test_sync_resumes_from_the_latest_checkpoint(tmp_path):
     single.train(data, max_steps=8, verbose=0)
     single.train(data, max_steps=20, verbose=0)
     strategy = cn.distribute.RayStrategy(num_workers=1, num_ps=2, mode="sync")
-    wide_deep(tmp_path, "dist", strategy=strategy).train(data, max_steps=8, verbose=0)
-    resumed = wide_deep(tmp_path, "dist", strategy=strategy)  # as a new process would
-    resumed.train(data, max_steps=20, verbose=0)
+    first, second = _Actors(), _Actors()
+    wide_deep(tmp_path, "dist", strategy=strategy).train(
+        data, max_steps=8, hooks=[first], verbose=0
+    )
+    again = cn.distribute.RayStrategy(num_workers=1, num_ps=2, mode="sync")
+    resumed = wide_deep(tmp_path, "dist", strategy=again)  # as a new process would
+    resumed.train(data, max_steps=20, hooks=[second], verbose=0)
     assert resumed.global_step == 20
     assert_same_state(single, resumed)
+    # the actor processes outlive a run (kept by the driver, not by the strategy)
+    assert len(first.actors) == 3 and second.actors == first.actors
+
+
+class _Actors(E.SessionRunHook):
+    """The worker and server actors of the run in progress, as a hook finds them."""
+
+    def begin(self):
+        run = cn.distribute.current_run()
+        self.actors = {*run.worker_actors, *run.server_actors}
 
 
 @pytest.mark.parametrize("kind", ["parquet", "tfrecord"])
