@@ -541,6 +541,18 @@ def test_a_bare_ray_dataset_in_distributed_train_names_from_ray(tmp_path):
         est.train(ray_clicks(clicks(8)), verbose=0)
 
 
+def test_repeat_over_a_ray_split_in_async_mode_is_refused_before_it_could_hang(tmp_path):
+    strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=1, mode="async")
+    est = wide_deep(tmp_path, "dist", strategy=strategy)
+    data = cn.data.Dataset.from_ray(ray_clicks(clicks()), label="clicked").batch(16)
+    with pytest.raises(ValueError, match='repeat.. over a Ray dataset with mode="async"'):
+        est.train(data.repeat(), max_steps=30, verbose=0)
+    est.train(data, verbose=0)  # one pass: each worker ends its part and leaves
+    assert est.global_step == 12
+
+
+# Last: the killed worker is not replaced (a Ray split part cannot be handed over), so a
+# test after it would start a new actor process in its place (seconds).
 def test_a_killed_worker_reading_a_ray_split_stops_the_job_with_a_reason(tmp_path):
     import ray
 
@@ -551,13 +563,3 @@ def test_a_killed_worker_reading_a_ray_split_stops_the_job_with_a_reason(tmp_pat
     with pytest.raises(RuntimeError, match="worker 1 died.*streaming_split"):
         est.train(data, max_steps=60, hooks=[kill], verbose=0)
     assert kill.done_at is not None
-
-
-def test_repeat_over_a_ray_split_in_async_mode_is_refused_before_it_could_hang(tmp_path):
-    strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=1, mode="async")
-    est = wide_deep(tmp_path, "dist", strategy=strategy)
-    data = cn.data.Dataset.from_ray(ray_clicks(clicks()), label="clicked").batch(16)
-    with pytest.raises(ValueError, match='repeat.. over a Ray dataset with mode="async"'):
-        est.train(data.repeat(), max_steps=30, verbose=0)
-    est.train(data, verbose=0)  # one pass: each worker ends its part and leaves
-    assert est.global_step == 12
