@@ -72,7 +72,7 @@ def distributed(kind, train, workers, num_ps, mode) -> dict:
     strategy = cn.distribute.RayStrategy(num_workers=workers, num_ps=num_ps, mode=mode)
     model = with_strategy(kind, strategy)
     model.train(dataset(train), verbose=0)
-    run = strategy.last_run
+    run = model.last_run.as_dict()
     steps = max(run["steps"], 1)
     out = {
         "mode": mode,

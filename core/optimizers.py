@@ -34,6 +34,7 @@ can be restored into a fresh optimizer) and ``variables()`` lists all of them.
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -265,6 +266,28 @@ class Optimizer:
         loss, grads_and_vars = opt._loss_and_gradients(loss_fn, var_list, grad_loss)
         opt.apply_gradients(grads_and_vars, global_step=global_step)
         return loss
+
+    def fresh_copy(self) -> Optimizer:
+        """A copy with the same class and hyperparameters and no state: no slots, no
+        non-slot state, a step count of 0. What updates the same variables elsewhere (a
+        parameter server builds its own slots in one) with the same code; copying the
+        object keeps every constructor argument, whatever the class.
+
+        >>> import colonnade as cn
+        >>> w = cn.core.Variable([1.0])
+        >>> opt = cn.train.AdagradOptimizer(0.5)
+        >>> _ = opt.minimize(lambda: cn.core.sum(w * w), var_list=[w])
+        >>> fresh = opt.fresh_copy()
+        >>> type(fresh).__name__, fresh.get_slot(w, "accumulator"), int(fresh.iterations.numpy())
+        ('AdagradOptimizer', None, 0)
+        >>> _ = fresh.minimize(lambda: cn.core.sum(w * w), var_list=[w])  # its own state
+        >>> int(fresh.iterations.numpy()), int(opt.iterations.numpy())
+        (1, 1)
+        """
+        clone = copy.copy(self)
+        clone._slots, clone._saved_as_views, clone._non_slot = {}, set(), {}
+        clone._iterations = Variable(0, name=self._iterations.name, trainable=False, dtype=np.int64)
+        return clone
 
     def _adopt_state(self, other) -> None:
         """Take over ``other``'s slots and step counts (same class): what lets a

@@ -11,6 +11,7 @@ import time
 
 import ray
 
+from ..estimators import distributed as trainer
 from . import hosts, state
 from .coordinator import Coordinator
 from .parameter_server import ParameterServer
@@ -38,11 +39,8 @@ def worker_copy(estimator):
     shape-only (:class:`~.tables.ShapeOnly`): a worker holds only the rows a step pulls,
     so sending it costs the same whatever the tables' sizes. The driver's estimator
     keeps the one whole copy, from which checkpoints are written."""
-    out = copy.copy(estimator)
-    out._train_lock = out._manager = out._checkpoint = out._holds = None
-    out.config = estimator.config.replace(train_distribute=None)
-    out._parts = [(n, state.fresh_optimizer(o), v) for n, o, v in estimator._parts]
-    tables = network_tables(estimator._network).values()
+    out = trainer.worker_copy(estimator)
+    tables = network_tables(trainer.network(estimator)).values()
     memo = {id(a): ShapeOnly(a) for t in tables for a in t.arrays()}
     return copy.deepcopy(out, memo)
 
@@ -56,6 +54,7 @@ class Cluster:
         self.plan = state.placement(estimator, strategy.num_ps)
         self.stats = [WorkerStats() for _ in shards]
         self.replacements = [0] * len(shards)
+        self.steps_lost = 0
         self.records: list = []
         self.consumed_at: dict = {}
         self.closed = False
@@ -113,7 +112,8 @@ class Cluster:
         return list(self.hosts["servers"]) if self.hosts else []
 
     def _worker_options(self) -> dict:
-        return {**WORKER_OPTIONS, **(self.strategy.worker_resources or {})}
+        resources = self.strategy.worker_resources or {}
+        return {**WORKER_OPTIONS, **{k: _plain(v) for k, v in resources.items()}}
 
     def _new_worker(self, i: int) -> tuple:
         host = hosts.acquire(self._worker_options(), blocking=True)
@@ -245,12 +245,10 @@ class Cluster:
         self.take_records()  # steps after the checkpoint are lost, with the server's state
         reached = getattr(self, "last_seen", (self.estimator.global_step, None))[0]
         self._wind_down(dead)
-        est = self.estimator
-        est._holds, est._restored = None, False
-        path = est._restore_newest_intact()
-        est._restored = True
-        restored = est.global_step
+        path = trainer.restore_newest(self.estimator)
+        restored = self.estimator.global_step
         lost = max(0, reached - restored)
+        self.steps_lost += lost
         logger.warning(
             "a parameter server died at global step %d; restored every parameter server "
             "from checkpoint %s (step %d): %d steps lost",
@@ -311,7 +309,7 @@ class Cluster:
             raise
         self.records.extend(records)
         state.apply_snapshots(self.estimator, self.plan, snapshots)
-        self.estimator._global_step.assign(step)
+        trainer.set_global_step(self.estimator, step)
         self.consumed_at[step] = consumed
         ray.get(coordinator.release.remote())
         return True
@@ -328,7 +326,8 @@ class Cluster:
 
     def summary(self) -> dict:
         """The workers' summed :class:`WorkerStats` as a dict, with the servers' busy
-        seconds (``server_pull_s``, ``server_apply_s``) summed over the servers."""
+        seconds (``server_pull_s``, ``server_apply_s``) summed over the servers, the
+        workers replaced and the steps lost to failed servers."""
         total = WorkerStats()
         for s in self.stats:
             total.add(s)
@@ -339,7 +338,13 @@ class Cluster:
             busy = []
         for key in ("pull_s", "apply_s"):
             out[f"server_{key}"] = sum(b[key] for b in busy)
+        out.update(workers_replaced=sum(self.replacements), steps_lost=self.steps_lost)
         return out
+
+
+def _plain(value):
+    """A worker resource as Ray takes it: a nested mapping as a plain dict."""
+    return {k: _plain(v) for k, v in value.items()} if isinstance(value, dict) else value
 
 
 def _refuse_restart_of_ray_split(shards, what: str) -> None:

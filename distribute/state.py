@@ -9,55 +9,36 @@ optimizers' non-slot state (``iterations``, Adam's beta powers) all travel.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from .. import core
-from ..estimators.networks import Network
+from ..estimators import distributed as trainer
 from .placement import Placement, VariableInfo
 from .tables import network_tables
 
 
 def trained_parts(estimator) -> list:
-    """``[(optimizer, [trained variable, ...]), ...]``: what each optimizer updates."""
-    parts = getattr(estimator, "_parts", None)
-    if parts is None or not isinstance(getattr(estimator, "_network", None), Network):
-        raise TypeError(
-            "train_distribute trains the canned estimators (linear, DNN, wide&deep: a "
-            "network of feature columns and its optimizers), not a model_fn; got "
-            f"{type(estimator).__name__}"
-        )
-    dnn = getattr(estimator._network, "dnn", None)
+    """``[(optimizer, [trained variable, ...]), ...]``: what each optimizer updates;
+    an error for what cannot be trained distributed (a ``model_fn``, batch norm)."""
+    parts = trainer.trained_parts(estimator)
+    dnn = trainer.network(estimator).dnn
     if dnn is not None and dnn.tower.batch_norm:
         raise ValueError(
             "train_distribute cannot train batch_norm=True: its moving mean and variance "
             "are updated by each batch's forward pass, which runs on the workers, and no "
             "parameter server holds them; train without batch_norm, or in one process"
         )
-    return [(optimizer, list(variables)) for _, optimizer, variables in parts]
+    return parts
 
 
 def placement(estimator, num_ps: int) -> Placement:
     """Where each trained variable of ``estimator`` goes on ``num_ps`` servers."""
-    tables = network_tables(estimator._network)
+    tables = network_tables(trainer.network(estimator))
     infos = [
         [VariableInfo(v.name, tuple(v.shape), id(v) in tables) for v in variables]
         for _, variables in trained_parts(estimator)
     ]
     return Placement.build(infos, num_ps)
-
-
-def fresh_optimizer(optimizer):
-    """A copy of ``optimizer`` with its hyperparameters and no state (no slots, no step
-    count): what a parameter server builds its own state in, with the same update code.
-    Copying the object keeps every constructor argument, whatever the class."""
-    clone = copy.copy(optimizer)
-    clone._slots, clone._saved_as_views, clone._non_slot = {}, set(), {}
-    clone._iterations = core.Variable(
-        0, name=optimizer._iterations.name, trainable=False, dtype=np.int64
-    )
-    return clone
 
 
 def ensure_slots(estimator) -> None:
@@ -88,7 +69,7 @@ def server_payloads(estimator, plan: Placement) -> list:
                 name: np.array(core.to_host(optimizer.get_slot(var, name).value[rows]))
                 for name in optimizer.get_slot_names()
             }
-            used[placed.part] = (fresh_optimizer(optimizer), _non_slot_values(optimizer))
+            used[placed.part] = (optimizer.fresh_copy(), _non_slot_values(optimizer))
         payloads.append({"variables": values, "slots": slots, "parts": used})
     return payloads
 

@@ -5,28 +5,24 @@ Passed as ``RunConfig(train_distribute=RayStrategy(...))``, it makes ``train`` a
 variables (tables cut into row ranges, dense variables whole, with their optimizer
 slots), ``num_workers`` worker actors each train on their own shard of the input, and a
 small coordinator actor hands out steps. The driver process (where ``train`` was called)
-plays TF's chief: it runs the hooks on every finished step's values, writes ordinary
+is the chief: it runs the hooks on every finished step's values, writes ordinary
 checkpoints to ``model_dir`` from consistent snapshots of the servers, and replaces
-failed actors. See ``docs/distributed.md``.
+failed actors. Each ``train`` call is a :class:`~.run.Run`; the strategy itself is only
+its definition. See ``docs/distributed.md``.
 """
 
 from __future__ import annotations
 
 import logging
 import socket
-import time
-from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 
 from ..data import Dataset
 from ..data.plan import Batch, Repeat, Scan, in_memory, scan_under
 from ..data.ray_source import RaySource, is_ray_dataset
-from ..estimators.hooks import (
-    HookRunner,
-    SessionRunHook,
-    StepValues,
-    running,
-)
+from ..estimators import distributed as trainer
+from ..estimators.hooks import SessionRunHook
 
 logger = logging.getLogger("colonnade")
 
@@ -34,13 +30,16 @@ MODES = ("async", "sync")
 WORKER_RESOURCE_KEYS = ("num_cpus", "num_gpus", "memory", "resources", "accelerator_type")
 # How long joining a cluster at ``address`` may take before it is reported unreachable.
 CONNECT_TIMEOUT_S = 10.0
-# How often the driver looks at finished steps and failed actors.
-POLL_S = 0.05
 
 
 @dataclass(frozen=True)
 class RayStrategy:
     """Train on Ray: ``num_workers`` workers and ``num_ps`` parameter servers.
+
+    A definition, like TF's strategies: immutable, equal and hashable by its arguments.
+    What one ``train`` call does and measures belongs to that call (a
+    :class:`~.run.Run`): ``estimator.last_run`` holds its :class:`~.run.RunStats`
+    afterwards, and a hook finds it in progress with :func:`~.run.current_run`.
 
     Args:
         num_workers: worker actors, each training on its own shard of the input
@@ -55,17 +54,13 @@ class RayStrategy:
             this machine; ``"ray://host:10001"`` joins one through Ray Client.
         worker_resources: Ray resources each worker reserves, e.g. ``{"num_cpus": 4}``
             (keys ``num_cpus``, ``num_gpus``, ``memory``, ``resources``,
-            ``accelerator_type``); default none reserved.
-
-    After a ``train`` call, ``last_run`` holds what the workers measured, summed: steps,
-    rows, seconds waiting for input, computing, communicating and waiting for grants or
-    (sync) for the other workers, bytes pulled and pushed, and the seconds the actors
-    took to start (``start_s``) and training took (``train_s``); and the parameter
-    servers' seconds gathering pulls and applying updates (``server_pull_s``,
-    ``server_apply_s``, summed over the servers).
+            ``accelerator_type``); default none reserved. Kept as a read-only copy.
 
     >>> RayStrategy(num_workers=4, num_ps=2, mode="sync").mode
     'sync'
+    >>> a, b = (RayStrategy(worker_resources={"num_cpus": 4}) for _ in range(2))
+    >>> a == b and hash(a) == hash(b) and a.worker_resources == {"num_cpus": 4}
+    True
     >>> RayStrategy(mode="fast")
     Traceback (most recent call last):
     ...
@@ -77,8 +72,6 @@ class RayStrategy:
     mode: str = "async"
     address: str | None = None
     worker_resources: dict | None = None
-    cluster: object = field(default=None, init=False, repr=False, compare=False)
-    last_run: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         for name in ("num_workers", "num_ps"):
@@ -93,7 +86,7 @@ class RayStrategy:
                 f"'host:port', got {self.address!r}"
             )
         if self.worker_resources is not None:
-            if not isinstance(self.worker_resources, dict):
+            if not isinstance(self.worker_resources, Mapping):
                 raise TypeError(
                     f"RayStrategy worker_resources must be a dict, got "
                     f"{type(self.worker_resources).__name__}"
@@ -104,6 +97,7 @@ class RayStrategy:
                     f"RayStrategy worker_resources has unknown keys {unknown}; expected some "
                     f"of {list(WORKER_RESOURCE_KEYS)}"
                 )
+            object.__setattr__(self, "worker_resources", _ReadOnlyDict(self.worker_resources))
 
     def train(
         self,
@@ -116,7 +110,8 @@ class RayStrategy:
         verbose="auto",
     ):
         """``estimator.train(...)`` on Ray (what a canned estimator's ``train`` calls
-        when its config has ``train_distribute``); returns the estimator."""
+        when its config has ``train_distribute``); returns the run's
+        :class:`~.run.RunStats`, or None when ``max_steps`` was already reached."""
         if steps is not None and max_steps is not None:
             raise ValueError("set at most one of steps and max_steps")
         for name, value in (("steps", steps), ("max_steps", max_steps)):
@@ -131,101 +126,57 @@ class RayStrategy:
         trained_parts(estimator)  # a clear error for what cannot be distributed, first
         shards = shard_input(input_fn, self.num_workers, self.mode)
         connect(self.address)
-        from .cluster import Cluster
+        from .run import Run
 
-        estimator._restore_or_warm_start()
+        trainer.resume(estimator)
         if max_steps is not None and estimator.global_step >= max_steps:
             logger.info(
                 "skipping training: global step %d already reached max_steps=%d",
                 estimator.global_step,
                 max_steps,
             )
-            return estimator
+            return None
         first_step = estimator.global_step
         last_step = max_steps if steps is None else first_step + steps
         if estimator.latest_checkpoint() is None:  # what a failed server restarts from
             estimator.save_checkpoint()
-        began = time.perf_counter()
-        cluster = Cluster(self, estimator, shards, last_step)
-        object.__setattr__(self, "cluster", cluster)
-        try:
-            started = time.perf_counter()
-            _drive(estimator, cluster, input_fn, hooks, saving_listeners, last_step, verbose)
-            run = cluster.summary()
-            run.update(start_s=started - began, train_s=time.perf_counter() - started)
-            object.__setattr__(self, "last_run", run)
-        finally:
-            cluster.shutdown()
-            object.__setattr__(self, "cluster", None)
+        stats = Run(self, estimator, shards, last_step).train(
+            input_fn, hooks, saving_listeners, verbose
+        )
         if estimator.global_step == first_step:
             raise ValueError("training got no batches from its input: the dataset is empty")
-        return estimator
+        return stats
+
+    def __hash__(self) -> int:
+        resources = None if self.worker_resources is None else _frozen(self.worker_resources)
+        return hash((self.num_workers, self.num_ps, self.mode, self.address, resources))
 
 
-def _drive(estimator, cluster, input_fn, hooks, saving_listeners, last_step, verbose):
-    """The chief's loop: hooks on each finished step, until every worker is done."""
-    cfg = estimator.config
-    all_hooks, _ = estimator._training_hooks(input_fn, last_step, hooks, saving_listeners, verbose)
-    chief = _ChiefView(estimator, cluster)
-    with running(chief):  # what hooks see, the saver included, is the chief's view
-        runner = HookRunner(all_hooks, chief)
-        runner.begin()
-        started = logged_at = time.monotonic()
-        logged_step = estimator.global_step
-        while True:
-            finished = cluster.poll()
-            for step, loss, rows in cluster.take_records():
-                estimator._global_step.assign(step)
-                context = runner.before_run()
-                # the variables live on the servers: hooks fetch loss, global_step, rows
-                values = StepValues(loss, step - 1, step, rows, dict, estimator._global_step)
-                runner.after_run(context, values)
-                if cfg.log_step_count_steps and step % cfg.log_step_count_steps == 0:
-                    now = time.monotonic()
-                    rate = (step - logged_step) / max(now - logged_at, 1e-9)
-                    logger.info("loss = %.6g, step = %d (%.1f steps/s)", loss, step, rate)
-                    logged_at, logged_step = now, step
-                if context.stop_requested:
-                    cluster.stop()
-            if finished and cluster.sync_estimator():  # else: restored, training goes on
-                break
-        cluster.close()
-        runner.end()
-    logger.info(
-        "trained to step %d in %.1fs on %d workers and %d parameter servers (%s)",
-        estimator.global_step,
-        time.monotonic() - started,
-        cluster.strategy.num_workers,
-        cluster.strategy.num_ps,
-        cluster.strategy.mode,
-    )
+class _ReadOnlyDict(dict):
+    """A dict that refuses changes (``RayStrategy.worker_resources``): Ray's options take
+    it as the dict it is, and the strategy stays what it was built with. Nested dicts
+    (``resources``) are copied read-only too."""
+
+    def __init__(self, items):
+        super().__init__(
+            (k, _ReadOnlyDict(v) if isinstance(v, Mapping) else v) for k, v in items.items()
+        )
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("RayStrategy.worker_resources is read-only: make a new RayStrategy")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self):
+        return _ReadOnlyDict, (dict(self),)
 
 
-class _ChiefView:
-    """The estimator as the chief's hooks see it (TF's chief session): the estimator
-    itself, but before its state is checked or saved it is brought back from the
-    parameter servers (a consistent snapshot: new steps are held while the ones in flight
-    finish)."""
-
-    def __init__(self, estimator, cluster):
-        self.estimator, self.cluster = estimator, cluster
-        self._synced = False
-
-    def __getattr__(self, name):
-        return getattr(self.estimator, name)
-
-    def _nonfinite_variables(self) -> list:
-        self.cluster.sync_estimator()
-        self._synced = True
-        return self.estimator._nonfinite_variables()
-
-    def save_checkpoint(self, directory=None):
-        if not self._synced:
-            self.cluster.sync_estimator()
-        self._synced = False
-        path = self.estimator.save_checkpoint(directory)
-        self.cluster.saved(self.estimator.global_step)
-        return path
+def _frozen(value):
+    """A hashable form of a (nested) mapping."""
+    if isinstance(value, Mapping):
+        return frozenset((k, _frozen(v)) for k, v in value.items())
+    return value
 
 
 def shard_input(input_fn, num_workers: int, mode: str = "sync") -> list:

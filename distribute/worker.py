@@ -23,10 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import core
+from ..estimators import distributed as trainer
 from ..estimators.head_base import example_weights
 from ..estimators.input_fn import num_rows
 from ..estimators.input_pipeline import transformed_batches
-from .state import trained_parts
 from .tables import Compactor, held_bytes, network_tables
 
 
@@ -92,8 +92,8 @@ class Worker:
         self.index, self.num_workers = index, num_workers
         self.estimator, self.plan, self.dataset = estimator, plan, dataset
         self.servers, self.coordinator = list(servers), coordinator
-        network = estimator._network
-        self.variables = [v for _, variables in trained_parts(estimator) for v in variables]
+        network = trainer.network(estimator)
+        self.variables = [v for _, vs in trainer.trained_parts(estimator) for v in vs]
         tables = network_tables(network)
         self.tables = [
             tables[id(var)] if placed.bounds is not None else None
@@ -104,7 +104,7 @@ class Worker:
         # Arrays from Ray's object store are read-only, and pickling copied the row views
         # of fused tables that are not trained here (frozen) apart: own every array but
         # the shape-only tables, then make those views again.
-        for var in [*estimator._model_variables().values(), *self.variables]:
+        for var in [*trainer.model_variables(estimator).values(), *self.variables]:
             if id(var.value) not in shapeless:
                 var.value = np.array(var.value)
         for layer in network.layers:
@@ -125,7 +125,7 @@ class Worker:
         """Train until the coordinator says stop or the shard ends; returns the stats."""
         ray, stats = self._ray, WorkerStats()
         skip = ray.get(self.coordinator.join.remote(self.index))
-        batches = transformed_batches(self.estimator._network, self.dataset, training=True)
+        batches = transformed_batches(trainer.network(self.estimator), self.dataset, training=True)
         try:
             source = itertools.islice(batches, skip, None)
             report, first = None, skip == 0
@@ -185,10 +185,10 @@ class Worker:
                 "training needs labels: build the Dataset with label=... or have "
                 "input_fn yield (features, labels)"
             )
-        est._global_step.assign(global_step)
-        head, network = est.head, est._network
+        trainer.set_global_step(est, global_step)
+        head, network = est.head, trainer.network(est)
         label_array = head.label_array(labels)
-        step_rng = est._step_rng()
+        step_rng = trainer.step_rng(est, global_step)
 
         def loss_fn():
             logits = network.logits(features, training=True, rng=step_rng, cache=cache)

@@ -163,6 +163,7 @@ class CannedEstimator:
             np.int64(0), name="global_step", trainable=False, dtype=np.int64
         )
         self.stop_training = False
+        self.last_run = None  # what the latest train() measured on Ray (RunStats)
         self._checkpoint = None
         self._manager = None
         self._restored = False
@@ -409,10 +410,12 @@ class CannedEstimator:
 
     # ------------------------------------------------------------------ one step
 
-    def _step_rng(self) -> np.random.Generator:
+    def _step_rng(self, step: int | None = None) -> np.random.Generator:
         """Randomness of one training step (dropout), derived from the seed and the global
-        step, so a run resumed from a checkpoint draws what an uninterrupted one would."""
-        key = np.random.SeedSequence(self._seed.entropy, spawn_key=(1, self.global_step))
+        step (``step``, default the current one), so a run resumed from a checkpoint draws
+        what an uninterrupted one would."""
+        step = self.global_step if step is None else int(step)
+        key = np.random.SeedSequence(self._seed.entropy, spawn_key=(1, step))
         return np.random.default_rng(key)
 
     def _input_columns(self) -> list:
@@ -507,15 +510,19 @@ class CannedEstimator:
             verbose: ``"auto"``, ``0``, ``1`` or ``2``, as in :meth:`fit`.
 
         With ``config.train_distribute`` (a ``cn.distribute.RayStrategy``) the strategy
-        trains instead, on Ray workers and parameter servers."""
+        trains instead, on Ray workers and parameter servers, and ``last_run`` then holds
+        what it measured (a ``cn.distribute.RunStats``: rows, steps, where the time and
+        bytes went; ``None`` after single-process training)."""
         self._refuse_while_overridden()
         with self._training_lock():
             strategy = self.config.train_distribute
-            if strategy is not None:
-                return strategy.train(
-                    self, input_fn, steps, max_steps, hooks, saving_listeners, verbose
-                )
-            return self._train(input_fn, steps, max_steps, hooks, saving_listeners, verbose)
+            self.last_run = None
+            if strategy is None:
+                return self._train(input_fn, steps, max_steps, hooks, saving_listeners, verbose)
+            self.last_run = strategy.train(
+                self, input_fn, steps, max_steps, hooks, saving_listeners, verbose
+            )
+            return self
 
     @contextlib.contextmanager
     def _training_lock(self):

@@ -105,11 +105,25 @@ def test_sync_resumes_from_the_latest_checkpoint(tmp_path):
     single.train(data, max_steps=8, verbose=0)
     single.train(data, max_steps=20, verbose=0)
     strategy = cn.distribute.RayStrategy(num_workers=1, num_ps=2, mode="sync")
-    wide_deep(tmp_path, "dist", strategy=strategy).train(data, max_steps=8, verbose=0)
-    resumed = wide_deep(tmp_path, "dist", strategy=strategy)  # as a new process would
-    resumed.train(data, max_steps=20, verbose=0)
+    first, second = _Actors(), _Actors()
+    wide_deep(tmp_path, "dist", strategy=strategy).train(
+        data, max_steps=8, hooks=[first], verbose=0
+    )
+    again = cn.distribute.RayStrategy(num_workers=1, num_ps=2, mode="sync")
+    resumed = wide_deep(tmp_path, "dist", strategy=again)  # as a new process would
+    resumed.train(data, max_steps=20, hooks=[second], verbose=0)
     assert resumed.global_step == 20
     assert_same_state(single, resumed)
+    # the actor processes outlive a run (kept by the driver, not by the strategy)
+    assert len(first.actors) == 3 and second.actors == first.actors
+
+
+class _Actors(E.SessionRunHook):
+    """The worker and server actors of the run in progress, as a hook finds them."""
+
+    def begin(self):
+        run = cn.distribute.current_run()
+        self.actors = {*run.worker_actors, *run.server_actors}
 
 
 @pytest.mark.parametrize("kind", ["parquet", "tfrecord"])
@@ -139,7 +153,7 @@ def test_each_worker_reads_whole_files_of_a_glob(tmp_path, kind):
     # whole files: worker 0 trains 4 batches, worker 1 one (then leaves the rounds); a cut
     # by rows would give each 40 rows, 3 batches
     assert est.global_step == 4
-    assert strategy.last_run["rows"] == 80 and strategy.last_run["steps"] == 5
+    assert est.last_run.rows == 80 and est.last_run.steps == 5
 
 
 def test_async_wide_and_deep_on_adult_is_as_good_as_single_process(tmp_path):
@@ -200,13 +214,14 @@ def test_a_killed_worker_is_replaced_and_training_reaches_max_steps(tmp_path, ca
     strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=1, mode="async")
     adagrad = {"name": "Adagrad", "learning_rate": 0.5}
     est = wide_deep(tmp_path, "dist", adagrad, strategy=strategy)
-    kill = _AtStep(6, lambda: ray.kill(strategy.cluster.worker_actors[1]))
+    kill = _AtStep(6, lambda: ray.kill(cn.distribute.current_run().worker_actors[1]))
     data = cn.data.Dataset.from_pandas(clicks(), label="clicked").batch(16).repeat()
     with caplog.at_level(logging.WARNING, logger="colonnade"):
         est.train(data, max_steps=60, hooks=[kill], verbose=0)
     assert kill.done_at is not None
     assert est.global_step == 60
     assert "worker 1 died" in caplog.text
+    assert est.last_run.workers_replaced == 1 and est.last_run.steps_lost == 0
     held_out = clicks(seed=1)  # 62% not clicked; single-process training reaches 0.94
     assert est.evaluate(held_out, label="clicked", verbose=0)["accuracy"] > 0.8
 
@@ -225,7 +240,7 @@ def test_a_killed_parameter_server_costs_the_steps_since_the_last_checkpoint(tmp
     def listener(path):
         events.append(("saved", int(path.rsplit("-", 1)[1])))
 
-    kill = _AtStep(12, lambda: ray.kill(strategy.cluster.server_actors[1]))
+    kill = _AtStep(12, lambda: ray.kill(cn.distribute.current_run().server_actors[1]))
     data = cn.data.Dataset.from_pandas(clicks(), label="clicked").batch(16).repeat()
     handler, logger = Events(level=logging.WARNING), logging.getLogger("colonnade")
     logger.addHandler(handler)
@@ -241,6 +256,7 @@ def test_a_killed_parameter_server_costs_the_steps_since_the_last_checkpoint(tmp
     # by the step of the snapshot they hold, which the hooks see a little after it)
     assert restored == [x for kind, x in events[:at] if kind == "saved"][-1]
     assert lost == reached - restored and reached >= kill.done_at
+    assert est.last_run.steps_lost == lost
     assert events[-1] == ("saved", 30)
 
 
@@ -307,6 +323,57 @@ def test_an_unreachable_address_is_a_clear_error(tmp_path):
 def test_strategy_arguments_are_validated(kwargs, error):
     with pytest.raises(ValueError, match=error):
         cn.distribute.RayStrategy(**kwargs)
+
+
+def test_a_strategy_is_a_definition_equal_and_hashable_by_its_arguments():
+    import copy
+    import pickle
+
+    make = cn.distribute.RayStrategy
+    resources = {"num_cpus": 2, "resources": {"ssd": 1}}
+    a = make(num_workers=3, worker_resources=resources)
+    resources["num_cpus"] = 8  # the caller's dict is not the strategy's
+    b = make(num_workers=3, worker_resources={"num_cpus": 2, "resources": {"ssd": 1}})
+    assert a == b and hash(a) == hash(b) and len({a, b, make(), make()}) == 2
+    assert a != make(num_workers=3, worker_resources={"num_cpus": 2})
+    assert a.worker_resources == {"num_cpus": 2, "resources": {"ssd": 1}}
+    for change in (
+        lambda: a.worker_resources.update(num_cpus=4),
+        lambda: a.worker_resources["resources"].pop("ssd"),
+    ):
+        with pytest.raises(TypeError, match="worker_resources is read-only"):
+            change()
+    with pytest.raises(AttributeError):
+        a.num_workers = 4
+    assert pickle.loads(pickle.dumps(a)) == a == copy.deepcopy(a)
+    assert not hasattr(a, "last_run") and not hasattr(a, "cluster")
+
+
+def test_current_run_outside_a_distributed_train_is_an_error():
+    with pytest.raises(RuntimeError, match="current_run.. is called outside a distributed"):
+        cn.distribute.current_run()
+
+
+def test_a_worker_copy_carries_no_training_state(tmp_path):
+    from colonnade.estimators import distributed as trainer
+
+    strategy = cn.distribute.RayStrategy(num_workers=1)
+    est = wide_deep(tmp_path, "m", strategy=strategy)
+    est.config = est.config.replace(train_distribute=None)  # train here, with state
+    est.train(cn.data.Dataset.from_pandas(clicks(32), label="clicked").batch(16), verbose=0)
+    est.config = est.config.replace(train_distribute=strategy)
+    sent = trainer.worker_copy(est)
+    assert sent.config.train_distribute is None and est.config.train_distribute is strategy
+    for (optimizer, variables), (theirs, _) in zip(
+        trainer.trained_parts(sent), trainer.trained_parts(est)
+    ):
+        assert type(optimizer) is type(theirs) and int(theirs.iterations.numpy()) == 2
+        assert int(optimizer.iterations.numpy()) == 0
+        names = theirs.get_slot_names()
+        assert names and all(theirs.get_slot(v, n) is not None for v in variables for n in names)
+        assert all(optimizer.get_slot(v, n) is None for v in variables for n in names)
+    ours, theirs = trainer.model_variables(sent), trainer.model_variables(est)
+    assert all(ours[k] is theirs[k] for k in theirs)  # shared until pickled
 
 
 def test_a_malformed_address_is_refused_when_joining():
@@ -416,7 +483,7 @@ def test_sync_workers_each_stream_a_part_of_a_ray_dataset_and_read_every_row_onc
         est.train(dataset, verbose=0)
         # 96 rows a worker: 6 synchronous steps of 2 batches of 16
         assert est.global_step == 6 * epoch
-        assert strategy.last_run["rows"] == 192
+        assert est.last_run.rows == 192
         ids = np.sort(np.concatenate([np.load(f) for f in seen.iterdir()]))
         np.testing.assert_array_equal(ids, np.arange(192))  # Ray yielded each row once
 
@@ -433,35 +500,38 @@ def test_sync_with_one_worker_from_a_ray_dataset_equals_single_process(tmp_path)
 
 
 def test_two_workers_on_a_ray_dataset_train_to_max_steps_as_well_as_pandas(tmp_path):
-    df = clicks(1024, seed=1)
+    # 2 epochs of 3072 rows: each epoch is a new split of the Ray dataset (seconds to
+    # start), so the 192 steps are taken in few epochs of more rows
+    df = clicks(3072, seed=1)
     test = clicks(512, seed=2)
 
     def adagrad():
         return cn.core.optimizers.AdagradOptimizer(learning_rate=0.5)
 
     single = wide_deep(tmp_path, "single", adagrad())
-    single.fit(df, label="clicked", batch_size=32, epochs=6, shuffle=False, verbose=0)
+    single.fit(df, label="clicked", batch_size=32, epochs=2, shuffle=False, verbose=0)
     strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=2, mode="sync")
     dist = wide_deep(tmp_path, "dist", adagrad(), strategy=strategy)
-    dist.fit(ray_clicks(df), label="clicked", batch_size=16, epochs=6, shuffle=False, verbose=0)
-    assert dist.global_step == single.global_step == 6 * 32
+    dist.fit(ray_clicks(df), label="clicked", batch_size=16, epochs=2, shuffle=False, verbose=0)
+    assert dist.global_step == single.global_step == 2 * 96
     want = single.evaluate(test, label="clicked", verbose=0)["accuracy"]
     got = dist.evaluate(test, label="clicked", verbose=0)["accuracy"]
     assert want > 0.95  # learned: the comparison is not between two coin flips
     assert abs(got - want) <= 0.01
     more = cn.data.Dataset.from_ray(ray_clicks(df), label="clicked").batch(16).repeat()
-    dist.train(more, max_steps=6 * 32 + 20, verbose=0)
-    assert dist.global_step == 6 * 32 + 20
+    dist.train(more, max_steps=2 * 96 + 20, verbose=0)
+    assert dist.global_step == 2 * 96 + 20
 
 
 def test_a_ray_dataset_with_fewer_rows_than_workers_is_refused(tmp_path):
-    strategy = cn.distribute.RayStrategy(num_workers=3, num_ps=1, mode="sync")
+    # 2 workers, as the other tests: a third would be a new actor process (seconds)
+    strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=1, mode="sync")
     est = wide_deep(tmp_path, "dist", strategy=strategy)
-    tiny = ray_clicks(clicks(2)).materialize()
-    with pytest.raises(ValueError, match="2 rows, fewer than the 3 workers"):
+    tiny = ray_clicks(clicks(1)).materialize()
+    with pytest.raises(ValueError, match="1 rows, fewer than the 2 workers"):
         est.fit(tiny, label="clicked", batch_size=16, verbose=0)
     with pytest.raises(ValueError, match="worker .* empty shard .*Ray dataset"):  # lazy: at run
-        est.fit(ray_clicks(clicks(2)), label="clicked", batch_size=16, verbose=0)
+        est.fit(ray_clicks(clicks(1)), label="clicked", batch_size=16, verbose=0)
 
 
 def test_a_bare_ray_dataset_in_distributed_train_names_from_ray(tmp_path):
@@ -471,25 +541,13 @@ def test_a_bare_ray_dataset_in_distributed_train_names_from_ray(tmp_path):
         est.train(ray_clicks(clicks(8)), verbose=0)
 
 
-def test_a_killed_worker_reading_a_ray_split_stops_the_job_with_a_reason(tmp_path):
-    import ray
-
-    strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=1, mode="sync")
-    est = wide_deep(tmp_path, "dist", strategy=strategy)
-    kill = _AtStep(3, lambda: ray.kill(strategy.cluster.worker_actors[1]))
-    data = cn.data.Dataset.from_ray(ray_clicks(clicks()), label="clicked").batch(16).repeat()
-    with pytest.raises(RuntimeError, match="worker 1 died.*streaming_split"):
-        est.train(data, max_steps=60, hooks=[kill], verbose=0)
-    assert kill.done_at is not None
-
-
 def test_a_killed_worker_reading_a_materialized_ray_dataset_is_replaced(tmp_path, caplog):
     import ray
 
     strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=1, mode="async")
     adagrad = {"name": "Adagrad", "learning_rate": 0.5}
     est = wide_deep(tmp_path, "dist", adagrad, strategy=strategy)
-    kill = _AtStep(6, lambda: ray.kill(strategy.cluster.worker_actors[1]))
+    kill = _AtStep(6, lambda: ray.kill(cn.distribute.current_run().worker_actors[1]))
     materialized = ray_clicks(clicks()).materialize()
     # async passes over a materialized dataset: refused for a lazy one (see below)
     data = cn.data.Dataset.from_ray(materialized, label="clicked").batch(16).repeat()
@@ -498,6 +556,7 @@ def test_a_killed_worker_reading_a_materialized_ray_dataset_is_replaced(tmp_path
     assert kill.done_at is not None
     assert est.global_step == 60
     assert "worker 1 died" in caplog.text
+    assert est.last_run.workers_replaced == 1
     held_out = clicks(seed=1)  # 62% not clicked; single-process training reaches 0.94
     assert est.evaluate(held_out, label="clicked", verbose=0)["accuracy"] > 0.8
 
@@ -512,7 +571,7 @@ def test_a_materialized_ray_dataset_is_split_into_row_ranges_read_once_a_pass(tm
     est = wide_deep(tmp_path, "dist", strategy=strategy)
     est.train(cn.data.Dataset.from_ray(data, label="clicked").batch(19), verbose=0)
     assert list(seen.iterdir()) == []  # the blocks were read from the object store
-    assert strategy.last_run["rows"] == 190  # 95 rows a worker: 5 sync steps of 2 x 19
+    assert est.last_run.rows == 190  # 95 rows a worker: 5 sync steps of 2 x 19
     assert est.global_step == 5
 
 
@@ -524,3 +583,17 @@ def test_repeat_over_a_ray_split_in_async_mode_is_refused_before_it_could_hang(t
         est.train(data.repeat(), max_steps=30, verbose=0)
     est.train(data, verbose=0)  # one pass: each worker ends its part and leaves
     assert est.global_step == 12
+
+
+# Last: the killed worker is not replaced (a Ray split part cannot be handed over), so a
+# test after it would start a new actor process in its place (seconds).
+def test_a_killed_worker_reading_a_ray_split_stops_the_job_with_a_reason(tmp_path):
+    import ray
+
+    strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=1, mode="sync")
+    est = wide_deep(tmp_path, "dist", strategy=strategy)
+    kill = _AtStep(3, lambda: ray.kill(cn.distribute.current_run().worker_actors[1]))
+    data = cn.data.Dataset.from_ray(ray_clicks(clicks()), label="clicked").batch(16).repeat()
+    with pytest.raises(RuntimeError, match="worker 1 died.*streaming_split"):
+        est.train(data, max_steps=60, hooks=[kill], verbose=0)
+    assert kill.done_at is not None

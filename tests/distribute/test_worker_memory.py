@@ -236,7 +236,7 @@ def test_workers_hold_a_batch_of_rows_of_a_ten_million_row_table(ray_cluster, tm
     est = big_model(tmp_path, "dist", strategy)
     est.train(cn.data.Dataset.from_pandas(df, label="clicked").batch(16), verbose=0)
     assert est.global_step == 3
-    peak = strategy.last_run["table_buffer_bytes"]
+    peak = est.last_run.table_buffer_bytes
     # at most a batch's 16 users and 16 sites (4 bytes each) in the fused linear table and
     # its 2 shape-only column views (a 4-byte scalar each), and 16 sites' 4-wide
     # embeddings; the whole tables hold 40 MB
