@@ -11,6 +11,7 @@ import time
 
 import ray
 
+from ..data.worker_shards import reads_streamed_split
 from ..estimators import distributed as trainer
 from . import hosts, state
 from .coordinator import Coordinator
@@ -348,9 +349,7 @@ def _plain(value):
 
 
 def _refuse_restart_of_ray_split(shards, what: str) -> None:
-    from .strategy import reads_ray_split
-
-    if any(reads_ray_split(shard) for shard in shards):
+    if any(reads_streamed_split(shard) for shard in shards):
         raise RuntimeError(
             f"{what}, and the workers read parts of a lazy Ray dataset's streaming_split, "
             "which cannot be handed to new workers mid-pass: training stopped; run train "

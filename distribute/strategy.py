@@ -16,11 +16,11 @@ from __future__ import annotations
 import logging
 import socket
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..data import Dataset
-from ..data.plan import Batch, Repeat, Scan, in_memory, scan_under
-from ..data.ray_source import RaySource, is_ray_dataset
+from ..data.ray_source import is_ray_dataset
+from ..data.worker_shards import worker_shards
 from ..estimators import distributed as trainer
 from ..estimators.hooks import SessionRunHook
 
@@ -180,16 +180,9 @@ def _frozen(value):
 
 
 def shard_input(input_fn, num_workers: int, mode: str = "sync") -> list:
-    """Each worker's shard of the input: ``Dataset.shard``, which gives whole files or
-    row groups of files (sharded under the batching, so each worker reads only its
-    files), and of in-memory data every ``num_workers``-th batch (so that two sync
-    workers together see what one process sees at twice the batch size). A Dataset over
-    a ``ray.data.Dataset`` (``Dataset.from_ray``, or what ``fit`` makes of one) is split
-    in Ray instead (:meth:`~colonnade.data.ray_source.RaySource.split`): each worker
-    reads its own part, under the same steps (shuffle buffer, batching) as the
-    Dataset's. Several passes (``repeat``) over a lazy dataset's streaming split need
-    workers that reach the end of a pass together (Ray starts a pass only when every
-    part starts it): ``mode="sync"`` with no row filter, else they are refused."""
+    """Each worker's shard of the input (a Dataset, or what ``input_fn`` returns):
+    :func:`~colonnade.data.worker_shards.worker_shards`, the workers in lockstep in
+    ``mode="sync"``. What no worker can read a shard of is refused with the reason."""
     source = input_fn
     if callable(input_fn) and not isinstance(input_fn, (Dataset, Iterable)):
         source = input_fn()
@@ -206,63 +199,7 @@ def shard_input(input_fn, num_workers: int, mode: str = "sync") -> list:
             f"one; got {type(source).__name__}. A Python generator or iterable of batches "
             "exists only in this process: write the data to files, or build a Dataset"
         )
-    node = source._node
-    scan = _scan_of(node)
-    if scan is not None and isinstance(scan.source, RaySource):
-        _check_passes_over_ray_split(node, scan, mode)
-        parts = scan.source.split(num_workers, scan.columns)
-        return [source._derive(_with_scan_source(node, part), source._batched) for part in parts]
-    if source._batched and isinstance(node, Batch) and not in_memory(node.child):
-        if scan_under(node.child) is not None:  # files: shard them under the batching
-            rows = source._derive(node.child, batched=False)
-            shards = [rows.shard(num_workers, i) for i in range(num_workers)]
-            return [
-                shard._derive(Batch(shard._node, node.batch_size, node.drop_remainder), True)
-                for shard in shards
-            ]
-    return [source.shard(num_workers, i) for i in range(num_workers)]
-
-
-def reads_ray_split(dataset) -> bool:
-    """Whether ``dataset`` (a worker's shard) reads a part of a lazy Ray dataset's
-    ``streaming_split``: such a part cannot be handed to a new worker mid-pass (Ray
-    starts a pass of a split only when every part starts it), so a failed worker or
-    parameter server stops the job instead of being replaced."""
-    scan = _scan_of(dataset._node)
-    return scan is not None and isinstance(scan.source, RaySource) and scan.source.is_split_part
-
-
-def _check_passes_over_ray_split(node, scan, mode):
-    repeats = [n for n in _chain(node) if isinstance(n, Repeat) and n.count != 1]
-    if not repeats or scan.source.is_materialized or (mode == "sync" and scan.filter is None):
-        return
-    why = "a row filter (applied after the split)" if mode == "sync" else 'mode="async"'
-    raise ValueError(
-        f"repeat() over a Ray dataset with {why}: the workers' parts of its "
-        "streaming_split would end at different steps, and Ray starts the next pass only "
-        "when every part starts it, so a worker would wait forever. Read it once per "
-        "train call (fit(..., epochs=n) or train in a loop), filter in Ray "
-        "(ray_dataset.filter), use mode='sync', or materialize the dataset "
-        "(ray_dataset.materialize(): its parts are then row ranges read at any pace)"
-    )
-
-
-def _chain(node):
-    while node is not None:
-        yield node
-        node = getattr(node, "child", None)
-
-
-def _scan_of(node):
-    """The Scan at the bottom of ``node``'s chain of steps, or None."""
-    return next((n for n in _chain(node) if isinstance(n, Scan)), None)
-
-
-def _with_scan_source(node, source):
-    """``node`` with its Scan reading ``source`` instead."""
-    if isinstance(node, Scan):
-        return replace(node, source=source)
-    return replace(node, child=_with_scan_source(node.child, source))
+    return worker_shards(source, num_workers, lockstep=mode == "sync")
 
 
 def connect(address):

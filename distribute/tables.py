@@ -21,10 +21,12 @@ shape-only (:class:`ShapeOnly`), so its size does not grow with theirs either.
 >>> est = cn.estimators.LinearClassifier(
 ...     [fc.categorical_column_with_identity("a", 1000), fc.numeric_column("x")],
 ...     model_dir=__import__("tempfile").mkdtemp())
->>> tables = list(network_tables(est._network).values())
+>>> from colonnade.estimators import distributed as trainer
+>>> network = trainer.network(est)
+>>> tables = list(network_tables(network).values())
 >>> [t.variable.name for t in tables]
 ['linear_model/a/weights']
->>> cache = est._network.transform({"a": [700, 5, 700], "x": [0.0, 1.0, 2.0]})
+>>> cache = network.transform({"a": [700, 5, 700], "x": [0.0, 1.0, 2.0]})
 >>> rows, compact = Compactor(tables)(cache)
 >>> rows[0].tolist(), compact.get(fc.categorical_column_with_identity("a", 1000)).ids.tolist()
 ([5, 700], [1, 0, 1])
@@ -39,8 +41,6 @@ import numpy as np
 from ..core.fused import trained_variable
 from ..core.indexed_rows import group_rows
 from ..core.variables import Variable
-from ..feature_columns import DenseFeatures, LinearModel
-from ..feature_columns.base import CategoricalColumn
 from ..feature_columns.fused_tables import FusedColumns, FusedIds
 from ..feature_columns.ids import CategoricalIds
 
@@ -86,17 +86,11 @@ def network_tables(network) -> dict:
                 found.append(column)
 
     for layer in network.layers:
-        for group in layer._fused:
-            add(group.table, group=group)
-        if isinstance(layer, LinearModel):
-            for c in layer._unfused:
-                if isinstance(c, CategoricalColumn):
-                    add(layer.column_weights(c), c)
-        elif isinstance(layer, DenseFeatures):
-            for piece in layer._plan:
-                name = getattr(piece, "table_name", None)
-                if not isinstance(piece, FusedColumns) and name in layer._variables:
-                    add(layer._variables[name], piece.categorical_column)
+        for var, reader in layer.row_lookups():
+            if isinstance(reader, FusedColumns):
+                add(var, group=reader)
+            else:
+                add(var, reader)
     return {
         k: Table(var, var.shape[0], fused.get(k), tuple(columns.get(k, ())))
         for k, var in variables.items()

@@ -108,7 +108,7 @@ class Worker:
             if id(var.value) not in shapeless:
                 var.value = np.array(var.value)
         for layer in network.layers:
-            for fused in layer._fused:
+            for fused in layer.fused_groups:
                 if id(fused.table.value) not in shapeless:
                     for part, start in fused.table.fused_parts:
                         part.value = fused.table.value[start : start + part.shape[0]]

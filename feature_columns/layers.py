@@ -33,7 +33,7 @@ from ..core.variable_scope import current_store, unique_name
 from ..core.variables import Variable
 from .base import CategoricalColumn, DenseColumn, FeatureColumn, VariableSpec
 from .dense import check_combiner, embedding_lookup
-from .fused_tables import fuse_linear_weights, output_pieces, plan_dense_output
+from .fused_tables import FusedColumns, fuse_linear_weights, output_pieces, plan_dense_output
 from .transform_cache import TransformCache
 
 __all__ = [
@@ -156,6 +156,18 @@ class _Layer:
         """Variables by name relative to the layer (``x_embedding/embedding_weights``)."""
         return dict(self._variables)
 
+    @property
+    def fused_groups(self) -> list:
+        """The :class:`FusedColumns` of the layer: columns whose tables are rows of one."""
+        return list(self._fused)
+
+    def row_lookups(self) -> list:
+        """``[(variable, reader), ...]``: each variable the layer reads by row (a
+        gather), with what picks its rows: a :class:`FusedColumns` (the variable is
+        its fused table) or the categorical column whose ids are the rows. For code
+        that holds a table's rows elsewhere (a distributed worker's compact buffers)."""
+        return [(f.table, f) for f in self._fused]
+
     def _prepare(self, cache: TransformCache, training: bool = True) -> None:
         """Compute ahead what a call on this batch will need besides the transforms (the
         rows its fused tables read, grouped for the gradient when ``training``), so that
@@ -236,6 +248,15 @@ class DenseFeatures(_Layer):
     def column_variables(self, column) -> list:
         """The variables ``column`` reads."""
         return [self._variables[s.name] for s in column.variable_specs()]
+
+    def row_lookups(self) -> list:
+        """As the base class's, with the embedding tables the columns read unfused."""
+        out = super().row_lookups()
+        for piece in self._plan:
+            name = getattr(piece, "table_name", None)
+            if not isinstance(piece, FusedColumns) and name in self._variables:
+                out.append((self._variables[name], piece.categorical_column))
+        return out
 
     def __call__(self, features, cols_to_output_tensors=None) -> Tensor:
         """``(batch, dimension)`` tensor of the columns, concatenated in name order.
@@ -366,6 +387,14 @@ class LinearModel(_Layer):
     def column_weights(self, column) -> Variable:
         """The ``(num_buckets or dimension, units)`` weights of ``column``."""
         return self._variables[f"{column.name}/weights"]
+
+    def row_lookups(self) -> list:
+        """As the base class's, with the weights of the categorical columns not fused."""
+        out = super().row_lookups()
+        for c in self._unfused:
+            if isinstance(c, CategoricalColumn):
+                out.append((self.column_weights(c), c))
+        return out
 
     def column_variables(self, column) -> list:
         """Every variable ``column`` reads (its weights, and its embedding table if any)."""

@@ -51,7 +51,11 @@ TIME_PARTS = {
 
 @dataclass(frozen=True)
 class TimePartCategoricalColumn(CategoricalColumn):
-    """One part of a timestamp as an id; see :func:`categorical_column_with_time_part`."""
+    """One part of a timestamp as an id; see :func:`categorical_column_with_time_part`.
+
+    >>> TimePartCategoricalColumn("when", "weekday").num_buckets
+    7
+    """
 
     key: str
     part: str
