@@ -286,10 +286,11 @@ def test_bad_input_through_fit(tmp_path, few_epochs):
 def test_duplicates_that_leave_no_validation_rows_fall_back_with_a_note(tmp_path, few_epochs):
     base = pd.DataFrame({"x": [0.0, 1.0, 2.0], "y": [0, 1, 1]})
     df = pd.concat([base] * 100, ignore_index=True)
+    fraction = tabular.validation_fraction(len(df))
     seed = next(
         s
         for s in range(100)
-        if not tabular._validation_mask(pa.Table.from_pandas(base), s, 0.1).any()
+        if not tabular._validation_mask(pa.Table.from_pandas(base), s, fraction).any()
     )
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=seed).fit(df)
     assert any("left no rows for validation" in n for n in model.columns_.notes)
