@@ -28,7 +28,7 @@ The rules, each a named constant below (``describe()`` says which one fired):
 - long text and timestamps are dropped with the reason (no column type reads them);
 - crosses: the categorical pairs (bucketized numbers included) whose information about
   the label, measured out of sample on the sample's two halves, most exceeds that of
-  the better single column; at most :data:`MAX_CROSSES`;
+  the better single column (and zero); at most :data:`MAX_CROSSES`;
 - the label's task: strings, booleans or a few integer values are classes (2: binary);
   other numbers are regression.
 
@@ -604,8 +604,8 @@ def _heldout_information(codes: np.ndarray, labels: np.ndarray, n_labels: int) -
 
     Unlike the in-sample mutual information, this does not grow with the number of
     cells: a pair of columns with about as many cells as rows memorizes its half and
-    scores zero or below on the other, where the in-sample estimate (even bias-corrected) reads
-    the same pair as highly informative.
+    scores zero or below on the other, where the in-sample estimate, even
+    bias-corrected, reads the same pair as highly informative.
 
     >>> rng = np.random.default_rng(0)
     >>> y = rng.integers(0, 2, 2000)
