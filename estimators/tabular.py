@@ -39,10 +39,16 @@ from .run_config import RunConfig
 
 __all__ = ["TabularClassifier", "TabularRegressor", "recommended_settings"]
 
-# Share of the rows held out for early stopping when no validation_data is given; a
-# tenth keeps the loss estimate steady on small tables and costs little on large ones.
+# Share of the rows held out for early stopping when no validation_data is given: a
+# tenth costs little training data ...
 VALIDATION_FRACTION = 0.1
-# ... at most this many rows: enough for a loss to 3 digits, and evaluation stays cheap.
+# ... but at least this many rows where the table allows: on fewer, the validation loss
+# moves between epochs by more than training changes it, and early stopping picks its
+# epoch by chance (a tenth of a 1,100-row table is 110 rows) ...
+VALIDATION_MIN_ROWS = 1_000
+# ... taking at most this share of a small table, so most rows still train ...
+VALIDATION_MAX_FRACTION = 0.2
+# ... and at most this many rows: enough for a loss to 3 digits, and evaluation stays cheap.
 VALIDATION_MAX_ROWS = 50_000
 # Below this many rows a split leaves too few to measure a loss on: train all rows for
 # SMALL_DATA_EPOCHS epochs instead (said in the plan's notes).
@@ -72,6 +78,18 @@ DNN_LEARNING_RATE = 0.001
 LINEAR_OPTIMIZER = "Ftrl"
 LINEAR_LEARNING_RATE = 0.05
 LINEAR_L1 = 0.001
+
+
+def validation_fraction(rows: int) -> float:
+    """The share of ``rows`` held out: :data:`VALIDATION_FRACTION`, raised toward
+    :data:`VALIDATION_MIN_ROWS` rows up to :data:`VALIDATION_MAX_FRACTION` on small
+    tables, lowered to :data:`VALIDATION_MAX_ROWS` rows on large ones.
+
+    >>> [round(validation_fraction(n), 4) for n in (1_000, 5_000, 8_000, 30_000, 10**7)]
+    [0.2, 0.2, 0.125, 0.1, 0.005]
+    """
+    small = min(VALIDATION_MIN_ROWS / rows, VALIDATION_MAX_FRACTION)
+    return min(max(VALIDATION_FRACTION, small), VALIDATION_MAX_ROWS / rows)
 
 
 def batch_size_for(rows: int) -> int:
@@ -275,10 +293,11 @@ class _Tabular:
 
         Files and Datasets are streamed, never read whole: the split keeps a row for
         validation when the seeded hash of its values (:func:`row_keys`) falls in the
-        lowest :data:`VALIDATION_FRACTION` (at most :data:`VALIDATION_MAX_ROWS` rows),
-        batch by batch. A regression label is standardized for training (the
-        ``history_`` losses are in those units) and the model is scaled back after it,
-        so predictions, evaluations and exports are in the label's units."""
+        lowest :func:`validation_fraction` of the keys (10%, more on small tables, at most
+        :data:`VALIDATION_MAX_ROWS` rows), batch by batch. A regression label is
+        standardized for training (the ``history_`` losses are in those units) and the
+        model is scaled back after it, so predictions, evaluations and exports are in the
+        label's units."""
         seed = 0 if self.seed is None else int(self.seed)
         table = _in_memory(data)
         plan = self.columns
@@ -372,7 +391,7 @@ class _Tabular:
                 f"trained on all rows for {SMALL_DATA_EPOCHS} epochs, no early stopping"
             )
             return _part(data, label, seed, 0.0, "all", scale), None, [note, rows]
-        fraction = min(VALIDATION_FRACTION, VALIDATION_MAX_ROWS / rows)
+        fraction = validation_fraction(rows)
         train = _part(data, label, seed, fraction, "train", scale)
         valid = _part(data, label, seed, fraction, "validation", scale)
         if isinstance(valid, pa.Table) and valid.num_rows == 0:
@@ -384,9 +403,16 @@ class _Tabular:
             return _part(data, label, seed, 0.0, "all", scale), None, [note, rows]
         n_valid = valid.num_rows if isinstance(valid, pa.Table) else round(rows * fraction)
         how = "" if isinstance(valid, pa.Table) else "about "
+        why = ""
+        if fraction > VALIDATION_FRACTION:
+            why = (
+                f"; more than {VALIDATION_FRACTION:.0%} on a small table, toward "
+                f"{VALIDATION_MIN_ROWS} rows (at most {VALIDATION_MAX_FRACTION:.0%}), so "
+                "the loss that picks the epoch is steady"
+            )
         note = (
             f"held out {how}{n_valid} rows ({fraction:.1%}, a seeded hash of each row's "
-            f"values) for early stopping on the validation loss"
+            f"values) for early stopping on the validation loss{why}"
         )
         return train, valid, [note, rows - n_valid]
 

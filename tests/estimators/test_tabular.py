@@ -286,10 +286,26 @@ def test_bad_input_through_fit(tmp_path, few_epochs):
 def test_duplicates_that_leave_no_validation_rows_fall_back_with_a_note(tmp_path, few_epochs):
     base = pd.DataFrame({"x": [0.0, 1.0, 2.0], "y": [0, 1, 1]})
     df = pd.concat([base] * 100, ignore_index=True)
+    fraction = tabular.validation_fraction(len(df))
     seed = next(
         s
         for s in range(100)
-        if not tabular._validation_mask(pa.Table.from_pandas(base), s, 0.1).any()
+        if not tabular._validation_mask(pa.Table.from_pandas(base), s, fraction).any()
     )
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=seed).fit(df)
     assert any("left no rows for validation" in n for n in model.columns_.notes)
+
+
+def test_small_tables_hold_out_more_rows(tmp_path, few_epochs):
+    # 1,500 rows: 10% would be 150 validation rows; the rule raises the share toward
+    # 1,000 rows, capped at 20%: about 300 (binomial sd 15.5 around the hash split).
+    model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
+    notes = "\n".join(model.fit(_synthetic(1500)).columns_.notes)
+    held = [n for n in notes.splitlines() if n.startswith("held out")]
+    assert len(held) == 1 and "(20.0%," in held[0] and "small table" in held[0], notes
+    rows = int(held[0].split()[2])
+    assert 240 <= rows <= 360, held[0]
+    # a large table keeps a tenth, and a huge one at most VALIDATION_MAX_ROWS rows
+    assert tabular.validation_fraction(12_000) == tabular.VALIDATION_FRACTION
+    assert tabular.validation_fraction(10**8) * 10**8 == pytest.approx(tabular.VALIDATION_MAX_ROWS)
+    assert tabular.validation_fraction(100_000 // 12) * (100_000 // 12) >= 999

@@ -8,6 +8,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import colonnade as cn
 from colonnade.feature_columns.infer import ColumnPlan, infer
@@ -232,12 +234,66 @@ def test_no_cross_of_columns_that_only_memorize():
     assert [d.name for d in plan.decisions if d.action == "cross"] == []
 
 
-def test_heldout_information_of_the_label_itself_is_its_entropy():
-    rng = np.random.default_rng(0)
-    y = rng.integers(0, 2, 20_000)
-    half = rng.permutation(len(y)) < len(y) // 2
-    p1 = y.mean()
-    entropy = -(p1 * np.log(p1) + (1 - p1) * np.log(1 - p1))  # ~ln 2
-    assert infer_module._heldout_information(y, y, 2, half) == pytest.approx(entropy, abs=1e-3)
-    noise = rng.integers(0, 5000, len(y))  # independent of y, few rows a value
-    assert infer_module._heldout_information(noise, y, 2, half) < 0
+def _heldout_by_hand(codes, labels, prior_rows):
+    """The documented out-of-sample information, replayed with plain loops: fit on the
+    even rows, score the odd ones, and the other way round."""
+    codes, labels = list(codes), list(labels)
+    classes = sorted(set(labels))
+    total = 0.0
+    for fit_parity in (0, 1):
+        fit = [(c, y) for i, (c, y) in enumerate(zip(codes, labels)) if i % 2 == fit_parity]
+        score = [(c, y) for i, (c, y) in enumerate(zip(codes, labels)) if i % 2 != fit_parity]
+        prior = {k: (sum(y == k for _, y in fit) + 1) / (len(fit) + len(classes)) for k in classes}
+        logs = []
+        for c, y in score:
+            in_cell = [yy for cc, yy in fit if cc == c]
+            p = (sum(yy == y for yy in in_cell) + prior_rows * prior[y]) / (
+                len(in_cell) + prior_rows
+            )
+            logs.append(np.log(p) - np.log(prior[y]))
+        total += np.mean(logs)
+    return total / 2
+
+
+def test_heldout_information_matches_the_formula_by_hand():
+    codes = [0, 0, 1, 1, 0, 1, 2, 2, 0, 1, 2, 0]
+    labels = [0, 0, 1, 1, 0, 1, 1, 0, 1, 1, 0, 0]
+    got = infer_module._heldout_information(np.array(codes), np.array(labels), 2)
+    want = _heldout_by_hand(codes, labels, infer_module.CROSS_PRIOR_ROWS)
+    assert got == pytest.approx(want, rel=1e-12)
+    assert want > 0  # codes 0 and 1 mostly predict their label
+
+
+def test_small_tables_get_no_crosses_of_noise_with_many_cells():
+    # 300 rows, label independent of everything: two 20-bucket numbers make a 400-cell
+    # pair that memorizes the rows; an in-sample (Miller-Madow) score reads it as
+    # informative, the out-of-sample one does not.
+    rng = np.random.default_rng(3)
+    n = 300
+    df = pd.DataFrame({"u": rng.normal(size=n), "v": rng.normal(size=n), "w": rng.normal(size=n)})
+    df["y"] = rng.integers(0, 2, n)
+    plan = infer(df, "y")
+    assert [d for d in plan.decisions if d.action == "cross"] == []
+
+
+def test_a_real_interaction_of_numbers_is_crossed_on_a_small_table():
+    rng = np.random.default_rng(4)
+    n = 600
+    df = pd.DataFrame({"u": rng.normal(size=n), "v": rng.normal(size=n), "w": rng.normal(size=n)})
+    df["y"] = ((df["u"] > 0) ^ (df["v"] > 0)).astype(int)
+    crosses = [d.name for d in infer(df, "y").decisions if d.action == "cross"]
+    assert crosses == ["u_bucketized_X_v_bucketized"]  # and no pair with the noise w
+
+
+@settings(max_examples=25, deadline=None)
+@given(shape=st.floats(0.3, 50.0), seed=st.integers(0, 2**16), shift=st.sampled_from([0, -5]))
+def test_log1p_exactly_when_non_negative_and_skewed_beyond_the_rule(shape, seed, shift):
+    # Gamma(shape) has skewness 2/sqrt(shape): both sides of LOG_SKEW = 1 are drawn.
+    values = np.random.default_rng(seed).gamma(shape, 1.0, 2000) + shift
+    d = values - values.mean()
+    skew = float((d**3).mean() / (d**2).mean() ** 1.5)  # numpy, not the streaming moments
+    assume(abs(skew - infer_module.LOG_SKEW) > 0.02)
+    df = pd.DataFrame({"x": values, "y": np.arange(2000) % 2})
+    reason = _actions(infer(df, "y"))["x"][1]
+    logged = values.min() >= 0 and skew > infer_module.LOG_SKEW
+    assert ("log1p" in reason) == logged, (skew, values.min(), reason)
