@@ -129,10 +129,13 @@ def _as_times(column, arr: pa.Array) -> pa.Array:
 
 def categorical_column_with_time_part(key: str, part: str) -> TimePartCategoricalColumn:
     """One part of the timestamps in feature ``key`` as a categorical id (a colonnade
-    column; TF has none): ``"hour"`` (0-23), ``"weekday"`` (Monday 0 to Sunday 6),
-    ``"month"`` (January 0 to December 11) or ``"day"`` of the month (the 1st is 0). The
-    column is named ``f"{key}_{part}"``, so several parts of one timestamp can be used
-    together. See the module docstring for the input types.
+    column; TF has none). The column is named ``f"{key}_{part}"``, so several parts of
+    one timestamp can be used together. See the module docstring for the input types.
+
+    Args:
+        key: the input feature's name: timestamps, dates, times of day or ISO 8601 text.
+        part: ``"hour"`` (0-23), ``"weekday"`` (Monday 0 to Sunday 6), ``"month"``
+            (January 0 to December 11) or ``"day"`` of the month (the 1st is 0).
 
     >>> categorical_column_with_time_part("t", "month").num_buckets
     12
