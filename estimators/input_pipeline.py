@@ -33,9 +33,6 @@ def transformed_batches(network, input_fn, repeat_single=False, limit=None, trai
     time, and each batch gets its cut of the result: the transforms' per-call costs
     (about 40 columns, several array calls each) are then paid once per chunk instead of
     once per 1k-row batch, and a chunk is large enough for the transform thread pool.
-    The first chunk is one batch and each next one twice the last, up to
-    :data:`CHUNK_ROWS`: the first step waits for one batch, not for ``CHUNK_ROWS`` rows
-    (many passes of a small repeated input, each a barrier of a Ray split's parts).
     Batches are the same, and come in the same order, as without chunking.
 
     Reading and transforming run on a background thread, up to two chunks ahead of the
@@ -55,7 +52,6 @@ def _chunked(network, input_fn, repeat_single, limit):
     """Transformed batches; small Arrow batches are transformed a chunk at a time."""
     source = itertools.islice(batches(input_fn, repeat_single), limit)
     previous, pending, rows = None, [], 0  # previous: the last chunk's transforms
-    target = 1  # rows that end the next chunk: its batch alone, then doubling
 
     def flush():
         nonlocal previous, pending, rows
@@ -70,8 +66,7 @@ def _chunked(network, input_fn, repeat_single, limit):
                 yield from flush()
             pending.append((features, labels))
             rows += features.num_rows
-            if rows >= target:
-                target = min(CHUNK_ROWS, 2 * rows)
+            if rows >= CHUNK_ROWS:
                 yield from flush()
             continue
         yield from flush()
