@@ -548,7 +548,8 @@ def test_a_killed_worker_reading_a_materialized_ray_dataset_is_replaced(tmp_path
     adagrad = {"name": "Adagrad", "learning_rate": 0.5}
     est = wide_deep(tmp_path, "dist", adagrad, strategy=strategy)
     kill = _AtStep(6, lambda: ray.kill(cn.distribute.current_run().worker_actors[1]))
-    materialized = ray_clicks(clicks()).materialize()
+    # 16k rows a worker: the input thread's first chunk is one pass over its part
+    materialized = ray_clicks(clicks(32768)).materialize()
     # async passes over a materialized dataset: refused for a lazy one (see below)
     data = cn.data.Dataset.from_ray(materialized, label="clicked").batch(16).repeat()
     with caplog.at_level(logging.WARNING, logger="colonnade"):
@@ -593,7 +594,8 @@ def test_a_killed_worker_reading_a_ray_split_stops_the_job_with_a_reason(tmp_pat
     strategy = cn.distribute.RayStrategy(num_workers=2, num_ps=1, mode="sync")
     est = wide_deep(tmp_path, "dist", strategy=strategy)
     kill = _AtStep(3, lambda: ray.kill(cn.distribute.current_run().worker_actors[1]))
-    data = cn.data.Dataset.from_ray(ray_clicks(clicks()), label="clicked").batch(16).repeat()
+    rows = ray_clicks(clicks(4096))  # few passes (each a split barrier) to a first chunk
+    data = cn.data.Dataset.from_ray(rows, label="clicked").batch(16).repeat()
     with pytest.raises(RuntimeError, match="worker 1 died.*streaming_split"):
         est.train(data, max_steps=60, hooks=[kill], verbose=0)
     assert kill.done_at is not None
