@@ -24,15 +24,11 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import logging
-import time
 
 import numpy as np
 
-from .hooks import HookRunner, StepValues, running
+from .hooks import HookRunner, StepLog, StepValues, running
 from .networks import Network
-
-logger = logging.getLogger("colonnade")
 
 
 def network(estimator) -> Network:
@@ -123,7 +119,7 @@ class ChiefHooks:
             input_fn, last_step, hooks, saving_listeners, verbose
         )
         self.runner = HookRunner(all_hooks, self.view)
-        self._logged = (time.monotonic(), estimator.global_step)
+        self.step_log = StepLog(estimator.config.log_step_count_steps, estimator.global_step)
 
     @contextlib.contextmanager
     def running(self):
@@ -132,7 +128,7 @@ class ChiefHooks:
         checkpoint, as in one process)."""
         with running(self.view):
             self.runner.begin()
-            self._logged = (time.monotonic(), self.estimator.global_step)
+            self.step_log.restart(self.estimator.global_step)
             yield self
 
     def after_step(self, step: int, loss: float, rows: int) -> bool:
@@ -143,12 +139,7 @@ class ChiefHooks:
         # the variables live elsewhere: hooks may fetch loss, global_step and rows
         values = StepValues(loss, step - 1, step, rows, dict, self.estimator._global_step)
         self.runner.after_run(context, values)
-        every = self.estimator.config.log_step_count_steps
-        if every and step % every == 0:
-            now = time.monotonic()
-            rate = (step - self._logged[1]) / max(now - self._logged[0], 1e-9)
-            logger.info("loss = %.6g, step = %d (%.1f steps/s)", loss, step, rate)
-            self._logged = (now, step)
+        self.step_log(step, loss)
         return context.stop_requested
 
     def end(self) -> None:

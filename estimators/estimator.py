@@ -34,6 +34,7 @@ from .hooks import (
     NanTensorHook,
     SessionRunArgs,
     SessionRunHook,
+    StepLog,
     StepValues,
     running,
 )
@@ -600,7 +601,7 @@ class CannedEstimator:
         begin at the first batch (with those the model_fn's spec brings); whether they
         did."""
         cfg = self.config
-        started, logged_at, logged_step = time.monotonic(), time.monotonic(), self.global_step
+        started, step_log = time.monotonic(), StepLog(cfg.log_step_count_steps, self.global_step)
         batches = transformed_batches(
             self._network,
             input_fn,
@@ -629,13 +630,7 @@ class CannedEstimator:
                         self._global_step,
                     ),
                 )
-                if cfg.log_step_count_steps and self.global_step % cfg.log_step_count_steps == 0:
-                    now = time.monotonic()
-                    rate = (self.global_step - logged_step) / max(now - logged_at, 1e-9)
-                    logger.info(
-                        "loss = %.6g, step = %d (%.1f steps/s)", loss, self.global_step, rate
-                    )
-                    logged_at, logged_step = now, self.global_step
+                step_log(self.global_step, loss)
                 if context.stop_requested or (
                     last_step is not None and self.global_step >= last_step
                 ):

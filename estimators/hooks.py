@@ -250,6 +250,33 @@ def _global_step_variable(what: str):
 # ---------------------------------------------------------------- the loop's side
 
 
+class StepLog:
+    """Logs the loss and global steps per second at INFO every ``every`` global steps
+    (0: never): what a training loop says as it goes, in one process or as the
+    distributed chief.
+
+    >>> log = StepLog(every=100, step=0)
+    >>> log(50, 0.7), log(100, 0.6)  # logs at step 100 only
+    (None, None)
+    """
+
+    def __init__(self, every: int, step: int):
+        self.every = every
+        self.restart(step)
+
+    def restart(self, step: int) -> None:
+        """Count the rate from ``step``, now."""
+        self._at, self._step = time.monotonic(), step
+
+    def __call__(self, step: int, loss: float) -> None:
+        if not self.every or step % self.every:
+            return
+        now = time.monotonic()
+        rate = (step - self._step) / max(now - self._at, 1e-9)
+        logger.info("loss = %.6g, step = %d (%.1f steps/s)", loss, step, rate)
+        self._at, self._step = now, step
+
+
 class StepValues:
     """What one step produced, for the hooks to fetch from: ``loss`` (float; ``None`` in
     predict), the global step before and after the step, the batch's ``rows``, and

@@ -612,7 +612,7 @@ def _time_parts(name: str, values: pa.Array):
         col = categorical_column_with_time_part(name, part)
         try:
             ids = transform_features(pa.table({name: values}), [col])[col.name].ids
-        except (TypeError, ValueError):  # a time of day has no weekday
+        except TypeError:  # a time of day has no weekday
             continue
         seen[part] = len(np.unique(ids))
         if seen[part] < 2 or (part == "day" and seen.get("month", 0) < 2):

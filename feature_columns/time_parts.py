@@ -119,12 +119,17 @@ def _as_times(column, arr: pa.Array) -> pa.Array:
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
             raise ValueError(
                 f"column {column.name!r}: feature {column.key!r} has strings that are not "
-                f"ISO 8601 timestamps such as '2024-03-04 17:30:00' ({e})"
+                f"ISO 8601 timestamps such as '2024-03-04 17:30:00' ({_shortened(str(e))})"
             ) from None
     raise TypeError(
         f"column {column.name!r} reads timestamps, dates or ISO 8601 strings, but feature "
         f"{column.key!r} is {t}"
     )
+
+
+def _shortened(text: str, most: int = 200) -> str:
+    """``text`` cut to ``most`` characters: an error quoting a hostile value stays short."""
+    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 def categorical_column_with_time_part(key: str, part: str) -> TimePartCategoricalColumn:
@@ -145,6 +150,6 @@ def categorical_column_with_time_part(key: str, part: str) -> TimePartCategorica
     ValueError: column 't': part must be one of ['day', 'hour', 'month', 'weekday'], got 'year'
     """
     key = check_key(key)
-    if part not in TIME_PARTS:
+    if not isinstance(part, str) or part not in TIME_PARTS:
         raise ValueError(f"column {key!r}: part must be one of {sorted(TIME_PARTS)}, got {part!r}")
     return TimePartCategoricalColumn(key, part)

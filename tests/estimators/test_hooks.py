@@ -510,3 +510,20 @@ def test_predict_hooks_have_no_loss_but_the_variables(tmp_path):
         ValueError, match=r"fetches 'loss'.*\['b', 'global_step', 'rows', 'w', 'y'\]"
     ):
         list(est.predict(input_fn, hooks=[Fetch("loss")], verbose=0))
+
+
+def test_step_log_says_the_loss_every_n_global_steps(caplog, monkeypatch):
+    """What both training loops (one process, the distributed chief) log as they go."""
+    from colonnade.estimators import hooks as hooks_module
+
+    clock = iter([0.0, 2.0, 3.0, 9.0])  # start, step 4, step 6, the second log's start
+    monkeypatch.setattr(hooks_module.time, "monotonic", lambda: next(clock))
+    log = hooks_module.StepLog(every=2, step=0)
+    with caplog.at_level(logging.INFO, logger="colonnade"):
+        for step in (1, 3, 4, 5, 6):
+            log(step, 0.5)
+        hooks_module.StepLog(every=0, step=0)(2, 0.5)  # 0: never
+    assert [r.getMessage() for r in caplog.records] == [
+        "loss = 0.5, step = 4 (2.0 steps/s)",  # 4 steps in 2 s
+        "loss = 0.5, step = 6 (2.0 steps/s)",  # 2 more in 1 s
+    ]

@@ -18,6 +18,7 @@ E = cn.estimators
 fc = cn.feature_columns
 ModeKeys, EstimatorSpec = E.ModeKeys, E.EstimatorSpec
 
+
 def numpy_weights(steps):
     """(w, b) after ``steps`` steps of ``linear_model_fn`` on (X, Y), in plain numpy."""
     w, b = 0.0, 0.0

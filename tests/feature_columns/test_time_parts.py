@@ -69,6 +69,13 @@ def test_bad_input_names_the_column_and_the_feature():
         ids_of(pa.array([dt.time(1)], pa.time64("us")), "weekday")
     with pytest.raises(ValueError, match=r"part must be one of \['day', 'hour', 'month', 'wee"):
         fc.categorical_column_with_time_part("t", "minute")
+    with pytest.raises(ValueError, match="part must be one of .* got \\['hour'\\]"):
+        fc.categorical_column_with_time_part("t", ["hour"])  # a wrong type, not a crash
+    with pytest.raises(fc.ConfigError, match="part"):
+        fc.from_config([{"type": "categorical_column_with_time_part", "key": "t"}])
+    with pytest.raises(ValueError, match="not ISO 8601") as hostile:
+        ids_of(["9" * 100_000], "hour")  # a huge value: the error quotes a bounded part
+    assert len(str(hostile.value)) < 400
 
 
 def test_config_round_trip_and_parse_spec():
