@@ -30,10 +30,9 @@ import os
 import time
 
 from .. import data as cn_data
-from .custom import _features_dict, _is_metric_op, _labels_array
-from .estimator import _metric_of
 from .exporters import Exporter
-from .hooks import CheckpointSaverListener, SessionRunHook
+from .hook_runner import CheckpointSaverListener, SessionRunHook
+from .model_fn import features_dict, is_metric_op, labels_array, metric_of
 
 logger = logging.getLogger("colonnade")
 
@@ -292,8 +291,8 @@ def _with_metrics(cls):
 class _AddedMetrics:
     """Mixed into an estimator's class by :func:`add_metrics`."""
 
-    def _new_evaluation(self):
-        return _MetricFnEvaluation(super()._new_evaluation(), self)
+    def new_evaluation(self):
+        return _MetricFnEvaluation(super().new_evaluation(), self)
 
 
 class _MetricFnEvaluation:
@@ -311,9 +310,9 @@ class _MetricFnEvaluation:
         self.inner.update(features, labels, cache)
         _, predictions = self.inner.last
         given = {
-            "labels": _labels_array(labels),
+            "labels": labels_array(labels),
             "predictions": predictions,
-            "features": _features_dict(features),
+            "features": features_dict(features),
             "config": self.estimator.config,
         }
         fn = self.estimator._metric_fn
@@ -324,12 +323,12 @@ class _MetricFnEvaluation:
                 f"{type(ops).__name__}"
             )
         for name, op in ops.items():
-            if not _is_metric_op(op):
+            if not is_metric_op(op):
                 raise TypeError(
                     f"metric_fn's metric {name!r} must be a (value, update_op) pair from a "
                     f"cn.metrics function or a metric object; got {type(op).__name__}"
                 )
-            metric, known = _metric_of(op), self.metrics.get(name)
+            metric, known = metric_of(op), self.metrics.get(name)
             if known is None:
                 self.metrics[name] = metric
             elif known is not metric:
