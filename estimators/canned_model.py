@@ -89,6 +89,8 @@ class CannedModel:
     """A network of feature columns through a head, each part of the network updated by
     its own optimizer (see the module)."""
 
+    custom = False  # a canned network, not a user's model_fn
+
     def __init__(self, network, head, parts):
         self.network = network
         self.head = head
@@ -96,6 +98,11 @@ class CannedModel:
 
     def __repr__(self) -> str:
         return f"CannedModel({[name for name, _ in self.column_parts()]})"
+
+    @property
+    def model_fn(self) -> CannedModel:
+        """The model itself: called, it is a ``model_fn``."""
+        return self
 
     def __call__(self, features, labels, mode, config=None) -> EstimatorSpec:
         """TF's ``model_fn`` signature: the spec of one batch (dropout draws fresh

@@ -110,7 +110,7 @@ class Estimator:
     def model_fn(self):
         """The ``model_fn`` this estimator calls (a canned one is a callable
         :class:`~.canned_model.CannedModel`)."""
-        return self.model.model_fn if isinstance(self.model, UserModel) else self.model
+        return self.model.model_fn
 
     @property
     def params(self) -> dict:
@@ -172,7 +172,7 @@ class Estimator:
         so far), ``global_step`` included. A canned estimator lists its optimizers'
         slots too, as ``tf.estimator`` (TF's optimizer hyperparameters aside); a
         ``model_fn``'s lists its own variables only."""
-        if isinstance(self.model, UserModel):
+        if self.model.custom:
             path = self.latest_checkpoint()
             if path is not None:
                 return sorted(n for n, _ in core.list_variables(path) if is_model_variable(n))
@@ -183,7 +183,7 @@ class Estimator:
 
     def get_variable_value(self, name: str):
         """The value of one variable by its TF name (see :meth:`get_variable_names`)."""
-        if isinstance(self.model, UserModel):
+        if self.model.custom:
             return self._model_fn_variable_value(name)
         if self.latest_checkpoint() is not None:
             self.train_state.resume()
@@ -243,7 +243,7 @@ class Estimator:
 
     def __repr__(self) -> str:
         """The class, model_dir and the arguments that shape the model."""
-        if isinstance(self.model, UserModel):
+        if self.model.custom:
             return f"Estimator(model_fn={self.model!r}, model_dir={self.model_dir!r})"
         args = [f"model_dir={self.model_dir!r}"]
         for part, columns in self.model.column_parts():
@@ -280,8 +280,6 @@ class Estimator:
     def hook_scope(self):
         """Where hooks' ``begin``/``end`` run: ``cn.train.get_global_step()`` is this
         estimator's step (TF's default graph holds it)."""
-        if isinstance(self.model, UserModel):
-            return self.model.hook_scope()
         return self.model.hook_scope(self.train_state.global_step_variable)
 
     def train_step(self, features, labels, cache=None) -> float:
@@ -477,7 +475,7 @@ class Estimator:
             as_text: TF's argument, without effect (an export holds JSON, not a proto).
             checkpoint_path: export this checkpoint rather than model_dir's latest."""
         del as_text
-        if isinstance(self.model, UserModel):
+        if self.model.custom:
             return self._export_model_fn(
                 export_dir_base, serving_input_receiver_fn, assets_extra, checkpoint_path
             )

@@ -65,6 +65,7 @@ class UserModel:
     ``seed`` seeds the store's initializers; ``global_step`` is what
     ``cn.train.get_global_step()`` returns inside the ``model_fn``."""
 
+    custom = True  # a user's model_fn, not a canned network
     head = None
     parts: list = []  # its optimizers live in the store
 
@@ -100,9 +101,9 @@ class UserModel:
         """No parts of feature columns to list in a summary."""
         return []
 
-    def hook_scope(self):
+    def hook_scope(self, global_step):
         """Where hooks' ``begin``/``end`` run: in the store, whose global step is the
-        estimator's."""
+        estimator's (``global_step``)."""
         return self.store.as_default()
 
     def spec(self, features, labels, mode, cache=None, rng=None) -> EstimatorSpec:
