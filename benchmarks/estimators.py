@@ -9,12 +9,10 @@ tf.estimator (in a separate environment) for comparison; see RESULTS.md.
 
 from __future__ import annotations
 
-import argparse
-import json
 import tempfile
 import time
 
-from workloads import click_log, click_log_columns
+from workloads import click_log, click_log_columns, run_estimator_jobs
 
 import colonnade as cn
 from colonnade.census import HIDDEN_UNITS
@@ -78,14 +76,7 @@ def click_through(rows: int, batch_size: int) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--batch-size", type=int, default=256)
-    parser.add_argument("--click-rows", type=int, default=500_000)
-    parser.add_argument("--click-batch-size", type=int, default=1024)
-    args = parser.parse_args()
-    print(json.dumps(census(args.epochs, args.batch_size)), flush=True)
-    print(json.dumps(click_through(args.click_rows, args.click_batch_size)), flush=True)
+    run_estimator_jobs(__doc__, census, click_through)
 
 
 if __name__ == "__main__":

@@ -10,8 +10,6 @@ It reads the Adult data shipped in colonnade/datasets/ and generates the same cl
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import tempfile
 import time
@@ -19,7 +17,7 @@ import time
 import numpy as np
 import pandas as pd
 import tensorflow as tf
-from workloads import click_log, click_log_columns, load_census_module
+from workloads import click_log, click_log_columns, load_census_module, run_estimator_jobs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "colonnade", "datasets")
@@ -106,15 +104,8 @@ def click_through(rows, batch_size):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--batch-size", type=int, default=256)
-    parser.add_argument("--click-rows", type=int, default=500_000)
-    parser.add_argument("--click-batch-size", type=int, default=1024)
-    args = parser.parse_args()
     tf.get_logger().setLevel("ERROR")
-    print(json.dumps(census(args.epochs, args.batch_size)), flush=True)
-    print(json.dumps(click_through(args.click_rows, args.click_batch_size)), flush=True)
+    run_estimator_jobs(__doc__, census, click_through)
 
 
 if __name__ == "__main__":

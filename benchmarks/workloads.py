@@ -9,7 +9,9 @@ the same names).
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
+import json
 import os
 import resource
 import subprocess
@@ -98,3 +100,17 @@ def run_each_in_own_process(script: str, rows: int, models: list) -> None:
     for kind in models:
         command = [sys.executable, script, "--rows", str(rows), "--models", kind]
         subprocess.run(command + ["--in-process"], check=True)
+
+
+def run_estimator_jobs(description: str, census, click_through) -> None:
+    """The command line of ``estimators.py`` and ``tf_estimators.py`` (the same two jobs at
+    the same sizes): run ``census(epochs, batch_size)`` and ``click_through(rows,
+    batch_size)``, printing each one's JSON line."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--click-rows", type=int, default=500_000)
+    parser.add_argument("--click-batch-size", type=int, default=1024)
+    args = parser.parse_args()
+    print(json.dumps(census(args.epochs, args.batch_size)), flush=True)
+    print(json.dumps(click_through(args.click_rows, args.click_batch_size)), flush=True)
