@@ -25,44 +25,19 @@ AGE_BOUNDARIES = [18, 25, 30, 35, 40, 45, 50, 55, 60, 65]
 HIDDEN_UNITS = [100, 75, 50, 25]
 
 EDUCATION = [
-    "Bachelors",
-    "HS-grad",
-    "11th",
-    "Masters",
-    "9th",
-    "Some-college",
-    "Assoc-acdm",
-    "Assoc-voc",
-    "7th-8th",
-    "Doctorate",
-    "Prof-school",
-    "5th-6th",
-    "10th",
-    "1st-4th",
-    "Preschool",
-    "12th",
-]
+    "Bachelors", "HS-grad", "11th", "Masters", "9th", "Some-college", "Assoc-acdm",
+    "Assoc-voc", "7th-8th", "Doctorate", "Prof-school", "5th-6th", "10th", "1st-4th",
+    "Preschool", "12th",
+]  # fmt: skip
 MARITAL_STATUS = [
-    "Married-civ-spouse",
-    "Divorced",
-    "Married-spouse-absent",
-    "Never-married",
-    "Separated",
-    "Married-AF-spouse",
-    "Widowed",
-]
+    "Married-civ-spouse", "Divorced", "Married-spouse-absent", "Never-married", "Separated",
+    "Married-AF-spouse", "Widowed",
+]  # fmt: skip
 RELATIONSHIP = ["Husband", "Not-in-family", "Wife", "Own-child", "Unmarried", "Other-relative"]
 WORKCLASS = [
-    "Self-emp-not-inc",
-    "Private",
-    "State-gov",
-    "Federal-gov",
-    "Local-gov",
-    "?",
-    "Self-emp-inc",
-    "Without-pay",
-    "Never-worked",
-]
+    "Self-emp-not-inc", "Private", "State-gov", "Federal-gov", "Local-gov", "?", "Self-emp-inc",
+    "Without-pay", "Never-worked",
+]  # fmt: skip
 # The deep part's numbers, standardized with the training split's mean and standard
 # deviation (rounded); the heavy-tailed capital columns go through log1p instead.
 STANDARDIZED = {
