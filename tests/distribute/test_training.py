@@ -202,9 +202,13 @@ class _AtStep(E.SessionRunHook):
     def __init__(self, step, action):
         self.step, self.action, self.done_at = step, action, None
 
+    def before_run(self, run_context):
+        return E.SessionRunArgs("global_step")
+
     def after_run(self, run_context, run_values):
-        if self.done_at is None and run_values["global_step"] >= self.step:
-            self.done_at = run_values["global_step"]
+        step = run_values.results + 1  # the global step after this step
+        if self.done_at is None and step >= self.step:
+            self.done_at = step
             self.action()
 
 
