@@ -13,7 +13,6 @@ its definition. See ``docs/distributed.md``.
 
 from __future__ import annotations
 
-import logging
 import socket
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -21,9 +20,9 @@ from dataclasses import dataclass
 from ..data import Dataset
 from ..data.ray_source import is_ray_dataset
 from ..data.worker_shards import worker_shards
+from ..estimators import training_loop
 from ..estimators.hook_runner import SessionRunHook
 
-logger = logging.getLogger("colonnade")
 
 MODES = ("async", "sync")
 WORKER_RESOURCE_KEYS = ("num_cpus", "num_gpus", "memory", "resources", "accelerator_type")
@@ -127,13 +126,7 @@ class RayStrategy:
         connect(self.address)
         from .run import Run
 
-        estimator.train_state.resume()
-        if max_steps is not None and estimator.global_step >= max_steps:
-            logger.info(
-                "skipping training: global step %d already reached max_steps=%d",
-                estimator.global_step,
-                max_steps,
-            )
+        if not training_loop.resume(estimator, max_steps):
             return None
         first_step = estimator.global_step
         last_step = max_steps if steps is None else first_step + steps

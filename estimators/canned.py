@@ -88,85 +88,76 @@ def _weighted(head, weight_column):
     return head if head.weight_column is not None else dataclasses.replace(head, weight_column=key)
 
 
+def _linear_part(name, columns, head, combiner, optimizer, default_rate, named_rate, step):
+    """A linear part and its ``(name, optimizer, variables)``: Ftrl at ``default_rate``
+    by default, ``named_rate`` for an optimizer named by string."""
+    linear = LinearPart(columns, units=head.logits_dimension, sparse_combiner=combiner)
+    opt = resolve_optimizer(optimizer, lambda: core.FtrlOptimizer(default_rate), named_rate, step)
+    return linear, (name, opt, linear.trainable_variables)
+
+
+def _dnn_part(name, columns, head, tower, optimizer, default_rate, named_rate, step, rng):
+    """A DNN part (``tower``: its ``DNNPart`` arguments) and its ``(name, optimizer,
+    variables)``: Adagrad at ``default_rate`` by default."""
+    dnn = DNNPart(columns, units=head.logits_dimension, rng=rng, **tower)
+    opt = resolve_optimizer(
+        optimizer, lambda: core.AdagradOptimizer(default_rate), named_rate, step
+    )
+    return dnn, (name, opt, dnn.trainable_variables)
+
+
 def linear_model_fn(head, feature_columns, optimizer, sparse_combiner) -> CannedModelFn:
     """The linear estimators' model: one linear part, Ftrl by default (see the module)."""
 
     def build(global_step, init_rng):
-        linear = LinearPart(
-            feature_columns, units=head.logits_dimension, sparse_combiner=sparse_combiner
-        )
-        lr = linear_learning_rate(len(feature_columns))
-        opt = resolve_optimizer(
-            optimizer, lambda: core.FtrlOptimizer(lr), LINEAR_LEARNING_RATE, global_step
-        )
-        return Network(linear=linear), [("optimizer", opt, linear.trainable_variables)]
+        rate = linear_learning_rate(len(feature_columns))
+        linear, part = _linear_part(
+            "optimizer", feature_columns, head, sparse_combiner, optimizer, rate,
+            LINEAR_LEARNING_RATE, global_step,
+        )  # fmt: skip
+        return Network(linear=linear), [part]
 
     return CannedModelFn(head, build)
 
 
-def dnn_model_fn(
-    head, hidden_units, feature_columns, optimizer, activation_fn, dropout, batch_norm
-) -> CannedModelFn:
-    """The DNN estimators' model: one DNN part, Adagrad by default."""
+def dnn_model_fn(head, feature_columns, optimizer, tower) -> CannedModelFn:
+    """The DNN estimators' model: one DNN part (``tower``: hidden units, activation,
+    dropout, batch norm), Adagrad by default."""
 
     def build(global_step, init_rng):
-        dnn = DNNPart(
-            feature_columns,
-            hidden_units=hidden_units,
-            units=head.logits_dimension,
-            activation_fn=activation_fn,
-            dropout=dropout,
-            batch_norm=batch_norm,
-            rng=init_rng,
-        )
-        opt = resolve_optimizer(
-            optimizer,
-            lambda: core.AdagradOptimizer(DNN_LEARNING_RATE),
-            dnn_learning_rate,
-            global_step,
-        )
-        return Network(dnn=dnn), [("optimizer", opt, dnn.trainable_variables)]
+        dnn, part = _dnn_part(
+            "optimizer", feature_columns, head, tower, optimizer, DNN_LEARNING_RATE,
+            dnn_learning_rate, global_step, init_rng,
+        )  # fmt: skip
+        return Network(dnn=dnn), [part]
 
     return CannedModelFn(head, build)
 
 
-def combined_model_fn(head, linear_columns, linear_optimizer, dnn_columns, dnn_optimizer,
-                      dnn_hidden_units, dnn_activation_fn, dnn_dropout, batch_norm,
-                      linear_sparse_combiner) -> CannedModelFn:  # fmt: skip
+def combined_model_fn(head, linear_columns, linear_optimizer, linear_sparse_combiner,
+                      dnn_columns, dnn_optimizer, tower) -> CannedModelFn:  # fmt: skip
     """Wide & deep's model: a linear part, a DNN part or both, each with its optimizer."""
     if not linear_columns and not dnn_columns:
         raise ValueError("either linear_feature_columns or dnn_feature_columns must be given")
-    if dnn_columns and not dnn_hidden_units:
+    if dnn_columns and not tower["hidden_units"]:
         raise ValueError("dnn_hidden_units must be given when dnn_feature_columns are")
-    units = head.logits_dimension
 
     def build(global_step, init_rng):
         linear = dnn = None
         parts = []
         if linear_columns:
-            linear = LinearPart(linear_columns, units=units, sparse_combiner=linear_sparse_combiner)
-            lr = linear_learning_rate(len(linear_columns), COMBINED_LINEAR_LEARNING_RATE)
-            opt = resolve_optimizer(
-                linear_optimizer, lambda: core.FtrlOptimizer(lr), lr, global_step
-            )
-            parts.append(("linear_optimizer", opt, linear.trainable_variables))
+            rate = linear_learning_rate(len(linear_columns), COMBINED_LINEAR_LEARNING_RATE)
+            linear, part = _linear_part(
+                "linear_optimizer", linear_columns, head, linear_sparse_combiner,
+                linear_optimizer, rate, rate, global_step,
+            )  # fmt: skip
+            parts.append(part)
         if dnn_columns:
-            dnn = DNNPart(
-                dnn_columns,
-                hidden_units=dnn_hidden_units,
-                units=units,
-                activation_fn=dnn_activation_fn,
-                dropout=dnn_dropout,
-                batch_norm=batch_norm,
-                rng=init_rng,
-            )
-            opt = resolve_optimizer(
-                dnn_optimizer,
-                lambda: core.AdagradOptimizer(COMBINED_DNN_LEARNING_RATE),
-                COMBINED_DNN_LEARNING_RATE,
-                global_step,
-            )
-            parts.append(("dnn_optimizer", opt, dnn.trainable_variables))
+            dnn, part = _dnn_part(
+                "dnn_optimizer", dnn_columns, head, tower, dnn_optimizer,
+                COMBINED_DNN_LEARNING_RATE, COMBINED_DNN_LEARNING_RATE, global_step, init_rng,
+            )  # fmt: skip
+            parts.append(part)
         return Network(linear, dnn), parts
 
     return CannedModelFn(head, build)
@@ -383,9 +374,13 @@ class DNNClassifier(Estimator):
         head = classification_head(n_classes, label_vocabulary, loss_reduction)
         head = _weighted(head, weight_column)
         self.feature_columns = _columns(feature_columns, "feature_columns")
-        model_fn = dnn_model_fn(
-            head, hidden_units, self.feature_columns, optimizer, activation_fn, dropout, batch_norm
+        tower = dict(
+            hidden_units=hidden_units,
+            activation_fn=activation_fn,
+            dropout=dropout,
+            batch_norm=batch_norm,
         )
+        model_fn = dnn_model_fn(head, self.feature_columns, optimizer, tower)
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
 
 
@@ -410,9 +405,13 @@ class DNNRegressor(Estimator):
     ) -> None:
         head = _weighted(RegressionHead(label_dimension, loss_reduction), weight_column)
         self.feature_columns = _columns(feature_columns, "feature_columns")
-        model_fn = dnn_model_fn(
-            head, hidden_units, self.feature_columns, optimizer, activation_fn, dropout, batch_norm
+        tower = dict(
+            hidden_units=hidden_units,
+            activation_fn=activation_fn,
+            dropout=dropout,
+            batch_norm=batch_norm,
         )
+        model_fn = dnn_model_fn(head, self.feature_columns, optimizer, tower)
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
 
 
@@ -451,10 +450,15 @@ class DNNLinearCombinedClassifier(Estimator):
         head = _weighted(head, weight_column)
         self.linear_feature_columns = list(linear_feature_columns or [])
         self.dnn_feature_columns = list(dnn_feature_columns or [])
+        tower = dict(
+            hidden_units=dnn_hidden_units,
+            activation_fn=dnn_activation_fn,
+            dropout=dnn_dropout,
+            batch_norm=batch_norm,
+        )
         model_fn = combined_model_fn(
-            head, self.linear_feature_columns, linear_optimizer, self.dnn_feature_columns,
-            dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout, batch_norm,
-            linear_sparse_combiner,
+            head, self.linear_feature_columns, linear_optimizer, linear_sparse_combiner,
+            self.dnn_feature_columns, dnn_optimizer, tower,
         )  # fmt: skip
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
 
@@ -484,9 +488,14 @@ class DNNLinearCombinedRegressor(Estimator):
         head = _weighted(RegressionHead(label_dimension, loss_reduction), weight_column)
         self.linear_feature_columns = list(linear_feature_columns or [])
         self.dnn_feature_columns = list(dnn_feature_columns or [])
+        tower = dict(
+            hidden_units=dnn_hidden_units,
+            activation_fn=dnn_activation_fn,
+            dropout=dnn_dropout,
+            batch_norm=batch_norm,
+        )
         model_fn = combined_model_fn(
-            head, self.linear_feature_columns, linear_optimizer, self.dnn_feature_columns,
-            dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout, batch_norm,
-            linear_sparse_combiner,
+            head, self.linear_feature_columns, linear_optimizer, linear_sparse_combiner,
+            self.dnn_feature_columns, dnn_optimizer, tower,
         )  # fmt: skip
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)

@@ -561,18 +561,8 @@ class Estimator:
             shuffle: a new row order each epoch (default ``True``).
             seed: the shuffling seed (default ``None``: ``config.tf_random_seed``).
             verbose: ``"auto"``, ``0``, ``1`` or ``2``, as above."""
-        return keras_fit.fit(
-            self,
-            data,
-            label,
-            epochs,
-            batch_size,
-            validation_data,
-            callbacks,
-            shuffle,
-            seed,
-            verbose,
-        )
+        return keras_fit.fit(self, data, label, epochs, batch_size, validation_data, callbacks,
+                             shuffle, seed, verbose)  # fmt: skip
 
 
 def _directory_path(model_dir) -> str:

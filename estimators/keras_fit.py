@@ -29,11 +29,9 @@ class History:
         return plot_history(self)
 
 
-def fit(
-    estimator, data, label, epochs, batch_size, validation_data, callbacks, shuffle, seed, verbose
-):
-    """The body of ``Estimator.fit`` (see there): checks its arguments, then runs the
-    epochs under model_dir's lock."""
+def fit(estimator, data, label, epochs, batch_size, validation_data, callbacks, shuffle, seed,
+        verbose) -> History:  # fmt: skip
+    """The body of ``Estimator.fit`` (see there): the epochs, run under model_dir's lock."""
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
     verbose = resolve_verbose(verbose)
@@ -44,66 +42,53 @@ def fit(
         if not isinstance(cb, Callback):
             raise TypeError(f"callbacks must be Callback instances, got {type(cb)}")
     estimator.stop_training = False
-    with estimator.training_lock():
-        return _fit_epochs(
-            estimator,
-            data,
-            label,
-            epochs,
-            batch_size,
-            validation_data,
-            callbacks,
-            shuffle,
-            seed,
-            verbose,
-        )
-
-
-def _fit_epochs(
-    estimator, data, label, epochs, batch_size, validation_data, callbacks, shuffle, seed, verbose
-):
     history = History()
-    for cb in callbacks:
-        cb.on_train_begin(estimator)
-    for epoch in range(epochs):
+    with estimator.training_lock():
         for cb in callbacks:
-            cb.on_epoch_begin(epoch)
-        dataset = inputs.as_dataset(
-            data,
-            label=label,
-            batch_size=batch_size,
-            shuffle=shuffle,
-            seed=None if seed is None else seed + epoch,
-            columns=estimator.input_columns(),
-        )
-        losses = _LossTracker()
-        bar = ProgressHook(
-            total_rows=known_rows(dataset),
-            desc=f"epoch {epoch + 1}/{epochs}",
-            verbose=verbose,
-            close_at_end=False,
-        )
-        estimator.train(dataset, hooks=[losses, bar], verbose=0)
-        logs = {"loss": losses.mean()}
-        if validation_data is not None:
-            vdata, vlabel = (
-                validation_data if isinstance(validation_data, tuple) else (validation_data, label)
+            cb.on_train_begin(estimator)
+        for epoch in range(epochs):
+            for cb in callbacks:
+                cb.on_epoch_begin(epoch)
+            dataset = inputs.as_dataset(
+                data,
+                label=label,
+                batch_size=batch_size,
+                shuffle=shuffle,
+                seed=None if seed is None else seed + epoch,
+                columns=estimator.input_columns(),
             )
-            results = estimator.evaluate(vdata, label=vlabel, verbose=0)
-            logs.update({f"val_{k}": v for k, v in results.items() if k != "global_step"})
-        history.append(epoch, logs)
-        bar.close(logs)
-        if verbose == 2:
-            print(
-                f"epoch {epoch + 1}/{epochs}: " + ", ".join(f"{k}={v:.4f}" for k, v in logs.items())
+            logs = _epoch(
+                estimator, dataset, f"epoch {epoch + 1}/{epochs}", verbose, validation_data, label
             )
+            history.append(epoch, logs)
+            if verbose == 2:
+                values = ", ".join(f"{k}={v:.4f}" for k, v in logs.items())
+                print(f"epoch {epoch + 1}/{epochs}: {values}")
+            for cb in callbacks:
+                cb.on_epoch_end(epoch, logs)
+            if estimator.stop_training:
+                break
         for cb in callbacks:
-            cb.on_epoch_end(epoch, logs)
-        if estimator.stop_training:
-            break
-    for cb in callbacks:
-        cb.on_train_end(history.history)
+            cb.on_train_end(history.history)
     return history
+
+
+def _epoch(estimator, dataset, desc, verbose, validation_data, label) -> dict:
+    """Train one pass over ``dataset``, then evaluate ``validation_data``; the logs."""
+    losses = _LossTracker()
+    bar = ProgressHook(
+        total_rows=known_rows(dataset), desc=desc, verbose=verbose, close_at_end=False
+    )
+    estimator.train(dataset, hooks=[losses, bar], verbose=0)
+    logs = {"loss": losses.mean()}
+    if validation_data is not None:
+        vdata, vlabel = (
+            validation_data if isinstance(validation_data, tuple) else (validation_data, label)
+        )
+        results = estimator.evaluate(vdata, label=vlabel, verbose=0)
+        logs.update({f"val_{k}": v for k, v in results.items() if k != "global_step"})
+    bar.close(logs)
+    return logs
 
 
 class _LossTracker(SessionRunHook):

@@ -26,13 +26,7 @@ def train(estimator, input_fn, steps, max_steps, hooks, saving_listeners, verbos
     for name, value in (("steps", steps), ("max_steps", max_steps)):
         if value is not None and value <= 0:
             raise ValueError(f"{name} must be > 0, got {value}")
-    estimator.train_state.resume()
-    if max_steps is not None and estimator.global_step >= max_steps:
-        logger.info(
-            "skipping training: global step %d already reached max_steps=%d",
-            estimator.global_step,
-            max_steps,
-        )
+    if not resume(estimator, max_steps):
         return
     first_step = estimator.global_step
     if max_steps is not None:
@@ -51,6 +45,20 @@ def train(estimator, input_fn, steps, max_steps, hooks, saving_listeners, verbos
     if estimator.global_step == first_step:
         raise ValueError("training got no batches from its input: the dataset is empty")
     logger.info("trained to step %d in %.1fs", estimator.global_step, time.monotonic() - started)
+
+
+def resume(estimator, max_steps) -> bool:
+    """Bring the estimator to where training starts (model_dir's newest intact
+    checkpoint, else its warm start); whether steps are left before ``max_steps``."""
+    estimator.train_state.resume()
+    if max_steps is not None and estimator.global_step >= max_steps:
+        logger.info(
+            "skipping training: global step %d already reached max_steps=%d",
+            estimator.global_step,
+            max_steps,
+        )
+        return False
+    return True
 
 
 def training_hooks(estimator, input_fn, last_step, hooks, saving_listeners, verbose):
