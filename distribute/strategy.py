@@ -23,7 +23,6 @@ from ..data.worker_shards import worker_shards
 from ..estimators import training_loop
 from ..estimators.hook_runner import SessionRunHook
 
-
 MODES = ("async", "sync")
 WORKER_RESOURCE_KEYS = ("num_cpus", "num_gpus", "memory", "resources", "accelerator_type")
 # How long joining a cluster at ``address`` may take before it is reported unreachable.
