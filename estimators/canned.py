@@ -106,6 +106,16 @@ def _dnn_part(name, columns, head, tower, optimizer, default_rate, named_rate, s
     return dnn, (name, opt, dnn.trainable_variables)
 
 
+def _tower(hidden_units, activation_fn, dropout, batch_norm) -> dict:
+    """A DNN part's tower arguments."""
+    return dict(
+        hidden_units=hidden_units,
+        activation_fn=activation_fn,
+        dropout=dropout,
+        batch_norm=batch_norm,
+    )
+
+
 def linear_model_fn(head, feature_columns, optimizer, sparse_combiner) -> CannedModelFn:
     """The linear estimators' model: one linear part, Ftrl by default (see the module)."""
 
@@ -134,9 +144,12 @@ def dnn_model_fn(head, feature_columns, optimizer, tower) -> CannedModelFn:
     return CannedModelFn(head, build)
 
 
-def combined_model_fn(head, linear_columns, linear_optimizer, linear_sparse_combiner,
-                      dnn_columns, dnn_optimizer, tower) -> CannedModelFn:  # fmt: skip
-    """Wide & deep's model: a linear part, a DNN part or both, each with its optimizer."""
+def combined_model_fn(head, linear, dnn_columns, dnn_optimizer, tower) -> CannedModelFn:
+    """Wide & deep's model: a linear part, a DNN part or both, each with its optimizer.
+    ``linear`` is ``(columns, optimizer, sparse_combiner)``; ``tower`` the DNN part's
+    hidden units, activation, dropout and batch norm."""
+    linear_columns, linear_optimizer, linear_sparse_combiner = linear
+    linear_columns, dnn_columns = list(linear_columns or []), list(dnn_columns or [])
     if not linear_columns and not dnn_columns:
         raise ValueError("either linear_feature_columns or dnn_feature_columns must be given")
     if dnn_columns and not tower["hidden_units"]:
@@ -374,12 +387,7 @@ class DNNClassifier(Estimator):
         head = classification_head(n_classes, label_vocabulary, loss_reduction)
         head = _weighted(head, weight_column)
         self.feature_columns = _columns(feature_columns, "feature_columns")
-        tower = dict(
-            hidden_units=hidden_units,
-            activation_fn=activation_fn,
-            dropout=dropout,
-            batch_norm=batch_norm,
-        )
+        tower = _tower(hidden_units, activation_fn, dropout, batch_norm)
         model_fn = dnn_model_fn(head, self.feature_columns, optimizer, tower)
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
 
@@ -405,12 +413,7 @@ class DNNRegressor(Estimator):
     ) -> None:
         head = _weighted(RegressionHead(label_dimension, loss_reduction), weight_column)
         self.feature_columns = _columns(feature_columns, "feature_columns")
-        tower = dict(
-            hidden_units=hidden_units,
-            activation_fn=activation_fn,
-            dropout=dropout,
-            batch_norm=batch_norm,
-        )
+        tower = _tower(hidden_units, activation_fn, dropout, batch_norm)
         model_fn = dnn_model_fn(head, self.feature_columns, optimizer, tower)
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
 
@@ -448,18 +451,9 @@ class DNNLinearCombinedClassifier(Estimator):
     ) -> None:
         head = classification_head(n_classes, label_vocabulary, loss_reduction)
         head = _weighted(head, weight_column)
-        self.linear_feature_columns = list(linear_feature_columns or [])
-        self.dnn_feature_columns = list(dnn_feature_columns or [])
-        tower = dict(
-            hidden_units=dnn_hidden_units,
-            activation_fn=dnn_activation_fn,
-            dropout=dnn_dropout,
-            batch_norm=batch_norm,
-        )
-        model_fn = combined_model_fn(
-            head, self.linear_feature_columns, linear_optimizer, linear_sparse_combiner,
-            self.dnn_feature_columns, dnn_optimizer, tower,
-        )  # fmt: skip
+        tower = _tower(dnn_hidden_units, dnn_activation_fn, dnn_dropout, batch_norm)
+        linear = (linear_feature_columns, linear_optimizer, linear_sparse_combiner)
+        model_fn = combined_model_fn(head, linear, dnn_feature_columns, dnn_optimizer, tower)
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
 
 
@@ -486,16 +480,7 @@ class DNNLinearCombinedRegressor(Estimator):
         linear_sparse_combiner: str = "sum",
     ) -> None:
         head = _weighted(RegressionHead(label_dimension, loss_reduction), weight_column)
-        self.linear_feature_columns = list(linear_feature_columns or [])
-        self.dnn_feature_columns = list(dnn_feature_columns or [])
-        tower = dict(
-            hidden_units=dnn_hidden_units,
-            activation_fn=dnn_activation_fn,
-            dropout=dnn_dropout,
-            batch_norm=batch_norm,
-        )
-        model_fn = combined_model_fn(
-            head, self.linear_feature_columns, linear_optimizer, linear_sparse_combiner,
-            self.dnn_feature_columns, dnn_optimizer, tower,
-        )  # fmt: skip
+        tower = _tower(dnn_hidden_units, dnn_activation_fn, dnn_dropout, batch_norm)
+        linear = (linear_feature_columns, linear_optimizer, linear_sparse_combiner)
+        model_fn = combined_model_fn(head, linear, dnn_feature_columns, dnn_optimizer, tower)
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
