@@ -44,8 +44,8 @@ import struct
 import google_crc32c
 import numpy as np
 
-from ..data.tfrecord import mask_crc, masked_crc
 from .checkpoint_format import CheckpointCorruptedError, CheckpointVersionError
+from .crc import mask_crc, masked_crc
 
 __all__ = ["TFCheckpointReader", "bundle_problem", "is_tf_checkpoint"]
 
