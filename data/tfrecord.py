@@ -45,7 +45,6 @@ __all__ = [
     "TFRecordWriter",
     "read_record_chunks",
     "tf_record_iterator",
-    "write_tfrecord",
 ]
 
 _LENGTH = struct.Struct("<Q")
@@ -388,28 +387,3 @@ class TFRecordWriter:
 
     def __exit__(self, *exc):
         self.close()
-
-
-def write_tfrecord(
-    data, path: str | os.PathLike, compression_type: str | TFRecordOptions | None = None
-) -> int:
-    """Write ``data`` (a pandas DataFrame, Arrow table or colonnade ``Dataset``) to a
-    TFRecord file, one ``tf.Example`` per row: strings become ``bytes_list``, integers
-    ``int64_list``, floats ``float_list``, list columns lists; a null leaves the feature
-    out of that row. Returns the number of records written. ``path``: the file to write;
-    ``compression_type``: None, ``"GZIP"``, ``"ZLIB"`` or a :class:`TFRecordOptions`.
-
-    >>> import os, tempfile, pandas as pd
-    >>> path = os.path.join(tempfile.mkdtemp(), "adult.tfrecord")
-    >>> write_tfrecord(pd.DataFrame({"age": [39, 50], "workclass": ["State-gov", None]}), path)
-    2
-    """
-    from .example_writer import example_batches
-
-    count = 0
-    with TFRecordWriter(path, compression_type) as writer:
-        for records in example_batches(data):
-            for record in records:
-                writer.write(record)
-            count += len(records)
-    return count
