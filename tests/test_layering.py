@@ -77,9 +77,8 @@ def import_graph(dirs):
                 targets += [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
-                if node.level:
-                    above = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join(above + ([node.module] if node.module else []))
+                if node.level:  # ``from ..x import y``: up level - 1 packages, then x
+                    base = package.rsplit(".", node.level - 1)[0] + (f".{base}" if base else "")
                 targets += [
                     f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
                     for alias in node.names
@@ -102,8 +101,7 @@ def cycles(graph):
                 while came_from[path[-1]] is not None:
                     path.append(came_from[path[-1]])
                 path = path[::-1] + [start]
-                key = frozenset(path)
-                found.setdefault(key, path)
+                found.setdefault(frozenset(path), path)
                 break
             for target in sorted(graph.get(module, ())):
                 if target not in came_from:
@@ -142,7 +140,7 @@ def test_graph_builder_finds_a_cycle(tmp_path):
     assert cycles(graph) == [["pkg.a", "pkg.sub.b", "pkg.c", "pkg.a"]]
 
 
-def test_every_folder_is_read():
+def test_graph_covers_every_layer():
     for name in LAYERS + CLI_ONLY + [CLI, "colonnade.data.tfrecord", "colonnade.core.crc"]:
         assert name in GRAPH, name
     assert "colonnade.core.crc" in GRAPH["colonnade.core.tf_bundle"]
