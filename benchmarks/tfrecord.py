@@ -165,7 +165,7 @@ def main(argv=None):
     parser.add_argument("--rows", type=int, default=32561)
     parser.add_argument("--no-protobuf", action="store_true", help="skip the protobuf case")
     args = parser.parse_args(argv)
-    from colonnade.data.tfrecord import write_tfrecord
+    from colonnade.data.example_writer import write_tfrecord
 
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "adult.tfrecord")

@@ -10,7 +10,11 @@ Sub-modules: ``cn.core`` (backend, autodiff, ops), ``cn.train`` (the ``tf.train`
 tf.Example), ``cn.estimators`` and ``cn.distribute`` (Ray; extra ``colonnade[ray]``).
 """
 
-from . import (
+from .source_checkout import map_sibling_packages
+
+map_sibling_packages(__path__[0])  # run from a clone: colonnade.core is ../core, ...
+
+from . import (  # noqa: E402
     core,
     data,
     distribute,
@@ -23,7 +27,7 @@ from . import (
     nn,
     train,
 )
-from .estimators import load
+from .estimators import load  # noqa: E402
 
 __version__ = core.library_version()
 

@@ -15,13 +15,13 @@ files, use ``cn.data.Dataset.from_tfrecord(paths, features, label=...)``.
 """
 
 from colonnade.data.example import parse_example, parse_sequence_example, parse_single_example
+from colonnade.data.example_writer import write_tfrecord
 from colonnade.data.parse_spec import FixedLenFeature, FixedLenSequenceFeature, VarLenFeature
 from colonnade.data.tfrecord import (
     DataLossError,
     TFRecordOptions,
     TFRecordWriter,
     tf_record_iterator,
-    write_tfrecord,
 )
 
 __all__ = [

@@ -41,7 +41,10 @@ class Tensor:
     """An array value plus the recipe for its gradient.
 
     ``parents`` are the input tensors and ``backward(g, need)`` returns one gradient per
-    parent (``None`` where ``need`` says the parent's gradient is not wanted).
+    parent (``None`` where ``need`` says the parent's gradient is not wanted). Its arithmetic
+    operators (``+ - * / ** @``, unary ``-``, ``[]``) and ``.T``, ``.reshape``, ``.sum``,
+    ``.mean`` are the ops of :mod:`colonnade.core.ops`, which builds on this module and
+    attaches them to the class.
     """
 
     __slots__ = ("value", "parents", "backward", "__weakref__")
@@ -90,66 +93,6 @@ class Tensor:
 
     def __repr__(self) -> str:
         return f"Tensor(shape={self.shape}, dtype={self.dtype})"
-
-    # Arithmetic records the ops of colonnade.core.ops (imported at the end of this module,
-    # as they are built on Tensor).
-    def __add__(self, other):
-        return ops.add(self, other)
-
-    def __radd__(self, other):
-        return ops.add(other, self)
-
-    def __sub__(self, other):
-        return ops.subtract(self, other)
-
-    def __rsub__(self, other):
-        return ops.subtract(other, self)
-
-    def __mul__(self, other):
-        return ops.multiply(self, other)
-
-    def __rmul__(self, other):
-        return ops.multiply(other, self)
-
-    def __truediv__(self, other):
-        return ops.divide(self, other)
-
-    def __rtruediv__(self, other):
-        return ops.divide(other, self)
-
-    def __pow__(self, other):
-        return ops.power(self, other)
-
-    def __rpow__(self, other):
-        return ops.power(other, self)
-
-    def __matmul__(self, other):
-        return ops.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return ops.matmul(other, self)
-
-    def __neg__(self):
-        return ops.negative(self)
-
-    def __getitem__(self, index):
-        return ops.getitem(self, index)
-
-    @property
-    def T(self):
-        return ops.transpose(self)
-
-    def reshape(self, *shape):
-        """``reshape(2, 3)`` or ``reshape((2, 3))``."""
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = shape[0]
-        return ops.reshape(self, shape)
-
-    def sum(self, axis=None, keepdims=False):
-        return ops.sum(self, axis, keepdims)
-
-    def mean(self, axis=None, keepdims=False):
-        return ops.mean(self, axis, keepdims)
 
     # Comparisons are not differentiable: they return plain boolean arrays.
     def __lt__(self, other):
@@ -287,6 +230,3 @@ def value_and_grad(fn, has_aux: bool = False):
         return ((loss.value, aux) if has_aux else loss.value), grads
 
     return wrapped
-
-
-from . import ops  # noqa: E402  (the ops build on Tensor; the operators call them)

@@ -59,7 +59,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from .backend import to_host
+from .checkpoint_errors import CheckpointCorruptedError, CheckpointVersionError
 from .dir_lock import owner_gone, owner_tag, parse_owner
+from .tf_bundle import TFCheckpointReader, bundle_problem
 from .version import library_version
 
 logger = logging.getLogger("colonnade")
@@ -83,18 +85,6 @@ def is_tf_checkpoint(path: str) -> bool:
     """A TensorFlow checkpoint prefix (``PREFIX.index`` and no colonnade directory at
     ``PREFIX``): the public readers hand it to :mod:`colonnade.core.tf_bundle`."""
     return not os.path.isdir(path) and os.path.isfile(path + ".index")
-
-
-class CheckpointCorruptedError(ValueError):
-    """A checkpoint file is truncated, unreadable or fails its checksum.
-
-    The message names the checkpoint, the file and the variable, so the damaged file can be
-    found; nothing is loaded from it silently.
-    """
-
-
-class CheckpointVersionError(ValueError):
-    """The checkpoint was written in a newer format than this colonnade can read."""
 
 
 # --------------------------------------------------------------------------- writing
@@ -672,8 +662,6 @@ def checkpoint_problem(path, verify: bool = False) -> str | None:
     """
     path = os.fspath(path)
     if is_tf_checkpoint(path):
-        from .tf_bundle import bundle_problem  # tf_bundle imports this module
-
         return bundle_problem(path, verify)
     if not os.path.isdir(path):
         return "it does not exist"
@@ -950,8 +938,6 @@ def load_checkpoint(ckpt_dir_or_file) -> CheckpointReader:
     """
     path = resolve_checkpoint(ckpt_dir_or_file)
     if is_tf_checkpoint(path):
-        from .tf_bundle import TFCheckpointReader  # tf_bundle imports this module
-
         return TFCheckpointReader(path)
     return CheckpointReader(path)
 

@@ -512,3 +512,43 @@ def segment_sqrtn(data, segment_ids, num_segments: int, weights=None) -> Tensor:
     empty = squares.value == 0
     denom = where(empty, 0.0, sqrt(where(empty, 1.0, squares)))  # no 1/sqrt(0) in backward
     return div_no_nan(total, reshape(denom, (num_segments,) + (1,) * (data.ndim - 1)))
+
+
+# ---------------------------------------------------------------- Tensor's operators
+# Tensor (core/autodiff.py) sits below the ops, so its Python operators and array methods
+# are attached here, to the ops they record.
+
+
+def _reflected(op):
+    """``op`` with its operands swapped: the method behind ``other <op> tensor``."""
+
+    def method(self, other):
+        return op(other, self)
+
+    return method
+
+
+def _reshape_method(self, *shape):
+    """``t.reshape(2, 3)`` or ``t.reshape((2, 3))``."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return reshape(self, shape)
+
+
+_BINARY_OPERATORS = {
+    "add": add,
+    "sub": subtract,
+    "mul": multiply,
+    "truediv": divide,
+    "pow": power,
+    "matmul": matmul,
+}
+for _name, _op in _BINARY_OPERATORS.items():
+    setattr(Tensor, f"__{_name}__", _op)
+    setattr(Tensor, f"__r{_name}__", _reflected(_op))
+Tensor.__neg__ = negative
+Tensor.__getitem__ = getitem
+Tensor.T = property(transpose)
+Tensor.reshape = _reshape_method
+Tensor.sum = sum
+Tensor.mean = mean

@@ -28,7 +28,7 @@ path (``model/layer/kernel/.ATTRIBUTES/VARIABLE_VALUE``); names are listed as st
 
 Only the index is read up front; :meth:`TFCheckpointReader.get_tensor` reads and verifies
 (CRC32C) only the tensor asked for. A truncated or corrupted file raises
-:class:`~colonnade.core.checkpoint_format.CheckpointCorruptedError` naming the file and the
+:class:`~colonnade.core.checkpoint_errors.CheckpointCorruptedError` naming the file and the
 tensor. The readers in :mod:`colonnade.core.checkpoint_format` (``list_variables``,
 ``load_variable``, ``load_checkpoint``, ``latest_checkpoint``, ...) dispatch here for any
 ``PREFIX`` with a ``PREFIX.index`` file.
@@ -44,8 +44,8 @@ import struct
 import google_crc32c
 import numpy as np
 
-from ..data.tfrecord import mask_crc, masked_crc
-from .checkpoint_format import CheckpointCorruptedError, CheckpointVersionError
+from .checkpoint_errors import CheckpointCorruptedError, CheckpointVersionError
+from .crc import mask_crc, masked_crc
 
 __all__ = ["TFCheckpointReader", "bundle_problem", "is_tf_checkpoint"]
 

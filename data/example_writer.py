@@ -1,4 +1,5 @@
-"""Encoding rows as serialized ``tf.Example`` s (and ``tf.SequenceExample`` s).
+"""Encoding rows as serialized ``tf.Example`` s (and ``tf.SequenceExample`` s), and
+:func:`write_tfrecord`, which writes a table or ``Dataset`` as a TFRecord file of them.
 
 Each column becomes a feature named after it: strings and binary values a
 ``bytes_list``, integers and booleans an ``int64_list`` (packed, as TF writes it), floats
@@ -13,11 +14,16 @@ one-value list. A null leaves the feature out of that row's record, which
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-__all__ = ["encode_examples", "encode_sequence_examples", "example_batches"]
+from .dataset import Dataset
+from .tfrecord import TFRecordOptions, TFRecordWriter
+
+__all__ = ["encode_examples", "encode_sequence_examples", "example_batches", "write_tfrecord"]
 
 _BYTES, _FLOAT, _INT64 = 1, 2, 3
 
@@ -96,8 +102,6 @@ def _column_features(column: pa.Array, name: str) -> list:
 
 def _as_batches(data):
     """Record batches of a DataFrame, Arrow table/batch or colonnade Dataset."""
-    from .dataset import Dataset
-
     if isinstance(data, Dataset):
         yield from data._node.iterate((0,))
         return
@@ -138,6 +142,29 @@ def example_batches(data):
     at a time."""
     for batch in _as_batches(data):
         yield encode_examples(batch)
+
+
+def write_tfrecord(
+    data, path: str | os.PathLike, compression_type: str | TFRecordOptions | None = None
+) -> int:
+    """Write ``data`` (a pandas DataFrame, Arrow table or colonnade ``Dataset``) to a
+    TFRecord file, one ``tf.Example`` per row: strings become ``bytes_list``, integers
+    ``int64_list``, floats ``float_list``, list columns lists; a null leaves the feature
+    out of that row. Returns the number of records written. ``path``: the file to write;
+    ``compression_type``: None, ``"GZIP"``, ``"ZLIB"`` or a :class:`TFRecordOptions`.
+
+    >>> import os, tempfile, pandas as pd
+    >>> path = os.path.join(tempfile.mkdtemp(), "adult.tfrecord")
+    >>> write_tfrecord(pd.DataFrame({"age": [39, 50], "workclass": ["State-gov", None]}), path)
+    2
+    """
+    count = 0
+    with TFRecordWriter(path, compression_type) as writer:
+        for records in example_batches(data):
+            for record in records:
+                writer.write(record)
+            count += len(records)
+    return count
 
 
 def encode_sequence_examples(contexts, feature_lists) -> list:

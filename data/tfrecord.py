@@ -7,10 +7,9 @@ A TFRecord file is a run of records, each::
     bytes  data[length]
     uint32 masked_crc(data)
 
-``masked_crc(x) = ((crc >> 15) | (crc << 17)) + 0xa282ead8 (mod 2**32)`` with ``crc`` the
-CRC32C (Castagnoli) checksum, computed by the ``google-crc32c`` library. A compressed file
-is the whole stream compressed (``GZIP``: gzip format, ``ZLIB``: zlib format). Every
-checksum is checked when reading; a corrupt or truncated record raises
+with ``masked_crc`` TF's masked CRC32C (Castagnoli) checksum (:mod:`colonnade.core.crc`).
+A compressed file is the whole stream compressed (``GZIP``: gzip format, ``ZLIB``: zlib
+format). Every checksum is checked when reading; a corrupt or truncated record raises
 :class:`DataLossError` naming the file and the byte offset of the record (in the
 decompressed stream for a compressed file).
 
@@ -36,6 +35,7 @@ from typing import NamedTuple
 import google_crc32c
 import numpy as np
 
+from ..core.crc import mask_crc, masked_crc
 from .wire import PADDING
 
 __all__ = [
@@ -43,14 +43,10 @@ __all__ = [
     "RecordChunk",
     "TFRecordOptions",
     "TFRecordWriter",
-    "mask_crc",
-    "masked_crc",
     "read_record_chunks",
     "tf_record_iterator",
-    "write_tfrecord",
 ]
 
-_MASK_DELTA = 0xA282EAD8
 _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
 HEADER_BYTES = 12
@@ -80,24 +76,6 @@ class DataLossError(OSError):
         super().__init__(f"{reason} in record at byte offset {offset} of '{path}'")
         self.path = path
         self.offset = offset
-
-
-def masked_crc(data) -> int:
-    """The masked CRC32C TFRecord stores for ``data``.
-
-    >>> hex(masked_crc(b""))
-    '0xa282ead8'
-    """
-    return mask_crc(google_crc32c.value(data))
-
-
-def mask_crc(crc: int) -> int:
-    """A raw CRC32C value masked as TF stores it: rotated right by 15 bits, plus a constant.
-
-    >>> mask_crc(0) == masked_crc(b"")  # the CRC32C of no bytes is 0
-    True
-    """
-    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + _MASK_DELTA) & 0xFFFFFFFF
 
 
 @dataclass(frozen=True)
@@ -190,13 +168,6 @@ class RecordChunk(NamedTuple):
     first_index: int
 
 
-def _mask(crc):
-    """Masked CRCs of an array of raw CRC32C values (uint64 arithmetic, mod 2**32)."""
-    crc = crc.astype(np.uint64)
-    rotated = ((crc >> np.uint64(15)) | (crc << np.uint64(17))) & np.uint64(0xFFFFFFFF)
-    return (rotated + np.uint64(_MASK_DELTA)) & np.uint64(0xFFFFFFFF)
-
-
 def _stored_crcs(view, positions):
     """The little-endian uint32s at ``positions`` of the uint8 array ``view``."""
     at = positions[:, None] + np.arange(4)
@@ -240,8 +211,8 @@ def _frame(data, base, path, compression, final):
         length_crcs = [value(_LENGTH.pack(n)) for n in lengths.tolist()]
         head_crcs = np.array(length_crcs, dtype=np.uint64)[which]
         view = np.frombuffer(data, dtype=np.uint8)
-        bad_head = _mask(head_crcs) != _stored_crcs(view, heads + 8)
-        bad_data = _mask(data_crcs) != _stored_crcs(view, ends)
+        bad_head = mask_crc(head_crcs) != _stored_crcs(view, heads + 8)
+        bad_data = mask_crc(data_crcs) != _stored_crcs(view, ends)
         if bad_head.any() or bad_data.any():
             i = int(np.argmax(bad_head | bad_data))
             reason = (
@@ -416,28 +387,3 @@ class TFRecordWriter:
 
     def __exit__(self, *exc):
         self.close()
-
-
-def write_tfrecord(
-    data, path: str | os.PathLike, compression_type: str | TFRecordOptions | None = None
-) -> int:
-    """Write ``data`` (a pandas DataFrame, Arrow table or colonnade ``Dataset``) to a
-    TFRecord file, one ``tf.Example`` per row: strings become ``bytes_list``, integers
-    ``int64_list``, floats ``float_list``, list columns lists; a null leaves the feature
-    out of that row. Returns the number of records written. ``path``: the file to write;
-    ``compression_type``: None, ``"GZIP"``, ``"ZLIB"`` or a :class:`TFRecordOptions`.
-
-    >>> import os, tempfile, pandas as pd
-    >>> path = os.path.join(tempfile.mkdtemp(), "adult.tfrecord")
-    >>> write_tfrecord(pd.DataFrame({"age": [39, 50], "workclass": ["State-gov", None]}), path)
-    2
-    """
-    from .example_writer import example_batches
-
-    count = 0
-    with TFRecordWriter(path, compression_type) as writer:
-        for records in example_batches(data):
-            for record in records:
-                writer.write(record)
-            count += len(records)
-    return count

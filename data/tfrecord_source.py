@@ -27,7 +27,7 @@ class TFRecordSource:
     """Rows parsed from the ``tf.Example`` records of TFRecord files.
 
     >>> import os, tempfile, pandas as pd
-    >>> from colonnade.data.tfrecord import write_tfrecord
+    >>> from colonnade.data.example_writer import write_tfrecord
     >>> from colonnade.data.parse_spec import FixedLenFeature
     >>> path = os.path.join(tempfile.mkdtemp(), "a.tfrecord")
     >>> _ = write_tfrecord(pd.DataFrame({"x": [1, 2]}), path)

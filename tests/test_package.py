@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import colonnade as cn
 
 
@@ -11,6 +13,32 @@ def test_submodules_are_exposed():
     for name in ("core", "train", "feature_columns", "data", "estimators"):
         assert hasattr(cn, name), name
     assert cn.core.__name__ == "colonnade.core"
+
+
+ROOT = Path(__file__).resolve().parents[1]
+IMPORT_FROM_ROOT = """
+import importlib.util, sys
+if {drop_editable_finder}:  # as after a plain ``pip install .``, shadowed by ./colonnade/
+    sys.meta_path[:] = [f for f in sys.meta_path if "__editable__" not in str(f.__module__)]
+import colonnade, colonnade.data, colonnade.estimators, colonnade.distribute
+assert colonnade.data.__file__ == {data_init!r}, colonnade.data.__file__
+assert colonnade.feature_columns.__name__ == "colonnade.feature_columns"
+assert importlib.util.find_spec("colonnade.tests") is None
+"""
+
+
+@pytest.mark.parametrize("drop_editable_finder", [False, True])
+def test_imports_from_the_repository_root(drop_editable_finder):
+    """Python run in the clone's root finds ./colonnade/ first: the sub-packages mapped
+    from sibling folders still import, from those folders, with or without the editable
+    install's finder; tests/ does not become colonnade.tests."""
+    code = IMPORT_FROM_ROOT.format(
+        drop_editable_finder=drop_editable_finder, data_init=str(ROOT / "data" / "__init__.py")
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
 
 
 def run_cli(*args):
