@@ -35,6 +35,7 @@ from .hook_runner import (
     global_step_variable,
     running_estimator,
 )
+from .tensorboard import event_writer
 
 logger = logging.getLogger("colonnade")
 
@@ -226,9 +227,7 @@ class StepCounterHook(SessionRunHook):
 
     def begin(self) -> None:
         if self.summary_writer is None and self.output_dir:
-            from .tensorboard import _writer
-
-            self.summary_writer, self._own_writer = _writer(self.output_dir), True
+            self.summary_writer, self._own_writer = event_writer(self.output_dir), True
         self._step = global_step_variable("StepCounterHook")
 
     def before_run(self, run_context):

@@ -25,7 +25,7 @@ __all__ = ["TensorBoardHook", "eval_dir", "write_eval_summary", "write_scalars"]
 _files_opened = itertools.count()
 
 
-def _writer(directory):
+def event_writer(directory):
     """A writer of a new event file ``events.out.tfevents.<time>.<host>.<pid>.<n>`` (TF 2's
     name: the suffix keeps two files opened in the same second apart)."""
     from tensorboardX import SummaryWriter
@@ -37,7 +37,7 @@ def _writer(directory):
 def write_scalars(directory, step: int, values: dict) -> None:
     """Append one event per number in ``values`` at ``step`` to a new event file in
     ``directory`` (as TF's evaluation does, a file per call)."""
-    writer = _writer(directory)
+    writer = event_writer(directory)
     try:
         for tag, value in values.items():
             if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -88,7 +88,7 @@ class TensorBoardHook(SessionRunHook):
         if step % self.every_steps:
             return
         if self.writer is None:  # created at the first write: no empty files
-            self.writer = _writer(self.output_dir)
+            self.writer = event_writer(self.output_dir)
         now = time.monotonic()
         since_time, since_step = self._since
         self.writer.add_scalar("loss", float(run_values.results["loss"]), step)
