@@ -98,7 +98,7 @@ def resolve_optimizer(optimizer, default_factory, learning_rate, global_step=Non
     estimator's ``global_step``, which it needs.
 
     >>> opt = resolve_optimizer({"name": "Momentum", "use_nesterov": True}, None, 0.2)
-    >>> type(opt).__name__, opt._hyper["learning_rate"], opt._hyper["momentum"]
+    >>> type(opt).__name__, opt.learning_rate, opt.hyperparameters["momentum"]
     ('MomentumOptimizer', 0.2, 0.9)
     """
     if optimizer is None:
