@@ -7,13 +7,9 @@ their validation rules, and the pure update function of
 sparse updates, ``minimize``, the checkpoint protocol) is
 :class:`~colonnade.core.optimizer_base.Optimizer`'s.
 
->>> import numpy as np
->>> import colonnade as cn
->>> w = cn.core.Variable(np.array([1.0, -2.0]), name="w")
->>> opt = cn.train.AdagradOptimizer(0.5)
->>> loss = opt.minimize(lambda: cn.core.sum(w * w), var_list=[w])
->>> float(loss), w.numpy().round(4).tolist(), opt.get_slot_names()
-(5.0, [0.5061, -1.5016], ['accumulator'])
+>>> opt = optimizer_class("ftrl")(0.1, l1_regularization_strength=0.5)
+>>> type(opt).__name__, opt.get_slot_names(), opt.hyperparameters["l1"]
+('FtrlOptimizer', ['accum', 'linear'], 0.5)
 """
 
 from __future__ import annotations
