@@ -156,12 +156,8 @@ class AdagradDAOptimizer(Optimizer):
             raise ValueError("AdagradDAOptimizer needs global_step, an integer Variable")
         self._global_step = global_step
         self._initial_gsa = float(initial_gradient_squared_accumulator_value)
-        super().__init__(
-            use_locking,
-            name,
-            _rate_l1_l2(learning_rate, l1_regularization_strength, l2_regularization_strength),
-            _L1_L2_RULES,
-        )
+        hyper = _rate_l1_l2(learning_rate, l1_regularization_strength, l2_regularization_strength)
+        super().__init__(use_locking, name, hyper, _L1_L2_RULES)
 
     def _slot_specs(self):
         return [
@@ -436,12 +432,8 @@ class ProximalGradientDescentOptimizer(Optimizer):
         use_locking=False,
         name="ProximalGradientDescent",
     ):
-        super().__init__(
-            use_locking,
-            name,
-            _rate_l1_l2(learning_rate, l1_regularization_strength, l2_regularization_strength),
-            _L1_L2_RULES,
-        )
+        hyper = _rate_l1_l2(learning_rate, l1_regularization_strength, l2_regularization_strength)
+        super().__init__(use_locking, name, hyper, _L1_L2_RULES)
 
 
 class ProximalAdagradOptimizer(Optimizer):
@@ -465,12 +457,8 @@ class ProximalAdagradOptimizer(Optimizer):
     ):
         check_hyperparameter("initial_accumulator_value", initial_accumulator_value, "positive")
         self._initial_accumulator_value = float(initial_accumulator_value)
-        super().__init__(
-            use_locking,
-            name,
-            _rate_l1_l2(learning_rate, l1_regularization_strength, l2_regularization_strength),
-            _L1_L2_RULES,
-        )
+        hyper = _rate_l1_l2(learning_rate, l1_regularization_strength, l2_regularization_strength)
+        super().__init__(use_locking, name, hyper, _L1_L2_RULES)
 
     def _slot_specs(self):
         return [("accumulator", self._initial_accumulator_value, self._name)]
