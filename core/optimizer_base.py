@@ -167,14 +167,15 @@ class Optimizer:
                     f"`opt.learning_rate = lambda step: {value!r}`)"
                 )
             self._check_hyperparameter("learning_rate", value)
-        self._hyper["learning_rate"] = value
+        # a new dict, not an update in place: a fresh_copy() shares the old one
+        self._hyper = {**self._hyper, "learning_rate": value}
 
     @property
     def hyperparameters(self) -> types.MappingProxyType:
-        """A read-only view of the hyperparameters as given (numbers or schedules), by
-        the names the update function of :mod:`colonnade.core.optimizer_updates` reads
-        them (``"learning_rate"``, ``"momentum"``, ``"l1"`` for
-        ``l1_regularization_strength``, ...). Change the learning rate through
+        """The hyperparameters as given (numbers or schedules), read-only, by the names
+        the update function of :mod:`colonnade.core.optimizer_updates` reads them
+        (``"learning_rate"``, ``"momentum"``, ``"l1"`` for ``l1_regularization_strength``,
+        ...): what the optimizer holds when read. Change the learning rate through
         :attr:`learning_rate`.
 
         >>> import colonnade as cn

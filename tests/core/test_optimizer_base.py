@@ -55,4 +55,11 @@ def test_hyperparameters_are_a_read_only_view_by_the_update_names():
     with pytest.raises(TypeError):
         hyper["learning_rate"] = 1.0
     opt.learning_rate = 0.2
-    assert hyper["learning_rate"] == 0.2  # a view: follows the optimizer
+    assert opt.hyperparameters["learning_rate"] == 0.2
+
+
+def test_setting_the_learning_rate_of_a_fresh_copy_leaves_the_original_alone():
+    opt = cn.train.AdagradOptimizer(0.5)
+    copy = opt.fresh_copy()
+    copy.learning_rate = 0.1
+    assert opt.learning_rate == 0.5 and copy.learning_rate == 0.1
