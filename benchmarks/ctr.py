@@ -18,23 +18,27 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
-import sys
 import tempfile
 import time
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from workloads import (
+    BATCH,
+    CARDINALITIES,
+    N_NUMERIC,
+    ctr_columns,
+    log_loss,
+    peak_rss_mb,
+    run_each_in_own_process,
+)
 
 import colonnade as cn
 from colonnade.core.autodiff import gradients
 from colonnade.estimators import input_pipeline
 
 fc = cn.feature_columns
-N_NUMERIC, N_CATEGORICAL, BATCH = 13, 26, 1024
-CARDINALITIES = np.geomspace(10, 500_000, N_CATEGORICAL).astype(int)
 
 
 def zipf_ids(rng, n, cardinality, a=1.2):
@@ -91,24 +95,8 @@ def data_paths(rows: int, seed: int = 0) -> tuple:
 
 
 def columns():
-    numerics = [
-        fc.numeric_column(f"i{i}", default_value=0.0, normalizer_fn=fc.log1p())
-        for i in range(N_NUMERIC)
-    ]
-    buckets = [
-        fc.bucketized_column(
-            fc.numeric_column(f"i{i}", default_value=0.0), [0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
-        )
-        for i in range(N_NUMERIC)
-    ]
-    hashed = [
-        fc.categorical_column_with_hash_bucket(f"c{i}", int(min(2 * card, 1_000_000)))
-        for i, card in enumerate(CARDINALITIES)
-    ]
-    crosses = [fc.crossed_column(["c0", "c1"], 100_000), fc.crossed_column(["c2", "c3"], 100_000)]
-    wide = buckets + hashed + crosses
-    deep = numerics + [fc.embedding_column(h, 16) for h in hashed]
-    return wide, deep
+    """``(wide, deep)`` feature columns of the CTR job (see ``workloads.ctr_columns``)."""
+    return ctr_columns(fc, log1p=fc.log1p())
 
 
 def make_model(kind: str, model_dir: str):
@@ -157,15 +145,6 @@ def matmul_seconds(model, steps: int) -> float:
             if i:
                 g = g @ kernels[i].T
     return time.perf_counter() - start
-
-
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def log_loss(labels, p) -> float:
-    p = np.clip(p, 1e-7, 1 - 1e-7)
-    return float(-np.mean(labels * np.log(p) + (1 - labels) * np.log(1 - p)))
 
 
 def run(kind: str, train: str, test: str, rows: int) -> dict:
@@ -269,24 +248,13 @@ def main() -> None:
     parser.add_argument("--phases", action="store_true", help="time the parts of a step")
     args = parser.parse_args()
     train, test = data_paths(args.rows)
-    for kind in args.models.split(","):
-        if args.phases:
-            print(json.dumps(phases(kind, train)), flush=True)
-        elif args.in_process:
-            print(json.dumps(run(kind, train, test, args.rows)), flush=True)
-        else:
-            subprocess.run(
-                [
-                    sys.executable,
-                    __file__,
-                    "--rows",
-                    str(args.rows),
-                    "--models",
-                    kind,
-                    "--in-process",
-                ],
-                check=True,
-            )
+    models = args.models.split(",")
+    if not (args.phases or args.in_process):
+        run_each_in_own_process(__file__, args.rows, models)
+        return
+    for kind in models:
+        result = phases(kind, train) if args.phases else run(kind, train, test, args.rows)
+        print(json.dumps(result), flush=True)
 
 
 if __name__ == "__main__":

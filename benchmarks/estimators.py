@@ -9,15 +9,13 @@ tf.estimator (in a separate environment) for comparison; see RESULTS.md.
 
 from __future__ import annotations
 
-import argparse
-import json
 import tempfile
 import time
 
-import numpy as np
-import pandas as pd
+from workloads import click_log, click_log_columns, run_estimator_jobs
 
 import colonnade as cn
+from colonnade.census import HIDDEN_UNITS
 from colonnade.demo import LABEL, LABEL_VOCABULARY, census_columns, load_adult
 
 fc = cn.feature_columns
@@ -29,7 +27,7 @@ def census(epochs: int, batch_size: int) -> dict:
     model = cn.estimators.DNNLinearCombinedClassifier(
         linear_feature_columns=wide,
         dnn_feature_columns=deep,
-        dnn_hidden_units=[100, 75, 50, 25],
+        dnn_hidden_units=HIDDEN_UNITS,
         dnn_optimizer=cn.train.AdamOptimizer(0.001),
         linear_optimizer=cn.train.FtrlOptimizer(0.05, l1_regularization_strength=0.001),
         label_vocabulary=LABEL_VOCABULARY,
@@ -53,27 +51,10 @@ def census(epochs: int, batch_size: int) -> dict:
     }
 
 
-def click_log(rows: int, seed: int = 0) -> pd.DataFrame:
-    """26 Zipf-distributed categorical features and a click from a hidden logistic model."""
-    rng = np.random.default_rng(seed)
-    data, logit = {}, np.full(rows, -1.5)
-    for i in range(26):
-        # Zipf-like ids by inverse transform of uniforms: the same numbers on every numpy
-        # version (Generator.zipf's stream changed between numpy 1 and 2).
-        values = np.minimum(rng.random(rows) ** (-1 / 0.3), 1e12).astype(np.int64) % 50_000
-        effect = rng.normal(0, 0.5, 50_000)
-        logit += effect[values] * (i < 8)
-        data[f"c{i}"] = pd.Series(values).map("v{}".format).to_numpy()
-    data["clicked"] = (rng.random(rows) < 1 / (1 + np.exp(-logit))).astype(np.int64)
-    return pd.DataFrame(data)
-
-
 def click_through(rows: int, batch_size: int) -> dict:
     frame = click_log(rows)
-    columns = [fc.categorical_column_with_hash_bucket(f"c{i}", 100_000) for i in range(26)]
-    columns += [fc.crossed_column(["c0", "c1"], 100_000), fc.crossed_column(["c2", "c3"], 100_000)]
     model = cn.estimators.LinearClassifier(
-        columns,
+        click_log_columns(fc),
         optimizer=cn.train.FtrlOptimizer(0.05, l1_regularization_strength=0.001),
         config=cn.estimators.RunConfig(model_dir=tempfile.mkdtemp(), log_step_count_steps=0),
     )
@@ -95,14 +76,7 @@ def click_through(rows: int, batch_size: int) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--batch-size", type=int, default=256)
-    parser.add_argument("--click-rows", type=int, default=500_000)
-    parser.add_argument("--click-batch-size", type=int, default=1024)
-    args = parser.parse_args()
-    print(json.dumps(census(args.epochs, args.batch_size)), flush=True)
-    print(json.dumps(click_through(args.click_rows, args.click_batch_size)), flush=True)
+    run_estimator_jobs(__doc__, census, click_through)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 import colonnade as cn
+from colonnade.estimators import hook_runner
 from colonnade.estimators import hooks as H
 from colonnade.estimators.progress import ProgressHook
 
@@ -47,14 +48,16 @@ class _Estimator:
 def time_runner(hooks, steps, model_dir) -> float:
     """Microseconds per step of the runner's before_run + after_run."""
     est = _Estimator(model_dir)
-    with H.running(est):
-        runner = H.HookRunner(hooks, est)
+    with hook_runner.running(est):
+        runner = hook_runner.HookRunner(hooks, est)
         runner.begin()
         started = time.perf_counter()
         for _ in range(steps):
             context = runner.before_run()
             est.global_step += 1
-            step = H.StepValues(0.5, est.global_step - 1, est.global_step, 1024, dict, None)
+            step = hook_runner.StepValues(
+                0.5, est.global_step - 1, est.global_step, 1024, dict, None
+            )
             runner.after_run(context, step)
         elapsed = time.perf_counter() - started
     return 1e6 * elapsed / steps

@@ -13,38 +13,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
-import sys
 import tempfile
 import time
 
 import numpy as np
 import pandas as pd
 import tensorflow as tf
+from workloads import BATCH, ctr_columns, log_loss, peak_rss_mb, run_each_in_own_process
 
-N_NUMERIC, N_CATEGORICAL, BATCH = 13, 26, 1024
-CARDINALITIES = np.geomspace(10, 500_000, N_CATEGORICAL).astype(int)
 fc = tf.feature_column
 
 
 def columns():
-    numerics = [
-        fc.numeric_column(f"i{i}", default_value=0.0, normalizer_fn=tf.math.log1p)
-        for i in range(N_NUMERIC)
-    ]
-    buckets = [
-        fc.bucketized_column(
-            fc.numeric_column(f"i{i}", default_value=0.0), [0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
-        )
-        for i in range(N_NUMERIC)
-    ]
-    hashed = [
-        fc.categorical_column_with_hash_bucket(f"c{i}", int(min(2 * card, 1_000_000)))
-        for i, card in enumerate(CARDINALITIES)
-    ]
-    crosses = [fc.crossed_column(["c0", "c1"], 100_000), fc.crossed_column(["c2", "c3"], 100_000)]
-    return buckets + hashed + crosses, numerics + [fc.embedding_column(h, 16) for h in hashed]
+    return ctr_columns(fc, log1p=tf.math.log1p)
 
 
 def make_model(kind, model_dir):
@@ -94,8 +75,6 @@ def run(kind, rows):
     predict_s = time.perf_counter() - start
     auc = tf.keras.metrics.AUC(num_thresholds=10_000)
     auc.update_state(y_test, p)
-    q = np.clip(p, 1e-7, 1 - 1e-7)
-    logloss = float(-np.mean(y_test * np.log(q) + (1 - y_test) * np.log(1 - q)))
     return {
         "bench": "ctr_end_to_end",
         "impl": f"tensorflow {tf.__version__}",
@@ -105,9 +84,9 @@ def run(kind, rows):
         "train_examples_per_s": round(rows / train_s),
         "predict_examples_per_s": round(len(p) / predict_s),
         "auc": round(float(auc.result()), 4),
-        "logloss": round(logloss, 4),
+        "logloss": round(log_loss(y_test, p), 4),
         "train_seconds": round(train_s, 2),
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "peak_rss_mb": round(peak_rss_mb()),
     }
 
 
@@ -118,22 +97,12 @@ def main():
     parser.add_argument("--in-process", action="store_true")
     args = parser.parse_args()
     tf.get_logger().setLevel("ERROR")
-    for kind in args.models.split(","):
-        if args.in_process:
-            print(json.dumps(run(kind, args.rows)), flush=True)
-        else:
-            subprocess.run(
-                [
-                    sys.executable,
-                    __file__,
-                    "--rows",
-                    str(args.rows),
-                    "--models",
-                    kind,
-                    "--in-process",
-                ],
-                check=True,
-            )
+    models = args.models.split(",")
+    if not args.in_process:
+        run_each_in_own_process(__file__, args.rows, models)
+        return
+    for kind in models:
+        print(json.dumps(run(kind, args.rows)), flush=True)
 
 
 if __name__ == "__main__":

@@ -10,8 +10,6 @@ It reads the Adult data shipped in colonnade/datasets/ and generates the same cl
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import tempfile
 import time
@@ -19,74 +17,21 @@ import time
 import numpy as np
 import pandas as pd
 import tensorflow as tf
+from workloads import click_log, click_log_columns, load_census_module, run_estimator_jobs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "colonnade", "datasets")
 fc = tf.feature_column
+CENSUS = load_census_module()  # colonnade/census.py: plain Python, no colonnade import
 
 
 def census_columns():
-    age = fc.numeric_column("age")
-    education = fc.categorical_column_with_hash_bucket("education", 1000)
-    marital = fc.categorical_column_with_vocabulary_list(
-        "marital-status",
-        [
-            "Married-civ-spouse",
-            "Divorced",
-            "Married-spouse-absent",
-            "Never-married",
-            "Separated",
-            "Married-AF-spouse",
-            "Widowed",
-        ],
-    )
-    relationship = fc.categorical_column_with_vocabulary_list(
-        "relationship",
-        ["Husband", "Not-in-family", "Wife", "Own-child", "Unmarried", "Other-relative"],
-    )
-    workclass = fc.categorical_column_with_vocabulary_list(
-        "workclass",
-        [
-            "Self-emp-not-inc",
-            "Private",
-            "State-gov",
-            "Federal-gov",
-            "Local-gov",
-            "?",
-            "Self-emp-inc",
-            "Without-pay",
-            "Never-worked",
-        ],
-    )
-    occupation = fc.categorical_column_with_hash_bucket("occupation", 1000)
-    age_buckets = fc.bucketized_column(age, [18, 25, 30, 35, 40, 45, 50, 55, 60, 65])
-    wide = [
-        education,
-        marital,
-        relationship,
-        workclass,
-        occupation,
-        age_buckets,
-        fc.crossed_column(["education", "occupation"], 1000),
-        fc.crossed_column([age_buckets, "education", "occupation"], 1000),
-    ]
+    """``colonnade/demo.py``'s columns (TF's census tutorial), built by tf.feature_column."""
 
     def standardize(mean, std):
         return lambda x: (x - mean) / std
 
-    deep = [
-        fc.numeric_column("age", normalizer_fn=standardize(38.6, 13.6)),
-        fc.numeric_column("educational-num", normalizer_fn=standardize(10.1, 2.6)),
-        fc.numeric_column("capital-gain", normalizer_fn=tf.math.log1p),
-        fc.numeric_column("capital-loss", normalizer_fn=tf.math.log1p),
-        fc.numeric_column("hours-per-week", normalizer_fn=standardize(40.4, 12.3)),
-        fc.indicator_column(workclass),
-        fc.indicator_column(marital),
-        fc.indicator_column(relationship),
-        fc.embedding_column(education, dimension=8),
-        fc.embedding_column(occupation, dimension=8),
-    ]
-    return wide, deep
+    return CENSUS.wide_and_deep_columns(fc, standardize=standardize, log1p=tf.math.log1p)
 
 
 def input_fn(frame, label, batch_size, epochs, shuffle):
@@ -115,7 +60,7 @@ def census(epochs, batch_size):
         linear_feature_columns=wide,
         linear_optimizer=tf.keras.optimizers.legacy.Ftrl(0.05, l1_regularization_strength=0.001),
         dnn_feature_columns=deep,
-        dnn_hidden_units=[100, 75, 50, 25],
+        dnn_hidden_units=CENSUS.HIDDEN_UNITS,
         dnn_optimizer=tf.keras.optimizers.legacy.Adam(0.001),
     )
     start = time.perf_counter()
@@ -134,26 +79,10 @@ def census(epochs, batch_size):
     }
 
 
-def click_log(rows, seed=0):
-    rng = np.random.default_rng(seed)
-    data, logit = {}, np.full(rows, -1.5)
-    for i in range(26):
-        # Zipf-like ids by inverse transform of uniforms: the same numbers on every numpy
-        # version (Generator.zipf's stream changed between numpy 1 and 2).
-        values = np.minimum(rng.random(rows) ** (-1 / 0.3), 1e12).astype(np.int64) % 50_000
-        effect = rng.normal(0, 0.5, 50_000)
-        logit += effect[values] * (i < 8)
-        data[f"c{i}"] = pd.Series(values).map("v{}".format).to_numpy()
-    data["clicked"] = (rng.random(rows) < 1 / (1 + np.exp(-logit))).astype(np.int64)
-    return pd.DataFrame(data)
-
-
 def click_through(rows, batch_size):
     frame = click_log(rows)
-    columns = [fc.categorical_column_with_hash_bucket(f"c{i}", 100_000) for i in range(26)]
-    columns += [fc.crossed_column(["c0", "c1"], 100_000), fc.crossed_column(["c2", "c3"], 100_000)]
     model = tf.estimator.LinearClassifier(
-        columns,
+        click_log_columns(fc),
         model_dir=tempfile.mkdtemp(),
         optimizer=tf.keras.optimizers.legacy.Ftrl(0.05, l1_regularization_strength=0.001),
     )
@@ -175,15 +104,8 @@ def click_through(rows, batch_size):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--batch-size", type=int, default=256)
-    parser.add_argument("--click-rows", type=int, default=500_000)
-    parser.add_argument("--click-batch-size", type=int, default=1024)
-    args = parser.parse_args()
     tf.get_logger().setLevel("ERROR")
-    print(json.dumps(census(args.epochs, args.batch_size)), flush=True)
-    print(json.dumps(click_through(args.click_rows, args.click_batch_size)), flush=True)
+    run_estimator_jobs(__doc__, census, click_through)
 
 
 if __name__ == "__main__":

@@ -18,9 +18,7 @@ from importlib.resources import files
 import pandas as pd
 
 from . import estimators, feature_columns, train
-
-LABEL = "income"
-LABEL_VOCABULARY = ["<=50K", ">50K"]
+from .census import HIDDEN_UNITS, LABEL, LABEL_VOCABULARY, wide_and_deep_columns
 
 
 def adult_path(split: str) -> str:
@@ -30,71 +28,25 @@ def adult_path(split: str) -> str:
     return str(files("colonnade") / "datasets" / f"adult_{split}.parquet")
 
 
-def load_adult(split: str) -> pd.DataFrame:
-    """The shipped Adult split as a DataFrame (CC BY 4.0; see datasets/README.md)."""
-    return pd.read_parquet(adult_path(split))
+def load_adult(split: str, rows: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """The shipped Adult split as a DataFrame (CC BY 4.0; see datasets/README.md); with
+    ``rows`` (fewer than the split has), a random sample of that many rows drawn with
+    ``seed``, for a quick run.
+
+    >>> len(load_adult("test")), len(load_adult("test", rows=100))
+    (16281, 100)
+    """
+    frame = pd.read_parquet(adult_path(split))
+    if rows is None or rows >= len(frame):
+        return frame
+    return frame.sample(n=rows, random_state=seed).reset_index(drop=True)
 
 
 def census_columns():
-    """``(wide_columns, deep_columns)`` of TensorFlow's census tutorial."""
+    """``(wide_columns, deep_columns)`` of TensorFlow's census tutorial (see
+    :mod:`colonnade.census`)."""
     fc = feature_columns
-    age = fc.numeric_column("age")
-    education = fc.categorical_column_with_hash_bucket("education", 1000)
-    marital = fc.categorical_column_with_vocabulary_list(
-        "marital-status",
-        [
-            "Married-civ-spouse",
-            "Divorced",
-            "Married-spouse-absent",
-            "Never-married",
-            "Separated",
-            "Married-AF-spouse",
-            "Widowed",
-        ],
-    )
-    relationship = fc.categorical_column_with_vocabulary_list(
-        "relationship",
-        ["Husband", "Not-in-family", "Wife", "Own-child", "Unmarried", "Other-relative"],
-    )
-    workclass = fc.categorical_column_with_vocabulary_list(
-        "workclass",
-        [
-            "Self-emp-not-inc",
-            "Private",
-            "State-gov",
-            "Federal-gov",
-            "Local-gov",
-            "?",
-            "Self-emp-inc",
-            "Without-pay",
-            "Never-worked",
-        ],
-    )
-    occupation = fc.categorical_column_with_hash_bucket("occupation", 1000)
-    age_buckets = fc.bucketized_column(age, [18, 25, 30, 35, 40, 45, 50, 55, 60, 65])
-    wide = [
-        education,
-        marital,
-        relationship,
-        workclass,
-        occupation,
-        age_buckets,
-        fc.crossed_column(["education", "occupation"], 1000),
-        fc.crossed_column([age_buckets, "education", "occupation"], 1000),
-    ]
-    deep = [
-        fc.numeric_column("age", normalizer_fn=fc.standardize(38.6, 13.6)),
-        fc.numeric_column("educational-num", normalizer_fn=fc.standardize(10.1, 2.6)),
-        fc.numeric_column("capital-gain", normalizer_fn=fc.log1p()),
-        fc.numeric_column("capital-loss", normalizer_fn=fc.log1p()),
-        fc.numeric_column("hours-per-week", normalizer_fn=fc.standardize(40.4, 12.3)),
-        fc.indicator_column(workclass),
-        fc.indicator_column(marital),
-        fc.indicator_column(relationship),
-        fc.embedding_column(education, dimension=8),
-        fc.embedding_column(occupation, dimension=8),
-    ]
-    return wide, deep
+    return wide_and_deep_columns(fc, standardize=fc.standardize, log1p=fc.log1p())
 
 
 def run_demo(
@@ -115,7 +67,7 @@ def run_demo(
         linear_feature_columns=wide,
         linear_optimizer=train.FtrlOptimizer(0.05, l1_regularization_strength=0.001),
         dnn_feature_columns=deep,
-        dnn_hidden_units=[100, 75, 50, 25],
+        dnn_hidden_units=HIDDEN_UNITS,
         dnn_optimizer=train.AdamOptimizer(0.001),
         label_vocabulary=LABEL_VOCABULARY,
         config=estimators.RunConfig(

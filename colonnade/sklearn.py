@@ -39,9 +39,11 @@ depend on it.
 
 from __future__ import annotations
 
+import inspect
 import os
 import shutil
 import tempfile
+import textwrap
 import warnings
 import weakref
 
@@ -115,6 +117,13 @@ class _Adapter(BaseEstimator):
     """What the six adapters share: build the canned estimator, fit, predict frames."""
 
     _canned = None  # the canned estimator class, set by each subclass
+
+    def _keep(self, arguments: dict) -> None:
+        """Store each ``__init__`` argument unchanged under its own name: all a scikit-learn
+        ``__init__`` may do (``get_params`` reads them back by the signature's names)."""
+        for name, value in arguments.items():
+            if name != "self":
+                setattr(self, name, value)
 
     def _fresh_model_dir(self, params):
         """A new directory for this fit, and ``params`` set to use it (see the module)."""
@@ -243,25 +252,50 @@ class _TabularTrain:
         return model
 
 
-_ADAPTER_DOC = """{name} as a scikit-learn estimator (see :mod:`colonnade.sklearn`).
+# What the adapters add to the canned estimators' arguments. The canned ones are described
+# once, in the canned estimators' own ``Args:`` sections, which ``_document`` copies.
+_FIT_ARGUMENTS = {
+    "epochs": f"passes over the data in each ``fit`` (default {DEFAULT_EPOCHS}).",
+    "batch_size": f"rows per training step (default {DEFAULT_BATCH_SIZE}).",
+}
 
-    Arguments: those of :class:`colonnade.estimators.{name}`, with the same defaults and
-    meaning ({args}), plus ``epochs`` (passes over the data per fit, default
-    {epochs}) and ``batch_size`` (rows per training step, default {batch_size}).
-    """
+
+def _args_section(doc: str) -> list[str]:
+    """The entries of a Google-style docstring's ``Args:`` section, as indented lines."""
+    lines = inspect.cleandoc(doc).splitlines()
+    if "Args:" not in lines:
+        return []
+    entries = []
+    for line in lines[lines.index("Args:") + 1 :]:
+        if not line.startswith(" "):  # a blank line or the next section ends it
+            break
+        entries.append(line)
+    return entries
 
 
 def _document(cls):
-    import inspect
-
-    args = ", ".join(
-        f"``{p}``"
-        for p in inspect.signature(cls.__init__).parameters
-        if p not in ("self", "epochs", "batch_size")
+    """Give an adapter its docstring: what it is, and an ``Args:`` section made of the
+    canned estimator's entries and those of ``_FIT_ARGUMENTS``."""
+    names = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    canned_names = ", ".join(f"``{p}``" for p in names if p not in _FIT_ARGUMENTS)
+    summary = textwrap.fill(
+        f"Arguments: those of :class:`colonnade.estimators.{cls.__name__}`, with the same "
+        f"defaults and meaning ({canned_names}), plus ``epochs`` and ``batch_size``, which "
+        "each ``fit`` passes to the canned estimator's ``fit``.",
+        width=88,
     )
-    cls.__doc__ = _ADAPTER_DOC.format(
-        name=cls.__name__, args=args, epochs=DEFAULT_EPOCHS, batch_size=DEFAULT_BATCH_SIZE
-    ) + (cls.__doc__ or "")
+    fit_entries = [f"    {name}: {text}" for name, text in _FIT_ARGUMENTS.items()]
+    cls.__doc__ = "\n".join(
+        [
+            f"{cls.__name__} as a scikit-learn estimator (see :mod:`colonnade.sklearn`).",
+            "",
+            summary,
+            "",
+            "Args:",
+            *_args_section(cls._canned.__doc__ or ""),
+            *fit_entries,
+        ]
+    )
     return cls
 
 
@@ -284,18 +318,7 @@ class LinearClassifier(_Classifier):
         epochs=DEFAULT_EPOCHS,
         batch_size=DEFAULT_BATCH_SIZE,
     ):
-        self.feature_columns = feature_columns
-        self.model_dir = model_dir
-        self.n_classes = n_classes
-        self.weight_column = weight_column
-        self.label_vocabulary = label_vocabulary
-        self.optimizer = optimizer
-        self.config = config
-        self.warm_start_from = warm_start_from
-        self.loss_reduction = loss_reduction
-        self.sparse_combiner = sparse_combiner
-        self.epochs = epochs
-        self.batch_size = batch_size
+        self._keep(locals())
 
 
 @_document
@@ -316,17 +339,7 @@ class LinearRegressor(_Regressor):
         epochs=DEFAULT_EPOCHS,
         batch_size=DEFAULT_BATCH_SIZE,
     ):
-        self.feature_columns = feature_columns
-        self.model_dir = model_dir
-        self.label_dimension = label_dimension
-        self.weight_column = weight_column
-        self.optimizer = optimizer
-        self.config = config
-        self.warm_start_from = warm_start_from
-        self.loss_reduction = loss_reduction
-        self.sparse_combiner = sparse_combiner
-        self.epochs = epochs
-        self.batch_size = batch_size
+        self._keep(locals())
 
 
 @_document
@@ -351,21 +364,7 @@ class DNNClassifier(_Classifier):
         epochs=DEFAULT_EPOCHS,
         batch_size=DEFAULT_BATCH_SIZE,
     ):
-        self.hidden_units = hidden_units
-        self.feature_columns = feature_columns
-        self.model_dir = model_dir
-        self.n_classes = n_classes
-        self.weight_column = weight_column
-        self.label_vocabulary = label_vocabulary
-        self.optimizer = optimizer
-        self.activation_fn = activation_fn
-        self.dropout = dropout
-        self.config = config
-        self.warm_start_from = warm_start_from
-        self.loss_reduction = loss_reduction
-        self.batch_norm = batch_norm
-        self.epochs = epochs
-        self.batch_size = batch_size
+        self._keep(locals())
 
 
 @_document
@@ -389,20 +388,7 @@ class DNNRegressor(_Regressor):
         epochs=DEFAULT_EPOCHS,
         batch_size=DEFAULT_BATCH_SIZE,
     ):
-        self.hidden_units = hidden_units
-        self.feature_columns = feature_columns
-        self.model_dir = model_dir
-        self.label_dimension = label_dimension
-        self.weight_column = weight_column
-        self.optimizer = optimizer
-        self.activation_fn = activation_fn
-        self.dropout = dropout
-        self.config = config
-        self.warm_start_from = warm_start_from
-        self.loss_reduction = loss_reduction
-        self.batch_norm = batch_norm
-        self.epochs = epochs
-        self.batch_size = batch_size
+        self._keep(locals())
 
 
 @_document
@@ -430,24 +416,7 @@ class DNNLinearCombinedClassifier(_Classifier):
         epochs=DEFAULT_EPOCHS,
         batch_size=DEFAULT_BATCH_SIZE,
     ):
-        self.model_dir = model_dir
-        self.linear_feature_columns = linear_feature_columns
-        self.linear_optimizer = linear_optimizer
-        self.dnn_feature_columns = dnn_feature_columns
-        self.dnn_optimizer = dnn_optimizer
-        self.dnn_hidden_units = dnn_hidden_units
-        self.dnn_activation_fn = dnn_activation_fn
-        self.dnn_dropout = dnn_dropout
-        self.n_classes = n_classes
-        self.weight_column = weight_column
-        self.label_vocabulary = label_vocabulary
-        self.config = config
-        self.warm_start_from = warm_start_from
-        self.loss_reduction = loss_reduction
-        self.batch_norm = batch_norm
-        self.linear_sparse_combiner = linear_sparse_combiner
-        self.epochs = epochs
-        self.batch_size = batch_size
+        self._keep(locals())
 
 
 @_document
@@ -474,23 +443,7 @@ class DNNLinearCombinedRegressor(_Regressor):
         epochs=DEFAULT_EPOCHS,
         batch_size=DEFAULT_BATCH_SIZE,
     ):
-        self.model_dir = model_dir
-        self.linear_feature_columns = linear_feature_columns
-        self.linear_optimizer = linear_optimizer
-        self.dnn_feature_columns = dnn_feature_columns
-        self.dnn_optimizer = dnn_optimizer
-        self.dnn_hidden_units = dnn_hidden_units
-        self.dnn_activation_fn = dnn_activation_fn
-        self.dnn_dropout = dnn_dropout
-        self.label_dimension = label_dimension
-        self.weight_column = weight_column
-        self.config = config
-        self.warm_start_from = warm_start_from
-        self.loss_reduction = loss_reduction
-        self.batch_norm = batch_norm
-        self.linear_sparse_combiner = linear_sparse_combiner
-        self.epochs = epochs
-        self.batch_size = batch_size
+        self._keep(locals())
 
 
 _TABULAR_DOC = """{name} as a scikit-learn estimator (see :mod:`colonnade.sklearn`).
@@ -513,10 +466,7 @@ class TabularClassifier(_TabularTrain, _Classifier):
     n_classes = 2
 
     def __init__(self, model_dir=None, seed=None, columns=None, verbose=0):
-        self.model_dir = model_dir
-        self.seed = seed
-        self.columns = columns
-        self.verbose = verbose
+        self._keep(locals())
 
 
 class TabularRegressor(_TabularTrain, _Regressor):
@@ -524,7 +474,4 @@ class TabularRegressor(_TabularTrain, _Regressor):
     _canned = tabular.TabularRegressor
 
     def __init__(self, model_dir=None, seed=None, columns=None, verbose=0):
-        self.model_dir = model_dir
-        self.seed = seed
-        self.columns = columns
-        self.verbose = verbose
+        self._keep(locals())

@@ -40,7 +40,7 @@ def worker_copy(estimator):
     shape-only (:class:`~.tables.ShapeOnly`): a worker holds only the rows a step pulls,
     so sending it costs the same whatever the tables' sizes. The driver's estimator
     keeps the one whole copy, from which checkpoints are written."""
-    out = trainer.worker_copy(estimator)
+    out = trainer.estimator_for_worker(estimator)
     tables = network_tables(trainer.network(estimator)).values()
     memo = {id(a): ShapeOnly(a) for t in tables for a in t.arrays()}
     return copy.deepcopy(out, memo)
@@ -246,7 +246,7 @@ class Cluster:
         self.take_records()  # steps after the checkpoint are lost, with the server's state
         reached = getattr(self, "last_seen", (self.estimator.global_step, None))[0]
         self._wind_down(dead)
-        path = trainer.restore_newest(self.estimator)
+        path = self.estimator.train_state.restore_newest()
         restored = self.estimator.global_step
         lost = max(0, reached - restored)
         self.steps_lost += lost
@@ -310,7 +310,7 @@ class Cluster:
             raise
         self.records.extend(records)
         state.apply_snapshots(self.estimator, self.plan, snapshots)
-        trainer.set_global_step(self.estimator, step)
+        self.estimator.train_state.set_global_step(step)
         self.consumed_at[step] = consumed
         ray.get(coordinator.release.remote())
         return True

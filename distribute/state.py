@@ -20,7 +20,7 @@ from .tables import network_tables
 def trained_parts(estimator) -> list:
     """``[(optimizer, [trained variable, ...]), ...]``: what each optimizer updates;
     an error for what cannot be trained distributed (a ``model_fn``, batch norm)."""
-    parts = trainer.trained_parts(estimator)
+    parts = estimator.train_state.trained_parts()
     dnn = trainer.network(estimator).dnn
     if dnn is not None and dnn.tower.batch_norm:
         raise ValueError(

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from ..data import Dataset
 from ..data.ray_source import is_ray_dataset
 from ..data.worker_shards import worker_shards
-from ..estimators import distributed as trainer
-from ..estimators.hooks import SessionRunHook
+from ..estimators.hook_runner import SessionRunHook
 
 logger = logging.getLogger("colonnade")
 
@@ -128,7 +127,7 @@ class RayStrategy:
         connect(self.address)
         from .run import Run
 
-        trainer.resume(estimator)
+        estimator.train_state.resume()
         if max_steps is not None and estimator.global_step >= max_steps:
             logger.info(
                 "skipping training: global step %d already reached max_steps=%d",

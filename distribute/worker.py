@@ -93,7 +93,7 @@ class Worker:
         self.estimator, self.plan, self.dataset = estimator, plan, dataset
         self.servers, self.coordinator = list(servers), coordinator
         network = trainer.network(estimator)
-        self.variables = [v for _, vs in trainer.trained_parts(estimator) for v in vs]
+        self.variables = [v for _, vs in estimator.train_state.trained_parts() for v in vs]
         tables = network_tables(network)
         self.tables = [
             tables[id(var)] if placed.bounds is not None else None
@@ -104,7 +104,7 @@ class Worker:
         # Arrays from Ray's object store are read-only, and pickling copied the row views
         # of fused tables that are not trained here (frozen) apart: own every array but
         # the shape-only tables, then make those views again.
-        for var in [*trainer.model_variables(estimator).values(), *self.variables]:
+        for var in [*estimator.train_state.model_variables().values(), *self.variables]:
             if id(var.value) not in shapeless:
                 var.value = np.array(var.value)
         for layer in network.layers:
@@ -185,10 +185,10 @@ class Worker:
                 "training needs labels: build the Dataset with label=... or have "
                 "input_fn yield (features, labels)"
             )
-        trainer.set_global_step(est, global_step)
+        est.train_state.set_global_step(global_step)
         head, network = est.head, trainer.network(est)
         label_array = head.label_array(labels)
-        step_rng = trainer.step_rng(est, global_step)
+        step_rng = est.train_state.step_rng(global_step)
 
         def loss_fn():
             logits = network.logits(features, training=True, rng=step_rng, cache=cache)

@@ -20,8 +20,7 @@ from .canned import (
     LinearClassifier,
     LinearRegressor,
 )
-from .custom import Estimator, EstimatorSpec, ModeKeys
-from .estimator import History
+from .estimator import Estimator
 from .export import Predictor
 from .export_checks import ExportError
 from .exporters import BestExporter, Exporter, FinalExporter, LatestExporter
@@ -42,22 +41,25 @@ from .heads import (
     poisson_regression_head,
     regression_head,
 )
-from .hooks import (
-    CheckpointSaverHook,
+from .hook_runner import (
     CheckpointSaverListener,
-    LoggingTensorHook,
-    NanLossDuringTrainingError,
-    NanTensorHook,
-    RunContext,
     SessionRunArgs,
     SessionRunContext,
     SessionRunHook,
     SessionRunValues,
+)
+from .hooks import (
+    CheckpointSaverHook,
+    LoggingTensorHook,
+    NanLossDuringTrainingError,
+    NanTensorHook,
     StepCounterHook,
     StopAtStepHook,
     SummarySaverHook,
 )
+from .keras_fit import History
 from .loading import load
+from .model_fn import EstimatorSpec, ModeKeys
 from .receivers import (
     ParsingServingInputReceiver,
     RawServingInputReceiver,

@@ -179,10 +179,11 @@ def export_estimator(
     receiver = receivers_module.resolve_receiver(serving_input_receiver_fn)
     if estimator.latest_checkpoint() is None:
         raise ValueError(f"Couldn't find trained model at {estimator.model_dir}.")
-    estimator._restore_or_warm_start()
-    network_spec = estimator._network.spec()  # refuses unserializable columns/activations
+    estimator.train_state.resume()
+    network = estimator.model.network
+    network_spec = network.spec()  # refuses unserializable columns/activations
     if receiver is not None:
-        missing = sorted(set(required_input_columns(estimator._network)) - set(receiver.features))
+        missing = sorted(set(required_input_columns(network)) - set(receiver.features))
         if missing:
             raise ValueError(
                 f"the serving input receiver lacks input column(s) {missing} the model reads; "
@@ -203,7 +204,7 @@ def export_estimator(
         }
         if receiver is not None:
             model["serving_input_receiver"] = receiver.to_json()
-        core.Checkpoint(model=estimator._network).write(os.path.join(tmp, VARIABLES_PREFIX))
+        core.Checkpoint(model=network).write(os.path.join(tmp, VARIABLES_PREFIX))
         with open(os.path.join(tmp, MODEL_FILE), "w") as f:
             json.dump(model, f, indent=2)
 

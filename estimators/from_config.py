@@ -8,7 +8,7 @@ but ``config``, built from the :class:`RunConfig` fields, which are keys too, an
 names (``hidden_units`` for ``dnn_hidden_units``, ...). Unset arguments are left to the
 constructor, so its defaults (TF's optimizers and learning rates) apply; an optimizer is
 passed as the name or ``{name = ..., <arguments>}`` table written, which the estimator
-resolves (:func:`~colonnade.estimators.estimator.resolve_optimizer`). Feature columns are
+resolves (:func:`~colonnade.estimators.canned_model.resolve_optimizer`). Feature columns are
 built by :func:`colonnade.feature_columns.from_config`. Every error is a
 :class:`~colonnade.feature_columns.ConfigError` naming the field.
 
@@ -47,8 +47,8 @@ from .canned import (
     LinearClassifier,
     LinearRegressor,
 )
+from .canned_model import resolve_optimizer
 from .dnn import ACTIVATIONS
-from .estimator import resolve_optimizer
 from .heads import RegressionHead, classification_head
 from .run_config import RunConfig
 

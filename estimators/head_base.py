@@ -23,6 +23,7 @@ from ..core import losses as core_losses
 from ..core.autodiff import as_tensor, value_of
 from . import metrics as m
 from .input_fn import feature_column_of
+from .model_fn import EstimatorSpec
 
 TRAIN, EVAL, PREDICT = "train", "eval", "infer"  # ModeKeys' values
 SERVING_KEY = "serving_default"
@@ -310,7 +311,6 @@ class Head:
         callables in ``update_ops`` are called after it (eagerly, other update ops have
         already run). ``regularization_losses`` are added to the training loss.
         """
-        from .custom import EstimatorSpec
 
         logits = as_tensor(logits)
         self._checked_logits(logits.value)

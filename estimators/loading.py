@@ -14,7 +14,7 @@ import pyarrow as pa
 from .. import core
 from . import export_checks as checks
 from . import receivers
-from .custom import Estimator
+from .estimator import Estimator
 from .export import MODEL_FILE, VARIABLES_PREFIX, Predictor, resolve_export_dir
 from .export_checks import ExportError
 from .model_fn_export import params_from_json
@@ -115,8 +115,8 @@ class _ExportedEstimator(Estimator):
         super().__init__(model_fn, model_dir=model_dir, params=params)
         self._weights, self._stored, self._path = weights, stored, path
 
-    def _restore_new_variables(self) -> None:
-        made = {f"model/{n}": tuple(v.shape) for n, v in self._store.variables().items()}
+    def restore_new_variables(self) -> None:
+        made = {f"model/{n}": tuple(v.shape) for n, v in self.model.variables().items()}
         stored = {k: tuple(s) for k, s in self._stored.items() if k.startswith("model/")}
         missing = sorted(set(made) - set(stored))
         wrong = {k: (made[k], stored[k]) for k in made if k in stored and made[k] != stored[k]}
@@ -126,4 +126,4 @@ class _ExportedEstimator(Estimator):
                 f"export does not hold as made: missing {missing}, shapes (made, stored) "
                 f"{wrong}; is it the model_fn the export was made with?"
             )
-        core.Checkpoint(model=self._network).restore(self._weights)
+        core.Checkpoint(model=self.model.network).restore(self._weights)

@@ -22,7 +22,7 @@ import time
 import pandas as pd
 import pyarrow as pa
 
-from .hooks import SessionRunArgs, SessionRunHook
+from .hook_runner import SessionRunArgs, SessionRunHook
 
 __all__ = ["MIN_INTERVAL", "ProgressHook", "known_rows", "progress_bar", "resolve_verbose"]
 

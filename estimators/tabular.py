@@ -261,7 +261,7 @@ class _BestEpoch(EarlyStopping):
         if self._improved(float(logs[self.monitor])):
             self.best_epoch = epoch
         else:
-            for _, optimizer, _ in self.estimator._parts:
+            for _, optimizer, _ in self.estimator.train_state.parts:
                 rate = optimizer.learning_rate
                 if isinstance(rate, (int, float)):
                     optimizer.learning_rate = rate * LR_DECAY

@@ -17,7 +17,7 @@ import itertools
 import os
 import time
 
-from .hooks import SessionRunArgs, SessionRunHook, running_estimator
+from .hook_runner import SessionRunArgs, SessionRunHook, running_estimator
 
 __all__ = ["TensorBoardHook", "eval_dir", "write_eval_summary", "write_scalars"]
 
@@ -110,7 +110,7 @@ def _learning_rates(estimator) -> dict:
     """Each optimizer's learning rate at the step it last applied (a number, or a
     schedule ``step -> rate`` called at that step)."""
     out = {}
-    for name, optimizer, _ in getattr(estimator, "_parts", []):
+    for name, optimizer, _ in estimator.train_state.parts:
         raw = getattr(optimizer, "learning_rate", None)
         if raw is None:
             continue

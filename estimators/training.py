@@ -24,16 +24,18 @@ added to its evaluations (TF's ``tf.estimator.add_metrics``).
 from __future__ import annotations
 
 import collections
+import copy
 import inspect
 import logging
 import os
 import time
+from collections.abc import Mapping
 
 from .. import data as cn_data
-from .custom import _features_dict, _is_metric_op, _labels_array
-from .estimator import _metric_of
 from .exporters import Exporter
-from .hooks import CheckpointSaverListener, SessionRunHook
+from .hook_runner import CheckpointSaverListener, SessionRunHook
+from .inference import host
+from .model_fn import ModeKeys, features_dict, is_metric_op, labels_array
 
 logger = logging.getLogger("colonnade")
 
@@ -261,8 +263,9 @@ def add_metrics(estimator, metric_fn):
     ``predictions`` (the batch's prediction dict), ``features`` and ``config`` and
     returns ``{name: metric}`` (``cn.metrics.auc(...)`` pairs or metric objects, as in
     ``eval_metric_ops``), accumulated over the evaluation; a name the estimator already
-    reports is replaced. The returned estimator shares the original's ``model_dir`` and
-    variables; the original is unchanged."""
+    reports is replaced. As in TF, the estimator returned calls a ``model_fn`` that adds
+    them to the EVAL spec; it shares the original's ``model_dir`` and variables; the
+    original is unchanged."""
     if not callable(metric_fn):
         raise TypeError(f"metric_fn must be callable, got {type(metric_fn).__name__}")
     names = list(inspect.signature(metric_fn).parameters)
@@ -272,70 +275,48 @@ def add_metrics(estimator, metric_fn):
             f"metric_fn {getattr(metric_fn, '__name__', metric_fn)} has arguments {unknown}; "
             f"it may take any of {list(_METRIC_FN_ARGS)}"
         )
-    cls = type(estimator)
-    added = cls.__new__(_with_metrics(cls))
-    added.__dict__.update(estimator.__dict__)
-    added._metric_fn, added._metric_fn_args = metric_fn, names
+    added = copy.copy(estimator)
+    added.model = WithMetrics(estimator.model, metric_fn, names, estimator.config)
     return added
 
 
-_WITH_METRICS: dict = {}
+class WithMetrics:
+    """A model whose EVAL spec has a ``metric_fn``'s metrics added (see
+    :func:`add_metrics`); everything else is the wrapped model's."""
 
+    def __init__(self, model, metric_fn, arg_names, config):
+        self.model, self.metric_fn, self.arg_names = model, metric_fn, arg_names
+        self.config = config
 
-def _with_metrics(cls):
-    """``cls`` with its evaluation extended by a ``metric_fn`` (one subclass per class)."""
-    if cls not in _WITH_METRICS:
-        _WITH_METRICS[cls] = type(cls.__name__, (_AddedMetrics, cls), {})
-    return _WITH_METRICS[cls]
+    def __getattr__(self, name):
+        return getattr(self.model, name)
 
-
-class _AddedMetrics:
-    """Mixed into an estimator's class by :func:`add_metrics`."""
-
-    def _new_evaluation(self):
-        return _MetricFnEvaluation(super()._new_evaluation(), self)
-
-
-class _MetricFnEvaluation:
-    """An evaluation plus the metrics of a ``metric_fn``, merged over the batches."""
-
-    def __init__(self, inner, estimator):
-        self.inner, self.estimator = inner, estimator
-        self.metrics: dict = {}
-
-    @property
-    def last(self):
-        return self.inner.last
-
-    def update(self, features, labels, cache) -> None:
-        self.inner.update(features, labels, cache)
-        _, predictions = self.inner.last
+    def spec(self, features, labels, mode, cache=None, rng=None):
+        """The wrapped model's spec; in EVAL, with the ``metric_fn``'s metrics added."""
+        spec = self.model.spec(features, labels, mode, cache, rng)
+        if mode != ModeKeys.EVAL:
+            return spec
+        predictions = spec.predictions
+        if predictions is not None and not isinstance(predictions, Mapping):
+            predictions = {"predictions": predictions}
         given = {
-            "labels": _labels_array(labels),
-            "predictions": predictions,
-            "features": _features_dict(features),
-            "config": self.estimator.config,
+            "labels": labels_array(labels),
+            "predictions": {k: host(v) for k, v in (predictions or {}).items()},
+            "features": features_dict(features),
+            "config": self.config,
         }
-        fn = self.estimator._metric_fn
-        ops = fn(**{k: given[k] for k in self.estimator._metric_fn_args})
+        fn = self.metric_fn
+        ops = fn(**{k: given[k] for k in self.arg_names})
         if not isinstance(ops, dict):
             raise TypeError(
                 f"metric_fn {getattr(fn, '__name__', fn)} must return a dict of metrics, got "
                 f"{type(ops).__name__}"
             )
         for name, op in ops.items():
-            if not _is_metric_op(op):
+            if not is_metric_op(op):
                 raise TypeError(
                     f"metric_fn's metric {name!r} must be a (value, update_op) pair from a "
                     f"cn.metrics function or a metric object; got {type(op).__name__}"
                 )
-            metric, known = _metric_of(op), self.metrics.get(name)
-            if known is None:
-                self.metrics[name] = metric
-            elif known is not metric:
-                known.merge_state([metric])
-
-    def results(self) -> dict:
-        out = self.inner.results()
-        out.update({name: float(m.result()) for name, m in self.metrics.items()})
-        return out
+        spec.eval_metric_ops.update(ops)
+        return spec

@@ -15,7 +15,7 @@ import pytest
 import colonnade as cn
 from colonnade import cli
 from colonnade.cli.job import ConfigError, load_config, parse_config
-from colonnade.estimators.estimator import CannedEstimator
+from colonnade.estimators import Estimator
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -345,7 +345,7 @@ def test_a_config_that_is_not_a_toml_file_exits_2_with_one_line(tmp_path, capsys
 def test_ctrl_c_saves_a_checkpoint_and_exits_130_with_one_line(tmp_path, capsys, monkeypatch):
     make_data(tmp_path)
     cfg = write(tmp_path, LINEAR)
-    real_step = CannedEstimator._train_step
+    real_step = Estimator.train_step
     calls = []
 
     def interrupted_at_the_third_step(self, *args, **kwargs):
@@ -354,7 +354,7 @@ def test_ctrl_c_saves_a_checkpoint_and_exits_130_with_one_line(tmp_path, capsys,
             raise KeyboardInterrupt
         return real_step(self, *args, **kwargs)
 
-    monkeypatch.setattr(CannedEstimator, "_train_step", interrupted_at_the_third_step)
+    monkeypatch.setattr(Estimator, "train_step", interrupted_at_the_third_step)
     status, out, err = run(capsys, "train", cfg)
     assert status == 130
     assert out == "" and err.strip() == "colonnade train: interrupted", err
@@ -402,7 +402,7 @@ def model(**settings):
 
 def optimizer_of(job):
     """The optimizer ``job``'s estimator trains with: (class name, learning rate)."""
-    ((_, optimizer, _),) = job.build_estimator()._parts
+    ((_, optimizer, _),) = job.build_estimator().train_state.parts
     return type(optimizer).__name__, optimizer.learning_rate
 
 
@@ -420,7 +420,7 @@ def test_optimizer_by_name_and_learning_rate():
     assert ftrl.model.kwargs["optimizer"] == {"name": "Ftrl", "l1_regularization_strength": 0.5}
     assert optimizer_of(ftrl) == ("FtrlOptimizer", 0.2)
     momentum = parse_config(model(optimizer="momentum", learning_rate=0.1)).build_estimator()
-    hyper = momentum._parts[0][1].hyperparameters
+    hyper = momentum.train_state.parts[0][1].hyperparameters
     assert (hyper["learning_rate"], hyper["momentum"]) == (0.1, 0.9)
     # A named optimizer gets the estimator's default rate, as tf.estimator gives it.
     sgd = parse_config(model(optimizer="SGD"))
@@ -461,7 +461,7 @@ def test_adagrad_da_by_name_trains(tmp_path, capsys):
     status, out, err = run(capsys, "train", cfg)
     assert status == 0, err
     assert json.loads(out)["global_step"] == 10
-    (_, optimizer, _) = load_config(cfg).build_estimator()._parts[0]
+    (_, optimizer, _) = load_config(cfg).build_estimator().train_state.parts[0]
     assert type(optimizer).__name__ == "AdagradDAOptimizer"
     names = [n for n, _ in cn.train.list_variables(str(tmp_path / "run"))]
     assert any(n.endswith("x1/weights/gradient_squared_accumulator") for n in names)

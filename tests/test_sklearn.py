@@ -54,6 +54,21 @@ def test_constructor_arguments_are_the_canned_ones_plus_epochs_and_batch_size():
             assert f"``{arg}``" in getattr(sk, name).__doc__
 
 
+def test_each_canned_adapter_documents_every_argument_in_its_args_section():
+    for name in sk.__all__:
+        if name.startswith("Tabular"):
+            continue  # no Args section: their docstring names each argument (below)
+        doc = inspect.getdoc(getattr(sk, name))
+        args = doc[doc.index("\nArgs:\n") :]
+        for arg in inspect.signature(getattr(sk, name)).parameters:
+            assert f"\n    {arg}: " in args, (name, arg)
+        canned_args = inspect.getdoc(getattr(cn.estimators, name)).split("\nArgs:\n")[1]
+        for line in canned_args.splitlines():
+            if not line.startswith(" "):
+                break  # the end of the canned estimator's Args section
+            assert f"\n{line}\n" in args, (name, line)  # its descriptions, copied
+
+
 def test_get_params_set_params_and_clone_round_trip():
     clf = sk.DNNClassifier([8, 4], adult_columns(), dropout=0.1, epochs=3)
     params = clf.get_params()

@@ -38,7 +38,6 @@ Run it::
 from __future__ import annotations
 
 import argparse
-import importlib.resources
 import json
 import logging
 import os
@@ -50,28 +49,18 @@ import pandas as pd
 
 import colonnade as cn
 
+# The census data's label and TF's vocabularies, hash bucket size and age boundaries.
+from colonnade.census import (
+    AGE_BOUNDARIES,
+    EDUCATION,
+    HASH_BUCKET_SIZE,
+    LABEL,
+    MARITAL_STATUS,
+    RELATIONSHIP,
+)
+from colonnade.demo import load_adult
+
 fc = cn.feature_columns
-
-LABEL = "income"
-HASH_BUCKET_SIZE = 1000
-AGE_BOUNDARIES = [18, 25, 30, 35, 40, 45, 50, 55, 60, 65]
-EDUCATION = [
-    "Bachelors", "HS-grad", "11th", "Masters", "9th", "Some-college", "Assoc-acdm",
-    "Assoc-voc", "7th-8th", "Doctorate", "Prof-school", "5th-6th", "10th", "1st-4th",
-    "Preschool", "12th",
-]  # fmt: skip
-MARITAL_STATUS = [
-    "Married-civ-spouse", "Divorced", "Married-spouse-absent", "Never-married", "Separated",
-    "Married-AF-spouse", "Widowed",
-]  # fmt: skip
-RELATIONSHIP = ["Husband", "Not-in-family", "Wife", "Own-child", "Unmarried", "Other-relative"]
-
-
-def load_census(split: str) -> pd.DataFrame:
-    """The ``"train"`` (32,561 rows) or ``"test"`` (16,281 rows) split of UCI Adult."""
-    path = importlib.resources.files("colonnade") / "datasets" / f"adult_{split}.parquet"
-    with importlib.resources.as_file(path) as local:
-        return pd.read_parquet(local)
 
 
 def standardized(train: pd.DataFrame, key: str):
@@ -179,16 +168,10 @@ def parse_args(argv):
     return args
 
 
-def subset(frame: pd.DataFrame, rows, seed: int) -> pd.DataFrame:
-    if rows is None or rows >= len(frame):
-        return frame
-    return frame.sample(n=rows, random_state=seed).reset_index(drop=True)
-
-
 def run(args, model_dir: str) -> dict:
     started = time.perf_counter()
-    train = subset(load_census("train"), args.train_rows, args.seed)
-    test = subset(load_census("test"), args.test_rows, args.seed)
+    train = load_adult("train", rows=args.train_rows, seed=args.seed)
+    test = load_adult("test", rows=args.test_rows, seed=args.seed)
     print(f"census: {len(train):,} training rows, {len(test):,} test rows")
     deep_columns, wide_columns = build_columns(train)
 
@@ -274,11 +257,8 @@ def run(args, model_dir: str) -> dict:
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    if args.model_dir:
-        results = run(args, args.model_dir)
-    else:
-        with tempfile.TemporaryDirectory(prefix="colonnade_census_custom_") as model_dir:
-            results = run(args, model_dir)
+    with tempfile.TemporaryDirectory(prefix="colonnade_census_custom_") as scratch:
+        results = run(args, args.model_dir or scratch)
     print(json.dumps(results))
     return results
 

@@ -43,7 +43,6 @@ Run it::
 from __future__ import annotations
 
 import argparse
-import importlib.resources
 import json
 import tempfile
 import time
@@ -53,62 +52,22 @@ import pandas as pd
 
 import colonnade as cn
 
+# TF's tutorial: its vocabularies (in TF's order: the order fixes which weight row a value
+# gets), _HASH_BUCKET_SIZE, the age boundaries and the DNN's layer sizes.
+from colonnade.census import (
+    AGE_BOUNDARIES,
+    EDUCATION,
+    HASH_BUCKET_SIZE,
+    HIDDEN_UNITS,
+    LABEL,
+    LABEL_VOCABULARY,
+    MARITAL_STATUS,
+    RELATIONSHIP,
+    WORKCLASS,
+)
+from colonnade.demo import load_adult
+
 fc = cn.feature_columns
-
-LABEL = "income"
-LABEL_VOCABULARY = ["<=50K", ">50K"]
-# TF's tutorial: _HASH_BUCKET_SIZE, the age boundaries and the DNN's layer sizes.
-HASH_BUCKET_SIZE = 1000
-AGE_BOUNDARIES = [18, 25, 30, 35, 40, 45, 50, 55, 60, 65]
-HIDDEN_UNITS = [100, 75, 50, 25]
-
-# TF's vocabularies, in TF's order (the order fixes which weight row a value gets).
-EDUCATION = [
-    "Bachelors",
-    "HS-grad",
-    "11th",
-    "Masters",
-    "9th",
-    "Some-college",
-    "Assoc-acdm",
-    "Assoc-voc",
-    "7th-8th",
-    "Doctorate",
-    "Prof-school",
-    "5th-6th",
-    "10th",
-    "1st-4th",
-    "Preschool",
-    "12th",
-]
-MARITAL_STATUS = [
-    "Married-civ-spouse",
-    "Divorced",
-    "Married-spouse-absent",
-    "Never-married",
-    "Separated",
-    "Married-AF-spouse",
-    "Widowed",
-]
-RELATIONSHIP = ["Husband", "Not-in-family", "Wife", "Own-child", "Unmarried", "Other-relative"]
-WORKCLASS = [
-    "Self-emp-not-inc",
-    "Private",
-    "State-gov",
-    "Federal-gov",
-    "Local-gov",
-    "?",
-    "Self-emp-inc",
-    "Without-pay",
-    "Never-worked",
-]
-
-
-def load_census(split: str) -> pd.DataFrame:
-    """The ``"train"`` (32,561 rows) or ``"test"`` (16,281 rows) split of UCI Adult."""
-    path = importlib.resources.files("colonnade") / "datasets" / f"adult_{split}.parquet"
-    with importlib.resources.as_file(path) as local:
-        return pd.read_parquet(local)
 
 
 def standardized(train: pd.DataFrame, key: str, log: bool = False):
@@ -224,16 +183,10 @@ def parse_args(argv):
     return args
 
 
-def subset(frame: pd.DataFrame, rows, seed: int) -> pd.DataFrame:
-    if rows is None or rows >= len(frame):
-        return frame
-    return frame.sample(n=rows, random_state=seed).reset_index(drop=True)
-
-
 def run(args, model_dir: str) -> dict:
     started = time.perf_counter()
-    train = subset(load_census("train"), args.train_rows, args.seed)
-    test = subset(load_census("test"), args.test_rows, args.seed)
+    train = load_adult("train", rows=args.train_rows, seed=args.seed)
+    test = load_adult("test", rows=args.test_rows, seed=args.seed)
     print(f"census: {len(train):,} training rows, {len(test):,} test rows")
 
     wide_columns, deep_columns = build_model_columns(train)
@@ -294,11 +247,8 @@ def run(args, model_dir: str) -> dict:
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    if args.model_dir:
-        results = run(args, args.model_dir)
-    else:
-        with tempfile.TemporaryDirectory(prefix="colonnade_census_") as model_dir:
-            results = run(args, model_dir)
+    with tempfile.TemporaryDirectory(prefix="colonnade_census_") as scratch:
+        results = run(args, args.model_dir or scratch)
     print(json.dumps(results))
     return results
 

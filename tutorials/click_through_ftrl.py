@@ -266,6 +266,7 @@ def parse_args(argv):
 
 
 def run(args, data_dir: str) -> dict:
+    os.makedirs(data_dir, exist_ok=True)  # --data-dir may name a new folder
     started = time.perf_counter()
     paths = generate_click_log(data_dir, args.rows, args.files, args.seed)
     train_paths, test_paths = paths[:-1], paths[-1:]
@@ -344,12 +345,8 @@ def run(args, data_dir: str) -> dict:
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    if args.data_dir:
-        os.makedirs(args.data_dir, exist_ok=True)
-        results = run(args, args.data_dir)
-    else:
-        with tempfile.TemporaryDirectory(prefix="colonnade_ctr_") as data_dir:
-            results = run(args, data_dir)
+    with tempfile.TemporaryDirectory(prefix="colonnade_ctr_") as scratch:
+        results = run(args, args.data_dir or scratch)
     print(json.dumps(results))
     return results
 

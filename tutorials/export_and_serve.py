@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import http.server
-import importlib.resources
 import json
 import os
 import subprocess
@@ -43,11 +42,11 @@ import numpy as np
 import pandas as pd
 
 import colonnade as cn
+from colonnade.census import LABEL, LABEL_VOCABULARY
+from colonnade.demo import load_adult
 
 fc = cn.feature_columns
 
-LABEL = "income"
-LABEL_VOCABULARY = ["<=50K", ">50K"]
 
 # The whole serving program of step 3: read JSON rows on stdin, print JSON predictions.
 # It needs colonnade and the export directory, nothing else.
@@ -61,12 +60,6 @@ rows = pd.DataFrame(json.load(sys.stdin))
 predictions = predictor.predict(rows, predict_keys=["logistic", "classes"])
 print(predictions.to_json(orient="records"))
 """
-
-
-def load_census(split: str) -> pd.DataFrame:
-    path = importlib.resources.files("colonnade") / "datasets" / f"adult_{split}.parquet"
-    with importlib.resources.as_file(path) as local:
-        return pd.read_parquet(local)
 
 
 def build_estimator(train: pd.DataFrame, model_dir: str, seed: int):
@@ -212,11 +205,10 @@ def parse_args(argv):
 
 
 def run(args, work_dir: str) -> dict:
+    os.makedirs(work_dir, exist_ok=True)  # --work-dir may name a new folder
     started = time.perf_counter()
-    train = load_census("train")
-    if args.train_rows is not None and args.train_rows < len(train):
-        train = train.sample(n=args.train_rows, random_state=args.seed)
-    test = load_census("test")
+    train = load_adult("train", rows=args.train_rows, seed=args.seed)
+    test = load_adult("test")
 
     # 1. Train (Keras style) and evaluate.
     estimator = build_estimator(train, os.path.join(work_dir, "model"), args.seed)
@@ -275,12 +267,8 @@ def run(args, work_dir: str) -> dict:
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    if args.work_dir:
-        os.makedirs(args.work_dir, exist_ok=True)
-        results = run(args, args.work_dir)
-    else:
-        with tempfile.TemporaryDirectory(prefix="colonnade_export_") as work_dir:
-            results = run(args, work_dir)
+    with tempfile.TemporaryDirectory(prefix="colonnade_export_") as scratch:
+        results = run(args, args.work_dir or scratch)
     print(json.dumps(results))
     return results
 

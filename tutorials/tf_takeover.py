@@ -44,6 +44,7 @@ import tempfile
 import numpy as np
 
 import colonnade as cn
+from colonnade.census import AGE_BOUNDARIES, EDUCATION, RELATIONSHIP  # TF's census vocabularies
 
 fc = cn.feature_columns
 FIXTURES = os.path.join(
@@ -51,20 +52,13 @@ FIXTURES = os.path.join(
 )
 FIXTURES = os.path.normpath(os.path.join(FIXTURES, "tf_estimators"))
 
-EDUCATION = [
-    "Bachelors", "HS-grad", "11th", "Masters", "9th", "Some-college", "Assoc-acdm",
-    "Assoc-voc", "7th-8th", "Doctorate", "Prof-school", "5th-6th", "10th", "1st-4th",
-    "Preschool", "12th",
-]  # fmt: skip
-RELATIONSHIP = ["Husband", "Not-in-family", "Wife", "Own-child", "Unmarried", "Other-relative"]
-
 
 def columns():
     """The TF script's columns, renamed ``tf.feature_column`` -> ``cn.feature_columns``
     and otherwise unchanged: same keys, vocabularies, bucket counts and boundaries give the
     same variables (and the same ids: colonnade hashes as TF does)."""
     age = fc.numeric_column("age")
-    age_buckets = fc.bucketized_column(age, [18, 25, 30, 35, 40, 45, 50, 55, 60, 65])
+    age_buckets = fc.bucketized_column(age, AGE_BOUNDARIES)
     education = fc.categorical_column_with_vocabulary_list("education", EDUCATION)
     relationship = fc.categorical_column_with_vocabulary_list("relationship", RELATIONSHIP)
     occupation = fc.categorical_column_with_hash_bucket("occupation", 20)

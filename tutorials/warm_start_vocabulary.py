@@ -38,7 +38,6 @@ Run it::
 from __future__ import annotations
 
 import argparse
-import importlib.resources
 import json
 import os
 import tempfile
@@ -48,11 +47,11 @@ import numpy as np
 import pandas as pd
 
 import colonnade as cn
+from colonnade.census import LABEL, LABEL_VOCABULARY
+from colonnade.demo import load_adult
 
 fc = cn.feature_columns
 
-LABEL = "income"
-LABEL_VOCABULARY = ["<=50K", ">50K"]
 EMBEDDING_DIMENSION = 4
 # One bucket for every occupation the vocabulary does not list.
 NUM_OOV_BUCKETS = 1
@@ -60,12 +59,6 @@ NUM_OOV_BUCKETS = 1
 # rows and 0.3% about 100.
 LAST_MONTHS_MIN_SHARE = 0.025
 THIS_MONTHS_MIN_SHARE = 0.003
-
-
-def load_census(split: str) -> pd.DataFrame:
-    path = importlib.resources.files("colonnade") / "datasets" / f"adult_{split}.parquet"
-    with importlib.resources.as_file(path) as local:
-        return pd.read_parquet(local)
 
 
 def write_vocabulary(path: str, tokens) -> str:
@@ -190,12 +183,13 @@ def parse_args(argv):
 
 
 def run(args, work_dir: str) -> dict:
+    os.makedirs(work_dir, exist_ok=True)  # --work-dir may name a new folder
     started = time.perf_counter()
-    train = load_census("train").sample(frac=1.0, random_state=args.seed)
+    train = load_adult("train").sample(frac=1.0, random_state=args.seed)
     if args.train_rows is not None:
         train = train.iloc[: args.train_rows]
     last_month, this_month = train.iloc[: len(train) // 2], train.iloc[len(train) // 2 :]
-    test = cn.data.Dataset.from_pandas(load_census("test"), label=LABEL).batch(4096)
+    test = cn.data.Dataset.from_pandas(load_adult("test"), label=LABEL).batch(4096)
 
     # 1. Last month's model.
     old_tokens = last_months_vocabulary(train)
@@ -294,12 +288,8 @@ def run(args, work_dir: str) -> dict:
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    if args.work_dir:
-        os.makedirs(args.work_dir, exist_ok=True)
-        results = run(args, args.work_dir)
-    else:
-        with tempfile.TemporaryDirectory(prefix="colonnade_warm_start_") as work_dir:
-            results = run(args, work_dir)
+    with tempfile.TemporaryDirectory(prefix="colonnade_warm_start_") as scratch:
+        results = run(args, args.work_dir or scratch)
     print(json.dumps(results))
     return results
 

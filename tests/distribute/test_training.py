@@ -202,9 +202,13 @@ class _AtStep(E.SessionRunHook):
     def __init__(self, step, action):
         self.step, self.action, self.done_at = step, action, None
 
+    def before_run(self, run_context):
+        return E.SessionRunArgs("global_step")
+
     def after_run(self, run_context, run_values):
-        if self.done_at is None and run_values["global_step"] >= self.step:
-            self.done_at = run_values["global_step"]
+        step = run_values.results + 1  # the global step after this step
+        if self.done_at is None and step >= self.step:
+            self.done_at = step
             self.action()
 
 
@@ -362,17 +366,17 @@ def test_a_worker_copy_carries_no_training_state(tmp_path):
     est.config = est.config.replace(train_distribute=None)  # train here, with state
     est.train(cn.data.Dataset.from_pandas(clicks(32), label="clicked").batch(16), verbose=0)
     est.config = est.config.replace(train_distribute=strategy)
-    sent = trainer.worker_copy(est)
+    sent = trainer.estimator_for_worker(est)
     assert sent.config.train_distribute is None and est.config.train_distribute is strategy
     for (optimizer, variables), (theirs, _) in zip(
-        trainer.trained_parts(sent), trainer.trained_parts(est)
+        sent.train_state.trained_parts(), est.train_state.trained_parts()
     ):
         assert type(optimizer) is type(theirs) and int(theirs.iterations.numpy()) == 2
         assert int(optimizer.iterations.numpy()) == 0
         names = theirs.get_slot_names()
         assert names and all(theirs.get_slot(v, n) is not None for v in variables for n in names)
         assert all(optimizer.get_slot(v, n) is None for v in variables for n in names)
-    ours, theirs = trainer.model_variables(sent), trainer.model_variables(est)
+    ours, theirs = sent.train_state.model_variables(), est.train_state.model_variables()
     assert all(ours[k] is theirs[k] for k in theirs)  # shared until pickled
 
 

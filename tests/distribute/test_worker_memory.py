@@ -78,8 +78,8 @@ def batch(seed, n):
 def loss_and_grads(est, cache, features, weights):
     """A loss with a random weight per logit (so no gradient is trivially zero), and
     the gradients of every trained variable."""
-    network = est._network
-    variables = [v for _, _, vs in est._parts for v in vs]
+    network = est.model.network
+    variables = [v for _, _, vs in est.train_state.parts for v in vs]
 
     def loss_fn():
         logits = network.logits(features, training=True, rng=None, cache=cache)
@@ -92,11 +92,13 @@ def loss_and_grads(est, cache, features, weights):
 @pytest.mark.parametrize("linear", ["one", "many"])
 def test_reading_compact_buffers_equals_reading_the_whole_tables(tmp_path, linear):
     est = every_kind_of_table(tmp_path, linear)
-    network = est._network
+    network = est.model.network
     tables = network_tables(network)
     kinds = {(t.fused is not None, len(t.columns)) for t in tables.values()}
     assert {(True, 0), (False, 1), (False, 2)} <= kinds  # fused, plain, shared: all there
-    for var in (v for _, _, vs in est._parts for v in vs):  # tables not all zero, as TF's
+    for var in (
+        v for _, _, vs in est.train_state.parts for v in vs
+    ):  # tables not all zero, as TF's
         var.value[...] = np.random.default_rng(0).normal(size=var.shape)
 
     @settings(max_examples=25, deadline=None)
@@ -147,11 +149,11 @@ def test_reading_compact_buffers_equals_reading_the_whole_tables(tmp_path, linea
 def test_a_fused_tables_ids_do_not_read_its_value(tmp_path):
     # the input thread computes a batch's fused ids while the step holds a buffer there
     est = every_kind_of_table(tmp_path, "many")
-    for fused in [f for layer in est._network.layers for f in layer._fused]:
+    for fused in [f for layer in est.model.network.layers for f in layer._fused]:
         rows = fused.table.shape[0]
         whole, fused.table.value = fused.table.value, np.zeros((2, fused.table.shape[1]))
         try:
-            ids = fused.ids(est._network.transform(batch(0, 5)))
+            ids = fused.ids(est.model.network.transform(batch(0, 5)))
         finally:
             fused.table.value = whole
         assert fused.rows == ids.table_rows == rows
@@ -217,15 +219,15 @@ def test_the_estimator_sent_to_workers_is_shape_only_and_the_driver_keeps_its_ta
     from ray import cloudpickle
 
     est = big_model(tmp_path, "m")
-    weights = est._network.linear.linear._fused[0].table
+    weights = est.model.network.linear.linear._fused[0].table
     weights.value[::1000] = 1.0
     before = weights.value.copy()
-    whole = len(cloudpickle.dumps(est._network))
+    whole = len(cloudpickle.dumps(est.model.network))
     sent = len(cloudpickle.dumps(worker_copy(est)))
     assert whole > 4 * BIG and sent < 50_000, (whole, sent)
     np.testing.assert_array_equal(weights.value, before)  # the driver's copy is untouched
     back = cloudpickle.loads(cloudpickle.dumps(worker_copy(est)))
-    tables = network_tables(back._network).values()
+    tables = network_tables(back.model.network).values()
     assert sorted(t.variable.shape for t in tables) == [(30, 4), (BIG + 30, 1)]
     assert sum(held_bytes(a) for t in tables for a in t.arrays()) < 100  # shapes, no rows
 

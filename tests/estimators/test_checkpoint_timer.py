@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 import colonnade as cn
-from colonnade.estimators import hooks
+from colonnade.estimators import hook_runner, hooks
 
 fc = cn.feature_columns
 E = cn.estimators
@@ -52,6 +52,9 @@ def test_the_time_based_saver_goes_on_from_the_previous_train_call(monkeypatch):
     class FakeEstimator:
         global_step = 0
 
+        def nonfinite_variables(self):
+            return []
+
         def save_checkpoint(self, directory):
             saves.append((self.global_step, clock.now))
             return "path"
@@ -61,12 +64,14 @@ def test_the_time_based_saver_goes_on_from_the_previous_train_call(monkeypatch):
 
     def run(steps, seconds_per_step):
         hook = hooks.CheckpointSaverHook(save_secs=60)
-        with hooks.running(est):
+        with hook_runner.running(est):
             hook.begin()
             for _ in range(steps):
                 clock.now += seconds_per_step
                 est.global_step += 1
-                hook.after_run(hooks.SessionRunContext(None), hooks.SessionRunValues(None))
+                hook.after_run(
+                    hook_runner.SessionRunContext(None), hook_runner.SessionRunValues(None)
+                )
             hook.end(None)
 
     run(4, 10.0)  # t=1010..1040: saved at its end, t=1040

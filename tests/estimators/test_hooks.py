@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import colonnade as cn
+from colonnade.estimators import hook_runner
 from colonnade.estimators import hooks as hooks_module
 
 E = cn.estimators
@@ -177,7 +178,7 @@ def test_before_run_returning_another_type_names_the_hook(tmp_path):
 
 def test_a_fetch_of_another_kind_is_refused():
     with pytest.raises(TypeError, match="fetches a float"):
-        hooks_module.StepValues(0.0, 0, 1, 1, dict, None).resolve(1.5, Recorder([]))
+        hook_runner.StepValues(0.0, 0, 1, 1, dict, None).resolve(1.5, Recorder([]))
 
 
 def test_feed_dict_cannot_be_honoured():
@@ -334,48 +335,6 @@ def test_a_listener_returning_true_stops_training(tmp_path):
     assert est.global_step == 4
 
 
-# ---------------------------------------------------------------- the adapter
-
-
-class OldStyle(E.SessionRunHook):
-    """A hook written for colonnade 0.1: the estimator in begin/end, a dict of values."""
-
-    def __init__(self):
-        self.values, self.ended = [], None
-
-    def begin(self, estimator):
-        self.estimator = estimator
-
-    def after_run(self, run_context, run_values):
-        self.values.append((run_values["global_step"], run_values["loss"]))
-
-    def end(self, estimator):
-        self.ended = estimator.global_step
-
-
-def test_old_style_hooks_keep_working_with_a_deprecation_warning(tmp_path):
-    hook = OldStyle()
-    est = estimator(tmp_path)
-    with pytest.warns(DeprecationWarning, match="OldStyle uses colonnade's old hook signatures"):
-        est.train(input_fn, steps=3, hooks=[hook], verbose=0)
-    assert hook.estimator is est and hook.ended == 3
-    assert [s for s, _ in hook.values] == [1, 2, 3]  # the old form: the step after
-    losses = [r[0] for r in numpy_replay(3)]
-    np.testing.assert_allclose([v for _, v in hook.values], losses, rtol=1e-5)
-
-
-def test_old_style_after_run_only_reads_values_through_the_adapter(tmp_path):
-    steps = []
-
-    class OnlyAfterRun(E.SessionRunHook):
-        def after_run(self, run_context, run_values):
-            steps.append(run_values["global_step"])
-
-    with pytest.warns(DeprecationWarning, match="run_values.results"):
-        estimator(tmp_path).train(input_fn, steps=2, hooks=[OnlyAfterRun()], verbose=0)
-    assert steps == [1, 2]
-
-
 # ---------------------------------------------------------------- evaluate and predict
 
 
@@ -514,15 +473,13 @@ def test_predict_hooks_have_no_loss_but_the_variables(tmp_path):
 
 def test_step_log_says_the_loss_every_n_global_steps(caplog, monkeypatch):
     """What both training loops (one process, the distributed chief) log as they go."""
-    from colonnade.estimators import hooks as hooks_module
-
     clock = iter([0.0, 2.0, 3.0, 9.0])  # start, step 4, step 6, the second log's start
-    monkeypatch.setattr(hooks_module.time, "monotonic", lambda: next(clock))
-    log = hooks_module.StepLog(every=2, step=0)
+    monkeypatch.setattr(hook_runner.time, "monotonic", lambda: next(clock))
+    log = hook_runner.StepLog(every=2, step=0)
     with caplog.at_level(logging.INFO, logger="colonnade"):
         for step in (1, 3, 4, 5, 6):
             log(step, 0.5)
-        hooks_module.StepLog(every=0, step=0)(2, 0.5)  # 0: never
+        hook_runner.StepLog(every=0, step=0)(2, 0.5)  # 0: never
     assert [r.getMessage() for r in caplog.records] == [
         "loss = 0.5, step = 4 (2.0 steps/s)",  # 4 steps in 2 s
         "loss = 0.5, step = 6 (2.0 steps/s)",  # 2 more in 1 s

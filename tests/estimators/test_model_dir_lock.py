@@ -33,8 +33,11 @@ class AtStep(E.SessionRunHook):
     def __init__(self, step, fn):
         self.step, self.fn, self.error = step, fn, None
 
+    def before_run(self, run_context):
+        return E.SessionRunArgs({"step": "global_step"})
+
     def after_run(self, run_context, run_values):
-        if run_values["global_step"] == self.step:
+        if (run_values.results["step"] + 1) == self.step:
             try:
                 self.fn()
             except Exception as e:  # noqa: BLE001 - the test inspects it

@@ -30,8 +30,11 @@ class Losses(E.SessionRunHook):
     def __init__(self):
         self.by_step = {}
 
+    def before_run(self, run_context):
+        return E.SessionRunArgs({"step": "global_step", "loss": "loss"})
+
     def after_run(self, run_context, run_values):
-        self.by_step[run_values["global_step"]] = run_values["loss"]
+        self.by_step[(run_values.results["step"] + 1)] = run_values.results["loss"]
 
 
 def test_training_scalars_every_save_summary_steps_across_train_calls(tmp_path):

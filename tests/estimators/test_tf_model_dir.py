@@ -236,8 +236,8 @@ def test_colonnade_checkpoints_use_tf_names_and_old_ones_still_load(tmp_path):
 
     # a checkpoint written with the attribute paths colonnade used before (model/...)
     old = build("linear_classifier", tmp_path / "old")
-    old._ensure_checkpointing()
-    old._checkpoint._key_map = None
+    old.train_state.ensure_checkpointing()
+    old.train_state.checkpoint._key_map = None
     old.train(batches(df, "label"), steps=3)
     old_names = [n for n, _ in cn.train.list_variables(old.latest_checkpoint())]
     assert "model/linear/linear_model/education/weights" in old_names
@@ -285,11 +285,11 @@ def test_adam_state_survives_colonnade_checkpoints(name, tmp_path):
 def test_named_adam_is_keras_adam():
     """TF 2.15's canned estimators build ``tf.keras.optimizers.legacy.Adam`` from the name
     "Adam": learning rate 0.001 and epsilon 1e-7 (TF1's AdamOptimizer defaults to 1e-8)."""
-    opt = E.DNNClassifier([4], columns()[1], optimizer="Adam")._parts[0][1]
+    opt = E.DNNClassifier([4], columns()[1], optimizer="Adam").train_state.parts[0][1]
     assert type(opt) is cn.core.AdamOptimizer
     assert opt.hyperparameters["epsilon"] == 1e-7 and opt.learning_rate == 0.001
     mine = E.DNNClassifier([4], columns()[1], optimizer={"name": "Adam", "epsilon": 1e-8})
-    assert mine._parts[0][1].hyperparameters["epsilon"] == 1e-8
+    assert mine.train_state.parts[0][1].hyperparameters["epsilon"] == 1e-8
 
 
 def test_tf1_adam_checkpoint(tmp_path):

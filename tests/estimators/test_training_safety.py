@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 import colonnade as cn
+from colonnade.estimators.hook_runner import running_estimator
 
 E = cn.estimators
 fc = cn.feature_columns
@@ -54,8 +55,11 @@ class RaiseAt(E.SessionRunHook):
     def __init__(self, step, error):
         self.step, self.error = step, error
 
+    def before_run(self, run_context):
+        return E.SessionRunArgs({"step": "global_step"})
+
     def after_run(self, run_context, run_values):
-        if run_values["global_step"] >= self.step:
+        if (run_values.results["step"] + 1) >= self.step:
             raise self.error
 
 
@@ -65,12 +69,15 @@ class PoisonAt(E.SessionRunHook):
     def __init__(self, step):
         self.step = step
 
-    def begin(self, estimator):
-        self.estimator = estimator
+    def begin(self):
+        self.estimator = running_estimator("PoisonAt")
+
+    def before_run(self, run_context):
+        return E.SessionRunArgs({"step": "global_step"})
 
     def after_run(self, run_context, run_values):
-        if run_values["global_step"] == self.step:
-            for var in self.estimator._model_variables().values():
+        if (run_values.results["step"] + 1) == self.step:
+            for var in self.estimator.train_state.model_variables().values():
                 var.assign(np.full(var.shape, np.nan, var.dtype))
 
 
@@ -146,8 +153,11 @@ def test_an_input_error_fails_at_its_batch_and_saves_nothing(tmp_path):
     steps = []
 
     class Steps(E.SessionRunHook):
+        def before_run(self, run_context):
+            return E.SessionRunArgs({"step": "global_step"})
+
         def after_run(self, run_context, run_values):
-            steps.append(run_values["global_step"])
+            steps.append(run_values.results["step"] + 1)
 
     def input_fn():
         for features, labels in batches:

@@ -40,14 +40,14 @@ def quiet_config(**kw):
 
 
 def learning_rate(estimator, part=0):
-    return estimator._parts[part][1].learning_rate
+    return estimator.train_state.parts[part][1].learning_rate
 
 
 def test_default_optimizers_follow_tensorflow_2_15():
     # tensorflow_estimator 2.15, canned/linear.py: the default optimizer is the name
     # "Ftrl", which gets learning rate 0.2; only optimizer=None gets min(0.2, 1/sqrt(n)).
     est = E.LinearClassifier(columns(), config=quiet_config())
-    assert isinstance(est._parts[0][1], cn.train.FtrlOptimizer)
+    assert isinstance(est.train_state.parts[0][1], cn.train.FtrlOptimizer)
     assert learning_rate(est) == 0.2
     est = E.LinearClassifier(columns(), optimizer=None, config=quiet_config())
     assert math.isclose(learning_rate(est), min(0.2, 1 / math.sqrt(3)))
@@ -57,7 +57,7 @@ def test_default_optimizers_follow_tensorflow_2_15():
     assert learning_rate(E.LinearRegressor(many, optimizer="Adam", config=quiet_config())) == 0.2
     # canned/dnn.py: a name gets the Keras optimizer's default learning rate.
     dnn = E.DNNClassifier([4], dnn_columns(), config=quiet_config())
-    assert isinstance(dnn._parts[0][1], cn.train.AdagradOptimizer)
+    assert isinstance(dnn.train_state.parts[0][1], cn.train.AdagradOptimizer)
     assert learning_rate(dnn) == 0.001
     for name, rate in [("Adam", 0.001), ("RMSProp", 0.001), ("Ftrl", 0.001), ("SGD", 0.01)]:
         est = E.DNNRegressor([4], dnn_columns(), optimizer=name, config=quiet_config())
@@ -72,7 +72,7 @@ def test_default_optimizers_follow_tensorflow_2_15():
             dnn_hidden_units=[4],
             config=quiet_config(),
         )
-        (n1, lin, _), (n2, deep, _) = wd._parts
+        (n1, lin, _), (n2, deep, _) = wd.train_state.parts
         assert (n1, n2) == ("linear_optimizer", "dnn_optimizer")
         assert isinstance(lin, cn.train.FtrlOptimizer)
         assert isinstance(deep, cn.train.AdagradOptimizer)
@@ -97,7 +97,7 @@ def test_default_initializers_and_input_order_follow_tensorflow_2_15():
     assert not weights["dnn/hiddenlayer_0/bias"].any()
     linear = {k: v for k, v in weights.items() if k.startswith("linear/")}
     assert linear and not any(v.any() for v in linear.values())
-    out = est._network.dnn.input_layer({"z": [5.0], "a": [[1.0, 2.0]]}).numpy()
+    out = est.model.network.dnn.input_layer({"z": [5.0], "a": [[1.0, 2.0]]}).numpy()
     assert out.tolist() == [[1.0, 2.0, 5.0]]
 
 
@@ -118,11 +118,11 @@ def test_batch_norm_uses_tensorflows_momentum_and_epsilon():
 
 def test_adagrad_da_can_be_chosen_by_name_and_follows_the_global_step():
     est = E.LinearRegressor([fc.numeric_column("x")], optimizer="AdagradDA", config=quiet_config())
-    opt = est._parts[0][1]
+    opt = est.train_state.parts[0][1]
     assert isinstance(opt, cn.train.AdagradDAOptimizer) and learning_rate(est) == 0.2
     frame = pd.DataFrame({"x": [1.0, 2.0], "y": [1.0, 2.0]})
     est.fit(frame, label="y", epochs=3, batch_size=2)
-    assert est.global_step == 3 and opt._global_step is est._global_step
+    assert est.global_step == 3 and opt._global_step is est.train_state.global_step_variable
 
 
 def test_one_linear_regression_step_equals_hand_computed_gradient_descent():

@@ -224,7 +224,7 @@ def test_export_loads_with_the_model_fn_given_by_name_and_predicts_the_same(tmp_
 
 def test_export_refuses_params_it_cannot_save_naming_the_key(tmp_path):
     est = make(tmp_path)
-    est._params["callback"] = len  # not print: ray.init replaces builtins.print
+    est.model.params["callback"] = len  # not print: ray.init replaces builtins.print
     est.train(lambda: (features(), Y), steps=1, verbose=0)
     with pytest.raises(ValueError, match=r"params\['callback'\] cannot be saved.*builtin_function"):
         est.export_saved_model(str(tmp_path / "exports"))
