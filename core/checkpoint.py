@@ -51,19 +51,14 @@ import types
 
 import numpy as np
 
+from .atomic_files import TMP_MARKER, remove_debris
 from .autodiff import value_of
 from .backend import to_host
-from .checkpoint_format import (
-    TMP_MARKER,
-    CheckpointCorruptedError,
-    CheckpointReader,
-    delete_checkpoint,
-    get_checkpoint_state,
-    latest_checkpoint,
-    remove_debris,
-    update_checkpoint_state,
-    write_checkpoint,
-)
+from .checkpoint_discovery import latest_checkpoint
+from .checkpoint_errors import CheckpointCorruptedError
+from .checkpoint_reader import CheckpointReader
+from .checkpoint_state import get_checkpoint_state, update_checkpoint_state
+from .checkpoint_writer import delete_checkpoint, write_checkpoint
 from .variables import Variable
 
 logger = logging.getLogger("colonnade")

@@ -69,7 +69,7 @@ def dropout(inputs, rate=0.5, training=False, seed=None, name=None) -> Tensor:
     rng = seed
     store = current_store()
     if rng is None and store is not None:
-        rng = store._rng
+        rng = store.rng
     return nn.dropout(inputs, rate, training=bool(training), rng=rng)
 
 

@@ -48,20 +48,27 @@ class Reduction:
         raise ValueError(f"loss_reduction must be one of {accepted}, got {reduction!r}")
 
 
+def _as_pair(labels, predictions, predictions_name: str = "predictions"):
+    """``(labels as an array of the predictions' device and dtype, predictions as a
+    Tensor)``; a ValueError names both shapes when they differ."""
+    predictions = as_tensor(predictions)
+    xp = get_xp(predictions.value, value_of(labels))
+    labels = xp.asarray(value_of(labels), dtype=predictions.value.dtype)
+    if labels.shape != predictions.shape:
+        raise ValueError(
+            f"labels of shape {tuple(labels.shape)} do not match {predictions_name} of shape "
+            f"{predictions.shape}"
+        )
+    return labels, predictions
+
+
 def sigmoid_cross_entropy_with_logits(labels, logits) -> Tensor:
     """Elementwise ``-z log(sigmoid(x)) - (1 - z) log(1 - sigmoid(x))``.
 
     Computed as TensorFlow does, ``max(x, 0) - x z + log(1 + exp(-|x|))``, which neither
     overflows nor loses precision for large |x|.
     """
-    logits = as_tensor(logits)
-    z = value_of(labels)
-    xp = get_xp(logits.value, z)
-    z = xp.asarray(z, dtype=logits.value.dtype)
-    if z.shape != logits.shape:
-        raise ValueError(
-            f"labels of shape {tuple(z.shape)} do not match logits of shape {logits.shape}"
-        )
+    z, logits = _as_pair(labels, logits, "logits")
     positive = logits.value >= 0
     relu_logits = ops.where(positive, logits, 0.0)
     neg_abs_logits = ops.where(positive, ops.negative(logits), logits)
@@ -138,32 +145,17 @@ def sparse_softmax_cross_entropy(
     )
 
 
+def _of_errors(fn, labels, predictions, weights, reduction) -> Tensor:
+    """``fn(predictions - labels)``, weighted and reduced."""
+    labels, predictions = _as_pair(labels, predictions)
+    return compute_weighted_loss(fn(ops.subtract(predictions, labels)), weights, reduction)
+
+
 def mean_squared_error(
     labels, predictions, weights=1.0, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS
 ):
     """Weighted, reduced ``(labels - predictions) ** 2``."""
-    predictions = as_tensor(predictions)
-    labels = value_of(labels)
-    xp = get_xp(predictions.value, labels)
-    labels = xp.asarray(labels, dtype=predictions.value.dtype)
-    if labels.shape != predictions.shape:
-        raise ValueError(
-            f"labels of shape {tuple(labels.shape)} do not match predictions of shape "
-            f"{predictions.shape}"
-        )
-    return compute_weighted_loss(ops.square(ops.subtract(predictions, labels)), weights, reduction)
-
-
-def _as_pair(labels, predictions):
-    predictions = as_tensor(predictions)
-    xp = get_xp(predictions.value, value_of(labels))
-    labels = xp.asarray(value_of(labels), dtype=predictions.value.dtype)
-    if labels.shape != predictions.shape:
-        raise ValueError(
-            f"labels of shape {tuple(labels.shape)} do not match predictions of shape "
-            f"{predictions.shape}"
-        )
-    return labels, predictions
+    return _of_errors(ops.square, labels, predictions, weights, reduction)
 
 
 def softmax_cross_entropy(
@@ -188,8 +180,7 @@ def absolute_difference(
     labels, predictions, weights=1.0, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS
 ):
     """Weighted, reduced ``|labels - predictions|``."""
-    labels, predictions = _as_pair(labels, predictions)
-    return compute_weighted_loss(ops.abs(ops.subtract(predictions, labels)), weights, reduction)
+    return _of_errors(ops.abs, labels, predictions, weights, reduction)
 
 
 def huber_loss(

@@ -183,34 +183,30 @@ def square(x) -> Tensor:
     return make_node(x.value * x.value, (x,), lambda g, need: (2 * g * x.value,))
 
 
-def maximum(a, b) -> Tensor:
-    """Elementwise max; where ``a == b`` the gradient goes to ``a`` (as TensorFlow)."""
-    a, b = _binary("maximum", a, b)
+def _pick(name, a, b, a_wins) -> Tensor:
+    """``xp.<name>(a, b)`` (maximum or minimum); the gradient goes to ``a`` where
+    ``a_wins(a, b)``, to ``b`` elsewhere."""
+    a, b = _binary(name, a, b)
     xp = get_xp(a.value, b.value)
-    mask = a.value >= b.value
+    mask = a_wins(a.value, b.value)
     return make_node(
-        xp.maximum(a.value, b.value),
+        getattr(xp, name)(a.value, b.value),
         (a, b),
         lambda g, need: (
             unbroadcast(g * mask, a.shape) if need[0] else None,
             unbroadcast(g * ~mask, b.shape) if need[1] else None,
         ),
     )
+
+
+def maximum(a, b) -> Tensor:
+    """Elementwise max; where ``a == b`` the gradient goes to ``a`` (as TensorFlow)."""
+    return _pick("maximum", a, b, lambda x, y: x >= y)
 
 
 def minimum(a, b) -> Tensor:
     """Elementwise min; where ``a == b`` the gradient goes to ``a`` (as TensorFlow)."""
-    a, b = _binary("minimum", a, b)
-    xp = get_xp(a.value, b.value)
-    mask = a.value <= b.value
-    return make_node(
-        xp.minimum(a.value, b.value),
-        (a, b),
-        lambda g, need: (
-            unbroadcast(g * mask, a.shape) if need[0] else None,
-            unbroadcast(g * ~mask, b.shape) if need[1] else None,
-        ),
-    )
+    return _pick("minimum", a, b, lambda x, y: x <= y)
 
 
 def where(condition, x, y) -> Tensor:

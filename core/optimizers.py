@@ -1,51 +1,26 @@
-"""TF1's optimizers (``tf.train.*Optimizer``) for colonnade Variables, eagerly.
+"""TF1's optimizers (``tf.train.*Optimizer``), in order of increasing complexity, and
+the registry of their names.
 
-Each class keeps its slots under TF1's names and calls one pure update function from
-:mod:`colonnade.core.optimizer_updates`, where the math lives and is documented. The
-classes add what TF1's ``Optimizer`` adds around that math:
+Each class names its slots (TF1's names and initial values), its hyperparameters with
+their validation rules, and the pure update function of
+:mod:`colonnade.core.optimizer_updates` that holds its math; everything else (gradients,
+sparse updates, ``minimize``, the checkpoint protocol) is
+:class:`~colonnade.core.optimizer_base.Optimizer`'s.
 
-- ``compute_gradients(loss_fn, var_list)`` -> ``[(grad, var), ...]``;
-  ``apply_gradients(grads_and_vars, global_step=None)`` (``global_step`` grows by one per
-  call); ``minimize(loss_fn, var_list=None, global_step=None)`` does both.
-- Dense gradients update the whole variable; :class:`IndexedRows` gradients (row
-  gathers) are de-duplicated (repeated rows summed, as TF1), then only those rows of the
-  variable and of its slots are gathered, updated and scattered back, in place: the cost
-  of a step follows the rows the batch touched, not the table size. ``AdamOptimizer`` is
-  the exception TF1 makes: its moments decay on every row (``LazyAdamOptimizer`` does not).
-- Hyperparameters (``learning_rate``, ``momentum``, ``beta1``, ...) are numbers or
-  callables ``step -> number``; the step is ``global_step``'s value when one is passed to
-  ``apply_gradients``, else the optimizer's own count of ``apply_gradients`` calls.
-  A schedule from :mod:`colonnade.core.schedules` plugs in with a lambda:
-  ``learning_rate=lambda step: exponential_decay(0.1, step, 1000, 0.96)``.
-
-Checkpoint protocol: ``slot_items()`` yields ``(var, slot_name, slot_variable)``,
-``non_slot_variables()`` maps names (``"beta1_power"``, ``"iterations"``, ...) to
-Variables, ``create_slots(var_list)`` makes the slots before a first step (so a checkpoint
-can be restored into a fresh optimizer) and ``variables()`` lists all of them.
-
->>> import numpy as np
->>> import colonnade as cn
->>> w = cn.core.Variable(np.array([1.0, -2.0]), name="w")
->>> opt = cn.train.AdagradOptimizer(0.5)
->>> loss = opt.minimize(lambda: cn.core.sum(w * w), var_list=[w])
->>> float(loss), w.numpy().round(4).tolist(), opt.get_slot_names()
-(5.0, [0.5061, -1.5016], ['accumulator'])
+>>> opt = optimizer_class("ftrl")(0.1, l1_regularization_strength=0.5)
+>>> type(opt).__name__, opt.get_slot_names(), opt.hyperparameters["l1"]
+('FtrlOptimizer', ['accum', 'linear'], 0.5)
 """
 
 from __future__ import annotations
 
-import copy
-import math
-
 import numpy as np
 
 from . import optimizer_updates as updates
-from .autodiff import Tensor, as_tensor, gradients, value_of
-from .backend import get_xp, to_device, to_host
-from .fused import slot_like, trained_variable
-from .indexed_rows import IndexedRows
-from .variable_scope import current_store
-from .variables import Variable, variable_owning
+from .backend import get_xp
+from .optimizer_base import Optimizer, scalar
+from .optimizer_checks import check_hyperparameter
+from .variables import variable_owning
 
 __all__ = [
     "OPTIMIZERS",
@@ -64,433 +39,21 @@ __all__ = [
     "optimizer_class",
 ]
 
-# Adam's TF1 sparse step touches every row; it walks the table in blocks of about this
-# many elements so that its temporaries stay cache-sized instead of table-sized.
-_ALL_ROWS_BLOCK_ELEMENTS = 1 << 20
-
-# What each validation rule accepts, and how an error message says it.
-_RULES = {
-    "nonnegative": (lambda x: x >= 0, ">= 0"),
-    "positive": (lambda x: x > 0, "> 0"),
-    "nonpositive": (lambda x: x <= 0, "<= 0"),
-    "unit": (lambda x: 0 <= x <= 1, "in [0, 1]"),
-    "unit_open": (lambda x: 0 <= x < 1, "in [0, 1)"),
+_LR = ("learning_rate", "nonnegative")
+_L1_L2_RULES = {
+    "learning_rate": _LR,
+    "l1": ("l1_regularization_strength", "nonnegative"),
+    "l2": ("l2_regularization_strength", "nonnegative"),
 }
 
 
-def _check(arg_name: str, value, rule):
-    """Raise ValueError naming ``arg_name`` and ``value`` unless ``value`` obeys ``rule``."""
-    if rule is None:
-        return
-    accepts, text = _RULES[rule]
-    try:
-        ok = accepts(float(value_of(value)))
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"{arg_name} must be a number or a callable step -> number, got {value!r}"
-        ) from None
-    if not ok:
-        raise ValueError(f"{arg_name} must be {text}, got {value!r}")
-
-
-def _scalar(v) -> float:
-    return float(to_host(value_of(v)))
-
-
-class Optimizer:
-    """Base class of the TF1-style optimizers: slots, gradient plumbing and validation.
-
-    A subclass names its pure update function (``_update``), its slots in TF1's creation
-    order with their initial values (``_slot_specs``) and its hyperparameters; see the
-    module docstring for the methods it inherits. ``use_locking`` is accepted for TF
-    compatibility and has no effect (eager updates never race).
-    """
-
-    _update = None
-    _sparse_updates_all_rows = False
-
-    def __init__(self, use_locking, name, hyper, rules):
-        self._use_locking = bool(use_locking)
-        self._name = name
-        self._hyper = dict(hyper)
-        self._rules = dict(rules)
-        for key, raw in self._hyper.items():
-            if not callable(raw):
-                arg_name, rule = self._rules.get(key, (key, None))
-                _check(arg_name, raw, rule)
-        self._slots = {}  # id(var) -> (var, {slot name: slot Variable})
-        self._saved_as_views = set()  # ids of variables whose slots are saved through views
-        self._non_slot = {}
-        self._iterations = Variable(0, name=f"{name}/iterations", trainable=False, dtype=np.int64)
-
-    # ----- what subclasses describe -----
-    def _slot_specs(self) -> list:
-        """``[(slot_name, initial_value, op_name), ...]`` in TF1's slot creation order."""
-        return []
-
-    def _create_non_slots(self, var_list) -> None:
-        """Create optimizer-level state (e.g. Adam's ``beta1_power``) if missing."""
-
-    def _prepare(self, hyper: dict, step: int) -> tuple:
-        """Per-call hook: the hyperparameters and integer step the update function gets."""
-        return hyper, step
-
-    def _finish(self, hyper: dict) -> None:
-        """Per-call hook run after every variable was updated (Adam's beta powers)."""
-
-    # ----- TF1's public surface -----
-    @property
-    def name(self) -> str:
-        """The optimizer's name (TF1's ``name`` argument), prefix of its slot names."""
-        return self._name
-
-    def get_name(self) -> str:
-        """The optimizer's name, as TF1's ``Optimizer.get_name()``."""
-        return self._name
-
-    @property
-    def iterations(self) -> Variable:
-        """The int64 Variable counting ``apply_gradients`` calls."""
-        return self._iterations
-
-    def get_slot_names(self) -> list:
-        """The sorted names of the slots this optimizer keeps per variable."""
-        return sorted(spec[0] for spec in self._slot_specs())
-
-    def slot_suffixes(self) -> dict:
-        """``{slot name: TF1's suffix of the slot variable}``: TF1 names the slot of ``v``
-        ``v/<op name>``, a second slot with the same op name ``v/<op name>_1``.
-
-        >>> FtrlOptimizer(0.1).slot_suffixes()
-        {'accum': 'Ftrl', 'linear': 'Ftrl_1'}
-        """
-        out, counts = {}, {}
-        for slot_name, _, op_name in self._slot_specs():
-            count = counts.get(op_name, 0)
-            counts[op_name] = count + 1
-            out[slot_name] = op_name + (f"_{count}" if count else "")
-        return out
-
-    def get_slot(self, var, name):
-        """The slot Variable ``name`` of ``var``, or None if there is none (yet)."""
-        entry = self._slots.get(id(var))
-        if entry is None or entry[0] is not var:
-            return None
-        return entry[1].get(name)
-
-    def slot_items(self):
-        """Every slot made so far as ``(var, slot_name, slot_variable)``; a slot that has
-        views (:func:`colonnade.core.fused.slot_like`) appears as them, as checkpoints
-        name them."""
-        for var, slots in list(self._slots.values()):
-            if id(var) in self._saved_as_views:
-                continue
-            for slot_name, slot in slots.items():
-                yield var, slot_name, slot
-
-    def non_slot_variables(self) -> dict:
-        """Optimizer-level state by name: Adam's ``beta1_power``/``beta2_power`` once they
-        exist, and ``iterations`` (the int64 count of ``apply_gradients`` calls)."""
-        return {**self._non_slot, "iterations": self._iterations}
-
-    def variables(self) -> list:
-        """All slot Variables, then the non-slot Variables, as TF1's ``variables()``."""
-        return [slot for _, _, slot in self.slot_items()] + list(self.non_slot_variables().values())
-
-    def create_slots(self, var_list) -> None:
-        """Make (with their initial values) the slots of each variable that has none yet,
-        and any optimizer-level state: what a first ``apply_gradients`` would create."""
-        var_list = list(var_list)
-        for var in var_list:
-            if not isinstance(var, Variable):
-                raise TypeError(f"create_slots needs Variables, got {type(var).__name__}")
-            self._create_slots_of(trained_variable(var))
-        self._create_non_slots(var_list)
-
-    def _create_slots_of(self, var) -> None:
-        if id(var) in self._slots:
-            return
-        xp = get_xp(var.value)
-        slots, suffixes = {}, self.slot_suffixes()
-        for slot_name, initial, _ in self._slot_specs():
-            suffix = "/" + suffixes[slot_name]
-            if initial == 0:
-                array = xp.zeros(var.shape, dtype=var.value.dtype)
-            else:
-                array = xp.full(var.shape, initial, dtype=var.value.dtype)
-            slot = slot_like(var, array, suffix)
-            slots[slot_name] = slot.variable
-            for other, view in slot.views:  # get_slot(other, ...) and checkpoints see these
-                self._slots.setdefault(id(other), (other, {}))[1][slot_name] = view
-            if slot.views:
-                self._saved_as_views.add(id(var))
-        self._slots[id(var)] = (var, slots)
-
-    def compute_gradients(self, loss_fn, var_list=None, grad_loss=None) -> list:
-        """``[(gradient, variable), ...]`` of ``loss_fn()`` for each of ``var_list``.
-
-        ``loss_fn`` is a zero-argument callable (colonnade is eager: the loss has to be
-        recomputed to be differentiated). A gradient is an array, :class:`IndexedRows`
-        for a table read through ``gather``, or None if the loss does not depend on the
-        variable. ``grad_loss`` weights the loss as in TF.
-        """
-        return self._loss_and_gradients(loss_fn, var_list, grad_loss)[1]
-
-    def minimize(self, loss_fn, var_list=None, global_step=None, grad_loss=None, name=None):
-        """``compute_gradients`` then ``apply_gradients``; returns the loss value.
-
-        ``loss_fn`` is a zero-argument callable, or (as TF1 in a ``model_fn``) the loss
-        itself: a scalar :class:`Tensor` whose graph was recorded, differentiated as it
-        is. ``var_list`` defaults to the trainable variables of the current
-        :class:`~colonnade.core.VariableStore` (inside a ``model_fn``), else to the
-        variables this optimizer already has slots for; without either it is required.
-
-        Inside a store, an optimizer made anew in each ``model_fn`` call takes over the
-        slots of the previous one of the same name, and while the store is ``building``
-        only the slots are made: nothing is updated.
-
-        >>> import colonnade as cn
-        >>> w = cn.core.Variable([1.0, 2.0])
-        >>> loss = cn.core.sum(w * w)
-        >>> float(cn.train.GradientDescentOptimizer(0.25).minimize(loss, var_list=[w]))
-        5.0
-        >>> w.numpy().tolist()
-        [0.5, 1.0]
-        """
-        store = current_store()
-        opt = self if store is None else store.optimizer(self)
-        if store is not None and store.building:
-            var_list = store.trainable_variables() if var_list is None else var_list
-            opt.create_slots(var_list)
-            return value_of(loss_fn) if isinstance(loss_fn, Tensor) else None
-        loss, grads_and_vars = opt._loss_and_gradients(loss_fn, var_list, grad_loss)
-        opt.apply_gradients(grads_and_vars, global_step=global_step)
-        return loss
-
-    def fresh_copy(self) -> Optimizer:
-        """A copy with the same class and hyperparameters and no state: no slots, no
-        non-slot state, a step count of 0. What updates the same variables elsewhere (a
-        parameter server builds its own slots in one) with the same code; copying the
-        object keeps every constructor argument, whatever the class.
-
-        >>> import colonnade as cn
-        >>> w = cn.core.Variable([1.0])
-        >>> opt = cn.train.AdagradOptimizer(0.5)
-        >>> _ = opt.minimize(lambda: cn.core.sum(w * w), var_list=[w])
-        >>> fresh = opt.fresh_copy()
-        >>> type(fresh).__name__, fresh.get_slot(w, "accumulator"), int(fresh.iterations.numpy())
-        ('AdagradOptimizer', None, 0)
-        >>> _ = fresh.minimize(lambda: cn.core.sum(w * w), var_list=[w])  # its own state
-        >>> int(fresh.iterations.numpy()), int(opt.iterations.numpy())
-        (1, 1)
-        """
-        clone = copy.copy(self)
-        clone._slots, clone._saved_as_views, clone._non_slot = {}, set(), {}
-        clone._iterations = Variable(0, name=self._iterations.name, trainable=False, dtype=np.int64)
-        return clone
-
-    def _adopt_state(self, other) -> None:
-        """Take over ``other``'s slots and step counts (same class): what lets a
-        ``model_fn`` make its optimizer anew in each call."""
-        self._slots = other._slots
-        self._saved_as_views = other._saved_as_views
-        self._non_slot = other._non_slot
-        self._iterations = other._iterations
-
-    def apply_gradients(self, grads_and_vars, global_step=None, name=None) -> None:
-        """Update each variable from its gradient; pairs whose gradient is None are
-        skipped. ``global_step`` (an integer Variable), when given, grows by one.
-
-        Raises ValueError if no pair has a gradient (listing the variables) or if a
-        gradient's shape is not its variable's.
-        """
-        if global_step is not None and not isinstance(global_step, Variable):
-            raise TypeError(
-                "global_step must be a Variable, e.g. "
-                f"Variable(0, dtype=np.int64, trainable=False); got {type(global_step).__name__}"
-            )
-        pairs = self._checked_pairs(grads_and_vars)
-        step = int(_scalar(global_step if global_step is not None else self._iterations))
-        hyper = self._resolve(step)
-        self.create_slots([var for _, var in pairs])
-        hyper, kernel_step = self._prepare(hyper, step)
-        for grad, var in pairs:
-            slots = self._slots[id(var)][1]
-            if not isinstance(grad, IndexedRows):
-                self._apply_dense(grad, var, slots, kernel_step, hyper)
-            elif self._sparse_updates_all_rows:
-                self._apply_sparse_all_rows(grad, var, slots, kernel_step, hyper)
-            else:
-                self._apply_sparse_rows(grad, var, slots, kernel_step, hyper)
-        self._finish(hyper)
-        self._iterations.assign_add(1)
-        if global_step is not None:
-            global_step.assign_add(1)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(name={self._name!r})"
-
-    # ----- the three update paths -----
-    def _apply_dense(self, grad, var, slots, step, hyper) -> None:
-        xp = get_xp(var.value)
-        new, new_slots = self._update(
-            var.value, grad, {k: s.value for k, s in slots.items()}, step, hyper
-        )
-        xp.copyto(var.value, new, casting="same_kind")
-        for k, value in new_slots.items():
-            xp.copyto(slots[k].value, value, casting="same_kind")
-
-    def _apply_sparse_rows(self, grad, var, slots, step, hyper) -> None:
-        """Gather the touched rows, update them with the pure function, scatter back."""
-        grad = grad.deduplicate()
-        rows = grad.indices
-        xp = get_xp(var.value)
-        take = xp.take  # whole rows of a 2-D table: cheaper than general fancy indexing
-        new, new_slots = self._update(
-            take(var.value, rows, axis=0),
-            grad.values,
-            {k: take(s.value, rows, axis=0) for k, s in slots.items()},
-            step,
-            hyper,
-        )
-        var.value[rows] = new
-        for k, value in new_slots.items():
-            slots[k].value[rows] = value
-
-    def _apply_sparse_all_rows(self, grad, var, slots, step, hyper) -> None:
-        """TF1's Adam on a sparse gradient: the same update as for the dense gradient
-        (untouched rows see g = 0), done block by block so no table-sized temporary."""
-        xp = get_xp(var.value)
-        grad = grad.deduplicate()
-        rows_host = to_host(grad.indices)
-        n_rows = var.shape[0]
-        block = max(1, _ALL_ROWS_BLOCK_ELEMENTS // max(1, math.prod(var.shape[1:])))
-        for start in range(0, n_rows, block):
-            stop = min(n_rows, start + block)
-            lo, hi = np.searchsorted(rows_host, [start, stop])
-            g = xp.zeros((stop - start,) + tuple(var.shape[1:]), dtype=var.value.dtype)
-            if hi > lo:
-                g[grad.indices[lo:hi] - start] = grad.values[lo:hi]
-            block_slots = {k: s.value[start:stop] for k, s in slots.items()}
-            new, new_slots = self._update(var.value[start:stop], g, block_slots, step, hyper)
-            var.value[start:stop] = new
-            for k, value in new_slots.items():
-                block_slots[k][...] = value
-
-    # ----- plumbing -----
-    def _resolve(self, step: int) -> dict:
-        """The hyperparameters as Python floats for this step (callables called)."""
-        out = {}
-        for key, raw in self._hyper.items():
-            if callable(raw):
-                value = float(_scalar(raw(step)))
-                arg_name, rule = self._rules.get(key, (key, None))
-                _check(arg_name, value, rule)
-            else:
-                value = float(_scalar(raw))
-            out[key] = value
-        return out
-
-    def _known_variables(self) -> list:
-        return [var for var, _ in self._slots.values() if trained_variable(var) is var]
-
-    def _loss_and_gradients(self, loss_fn, var_list, grad_loss):
-        if not callable(loss_fn) and not isinstance(loss_fn, Tensor):
-            raise TypeError(
-                "loss must be a zero-argument callable that computes the loss, or a "
-                f"recorded scalar Tensor; got {type(loss_fn).__name__}"
-            )
-        if isinstance(loss_fn, Tensor):
-            _check_recorded_loss(loss_fn)
-        store = current_store()
-        if var_list is None and store is not None:
-            var_list = store.trainable_variables()
-        if isinstance(var_list, Variable):
-            raise TypeError(
-                f"var_list must be a list of Variables, got the Variable '{var_list.name}'; "
-                "note that TF's positional order is minimize(loss, global_step, var_list): "
-                "pass global_step=... and var_list=[...] by keyword"
-            )
-        if var_list is None:
-            var_list = self._known_variables()
-            if not var_list:
-                raise ValueError(
-                    "var_list is required: there is no graph to collect trainable variables "
-                    "from; pass var_list=[...] (later calls default to the variables this "
-                    "optimizer has already updated)"
-                )
-        var_list = list(var_list)
-        for var in var_list:
-            if not isinstance(var, Variable):
-                raise TypeError(f"var_list must hold Variables, got {type(var).__name__}")
-        loss = loss_fn if isinstance(loss_fn, Tensor) else as_tensor(loss_fn())
-        grads = gradients([loss], var_list, None if grad_loss is None else [grad_loss])
-        return loss.value, list(zip(grads, var_list))
-
-    def _checked_pairs(self, grads_and_vars) -> list:
-        pairs = list(grads_and_vars)
-        if not pairs:
-            raise ValueError("apply_gradients got no (gradient, variable) pairs")
-        for pair in pairs:
-            if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
-                raise TypeError(f"apply_gradients needs (gradient, variable) pairs, got {pair!r}")
-            if not isinstance(pair[1], Variable):
-                raise TypeError(
-                    f"apply_gradients needs (gradient, Variable) pairs, got a "
-                    f"{type(pair[1]).__name__} in place of the Variable"
-                )
-        with_grad = [(g, v) for g, v in pairs if g is not None]
-        if not with_grad:
-            names = [v.name for _, v in pairs]
-            raise ValueError(
-                f"No gradients provided for any variable: {names}; check that the loss "
-                "depends on them"
-            )
-        seen = set()
-        out = []
-        for grad, var in with_grad:
-            if id(var) in seen:
-                raise ValueError(f"variable '{var.name}' appears twice in grads_and_vars")
-            seen.add(id(var))
-            out.append((self._as_gradient(grad, var), var))
-        return out
-
-    @staticmethod
-    def _as_gradient(grad, var):
-        """``grad`` on ``var``'s device and dtype, after checking its shape."""
-        dtype = var.value.dtype
-        if np.dtype(dtype).kind != "f":
-            raise TypeError(f"optimizers update floating variables; '{var.name}' is {dtype}")
-        xp = get_xp(var.value)
-        if isinstance(grad, IndexedRows):
-            if tuple(grad.dense_shape) != tuple(var.shape):
-                raise ValueError(
-                    f"gradient for variable '{var.name}' has shape {tuple(grad.dense_shape)} "
-                    f"but the variable has shape {tuple(var.shape)}"
-                )
-            values = to_device(grad.values, xp).astype(dtype, copy=False)
-            return IndexedRows(to_device(grad.indices, xp), values, grad.dense_shape, grad.groups)
-        grad = to_device(value_of(grad), xp)
-        if tuple(grad.shape) != tuple(var.shape):
-            raise ValueError(
-                f"gradient for variable '{var.name}' has shape {tuple(grad.shape)} "
-                f"but the variable has shape {tuple(var.shape)}"
-            )
-        return grad.astype(dtype, copy=False)
-
-
-def _check_recorded_loss(loss) -> None:
-    if loss.shape != ():
-        raise ValueError(f"minimize needs a scalar loss, got a Tensor of shape {loss.shape}")
-    if not loss.parents:
-        raise ValueError(
-            "minimize got a loss Tensor with no recorded graph (a constant, or computed "
-            "under no_grad): compute it from the variables with recording on, or pass a "
-            "zero-argument function that computes it"
-        )
-
-
-_LR = ("learning_rate", "nonnegative")
+def _rate_l1_l2(learning_rate, l1_regularization_strength, l2_regularization_strength) -> dict:
+    """The hyperparameters of the optimizers with L1/L2 terms, by their update's names."""
+    return {
+        "learning_rate": learning_rate,
+        "l1": l1_regularization_strength,
+        "l2": l2_regularization_strength,
+    }
 
 
 class GradientDescentOptimizer(Optimizer):
@@ -550,7 +113,7 @@ class AdagradOptimizer(Optimizer):
     def __init__(
         self, learning_rate, initial_accumulator_value=0.1, use_locking=False, name="Adagrad"
     ):
-        _check("initial_accumulator_value", initial_accumulator_value, "positive")
+        check_hyperparameter("initial_accumulator_value", initial_accumulator_value, "positive")
         self._initial_accumulator_value = float(initial_accumulator_value)
         super().__init__(
             use_locking, name, {"learning_rate": learning_rate}, {"learning_rate": _LR}
@@ -584,7 +147,7 @@ class AdagradDAOptimizer(Optimizer):
         use_locking=False,
         name="AdagradDA",
     ):
-        _check(
+        check_hyperparameter(
             "initial_gradient_squared_accumulator_value",
             initial_gradient_squared_accumulator_value,
             "positive",
@@ -593,20 +156,8 @@ class AdagradDAOptimizer(Optimizer):
             raise ValueError("AdagradDAOptimizer needs global_step, an integer Variable")
         self._global_step = global_step
         self._initial_gsa = float(initial_gradient_squared_accumulator_value)
-        super().__init__(
-            use_locking,
-            name,
-            {
-                "learning_rate": learning_rate,
-                "l1": l1_regularization_strength,
-                "l2": l2_regularization_strength,
-            },
-            {
-                "learning_rate": _LR,
-                "l1": ("l1_regularization_strength", "nonnegative"),
-                "l2": ("l2_regularization_strength", "nonnegative"),
-            },
-        )
+        hyper = _rate_l1_l2(learning_rate, l1_regularization_strength, l2_regularization_strength)
+        super().__init__(use_locking, name, hyper, _L1_L2_RULES)
 
     def _slot_specs(self):
         return [
@@ -615,7 +166,7 @@ class AdagradDAOptimizer(Optimizer):
         ]
 
     def _prepare(self, hyper, step):
-        return hyper, int(_scalar(self._global_step)) + 1
+        return hyper, int(scalar(self._global_step)) + 1
 
 
 class AdadeltaOptimizer(Optimizer):
@@ -655,32 +206,6 @@ _ADAM_RULES = {
 }
 
 
-def _adam_create_powers(opt, var_list) -> None:
-    """TF1's ``beta1_power``/``beta2_power`` (start at beta1/beta2, dtype of the first
-    variable); shared by Adam and LazyAdam."""
-    if "beta1_power" in opt._non_slot or not var_list:
-        return
-    first = var_list[0]
-    xp, dtype = get_xp(first.value), first.value.dtype
-    hyper = opt._resolve(int(_scalar(opt._iterations)))
-    for key in ("beta1", "beta2"):
-        power = variable_owning(xp.asarray(hyper[key], dtype=dtype), f"{key}_power")
-        opt._non_slot[f"{key}_power"] = power
-
-
-def _adam_prepare(opt, hyper, step):
-    hyper = dict(hyper)
-    hyper["beta1_power"] = _scalar(opt._non_slot["beta1_power"])
-    hyper["beta2_power"] = _scalar(opt._non_slot["beta2_power"])
-    return hyper, step
-
-
-def _adam_finish(opt, hyper) -> None:
-    for key in ("beta1", "beta2"):
-        power = opt._non_slot[f"{key}_power"]
-        power.value = power.value * hyper[key]
-
-
 class AdamOptimizer(Optimizer):
     """``tf.train.AdamOptimizer``, slots ``"m"`` and ``"v"`` (start at 0), non-slot
     ``beta1_power`` and ``beta2_power`` (``beta^t``, advanced once per call)::
@@ -717,13 +242,29 @@ class AdamOptimizer(Optimizer):
         return [("m", 0.0, self._name), ("v", 0.0, self._name)]
 
     def _create_non_slots(self, var_list):
-        _adam_create_powers(self, var_list)
+        """TF1's ``beta1_power``/``beta2_power`` (start at beta1/beta2, dtype of the first
+        variable)."""
+        non_slot = self.training_state.non_slot
+        if "beta1_power" in non_slot or not var_list:
+            return
+        first = var_list[0]
+        xp, dtype = get_xp(first.value), first.value.dtype
+        hyper = self.resolved_hyperparameters(int(scalar(self.iterations)))
+        for key in ("beta1", "beta2"):
+            power = variable_owning(xp.asarray(hyper[key], dtype=dtype), f"{key}_power")
+            non_slot[f"{key}_power"] = power
 
     def _prepare(self, hyper, step):
-        return _adam_prepare(self, hyper, step)
+        non_slot = self.training_state.non_slot
+        hyper = dict(hyper)
+        hyper["beta1_power"] = scalar(non_slot["beta1_power"])
+        hyper["beta2_power"] = scalar(non_slot["beta2_power"])
+        return hyper, step
 
     def _finish(self, hyper):
-        _adam_finish(self, hyper)
+        for key in ("beta1", "beta2"):
+            power = self.training_state.non_slot[f"{key}_power"]
+            power.value = power.value * hyper[key]
 
     def set_powers_from_step(self) -> None:
         """Set ``beta1_power`` and ``beta2_power`` to ``beta^(iterations + 1)``, what they
@@ -733,16 +274,17 @@ class AdamOptimizer(Optimizer):
 
         >>> import numpy as np
         >>> opt = AdamOptimizer(beta1=0.5, beta2=0.25)
+        >>> from colonnade.core import Variable
         >>> opt.create_slots([Variable(np.zeros(2, np.float32))])
         >>> _ = opt.iterations.assign(2)
         >>> opt.set_powers_from_step()
         >>> [float(v.numpy()) for k, v in sorted(opt.non_slot_variables().items()) if "power" in k]
         [0.125, 0.015625]
         """
-        step = int(_scalar(self._iterations))
-        hyper = self._resolve(step)
+        step = int(scalar(self.iterations))
+        hyper = self.resolved_hyperparameters(step)
         for key in ("beta1", "beta2"):
-            power = self._non_slot[f"{key}_power"]
+            power = self.training_state.non_slot[f"{key}_power"]
             power.assign(np.asarray(hyper[key], np.float64) ** (step + 1))
 
 
@@ -789,7 +331,7 @@ class FtrlOptimizer(Optimizer):
         l2_shrinkage_regularization_strength=0.0,
         beta=None,
     ):
-        _check("initial_accumulator_value", initial_accumulator_value, "nonnegative")
+        check_hyperparameter("initial_accumulator_value", initial_accumulator_value, "nonnegative")
         self._initial_accumulator_value = float(initial_accumulator_value)
         self._accum_name = accum_name
         self._linear_name = linear_name
@@ -873,13 +415,6 @@ class RMSPropOptimizer(Optimizer):
         return specs + [("momentum", 0.0, self._name)]
 
 
-_L1_L2_RULES = {
-    "learning_rate": _LR,
-    "l1": ("l1_regularization_strength", "nonnegative"),
-    "l2": ("l2_regularization_strength", "nonnegative"),
-}
-
-
 class ProximalGradientDescentOptimizer(Optimizer):
     """``tf.train.ProximalGradientDescentOptimizer`` (FOBOS with L1/L2). No slots::
 
@@ -897,16 +432,8 @@ class ProximalGradientDescentOptimizer(Optimizer):
         use_locking=False,
         name="ProximalGradientDescent",
     ):
-        super().__init__(
-            use_locking,
-            name,
-            {
-                "learning_rate": learning_rate,
-                "l1": l1_regularization_strength,
-                "l2": l2_regularization_strength,
-            },
-            _L1_L2_RULES,
-        )
+        hyper = _rate_l1_l2(learning_rate, l1_regularization_strength, l2_regularization_strength)
+        super().__init__(use_locking, name, hyper, _L1_L2_RULES)
 
 
 class ProximalAdagradOptimizer(Optimizer):
@@ -928,18 +455,10 @@ class ProximalAdagradOptimizer(Optimizer):
         use_locking=False,
         name="ProximalAdagrad",
     ):
-        _check("initial_accumulator_value", initial_accumulator_value, "positive")
+        check_hyperparameter("initial_accumulator_value", initial_accumulator_value, "positive")
         self._initial_accumulator_value = float(initial_accumulator_value)
-        super().__init__(
-            use_locking,
-            name,
-            {
-                "learning_rate": learning_rate,
-                "l1": l1_regularization_strength,
-                "l2": l2_regularization_strength,
-            },
-            _L1_L2_RULES,
-        )
+        hyper = _rate_l1_l2(learning_rate, l1_regularization_strength, l2_regularization_strength)
+        super().__init__(use_locking, name, hyper, _L1_L2_RULES)
 
     def _slot_specs(self):
         return [("accumulator", self._initial_accumulator_value, self._name)]

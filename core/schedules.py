@@ -68,16 +68,23 @@ def _progress(global_step, decay_steps, staircase, fn_name):
     return math.floor(p) if staircase else p
 
 
+def _rate_decay_inputs(fn_name, learning_rate, global_step, decay_steps, decay_rate, staircase):
+    """``(progress, learning_rate, decay_rate)`` as checked floats: what the decays driven
+    by a ``decay_rate`` start from."""
+    p = _progress(global_step, decay_steps, staircase, fn_name)
+    lr = _number(learning_rate, "learning_rate", fn_name)
+    return p, lr, _number(decay_rate, "decay_rate", fn_name)
+
+
 def exponential_decay(
     learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None
 ) -> float:
     """``learning_rate * decay_rate ** (global_step / decay_steps)``; with ``staircase`` the
     exponent is floored, so the rate drops every ``decay_steps`` steps."""
-    p = _progress(global_step, decay_steps, staircase, "exponential_decay")
-    return (
-        _number(learning_rate, "learning_rate", "exponential_decay")
-        * _number(decay_rate, "decay_rate", "exponential_decay") ** p
+    p, lr, rate = _rate_decay_inputs(
+        "exponential_decay", learning_rate, global_step, decay_steps, decay_rate, staircase
     )
+    return lr * rate**p
 
 
 def inverse_time_decay(
@@ -85,9 +92,10 @@ def inverse_time_decay(
 ) -> float:
     """``learning_rate / (1 + decay_rate * global_step / decay_steps)``; with ``staircase``
     the step ratio is floored."""
-    p = _progress(global_step, decay_steps, staircase, "inverse_time_decay")
-    lr = _number(learning_rate, "learning_rate", "inverse_time_decay")
-    return lr / (1.0 + _number(decay_rate, "decay_rate", "inverse_time_decay") * p)
+    p, lr, rate = _rate_decay_inputs(
+        "inverse_time_decay", learning_rate, global_step, decay_steps, decay_rate, staircase
+    )
+    return lr / (1.0 + rate * p)
 
 
 def natural_exp_decay(
@@ -95,9 +103,10 @@ def natural_exp_decay(
 ) -> float:
     """``learning_rate * exp(-decay_rate * global_step / decay_steps)``; with ``staircase``
     the step ratio is floored."""
-    p = _progress(global_step, decay_steps, staircase, "natural_exp_decay")
-    lr = _number(learning_rate, "learning_rate", "natural_exp_decay")
-    return lr * math.exp(-_number(decay_rate, "decay_rate", "natural_exp_decay") * p)
+    p, lr, rate = _rate_decay_inputs(
+        "natural_exp_decay", learning_rate, global_step, decay_steps, decay_rate, staircase
+    )
+    return lr * math.exp(-rate * p)
 
 
 def polynomial_decay(

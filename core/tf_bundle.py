@@ -36,7 +36,6 @@ tensor. The readers in :mod:`colonnade.core.checkpoint_format` (``list_variables
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import struct
@@ -45,9 +44,10 @@ import google_crc32c
 import numpy as np
 
 from .checkpoint_errors import CheckpointCorruptedError, CheckpointVersionError
+from .checkpoint_index import IndexedReader
 from .crc import mask_crc, masked_crc
 
-__all__ = ["TFCheckpointReader", "bundle_problem", "is_tf_checkpoint"]
+__all__ = ["TFCheckpointReader", "bundle_problem", "has_bundle_index"]
 
 INDEX_SUFFIX = ".index"
 TABLE_MAGIC = 0xDB4775248B80FB57  # LevelDB's table magic number, last 8 bytes of the index
@@ -77,10 +77,12 @@ _TF_DTYPE_NAMES = {11: "qint8", 12: "quint8", 13: "qint32", 14: "bfloat16", 15: 
 _TF_DTYPE_NAMES.update({16: "quint16", 20: "resource", 21: "variant"})
 
 
-def is_tf_checkpoint(prefix) -> bool:
-    """True when ``prefix`` names a TensorFlow checkpoint: ``prefix.index`` is a file.
+def has_bundle_index(prefix) -> bool:
+    """True when ``prefix.index`` is a file: ``prefix`` may name a TensorFlow checkpoint.
+    (The readers also require that no colonnade checkpoint directory is at ``prefix``:
+    :func:`colonnade.core.checkpoint_index.is_tf_checkpoint`.)
 
-    >>> is_tf_checkpoint("/nonexistent/model.ckpt-1")
+    >>> has_bundle_index("/nonexistent/model.ckpt-1")
     False
     """
     return os.path.isfile(os.fspath(prefix) + INDEX_SUFFIX)
@@ -303,7 +305,7 @@ def _parse_header(data: bytes, what: str) -> dict:
 # --------------------------------------------------------------------------- reader
 
 
-class TFCheckpointReader:
+class TFCheckpointReader(IndexedReader):
     """Reads the tensors of one TensorFlow checkpoint (TF's ``CheckpointReader``).
 
     ``prefix`` is the checkpoint's path without ``.index``. The index is read and checked
@@ -317,6 +319,9 @@ class TFCheckpointReader:
     ...
     FileNotFoundError: TF checkpoint index .../model.ckpt-1.index does not exist
     """
+
+    _kind = "TF checkpoint"
+    _unit = "tensors"
 
     def __init__(self, prefix):
         self.path = os.fspath(prefix)
@@ -363,19 +368,8 @@ class TFCheckpointReader:
         if header["num_shards"] < 1 or header["endianness"] not in (0, 1):
             raise CheckpointCorruptedError(f"{where}: its header is invalid: {header}")
 
-    # ---- the CheckpointReader interface
-
-    def keys(self) -> list:
-        """The tensor names, sorted (slices of partitioned variables are not listed)."""
-        return sorted(self._entries)
-
-    def has_tensor(self, name: str) -> bool:
-        """True when the checkpoint holds a tensor called ``name``."""
-        return name in self._entries
-
-    def get_variable_to_shape_map(self) -> dict:
-        """``{name: shape as a list of ints}`` for every tensor (no tensor is read)."""
-        return {name: list(entry["shape"]) for name, entry in self._entries.items()}
+    # ---- the CheckpointReader interface (keys, has_tensor, ... from IndexedReader; the
+    # slices of partitioned variables are not listed)
 
     def get_variable_to_dtype_map(self) -> dict:
         """``{name: numpy dtype}`` for every tensor; strings are ``object`` (of bytes)."""
@@ -384,17 +378,6 @@ class TFCheckpointReader:
     def data_file(self, shard_id: int) -> str:
         """The path of data shard ``shard_id``: ``PREFIX.data-0000K-of-0000N``."""
         return f"{self.path}.data-{shard_id:05d}-of-{self.num_shards:05d}"
-
-    def _entry(self, name):
-        try:
-            return self._entries[name]
-        except KeyError:
-            close = difflib.get_close_matches(name, list(self._entries), n=3)
-            hint = f"; did you mean {close}?" if close else ""
-            raise KeyError(
-                f"variable {name!r} not found in TF checkpoint {self.path} "
-                f"({len(self._entries)} tensors{hint})"
-            ) from None
 
     def _dtype(self, name, entry) -> np.dtype:
         if entry["dtype"] == DT_STRING:

@@ -104,9 +104,7 @@ def unique_name(base: str) -> str:
     store = current_store()
     if store is None:
         return full
-    count = store._name_counts.get(full, 0)
-    store._name_counts[full] = count + 1
-    return full if count == 0 else f"{full}_{count}"
+    return store.claim_name(full)
 
 
 class VariableStore:
@@ -126,6 +124,18 @@ class VariableStore:
         self.building = False
         self._rng = np.random.default_rng(seed)
         self._name_counts: dict = {}
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The generator the initializers (in creation order) and dropout draw from."""
+        return self._rng
+
+    def claim_name(self, full: str) -> str:
+        """``full`` the first time it is claimed in this model call, then ``full_1``,
+        ``full_2``...: how TF1 makes layer names unique (see :func:`unique_name`)."""
+        count = self._name_counts.get(full, 0)
+        self._name_counts[full] = count + 1
+        return full if count == 0 else f"{full}_{count}"
 
     @contextlib.contextmanager
     def as_default(self):
@@ -225,7 +235,7 @@ class VariableStore:
                     f"two optimizers named {opt.name!r} ({type(known).__name__} and "
                     f"{type(opt).__name__}) update this model; give them distinct names"
                 )
-            opt._adopt_state(known)
+            opt.adopt_state(known)
         self.optimizers[opt.name] = opt
         return opt
 

@@ -41,7 +41,7 @@ import numpy as np
 
 from .backend import to_host
 from .checkpoint import SLOT_MARKER
-from .checkpoint_format import CheckpointReader, load_checkpoint
+from .checkpoint_reader import CheckpointReader, load_checkpoint
 from .variables import Variable
 
 logger = logging.getLogger("colonnade")

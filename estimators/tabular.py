@@ -262,9 +262,9 @@ class _BestEpoch(EarlyStopping):
             self.best_epoch = epoch
         else:
             for _, optimizer, _ in self.estimator.train_state.parts:
-                rate = optimizer._hyper.get("learning_rate")
+                rate = optimizer.learning_rate
                 if isinstance(rate, (int, float)):
-                    optimizer._hyper["learning_rate"] = rate * LR_DECAY
+                    optimizer.learning_rate = rate * LR_DECAY
         super().on_epoch_end(epoch, logs)
 
     def on_train_end(self, logs) -> None:

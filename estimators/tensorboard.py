@@ -111,7 +111,7 @@ def _learning_rates(estimator) -> dict:
     schedule ``step -> rate`` called at that step)."""
     out = {}
     for name, optimizer, _ in estimator.train_state.parts:
-        raw = getattr(optimizer, "_hyper", {}).get("learning_rate")
+        raw = getattr(optimizer, "learning_rate", None)
         if raw is None:
             continue
         if callable(raw):

@@ -403,7 +403,7 @@ def model(**settings):
 def optimizer_of(job):
     """The optimizer ``job``'s estimator trains with: (class name, learning rate)."""
     ((_, optimizer, _),) = job.build_estimator().train_state.parts
-    return type(optimizer).__name__, optimizer._hyper["learning_rate"]
+    return type(optimizer).__name__, optimizer.learning_rate
 
 
 def test_optimizer_by_name_and_learning_rate():
@@ -420,7 +420,7 @@ def test_optimizer_by_name_and_learning_rate():
     assert ftrl.model.kwargs["optimizer"] == {"name": "Ftrl", "l1_regularization_strength": 0.5}
     assert optimizer_of(ftrl) == ("FtrlOptimizer", 0.2)
     momentum = parse_config(model(optimizer="momentum", learning_rate=0.1)).build_estimator()
-    hyper = momentum.train_state.parts[0][1]._hyper
+    hyper = momentum.train_state.parts[0][1].hyperparameters
     assert (hyper["learning_rate"], hyper["momentum"]) == (0.1, 0.9)
     # A named optimizer gets the estimator's default rate, as tf.estimator gives it.
     sgd = parse_config(model(optimizer="SGD"))

@@ -16,6 +16,7 @@ import pytest
 import colonnade as cn
 from colonnade.core import checkpoint as ckpt_mod
 from colonnade.core import checkpoint_format as fmt
+from colonnade.core import checkpoint_writer
 from colonnade.core import optimizers as opt_mod
 
 T = cn.train
@@ -264,7 +265,7 @@ def test_interrupted_save_keeps_previous_checkpoint_and_leaves_no_debris(tmp_pat
     v, w = Variable([1.0]), Variable([2.0])
     ckpt = T.Checkpoint(v=v, w=w)
     first = ckpt.save(tmp_path / "ckpt")
-    real_write, calls = fmt._write_array, []
+    real_write, calls = checkpoint_writer._write_array, []
 
     def write_then_fail(path, arr):
         calls.append(path)
@@ -272,7 +273,7 @@ def test_interrupted_save_keeps_previous_checkpoint_and_leaves_no_debris(tmp_pat
             raise OSError("disk full (simulated)")
         real_write(path, arr)
 
-    monkeypatch.setattr(fmt, "_write_array", write_then_fail)
+    monkeypatch.setattr(checkpoint_writer, "_write_array", write_then_fail)
     v.assign([10.0])
     with pytest.raises(OSError, match="simulated"):
         ckpt.save(tmp_path / "ckpt")
@@ -280,7 +281,7 @@ def test_interrupted_save_keeps_previous_checkpoint_and_leaves_no_debris(tmp_pat
     assert T.latest_checkpoint(tmp_path) == first
     assert sorted(os.listdir(tmp_path)) == ["checkpoint", "ckpt-1"]
     assert int(ckpt.save_counter.numpy()) == 1
-    monkeypatch.setattr(fmt, "_write_array", real_write)
+    monkeypatch.setattr(checkpoint_writer, "_write_array", real_write)
     second = ckpt.save(tmp_path / "ckpt")
     assert second.endswith("ckpt-2") and T.latest_checkpoint(tmp_path) == second
     assert T.load_variable(second, "v").tolist() == [10.0]
@@ -291,7 +292,7 @@ def test_save_killed_halfway_leaves_latest_and_later_saves_work(tmp_path):
     script = textwrap.dedent(
         f"""
         import os, numpy as np, colonnade as cn
-        from colonnade.core import checkpoint_format as fmt
+        from colonnade.core import checkpoint_writer as fmt
         vs = {{"v%d" % i: cn.core.Variable(np.full(3, float(i))) for i in range(4)}}
         manager = cn.train.CheckpointManager(cn.train.Checkpoint(**vs), {str(tmp_path)!r}, 3)
         manager.save()

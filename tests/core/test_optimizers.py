@@ -511,7 +511,7 @@ def test_state_restored_into_fresh_optimizer_continues_identically(name):
 
 def test_adam_sparse_walks_the_table_in_blocks(monkeypatch):
     """Adam's every-row sparse step, done block by block, equals the dense step."""
-    monkeypatch.setattr(cn.core.optimizers, "_ALL_ROWS_BLOCK_ELEMENTS", 6)  # 3 rows a block
+    monkeypatch.setattr(cn.core.optimizer_base, "_ALL_ROWS_BLOCK_ELEMENTS", 6)  # 3 rows a block
     rng = np.random.default_rng(3)
     init = rng.normal(size=(10, 2))
     grads = [

@@ -40,7 +40,7 @@ def quiet_config(**kw):
 
 
 def learning_rate(estimator, part=0):
-    return estimator.train_state.parts[part][1]._hyper["learning_rate"]
+    return estimator.train_state.parts[part][1].learning_rate
 
 
 def test_default_optimizers_follow_tensorflow_2_15():
@@ -76,8 +76,8 @@ def test_default_optimizers_follow_tensorflow_2_15():
         assert (n1, n2) == ("linear_optimizer", "dnn_optimizer")
         assert isinstance(lin, cn.train.FtrlOptimizer)
         assert isinstance(deep, cn.train.AdagradOptimizer)
-        assert math.isclose(lin._hyper["learning_rate"], min(0.005, 1 / math.sqrt(3)))
-        assert deep._hyper["learning_rate"] == 0.001
+        assert math.isclose(lin.learning_rate, min(0.005, 1 / math.sqrt(3)))
+        assert deep.learning_rate == 0.001
 
 
 def test_default_initializers_and_input_order_follow_tensorflow_2_15():

@@ -102,14 +102,16 @@ def test_saving_other_weights_at_a_saved_step_is_refused(tmp_path):
 
 
 def test_predicting_does_not_check_again_the_checkpoint_the_model_holds(tmp_path, monkeypatch):
-    from colonnade.core import checkpoint_format
+    from colonnade.core import checkpoint_discovery
 
     est = regressor(tmp_path / "m")
     est.fit(frame(), label="y", batch_size=16)
     checks = []
-    real = checkpoint_format.checkpoint_problem
+    real = checkpoint_discovery.checkpoint_problem
     monkeypatch.setattr(
-        checkpoint_format, "checkpoint_problem", lambda *a, **k: checks.append(a) or real(*a, **k)
+        checkpoint_discovery,
+        "checkpoint_problem",
+        lambda *a, **k: checks.append(a) or real(*a, **k),
     )
     first = est.predict(frame(4))
     again = est.predict(frame(4))

@@ -260,9 +260,7 @@ def test_learning_rates_halve_after_an_epoch_without_improvement(tmp_path, monke
     model.fit(_synthetic(400, 0), validation_data=_synthetic(300, 1))
     losses = model.history_.history["val_loss"]
     worse = sum(1 for i, v in enumerate(losses) if v >= min(losses[:i], default=float("inf")))
-    rates = {
-        name: opt._hyper["learning_rate"] for name, opt, _ in model.estimator_.train_state.parts
-    }
+    rates = {name: opt.learning_rate for name, opt, _ in model.estimator_.train_state.parts}
     assert rates["dnn_optimizer"] == pytest.approx(tabular.DNN_LEARNING_RATE * 0.5**worse)
     assert rates["linear_optimizer"] == pytest.approx(tabular.LINEAR_LEARNING_RATE * 0.5**worse)
 

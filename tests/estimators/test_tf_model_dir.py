@@ -287,9 +287,9 @@ def test_named_adam_is_keras_adam():
     "Adam": learning rate 0.001 and epsilon 1e-7 (TF1's AdamOptimizer defaults to 1e-8)."""
     opt = E.DNNClassifier([4], columns()[1], optimizer="Adam").train_state.parts[0][1]
     assert type(opt) is cn.core.AdamOptimizer
-    assert opt._hyper["epsilon"] == 1e-7 and opt._hyper["learning_rate"] == 0.001
+    assert opt.hyperparameters["epsilon"] == 1e-7 and opt.learning_rate == 0.001
     mine = E.DNNClassifier([4], columns()[1], optimizer={"name": "Adam", "epsilon": 1e-8})
-    assert mine.train_state.parts[0][1]._hyper["epsilon"] == 1e-8
+    assert mine.train_state.parts[0][1].hyperparameters["epsilon"] == 1e-8
 
 
 def test_tf1_adam_checkpoint(tmp_path):

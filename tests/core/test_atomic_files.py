@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 import colonnade as cn
-from colonnade.core import checkpoint_format as fmt
+from colonnade.core import checkpoint_writer as fmt
 from colonnade.core.dir_lock import owner_tag
 
 T = cn.train

@@ -1,0 +1,231 @@
+"""Writing and deleting checkpoints, atomically: a save or delete killed halfway leaves
+the previous state and, at most, debris that no reader looks at.
+
+A checkpoint is written into ``PREFIX.tmp-<writer>-<random>`` (each ``.npy`` file, then
+``index.json``, each fsynced), and that directory is renamed to ``PREFIX``; a delete renames
+the checkpoint away before removing its files (see :mod:`colonnade.core.atomic_files`).
+
+>>> import tempfile
+>>> p = write_checkpoint(tempfile.mkdtemp() + "/ckpt-1", {"v": (np.zeros(2), {})})
+>>> sorted(os.listdir(p))
+['00000_v.npy', 'index.json']
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import secrets
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .atomic_files import fsync_dir, remove_debris, remove_path, temporary_path
+from .checkpoint_discovery import checkpoint_problem
+from .checkpoint_index import (
+    DAMAGED_MARKER,
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    INDEX_FILENAME,
+    array_digest,
+    dtype_name,
+    host_array,
+    is_checkpoint_directory,
+    read_index,
+)
+from .version import library_version
+
+__all__ = ["delete_checkpoint", "remove_checkpoint", "write_checkpoint"]
+
+logger = logging.getLogger("colonnade")
+
+
+def write_checkpoint(prefix, entries: dict, *, bookkeeping_keys=()) -> str:
+    """Write ``entries`` (key -> ``(array, metadata dict)``) atomically as checkpoint ``prefix``.
+
+    The arrays may be numpy or cupy (saved from a host copy). ``metadata`` is stored in the
+    index next to the array's file, dtype, shape and checksum. Returns ``prefix``.
+
+    A checkpoint is never overwritten with different values. When ``prefix`` exists:
+
+    - holding the same arrays (checksums, dtypes, shapes, metadata; ``bookkeeping_keys``
+      such as a save counter aside), it is kept as it is: saving twice is harmless;
+    - damaged (it fails verification), it is moved aside to ``prefix.damaged-<random>``,
+      with a warning, and the new checkpoint takes its place;
+    - otherwise ``FileExistsError`` names it and nothing changes: delete it first
+      (:func:`remove_checkpoint`) or save under another name or number.
+
+    >>> import tempfile
+    >>> p = write_checkpoint(tempfile.mkdtemp() + "/c", {"a": (np.ones(2), {"kind": "x"})})
+    >>> from colonnade.core.checkpoint_reader import load_checkpoint
+    >>> load_checkpoint(p).get_tensor("a")
+    array([1., 1.])
+    """
+    prefix = os.fspath(prefix)
+    directory = os.path.dirname(prefix) or "."
+    os.makedirs(directory, exist_ok=True)
+    remove_debris(prefix)
+    with temporary_path(prefix) as tmp:
+        os.mkdir(tmp)
+        try:
+            arrays = _write_arrays(tmp, entries)
+            _write_index(tmp, arrays)
+            if os.path.lexists(prefix) and _keep_existing(prefix, arrays, bookkeeping_keys):
+                remove_path(tmp)
+                return prefix
+            os.rename(tmp, prefix)
+            fsync_dir(directory)
+        except BaseException:
+            remove_path(tmp)
+            raise
+    return prefix
+
+
+def _write_arrays(directory: str, entries: dict) -> dict:
+    """Write each array of ``entries`` as a ``.npy`` file in ``directory``; returns their
+    index entries, checksums included (computed while the next file is written)."""
+    arrays, digests = {}, {}
+    with ThreadPoolExecutor(1) as hasher:  # checksums overlap the writes (both free the GIL)
+        for i, (key, (value, meta)) in enumerate(entries.items()):
+            if not isinstance(key, str) or not key:
+                raise ValueError(f"checkpoint keys must be non-empty strings, got {key!r}")
+            reserved = {"file", "dtype", "shape", "sha256"} & set(meta)
+            if reserved:
+                raise ValueError(f"metadata of {key!r} may not set {sorted(reserved)}")
+            arr = host_array(value)
+            digests[key] = hasher.submit(array_digest, arr)
+            filename = f"{i:05d}_{_safe_file_part(key)}.npy"
+            _write_array(os.path.join(directory, filename), arr)
+            arrays[key] = {
+                "file": filename,
+                "dtype": dtype_name(arr.dtype),
+                "shape": list(arr.shape),
+                "sha256": None,
+                **meta,
+            }
+    for key, digest in digests.items():
+        arrays[key]["sha256"] = digest.result()
+    return arrays
+
+
+def _write_index(directory: str, arrays: dict) -> None:
+    """Write and fsync ``index.json`` (the last file: its presence marks the checkpoint
+    complete), then the directory."""
+    index = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "library_version": library_version(),
+        "created": time.time(),
+        "arrays": arrays,
+    }
+    with open(os.path.join(directory, INDEX_FILENAME), "w", encoding="utf-8") as f:
+        json.dump(index, f, indent=1)
+        f.flush()
+        os.fsync(f.fileno())
+    fsync_dir(directory)
+
+
+def _write_array(path: str, arr: np.ndarray) -> None:
+    """Write one ``.npy`` file and fsync it (the unit an interrupted save stops between)."""
+    with open(path, "wb") as f:
+        np.save(f, arr, allow_pickle=False)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _safe_file_part(key: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", ".", key).strip(".")[:80]
+
+
+def _comparable(arrays: dict, skip) -> dict:
+    """Index entries by key, without file names and ``skip`` keys: what makes two
+    checkpoints hold the same data."""
+    arrays = json.loads(json.dumps(arrays))  # as read back from index.json
+    return {
+        key: {k: v for k, v in entry.items() if k != "file"}
+        for key, entry in arrays.items()
+        if key not in skip
+    }
+
+
+def _keep_existing(prefix: str, arrays: dict, bookkeeping_keys) -> bool:
+    """Decide about the checkpoint already at ``prefix`` before a new one is renamed there:
+    True when it holds the same data (keep it), False once a damaged one is moved aside;
+    ``FileExistsError`` when it holds other values or is not a checkpoint."""
+    if not is_checkpoint_directory(prefix):
+        raise FileExistsError(
+            f"cannot save checkpoint {prefix}: the path exists and is not a colonnade "
+            f"checkpoint directory (expected only {INDEX_FILENAME} and .npy files)"
+        )
+    problem = checkpoint_problem(prefix, verify=True)
+    if problem is None:
+        existing = read_index(prefix).get("arrays", {})
+        skip = set(bookkeeping_keys)
+        if _comparable(existing, skip) == _comparable(arrays, skip):
+            return True
+        raise FileExistsError(
+            f"checkpoint {prefix} already exists and holds different values; colonnade "
+            "never overwrites a checkpoint. Delete it first (remove_checkpoint) or save "
+            "under another name or number"
+        )
+    aside = f"{prefix}{DAMAGED_MARKER}{secrets.token_hex(4)}"
+    os.rename(prefix, aside)
+    logger.warning(
+        "checkpoint %s is damaged (%s); moved it aside to %s and saved the new one in its place",
+        prefix,
+        problem,
+        aside,
+    )
+    return False
+
+
+def delete_checkpoint(prefix) -> None:
+    """Delete checkpoint ``prefix``: renamed away first, so no half-deleted one remains."""
+    prefix = os.fspath(prefix)
+    if not os.path.lexists(prefix):
+        return
+    with temporary_path(prefix) as doomed:
+        os.rename(prefix, doomed)
+        fsync_dir(os.path.dirname(prefix) or ".")
+        remove_path(doomed)
+
+
+_SAVER_FORMAT_VERSIONS = (0, 1, 2)  # TF's SaverDef.LEGACY, V1, V2
+
+
+def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=2, meta_graph_suffix="meta"):
+    """Delete the checkpoint ``checkpoint_prefix`` (TF's ``tf.compat.v1.train.remove_checkpoint``).
+
+    As in TF, a checkpoint that does not exist is not an error, and the state file is left
+    as it is (:func:`latest_checkpoint` then falls back to the newest remaining checkpoint).
+    The checkpoint is renamed away before its files go, so no half-deleted one remains.
+    ``checkpoint_format_version`` (TF's ``SaverDef`` version: 0, 1 or 2) and
+    ``meta_graph_suffix`` are accepted for TF compatibility; colonnade has one format and
+    no meta graph. A path that is not a checkpoint directory (holding anything but
+    ``index.json`` and ``.npy`` files) raises ``ValueError`` rather than being deleted.
+
+    >>> import tempfile
+    >>> p = write_checkpoint(tempfile.mkdtemp() + "/ckpt-1", {"v": (np.zeros(2), {})})
+    >>> remove_checkpoint(p)
+    >>> from colonnade.core.checkpoint_index import checkpoint_exists
+    >>> checkpoint_exists(p), os.path.exists(p)
+    (False, False)
+    """
+    if checkpoint_format_version not in _SAVER_FORMAT_VERSIONS:
+        raise ValueError(
+            f"checkpoint_format_version must be one of {_SAVER_FORMAT_VERSIONS} (TF's "
+            f"SaverDef.LEGACY/V1/V2), got {checkpoint_format_version!r}"
+        )
+    del meta_graph_suffix  # no meta graph files in colonnade checkpoints
+    prefix = os.fspath(checkpoint_prefix)
+    if not os.path.lexists(prefix):
+        return
+    if not is_checkpoint_directory(prefix):
+        raise ValueError(
+            f"refusing to remove {prefix!r}: it is not a colonnade checkpoint directory "
+            f"(expected only {INDEX_FILENAME} and .npy files in it)"
+        )
+    delete_checkpoint(prefix)
