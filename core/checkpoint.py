@@ -112,7 +112,7 @@ def _is_plain_object(obj) -> bool:
     return hasattr(obj, "__dict__") and not isinstance(obj, not_plain)
 
 
-class _Graph:
+class ObjectGraph:
     """The trackable objects reachable from a set of roots, by path."""
 
     def __init__(self, roots: dict):
@@ -371,8 +371,10 @@ class Checkpoint:
         """The number of ``save`` calls (restored from the checkpoint by ``restore``)."""
         return self._save_counter
 
-    def _graph(self) -> _Graph:
-        return _Graph({**self._children, SAVE_COUNTER: self._save_counter})
+    def graph(self) -> ObjectGraph:
+        """The objects this checkpoint saves, by graph path: ``variables`` (path ->
+        Variable), ``optimizers`` and ``slots()`` (what a name map such as TF's needs)."""
+        return ObjectGraph({**self._children, SAVE_COUNTER: self._save_counter})
 
     def _key(self, path: str, meta: dict | None = None) -> str:
         """The saved key of the object at graph path ``path`` (``meta``: a slot's)."""
@@ -389,7 +391,7 @@ class Checkpoint:
         >>> Checkpoint(model={"w": Variable([1.0])}).named_variables()
         {'model/w': Variable(name='Variable', shape=(1,), dtype=float32)}
         """
-        graph = self._graph()
+        graph = self.graph()
         out = {self._key(k): v for k, v in graph.variables.items() if k != SAVE_COUNTER}
         if include_slots:
             out.update({self._key(k, m): v for k, (v, m) in graph.slots().items()})
@@ -401,7 +403,7 @@ class Checkpoint:
         An existing checkpoint there is never replaced by different values
         (``FileExistsError``); one holding the same values is kept, ``save_counter`` aside
         (see :func:`~colonnade.core.checkpoint_format.write_checkpoint`)."""
-        graph = self._graph()
+        graph = self.graph()
         entries = {
             self._key(path): (var.value, {"kind": "variable"})
             for path, var in graph.variables.items()
@@ -438,7 +440,7 @@ class Checkpoint:
             return InitializationOnlyStatus()
         reader = CheckpointReader(save_path)
         saved = {key: reader.metadata(key) for key in reader.keys()}
-        graph = self._graph()
+        graph = self.graph()
 
         # slots first: a fresh optimizer creates the slots the checkpoint has values for
         wanted = collections.defaultdict(list)
@@ -452,7 +454,7 @@ class Checkpoint:
         for opt_path, var_list in wanted.items():
             graph.optimizers[opt_path].create_slots(var_list)
         if wanted:  # create_slots may also have made non-slot state (Adam's beta powers)
-            graph = self._graph()
+            graph = self.graph()
 
         # by saved key; by graph path too, so checkpoints written before a key_map still load
         targets = dict(graph.variables)

@@ -115,7 +115,7 @@ def expected_tf_variables(checkpoint, parts) -> dict:
         optimizer.create_slots(variables)
     prefixes = optimizer_prefixes(parts)
     rename = key_map(prefixes)
-    graph = checkpoint._graph()
+    graph = checkpoint.graph()
     out = {}
     for path, var in graph.variables.items():
         if path == SAVE_COUNTER:
