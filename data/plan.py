@@ -9,6 +9,7 @@ output schema when it is known without reading data (not after ``map``), else No
 from __future__ import annotations
 
 import itertools
+import logging
 from dataclasses import dataclass, replace
 
 import pyarrow.compute as pc
@@ -28,6 +29,7 @@ from .shuffle import (
 )
 
 __all__ = [
+    "INTERLEAVE_UNITS",
     "Batch",
     "Cache",
     "Filter",
@@ -40,8 +42,17 @@ __all__ = [
     "Shuffle",
     "in_memory",
     "push_down",
+    "scan_for_streamed_shuffle",
     "scan_under",
 ]
+
+logger = logging.getLogger(__name__)
+
+# A streamed shuffle reads this many files / row groups / table slices at once, their rows
+# alternating in slices of ``buffer_size // INTERLEAVE_UNITS`` rows (at least
+# MIN_INTERLEAVE_ROWS), so the buffer always holds rows of several of them.
+INTERLEAVE_UNITS = 4
+MIN_INTERLEAVE_ROWS = 256
 
 
 @dataclass(frozen=True, eq=False)
@@ -357,3 +368,26 @@ def push_down(node, change):
     if scan_under(node) is not None:
         return replace(node, child=change(node.child))
     return None
+
+
+def scan_for_streamed_shuffle(scan, buffer_size, seed, reshuffle):
+    """``scan`` read as a shuffle buffer of ``buffer_size`` rows right above it needs:
+    its units visited in a seeded order and :data:`INTERLEAVE_UNITS` of them read at once
+    (unless an order is set already). Logs a warning when the buffer cannot hold the
+    source, whose rows then mix only locally."""
+    if scan.order is None:
+        block = max(MIN_INTERLEAVE_ROWS, buffer_size // INTERLEAVE_UNITS)
+        scan = replace(scan, order=(seed, reshuffle), interleave=(INTERLEAVE_UNITS, block))
+    rows = scan.source.num_rows()
+    if rows is not None and rows > buffer_size:
+        logger.warning(
+            "shuffle buffer of %d rows is smaller than the %d rows of %s: rows are mixed "
+            "only within about %d rows of each other in a shuffled order of files, row "
+            "groups or slices, not uniformly. Use shuffle(None) on in-memory or cached "
+            "data for a full permutation, or a larger buffer",
+            buffer_size,
+            rows,
+            scan.source.describe(),
+            buffer_size,
+        )
+    return scan

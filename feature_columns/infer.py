@@ -397,9 +397,9 @@ def _batches(data):
         return _from_pandas(pd.DataFrame(data)).to_batches(BATCH_ROWS)
     if isinstance(data, Dataset):
         # One raw pass, label columns included (they are columns like the others here).
-        return data._node.iterate((0,))
+        return data.record_batches()
     if isinstance(data, (str, list, tuple)) or hasattr(data, "__fspath__"):
-        return Dataset.from_files(data)._node.iterate((0,))
+        return Dataset.from_files(data).record_batches()
     raise TypeError(
         f"infer reads a pandas DataFrame, a pyarrow Table, Parquet/CSV paths or a "
         f"cn.data.Dataset; got {type(data).__name__}"
