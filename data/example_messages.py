@@ -8,7 +8,7 @@ columns from what they return; :mod:`.example` holds the parsing functions.
 
 >>> from colonnade.data.wire import pad
 >>> import numpy as np
->>> buf = pad(b"\x0a\x01a")  # one message: field 1, the bytes "a"
+>>> buf = pad(bytes([0x0A, 1]) + b"a")  # one message: field 1, the bytes "a"
 >>> fields = scan_messages(buf, np.array([0]), np.array([3]), np.array([0]), RecordContext(), "x")
 >>> bytes(buf[fields.start[0] : fields.end[0]])
 b'a'
