@@ -36,7 +36,7 @@ __all__ = [
     "as_features",
     "dtype_name",
     "flatten",
-    "kind_of",
+    "value_kind",
     "same_array",
 ]
 
@@ -84,7 +84,7 @@ def dtype_name(dtype) -> str:
     if dtype is float:
         return "float32"
     if isinstance(dtype, pa.DataType):
-        if kind_of(dtype) == "string":
+        if value_kind(dtype) == "string":
             return "string"
         try:
             dtype = dtype.to_pandas_dtype()
@@ -108,7 +108,7 @@ def dtype_name(dtype) -> str:
     raise ValueError(f"unsupported dtype {dtype!r}")
 
 
-def kind_of(arrow_type: pa.DataType) -> str:
+def value_kind(arrow_type: pa.DataType) -> str:
     """``"string"``, ``"integer"``, ``"floating"``, ``"boolean"``, ``"list"`` or
     ``"other"`` for an Arrow value type (dictionary types report their value type)."""
     t = arrow_type.value_type if pa.types.is_dictionary(arrow_type) else arrow_type
@@ -342,11 +342,11 @@ def encode(ragged: Ragged) -> Encoded:
         dict_valid = dictionary.is_valid().to_numpy(zero_copy_only=False)
         entry_valid = dict_valid[codes]
         valid = entry_valid if valid is None else valid & entry_valid
-        dictionary = pc.fill_null(dictionary, "" if kind_of(dictionary.type) == "string" else 0)
+        dictionary = pc.fill_null(dictionary, "" if value_kind(dictionary.type) == "string" else 0)
     if len(dictionary) == 0 and len(codes):
         # Every value is null (missing): TF gives such rows no ids. One placeholder entry
         # keeps ``codes`` (all 0, all invalid) indexable by the lookups.
-        placeholder = "" if kind_of(dictionary.type) == "string" else 0
+        placeholder = "" if value_kind(dictionary.type) == "string" else 0
         dictionary = pa.array([placeholder]).cast(dictionary.type)
         valid = np.zeros(len(codes), dtype=bool)
     if len(dictionary) > max(len(codes), 1024):

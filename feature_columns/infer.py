@@ -59,16 +59,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .categorical import (
-    categorical_column_with_hash_bucket,
-    categorical_column_with_vocabulary_list,
-    crossed_column,
-)
+from .categorical import categorical_column_with_hash_bucket
+from .crossed import crossed_column
 from .dense import embedding_column, indicator_column
 from .normalizers import chain, clip, log1p, standardize
 from .numeric import BucketizedColumn, bucketized_column, numeric_column
 from .serialization import from_config, to_config
 from .time_parts import TimePartCategoricalColumn, categorical_column_with_time_part
+from .vocabulary import categorical_column_with_vocabulary_list
 
 __all__ = ["ColumnDecision", "ColumnPlan", "infer"]
 

@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .base import CategoricalColumn, check_key
-from .categorical import FlatIds, compact
+from .categorical_ids import FlatIds, compact
 from .ids import CategoricalIds
 
 __all__ = ["TIME_PARTS", "TimePartCategoricalColumn", "categorical_column_with_time_part"]

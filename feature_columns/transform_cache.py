@@ -19,15 +19,11 @@ import numpy as np
 import pyarrow as pa
 
 from .base import WrapsCategorical
-from .categorical import (
-    HashedCategoricalColumn,
-    IdentityCategoricalColumn,
-    VocabularyFileCategoricalColumn,
-    VocabularyListCategoricalColumn,
-    fingerprint_together,
-)
+from .categorical import HashedCategoricalColumn, IdentityCategoricalColumn
+from .categorical_ids import fingerprint_together
 from .features import Encoded, Features, Ragged, as_features, encode, flatten
 from .ids import CategoricalIds
+from .vocabulary import VocabularyFileCategoricalColumn, VocabularyListCategoricalColumn
 
 __all__ = ["DEFAULT_NUM_THREADS", "TINY_ROWS", "TransformCache", "ValueIds", "transform_features"]
 

@@ -10,7 +10,7 @@ import pytest
 
 import colonnade.feature_columns as fc
 from colonnade.feature_columns import CategoricalIds, TransformCache
-from colonnade.feature_columns import categorical as categorical_mod
+from colonnade.feature_columns import categorical_ids as categorical_mod
 from colonnade.feature_columns import transform_cache as cache_mod
 
 
