@@ -63,11 +63,13 @@ def drop_invalid(values: np.ndarray, valid, row_splits, num_rows: int):
 
 
 def compact(flat: FlatIds, num_buckets: int) -> CategoricalIds:
+    """The ids of ``flat`` without the values that have none, as ``CategoricalIds``."""
     ids, splits = drop_invalid(flat.ids, flat.valid, flat.ragged.row_splits, flat.ragged.num_rows)
     return CategoricalIds(ids, splits, num_buckets, num_rows=flat.ragged.num_rows)
 
 
 def expected_kind(dtype: str) -> str:
+    """The value kind (:func:`~.features.value_kind`) a column of ``dtype`` reads."""
     return "string" if dtype == "string" else "integer"
 
 
@@ -108,6 +110,8 @@ def dictionary_fingerprints(cache, key: str, needed_by) -> np.ndarray:
 
 
 def check_dtype_arg(dtype, column: str) -> str:
+    """The name of ``dtype`` (a string or integer type), else a ``ValueError`` naming the
+    column."""
     name = dtype_name(dtype)
     if name != "string" and not name.startswith(("int", "uint")):
         raise ValueError(
@@ -117,6 +121,7 @@ def check_dtype_arg(dtype, column: str) -> str:
 
 
 def list_spec(dtype: str) -> pa.DataType:
+    """The parse-spec type of a categorical feature of ``dtype``: a list of its values."""
     return pa.list_(pa.string() if dtype == "string" else pa.from_numpy_dtype(np.dtype(dtype)))
 
 
