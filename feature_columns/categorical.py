@@ -20,17 +20,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .base import CategoricalColumn, KeyedColumn, WrapsCategorical, check_int, check_key, check_type
-from .categorical_ids import (
-    FlatIds,
-    as_int64,
-    check_dtype_arg,
-    check_input,
-    compact,
-    dictionary_fingerprints,
-    list_spec,
-)
+from .categorical_inputs import as_int64, check_dtype_arg, check_input, list_spec
+from .dictionary_hashes import dictionary_fingerprints
 from .features import dtype_name, value_kind
-from .ids import CategoricalIds
+from .ids import CategoricalIds, FlatIds, compact
 
 __all__ = [
     "HashedCategoricalColumn",

@@ -20,10 +20,11 @@ import pyarrow.compute as pc
 
 from .base import CategoricalColumn, check_int, check_key, check_type
 from .categorical import HashedCategoricalColumn, WeightedCategoricalColumn
-from .categorical_ids import as_int64, dictionary_fingerprints, drop_invalid
+from .categorical_inputs import as_int64
+from .dictionary_hashes import dictionary_fingerprints
 from .features import value_kind
 from .hashing import DEFAULT_HASH_KEY, fingerprint_cat64
-from .ids import CategoricalIds
+from .ids import CategoricalIds, drop_invalid
 
 __all__ = ["CrossedColumn", "crossed_column"]
 

@@ -28,9 +28,8 @@ from ..core.autodiff import Tensor
 from ..core.backend import DEFAULT_DTYPE, get_xp, to_device
 from .base import CategoricalColumn, FeatureColumn, KeyedColumn, WrapsCategorical, check_key
 from .categorical import categorical_column_with_hash_bucket, categorical_column_with_identity
-from .categorical_ids import FlatIds, drop_invalid
 from .features import is_list_type
-from .ids import CategoricalIds
+from .ids import CategoricalIds, FlatIds, drop_invalid
 from .numeric import (
     _flat_numbers,
     apply_normalizer,

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from .base import WrapsCategorical
 from .categorical import HashedCategoricalColumn, IdentityCategoricalColumn
-from .categorical_ids import fingerprint_together
+from .dictionary_hashes import fingerprint_together
 from .features import Encoded, Features, Ragged, as_features, encode, flatten
 from .ids import CategoricalIds
 from .vocabulary import VocabularyFileCategoricalColumn, VocabularyListCategoricalColumn

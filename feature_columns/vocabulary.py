@@ -21,17 +21,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .base import CategoricalColumn, KeyedColumn, check_int, check_key
-from .categorical_ids import (
-    FlatIds,
-    as_int64,
-    check_dtype_arg,
-    check_input,
-    compact,
-    dictionary_fingerprints,
-    expected_kind,
-    list_spec,
-)
-from .ids import CategoricalIds
+from .categorical_inputs import as_int64, check_dtype_arg, check_input, expected_kind, list_spec
+from .dictionary_hashes import dictionary_fingerprints
+from .ids import CategoricalIds, FlatIds, compact
 
 __all__ = [
     "VocabularyFileCategoricalColumn",
