@@ -55,6 +55,14 @@ INTERLEAVE_UNITS = 4
 MIN_INTERLEAVE_ROWS = 256
 
 
+class _SameSchema:
+    """A step whose rows have its child's columns (all but projection and ``map``)."""
+
+    @property
+    def schema(self):
+        return self.child.schema
+
+
 @dataclass(frozen=True, eq=False)
 class Scan:
     """Read a source with pushed-down projection, filter, unit order and unit shard.
@@ -145,13 +153,9 @@ class Select:
 
 
 @dataclass(frozen=True, eq=False)
-class Filter:
+class Filter(_SameSchema):
     child: object
     expression: pc.Expression
-
-    @property
-    def schema(self):
-        return self.child.schema
 
     def describe(self):
         return [*self.child.describe(), f"filter({self.expression})"]
@@ -193,14 +197,10 @@ class Map:
 
 
 @dataclass(frozen=True, eq=False)
-class Batch:
+class Batch(_SameSchema):
     child: object
     batch_size: int
     drop_remainder: bool = False
-
-    @property
-    def schema(self):
-        return self.child.schema
 
     def describe(self):
         return [*self.child.describe(), f"batch({self.batch_size}, {self.drop_remainder})"]
@@ -210,7 +210,7 @@ class Batch:
 
 
 @dataclass(frozen=True, eq=False)
-class Shuffle:
+class Shuffle(_SameSchema):
     """Shuffle rows with a streaming buffer, or whole batches when ``elements``; a
     ``buffer_size`` of None is a full permutation of each pass."""
 
@@ -219,10 +219,6 @@ class Shuffle:
     seed: int | None = None
     reshuffle: bool = True
     elements: bool = False
-
-    @property
-    def schema(self):
-        return self.child.schema
 
     def describe(self):
         return [*self.child.describe(), f"shuffle({self.buffer_size}, seed={self.seed})"]
@@ -237,15 +233,11 @@ class Shuffle:
 
 
 @dataclass(frozen=True, eq=False)
-class Repeat:
+class Repeat(_SameSchema):
     """Passes over the child one after another: ``count`` of them, or forever if None."""
 
     child: object
     count: int | None = None
-
-    @property
-    def schema(self):
-        return self.child.schema
 
     def describe(self):
         return [*self.child.describe(), f"repeat({self.count})"]
@@ -262,17 +254,13 @@ class Repeat:
 
 
 @dataclass(frozen=True, eq=False)
-class Shard:
+class Shard(_SameSchema):
     """Row-level (or, when ``elements``, batch-level) shard of a stream."""
 
     child: object
     num_shards: int
     index: int
     elements: bool = False
-
-    @property
-    def schema(self):
-        return self.child.schema
 
     def describe(self):
         return [*self.child.describe(), f"shard({self.num_shards}, {self.index})"]
@@ -285,13 +273,9 @@ class Shard:
 
 
 @dataclass(frozen=True, eq=False)
-class Prefetch:
+class Prefetch(_SameSchema):
     child: object
     size: int
-
-    @property
-    def schema(self):
-        return self.child.schema
 
     def describe(self):
         return [*self.child.describe(), f"prefetch({self.size})"]
@@ -301,15 +285,11 @@ class Prefetch:
 
 
 @dataclass(frozen=True, eq=False)
-class Cache:
+class Cache(_SameSchema):
     """Fill ``store`` on the first complete pass; replay it on the later ones."""
 
     child: object
     store: object
-
-    @property
-    def schema(self):
-        return self.child.schema
 
     def describe(self):
         return [*self.child.describe(), self.store.describe()]

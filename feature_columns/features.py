@@ -108,18 +108,33 @@ def dtype_name(dtype) -> str:
     raise ValueError(f"unsupported dtype {dtype!r}")
 
 
+# The Arrow types read as strings (binary ones too) and as lists, in all their layouts.
+_STRING_TYPES = (
+    pa.types.is_string,
+    pa.types.is_large_string,
+    pa.types.is_string_view,
+    pa.types.is_binary,
+    pa.types.is_large_binary,
+    pa.types.is_binary_view,
+)
+_LIST_TYPES = (
+    pa.types.is_list,
+    pa.types.is_large_list,
+    pa.types.is_fixed_size_list,
+    pa.types.is_list_view,
+    pa.types.is_large_list_view,
+)
+
+
 def value_kind(arrow_type: pa.DataType) -> str:
     """``"string"``, ``"integer"``, ``"floating"``, ``"boolean"``, ``"list"`` or
-    ``"other"`` for an Arrow value type (dictionary types report their value type)."""
+    ``"other"`` for an Arrow value type (dictionary types report their value type).
+
+    >>> value_kind(pa.dictionary(pa.int32(), pa.large_string()))
+    'string'
+    """
     t = arrow_type.value_type if pa.types.is_dictionary(arrow_type) else arrow_type
-    if (
-        pa.types.is_string(t)
-        or pa.types.is_large_string(t)
-        or pa.types.is_string_view(t)
-        or pa.types.is_binary(t)
-        or pa.types.is_large_binary(t)
-        or pa.types.is_binary_view(t)
-    ):
+    if any(is_type(t) for is_type in _STRING_TYPES):
         return "string"
     if pa.types.is_integer(t):
         return "integer"
@@ -133,13 +148,8 @@ def value_kind(arrow_type: pa.DataType) -> str:
 
 
 def is_list_type(t: pa.DataType) -> bool:
-    return (
-        pa.types.is_list(t)
-        or pa.types.is_large_list(t)
-        or pa.types.is_fixed_size_list(t)
-        or pa.types.is_list_view(t)
-        or pa.types.is_large_list_view(t)
-    )
+    """Whether ``t`` is a list type of any layout (list, large, fixed-size, view)."""
+    return any(is_type(t) for is_type in _LIST_TYPES)
 
 
 # ---------------------------------------------------------------- features
