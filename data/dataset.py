@@ -21,7 +21,6 @@ TF 1.x                                            colonnade
 from __future__ import annotations
 
 import itertools
-import logging
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -30,16 +29,11 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.dataset as pads
 
-from .columns import (
-    as_expression,
-    as_names,
-    check_expression,
-    check_names,
-    pandas_conversion_error,
-    split_label,
-)
+from .arrow_inputs import csv_format, table_from_arrow, table_from_pandas
+from .columns import as_expression, as_names, check_expression, check_names, split_label
 from .dataset_cache import FileCache, MemoryCache
 from .plan import (
+    INTERLEAVE_UNITS,
     Batch,
     Cache,
     Filter,
@@ -51,6 +45,7 @@ from .plan import (
     Shard,
     Shuffle,
     push_down,
+    scan_for_streamed_shuffle,
     scan_under,
 )
 from .shuffle import check_seed
@@ -69,14 +64,6 @@ op, value)`` tuples."""
 Paths = str | os.PathLike | Sequence[str | os.PathLike]
 """A file, directory, glob or URL, or a list of them."""
 
-logger = logging.getLogger(__name__)
-
-# A streamed shuffle reads this many files / row groups / table slices at once, their rows
-# alternating in slices of ``buffer_size // INTERLEAVE_UNITS`` rows (at least
-# MIN_INTERLEAVE_ROWS), so the buffer always holds rows of several of them.
-INTERLEAVE_UNITS = 4
-MIN_INTERLEAVE_ROWS = 256
-
 # ``prefetch(AUTOTUNE)``, as in tf.data, asks for the default depth below.
 AUTOTUNE = -1
 DEFAULT_PREFETCH = 2
@@ -86,34 +73,6 @@ def _positive_int(value, name):
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return value
-
-
-def _warn_if_buffer_small(scan, buffer_size):
-    """Log a warning when ``buffer_size`` rows cannot hold the scan's source."""
-    rows = scan.source.num_rows()
-    if rows is None or rows <= buffer_size:
-        return
-    logger.warning(
-        "shuffle buffer of %d rows is smaller than the %d rows of %s: rows are mixed only "
-        "within about %d rows of each other in a shuffled order of files, row groups or "
-        "slices, not uniformly. Use shuffle(None) on in-memory or cached data for a full "
-        "permutation, or a larger buffer",
-        buffer_size,
-        rows,
-        scan.source.describe(),
-        buffer_size,
-    )
-
-
-def _pandas_error(df, err):
-    """The error for a DataFrame Arrow cannot convert: the first failing column, named with
-    its offending row (see :func:`pandas_conversion_error`)."""
-    for name in df.columns:
-        try:
-            pa.Array.from_pandas(df[name])
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as column_err:
-            return pandas_conversion_error(name, df[name], column_err)
-    return TypeError(f"the DataFrame cannot be converted to Arrow: {err}")
 
 
 class Dataset:
@@ -161,7 +120,7 @@ class Dataset:
         if columns is not None:
             columns = as_names(columns, "columns")
             check_names(columns, source.schema)
-            dataset = cls(replace(dataset._node, columns=columns))
+            dataset = cls(replace(dataset.plan, columns=columns))
         return dataset.with_label(label) if label is not None else dataset
 
     @classmethod
@@ -184,23 +143,7 @@ class Dataset:
             return cls._from_source(
                 FileSource(data, f"{len(data.files)} files"), columns, filter, label
             )
-        if isinstance(data, pads.Dataset):
-            data = data.to_table()
-        elif isinstance(data, pa.RecordBatch):
-            data = pa.Table.from_batches([data])
-        elif isinstance(data, pa.RecordBatchReader):
-            data = data.read_all()
-        elif isinstance(data, (list, tuple)) and data and isinstance(data[0], pa.RecordBatch):
-            data = pa.Table.from_batches(list(data))
-        elif not isinstance(data, pa.Table):
-            try:
-                data = pa.table(data)
-            except (TypeError, pa.ArrowException) as err:
-                raise TypeError(
-                    "from_arrow takes a pyarrow Table, RecordBatch, list of RecordBatches, "
-                    f"RecordBatchReader or pyarrow.dataset.Dataset; got {type(data).__name__}"
-                ) from err
-        return cls._from_source(TableSource(data), columns, filter, label)
+        return cls._from_source(TableSource(table_from_arrow(data)), columns, filter, label)
 
     @classmethod
     def from_pandas(
@@ -219,11 +162,7 @@ class Dataset:
         >>> next(iter(ds))[1].tolist()
         [0, 1]
         """
-        try:
-            table = pa.Table.from_pandas(df, preserve_index=preserve_index)
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as err:
-            raise _pandas_error(df, err) from err
-        table = table.replace_schema_metadata(None)
+        table = table_from_pandas(df, preserve_index)
         return cls._from_source(TableSource(table, "pandas DataFrame"), columns, filter, label)
 
     @classmethod
@@ -353,29 +292,10 @@ class Dataset:
         >>> ds.schema.field("score").type
         DataType(float)
         """
-        import pyarrow.csv as pacsv
-
-        types = {
-            name: pa.type_for_alias(t) if isinstance(t, str) else t
-            for name, t in (column_types or {}).items()
-        }
-        convert = pacsv.ConvertOptions(column_types=types)
-        if null_values is not None:
-            convert.null_values = list(null_values)
-            convert.strings_can_be_null = True
-        read = pacsv.ReadOptions(skip_rows=skip_rows)
-        if column_names is not None:
-            read.column_names = list(column_names)
-        fmt = pads.CsvFileFormat(
-            parse_options=pacsv.ParseOptions(delimiter=delimiter),
-            convert_options=convert,
-            read_options=read,
-        )
+        fmt = csv_format(column_types, delimiter, column_names, null_values, skip_rows)
         return cls.from_files(
             path, format=fmt, columns=columns, filter=filter, label=label, **options
         )
-
-    # ------------------------------------------------------------------ properties
 
     @classmethod
     def from_tfrecord(
@@ -447,6 +367,8 @@ class Dataset:
             )
         return cls._from_source(RaySource(ray_dataset), columns, filter, label)
 
+    # ------------------------------------------------------------------ properties
+
     @property
     def schema(self):
         """The rows' :class:`pyarrow.Schema` (label columns included), or None after
@@ -468,17 +390,47 @@ class Dataset:
             return None
         return self._label[0] if self._single_label else list(self._label)
 
+    @property
+    def batched(self) -> bool:
+        """Whether :meth:`batch` was applied: the elements are then whole batches, which
+        ``shuffle`` and ``shard`` move as units (how callers size a shuffle buffer).
+
+        >>> Dataset.from_dict({"x": [1]}).batch(1).batched
+        True
+        """
+        return self._batched
+
+    @property
+    def plan(self):
+        """The last step of this dataset's plan (a node of :mod:`.plan`; each step's
+        ``child`` leads down to the source ``Scan``). Internal to colonnade: what worker
+        sharding, the choice of a shuffle buffer and the progress bar's row count read
+        and rebuild; its form may change between versions.
+
+        >>> Dataset.from_dict({"x": [1]}).batch(1).plan.batch_size
+        1
+        """
+        return self._node
+
+    def with_plan(self, node, batched: bool | None = None) -> Dataset:
+        """A Dataset with this one's label over the plan ``node`` (see :attr:`plan`),
+        batched as this one unless ``batched`` says otherwise: how a pipeline's steps are
+        rebuilt over another source or shard.
+
+        >>> ds = Dataset.from_dict({"x": [1, 2], "y": [0, 1]}, label="y").batch(1)
+        >>> ds.with_plan(ds.plan.child, batched=False).label
+        'y'
+        """
+        return Dataset(
+            node, label=self.label, batched=self._batched if batched is None else batched
+        )
+
     def __repr__(self):
         steps = " -> ".join(self._node.describe())
         label = "" if self._label is None else f", label={self.label!r}"
         return f"Dataset({steps}{label})"
 
     # ------------------------------------------------------------------ transformations
-
-    def _derive(self, node, batched=None):
-        return Dataset(
-            node, label=self.label, batched=self._batched if batched is None else batched
-        )
 
     def with_label(self, label: Names | None) -> Dataset:
         """The same rows, yielded as ``(features, labels)`` split off ``label`` (a column
@@ -511,7 +463,7 @@ class Dataset:
         names += tuple(n for n in self._label or () if n not in names)
         check_names(names, self.schema)
         node = push_down(self._node, lambda scan: replace(scan, columns=names))
-        return self._derive(node if node is not None else Select(self._node, names))
+        return self.with_plan(node if node is not None else Select(self._node, names))
 
     def filter(self, predicate: RowFilter) -> Dataset:
         """Keep the rows where ``predicate`` holds: an Arrow expression such as
@@ -531,7 +483,7 @@ class Dataset:
             return replace(scan, filter=combined)
 
         node = push_down(self._node, add)
-        return self._derive(node if node is not None else Filter(self._node, expression))
+        return self.with_plan(node if node is not None else Filter(self._node, expression))
 
     def map(self, fn: Callable) -> Dataset:
         """Apply ``fn`` to each RecordBatch of the stream, or to ``(features, labels)`` on a
@@ -547,7 +499,7 @@ class Dataset:
         """
         if not callable(fn):
             raise TypeError(f"map needs a callable, got {type(fn).__name__}")
-        return self._derive(Map(self._node, fn, self._label, self._single_label))
+        return self.with_plan(Map(self._node, fn, self._label, self._single_label))
 
     def shuffle(
         self,
@@ -595,11 +547,8 @@ class Dataset:
         reshuffle = bool(reshuffle_each_iteration)
         node = self._node
         if buffer_size is not None and not self._batched and isinstance(node, Scan):
-            if node.order is None:
-                block = max(MIN_INTERLEAVE_ROWS, buffer_size // INTERLEAVE_UNITS)
-                node = replace(node, order=(seed, reshuffle), interleave=(INTERLEAVE_UNITS, block))
-            _warn_if_buffer_small(node, buffer_size)
-        return self._derive(Shuffle(node, buffer_size, seed, reshuffle, self._batched))
+            node = scan_for_streamed_shuffle(node, buffer_size, seed, reshuffle)
+        return self.with_plan(Shuffle(node, buffer_size, seed, reshuffle, self._batched))
 
     def batch(self, batch_size: int, drop_remainder: bool = False) -> Dataset:
         """Group rows into RecordBatches of ``batch_size`` rows, by zero-copy slicing and
@@ -611,7 +560,7 @@ class Dataset:
         [2, 2, 1]
         """
         _positive_int(batch_size, "batch_size")
-        return self._derive(Batch(self._node, batch_size, bool(drop_remainder)), batched=True)
+        return self.with_plan(Batch(self._node, batch_size, bool(drop_remainder)), batched=True)
 
     def repeat(self, count: int | None = None) -> Dataset:
         """Repeat the passes ``count`` times (TF's ``num_epochs``), forever when None or -1.
@@ -626,7 +575,7 @@ class Dataset:
             raise ValueError(f"count must be None, -1 or a non-negative integer, got {count!r}")
         if count is not None and count < 0:
             raise ValueError(f"count must be None, -1 or a non-negative integer, got {count}")
-        return self._derive(Repeat(self._node, count))
+        return self.with_plan(Repeat(self._node, count))
 
     def shard(self, num_shards: int, index: int) -> Dataset:
         """Keep the ``index``-th of ``num_shards`` disjoint parts that together hold every
@@ -643,8 +592,8 @@ class Dataset:
         scan = None if self._batched else scan_under(self._node)
         if scan is not None and scan.shard is None:
             node = push_down(self._node, lambda scan: replace(scan, shard=(num_shards, index)))
-            return self._derive(node)
-        return self._derive(Shard(self._node, num_shards, index, self._batched))
+            return self.with_plan(node)
+        return self.with_plan(Shard(self._node, num_shards, index, self._batched))
 
     def prefetch(self, buffer_size: int = AUTOTUNE) -> Dataset:
         """Run everything before this step in a background thread, at most ``buffer_size``
@@ -657,7 +606,7 @@ class Dataset:
         if buffer_size == AUTOTUNE:
             buffer_size = DEFAULT_PREFETCH
         _positive_int(buffer_size, "buffer_size")
-        return self._derive(Prefetch(self._node, buffer_size))
+        return self.with_plan(Prefetch(self._node, buffer_size))
 
     def cache(self, filename: str | os.PathLike | None = None) -> Dataset:
         """Keep the rows of the first complete pass, in memory or, with ``filename``, in a
@@ -669,7 +618,7 @@ class Dataset:
         True
         """
         store = MemoryCache() if filename is None else FileCache(filename)
-        return self._derive(Cache(self._node, store))
+        return self.with_plan(Cache(self._node, store))
 
     # ------------------------------------------------------------------ iteration
 
@@ -682,10 +631,21 @@ class Dataset:
         >>> a == next(ds.iterate(1)).column("x").to_pylist()
         True
         """
-        stream = self._node.iterate((int(epoch),))
+        stream = self.record_batches(epoch)
         if self._label is None:
             return stream
         return (split_label(batch, self._label, self._single_label) for batch in stream)
+
+    def record_batches(self, epoch: int = 0) -> Iterator[pa.RecordBatch]:
+        """The RecordBatches of pass number ``epoch`` with the label columns kept among
+        the others (not split off): for readers that treat every column alike, such as
+        column inference and TFRecord writing.
+
+        >>> ds = Dataset.from_dict({"x": [1], "y": [0]}, label="y")
+        >>> next(ds.record_batches()).schema.names
+        ['x', 'y']
+        """
+        return self._node.iterate((int(epoch),))
 
     def __iter__(self):
         return self.iterate(next(self._passes))
@@ -696,7 +656,7 @@ class Dataset:
         >>> Dataset.from_dict({"x": [1, 2]}).to_table().num_rows
         2
         """
-        batches = list(self._node.iterate((next(self._passes),)))
+        batches = list(self.record_batches(next(self._passes)))
         if batches:
             return pa.Table.from_batches(batches)
         schema = self.schema if self.schema is not None else pa.schema([])

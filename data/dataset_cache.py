@@ -38,21 +38,26 @@ class MemoryCache:
             if self._filling or self._batches is not None:
                 return None
             self._filling = True
-        return _MemoryWriter(self)
+        return _MemoryWriter(self.end_fill)
+
+    def end_fill(self, batches):
+        """Called by the filling pass's writer when that pass ends: keep ``batches`` (a
+        complete pass) or, with None, nothing; either way another pass may fill next."""
+        if batches is not None:
+            self._batches = batches
+        self._filling = False
 
 
 class _MemoryWriter:
-    def __init__(self, cache):
-        self._cache = cache
+    def __init__(self, end_fill):
+        self._end_fill = end_fill
         self._batches = []
 
     def write(self, batch):
         self._batches.append(batch)
 
     def finish(self, complete):
-        if complete:
-            self._cache._batches = self._batches
-        self._cache._filling = False
+        self._end_fill(self._batches if complete else None)
 
 
 class FileCache:
@@ -91,14 +96,20 @@ class FileCache:
         if not os.path.isdir(directory):
             self._filling = False
             raise FileNotFoundError(f"cache directory '{directory}' does not exist")
-        return _FileWriter(self, schema)
+        return _FileWriter(self.path, schema, self.end_fill)
+
+    def end_fill(self):
+        """Called by the filling pass's writer when that pass ends (its file renamed into
+        place or removed): another pass may fill next."""
+        self._filling = False
 
 
 class _FileWriter:
-    def __init__(self, cache, schema):
-        self._cache = cache
+    def __init__(self, path, schema, end_fill):
+        self._path = path
         self._schema = schema
-        self._tmp = f"{cache.path}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
+        self._end_fill = end_fill
+        self._tmp = f"{path}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
         self._writer = None
 
     def write(self, batch):
@@ -113,8 +124,8 @@ class _FileWriter:
             if self._writer is not None:
                 self._writer.close()
             if complete:
-                os.replace(self._tmp, self._cache.path)
+                os.replace(self._tmp, self._path)
         finally:
             if os.path.exists(self._tmp):
                 os.remove(self._tmp)
-            self._cache._filling = False
+            self._end_fill()

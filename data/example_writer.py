@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from .arrow_inputs import as_arrow_table
 from .dataset import Dataset
 from .tfrecord import TFRecordOptions, TFRecordWriter
 
@@ -103,22 +104,19 @@ def _column_features(column: pa.Array, name: str) -> list:
 def _as_batches(data):
     """Record batches of a DataFrame, Arrow table/batch or colonnade Dataset."""
     if isinstance(data, Dataset):
-        yield from data._node.iterate((0,))
+        yield from data.record_batches()
         return
     if isinstance(data, pa.RecordBatch):
         yield data
         return
-    if not isinstance(data, pa.Table):
-        if isinstance(data, pd.DataFrame):
-            data = pa.Table.from_pandas(data, preserve_index=False)
-        else:
-            try:
-                data = pa.table(data)
-            except (TypeError, pa.ArrowException) as err:
-                raise TypeError(
-                    "write_tfrecord takes a pandas DataFrame, a pyarrow Table or RecordBatch, "
-                    f"or a colonnade Dataset; got {type(data).__name__}"
-                ) from err
+    if isinstance(data, pd.DataFrame):
+        data = pa.Table.from_pandas(data, preserve_index=False)
+    elif not isinstance(data, pa.Table):
+        data = as_arrow_table(
+            data,
+            "write_tfrecord takes a pandas DataFrame, a pyarrow Table or RecordBatch, or a "
+            "colonnade Dataset",
+        )
     yield from data.to_batches()
 
 

@@ -25,7 +25,7 @@ __all__ = [
     "FixedLenSequenceFeature",
     "VarLenFeature",
     "arrow_type",
-    "kind_of",
+    "feature_list_kind",
     "normalize_features",
 ]
 
@@ -80,7 +80,7 @@ def _dtype_name(dtype) -> str:
     )
 
 
-def kind_of(dtype_name: str) -> int:
+def feature_list_kind(dtype_name: str) -> int:
     """The ``Feature.kind`` field number a dtype is read from."""
     return {"string": BYTES, "binary": BYTES, "int64": INT64, "float32": FLOAT}[dtype_name]
 

@@ -9,6 +9,7 @@ output schema when it is known without reading data (not after ``map``), else No
 from __future__ import annotations
 
 import itertools
+import logging
 from dataclasses import dataclass, replace
 
 import pyarrow.compute as pc
@@ -28,6 +29,7 @@ from .shuffle import (
 )
 
 __all__ = [
+    "INTERLEAVE_UNITS",
     "Batch",
     "Cache",
     "Filter",
@@ -40,8 +42,25 @@ __all__ = [
     "Shuffle",
     "in_memory",
     "push_down",
+    "scan_for_streamed_shuffle",
     "scan_under",
 ]
+
+logger = logging.getLogger(__name__)
+
+# A streamed shuffle reads this many files / row groups / table slices at once, their rows
+# alternating in slices of ``buffer_size // INTERLEAVE_UNITS`` rows (at least
+# MIN_INTERLEAVE_ROWS), so the buffer always holds rows of several of them.
+INTERLEAVE_UNITS = 4
+MIN_INTERLEAVE_ROWS = 256
+
+
+class _SameSchema:
+    """A step whose rows have its child's columns (all but projection and ``map``)."""
+
+    @property
+    def schema(self):
+        return self.child.schema
 
 
 @dataclass(frozen=True, eq=False)
@@ -134,13 +153,9 @@ class Select:
 
 
 @dataclass(frozen=True, eq=False)
-class Filter:
+class Filter(_SameSchema):
     child: object
     expression: pc.Expression
-
-    @property
-    def schema(self):
-        return self.child.schema
 
     def describe(self):
         return [*self.child.describe(), f"filter({self.expression})"]
@@ -182,14 +197,10 @@ class Map:
 
 
 @dataclass(frozen=True, eq=False)
-class Batch:
+class Batch(_SameSchema):
     child: object
     batch_size: int
     drop_remainder: bool = False
-
-    @property
-    def schema(self):
-        return self.child.schema
 
     def describe(self):
         return [*self.child.describe(), f"batch({self.batch_size}, {self.drop_remainder})"]
@@ -199,7 +210,7 @@ class Batch:
 
 
 @dataclass(frozen=True, eq=False)
-class Shuffle:
+class Shuffle(_SameSchema):
     """Shuffle rows with a streaming buffer, or whole batches when ``elements``; a
     ``buffer_size`` of None is a full permutation of each pass."""
 
@@ -208,10 +219,6 @@ class Shuffle:
     seed: int | None = None
     reshuffle: bool = True
     elements: bool = False
-
-    @property
-    def schema(self):
-        return self.child.schema
 
     def describe(self):
         return [*self.child.describe(), f"shuffle({self.buffer_size}, seed={self.seed})"]
@@ -226,15 +233,11 @@ class Shuffle:
 
 
 @dataclass(frozen=True, eq=False)
-class Repeat:
+class Repeat(_SameSchema):
     """Passes over the child one after another: ``count`` of them, or forever if None."""
 
     child: object
     count: int | None = None
-
-    @property
-    def schema(self):
-        return self.child.schema
 
     def describe(self):
         return [*self.child.describe(), f"repeat({self.count})"]
@@ -251,17 +254,13 @@ class Repeat:
 
 
 @dataclass(frozen=True, eq=False)
-class Shard:
+class Shard(_SameSchema):
     """Row-level (or, when ``elements``, batch-level) shard of a stream."""
 
     child: object
     num_shards: int
     index: int
     elements: bool = False
-
-    @property
-    def schema(self):
-        return self.child.schema
 
     def describe(self):
         return [*self.child.describe(), f"shard({self.num_shards}, {self.index})"]
@@ -274,13 +273,9 @@ class Shard:
 
 
 @dataclass(frozen=True, eq=False)
-class Prefetch:
+class Prefetch(_SameSchema):
     child: object
     size: int
-
-    @property
-    def schema(self):
-        return self.child.schema
 
     def describe(self):
         return [*self.child.describe(), f"prefetch({self.size})"]
@@ -290,15 +285,11 @@ class Prefetch:
 
 
 @dataclass(frozen=True, eq=False)
-class Cache:
+class Cache(_SameSchema):
     """Fill ``store`` on the first complete pass; replay it on the later ones."""
 
     child: object
     store: object
-
-    @property
-    def schema(self):
-        return self.child.schema
 
     def describe(self):
         return [*self.child.describe(), self.store.describe()]
@@ -357,3 +348,26 @@ def push_down(node, change):
     if scan_under(node) is not None:
         return replace(node, child=change(node.child))
     return None
+
+
+def scan_for_streamed_shuffle(scan, buffer_size, seed, reshuffle):
+    """``scan`` read as a shuffle buffer of ``buffer_size`` rows right above it needs:
+    its units visited in a seeded order and :data:`INTERLEAVE_UNITS` of them read at once
+    (unless an order is set already). Logs a warning when the buffer cannot hold the
+    source, whose rows then mix only locally."""
+    if scan.order is None:
+        block = max(MIN_INTERLEAVE_ROWS, buffer_size // INTERLEAVE_UNITS)
+        scan = replace(scan, order=(seed, reshuffle), interleave=(INTERLEAVE_UNITS, block))
+    rows = scan.source.num_rows()
+    if rows is not None and rows > buffer_size:
+        logger.warning(
+            "shuffle buffer of %d rows is smaller than the %d rows of %s: rows are mixed "
+            "only within about %d rows of each other in a shuffled order of files, row "
+            "groups or slices, not uniformly. Use shuffle(None) on in-memory or cached "
+            "data for a full permutation, or a larger buffer",
+            buffer_size,
+            rows,
+            scan.source.describe(),
+            buffer_size,
+        )
+    return scan

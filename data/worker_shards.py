@@ -25,18 +25,18 @@ def worker_shards(dataset: Dataset, num_workers: int, lockstep: bool) -> list:
     several passes (``repeat``) over a lazy Ray dataset's streaming split need that, and
     no row filter, as every part must start its next pass at the same time: otherwise
     they are refused here, before a worker could wait forever."""
-    node = dataset._node
+    node = dataset.plan
     scan = _scan_of(node)
     if scan is not None and isinstance(scan.source, RaySource):
         _check_passes_over_streamed_split(node, scan, lockstep)
         parts = scan.source.split(num_workers, scan.columns)
-        return [dataset._derive(_with_scan_source(node, p), dataset._batched) for p in parts]
-    if dataset._batched and isinstance(node, Batch) and not in_memory(node.child):
+        return [dataset.with_plan(_with_scan_source(node, p)) for p in parts]
+    if dataset.batched and isinstance(node, Batch) and not in_memory(node.child):
         if scan_under(node.child) is not None:  # files: shard them under the batching
-            rows = dataset._derive(node.child, batched=False)
+            rows = dataset.with_plan(node.child, batched=False)
             shards = [rows.shard(num_workers, i) for i in range(num_workers)]
             return [
-                shard._derive(Batch(shard._node, node.batch_size, node.drop_remainder), True)
+                shard.with_plan(Batch(shard.plan, node.batch_size, node.drop_remainder), True)
                 for shard in shards
             ]
     return [dataset.shard(num_workers, i) for i in range(num_workers)]
@@ -46,7 +46,7 @@ def reads_streamed_split(shard: Dataset) -> bool:
     """Whether ``shard`` reads a part of a lazy Ray dataset's ``streaming_split``: such a
     part cannot be handed to a new reader mid-pass (Ray starts a pass of a split only
     when every part starts it), so a failed worker cannot be replaced."""
-    scan = _scan_of(shard._node)
+    scan = _scan_of(shard.plan)
     return scan is not None and isinstance(scan.source, RaySource) and scan.source.is_split_part
 
 

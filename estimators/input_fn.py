@@ -176,9 +176,9 @@ def shuffle_buffer(ds, batch_size):
     groups are visited in a new order each epoch, several at a time). A label-sorted
     census frame (195k rows) trained to 0.53 accuracy through a 65k-row buffer, against
     0.84 in random order."""
-    if ds._batched:  # a batched Dataset: whole batches go through a buffer of batches
+    if ds.batched:  # a batched Dataset: whole batches go through a buffer of batches
         return max(10_000, batch_size * 64)
-    if in_memory(ds._node):
+    if in_memory(ds.plan):
         return None
     return max(FILE_SHUFFLE_ROWS, batch_size * 64)
 

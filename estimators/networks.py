@@ -72,7 +72,7 @@ class DNNPart:
     def logits(self, features, training, rng, cache=None):
         # The input layer's output in pieces: the tower's first product takes them
         # without building their concatenation.
-        inputs = self.input_layer._pieces(features if cache is None else cache)
+        inputs = self.input_layer.output_pieces(features if cache is None else cache)
         return self.tower(inputs, training=training, rng=rng)
 
     @property
@@ -147,7 +147,7 @@ class Network:
         """Have the layers compute ahead what a step on this batch needs besides the
         transforms (the rows their fused tables read); returns ``cache``."""
         for layer in self.layers:
-            layer._prepare(cache, training)
+            layer.prepare(cache, training)
         return cache
 
     @property

@@ -62,7 +62,7 @@ def known_rows(data):
         return len(data)
     from ..data import plan
 
-    node = getattr(data, "_node", None)
+    node = getattr(data, "plan", None)
     while isinstance(node, (plan.Batch, plan.Shuffle, plan.Select, plan.Prefetch, plan.Cache)):
         node = node.child
     if isinstance(node, plan.Scan) and node.filter is None and node.shard is None:

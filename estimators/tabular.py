@@ -231,7 +231,7 @@ def _from_pandas(df):
     try:
         return pa.Table.from_pandas(df, preserve_index=False)
     except (pa.ArrowTypeError, pa.ArrowInvalid):
-        from ..feature_columns.infer import _from_pandas as checked
+        from ..feature_columns.infer_stats import table_from_pandas as checked
 
         return checked(df)  # raises the error naming the mixed-type column
 

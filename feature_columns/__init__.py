@@ -21,19 +21,14 @@ what it meant in a TF model. Layers (``DenseFeatures``, ``LinearModel``,
 
 from .base import CategoricalColumn, DenseColumn, FeatureColumn, VariableSpec
 from .categorical import (
-    CrossedColumn,
     HashedCategoricalColumn,
     IdentityCategoricalColumn,
-    VocabularyFileCategoricalColumn,
-    VocabularyListCategoricalColumn,
     WeightedCategoricalColumn,
     categorical_column_with_hash_bucket,
     categorical_column_with_identity,
-    categorical_column_with_vocabulary_file,
-    categorical_column_with_vocabulary_list,
-    crossed_column,
     weighted_categorical_column,
 )
+from .crossed import CrossedColumn, crossed_column
 from .dense import (
     EmbeddingColumn,
     IndicatorColumn,
@@ -67,6 +62,12 @@ from .serialization import ConfigError, from_config, to_config
 from .spec import make_parse_example_spec
 from .time_parts import TimePartCategoricalColumn, categorical_column_with_time_part
 from .transform_cache import DEFAULT_NUM_THREADS, TransformCache, transform_features
+from .vocabulary import (
+    VocabularyFileCategoricalColumn,
+    VocabularyListCategoricalColumn,
+    categorical_column_with_vocabulary_file,
+    categorical_column_with_vocabulary_list,
+)
 
 __all__ = [
     # TensorFlow's tf.feature_column names

@@ -235,13 +235,38 @@ def _initializer_config(init, where: str) -> dict:
     )
 
 
-def _embedding_extras(column_or_spec, where: str) -> dict:
-    out = {}
-    if column_or_spec.initializer is not None:
-        out["initializer"] = _initializer_config(column_or_spec.initializer, where)
-    if column_or_spec.ckpt_to_load_from is not None:
-        out["ckpt_to_load_from"] = column_or_spec.ckpt_to_load_from
-        out["tensor_name_in_ckpt"] = column_or_spec.tensor_name_in_ckpt
+def _embedding_table_spec(table, name: str, num_buckets: int) -> VariableSpec:
+    """The ``(num_buckets, dimension)`` table of an embedding, with ``table``'s settings
+    (the column's own, or its shared spec's)."""
+    return VariableSpec(
+        name,
+        (num_buckets, table.dimension),
+        table.initializer or _default_initializer(table.dimension),
+        table.trainable,
+        table.ckpt_to_load_from,
+        table.tensor_name_in_ckpt,
+    )
+
+
+def _embedding_config(column, type_name: str, table, named: dict) -> dict:
+    """The config of an embedding ``column`` whose ``table`` settings (dimension,
+    initializer, checkpoint, trainable) are its own or its shared spec's; ``named``
+    names the shared table."""
+    out = {
+        "type": type_name,
+        "categorical_column": column.categorical_column.to_config(),
+        "dimension": table.dimension,
+        "combiner": column.combiner,
+        **named,
+    }
+    if table.initializer is not None:
+        out["initializer"] = _initializer_config(table.initializer, f"column {column.name!r}")
+    if table.ckpt_to_load_from is not None:
+        out["ckpt_to_load_from"] = table.ckpt_to_load_from
+        out["tensor_name_in_ckpt"] = table.tensor_name_in_ckpt
+    if column.max_norm is not None:
+        out["max_norm"] = column.max_norm
+    out["trainable"] = table.trainable
     return out
 
 
@@ -273,18 +298,8 @@ class EmbeddingColumn(WrapsCategorical, DenseColumn):
         return f"{self.name}/embedding_weights"
 
     def variable_specs(self) -> tuple:
-        init = self.initializer or _default_initializer(self.dimension)
-        shape = (self.categorical_column.num_buckets, self.dimension)
-        return (
-            VariableSpec(
-                self.table_name,
-                shape,
-                init,
-                self.trainable,
-                self.ckpt_to_load_from,
-                self.tensor_name_in_ckpt,
-            ),
-        )
+        num_buckets = self.categorical_column.num_buckets
+        return (_embedding_table_spec(self, self.table_name, num_buckets),)
 
     def transform(self, cache):
         """The ids the lookup will use (the categorical column's transform)."""
@@ -312,17 +327,7 @@ class EmbeddingColumn(WrapsCategorical, DenseColumn):
         return self.categorical_column.parse_spec()
 
     def to_config(self) -> dict:
-        out = {
-            "type": "embedding_column",
-            "categorical_column": self.categorical_column.to_config(),
-            "dimension": self.dimension,
-            "combiner": self.combiner,
-        }
-        out.update(_embedding_extras(self, f"column {self.name!r}"))
-        if self.max_norm is not None:
-            out["max_norm"] = self.max_norm
-        out["trainable"] = self.trainable
-        return out
+        return _embedding_config(self, "embedding_column", self, {})
 
 
 def embedding_column(
@@ -445,22 +450,9 @@ class SharedEmbeddingColumn(WrapsCategorical, DenseColumn):
 
     def variable_specs(self) -> tuple:
         s = self.shared
-        init = s.initializer or _default_initializer(s.dimension)
-        return (
-            VariableSpec(
-                s.table_name,
-                (s.num_buckets, s.dimension),
-                init,
-                s.trainable,
-                s.ckpt_to_load_from,
-                s.tensor_name_in_ckpt,
-            ),
-        )
+        return (_embedding_table_spec(s, s.table_name, s.num_buckets),)
 
-    def transform(self, cache):
-        """The ids the lookup will use (the categorical column's transform)."""
-        return cache.get(self.categorical_column)
-
+    transform = EmbeddingColumn.transform
     dense_output = EmbeddingColumn.dense_output
     sequence_output = EmbeddingColumn.sequence_output
 
@@ -468,19 +460,8 @@ class SharedEmbeddingColumn(WrapsCategorical, DenseColumn):
         return self.categorical_column.parse_spec()
 
     def to_config(self) -> dict:
-        s = self.shared
-        out = {
-            "type": "shared_embedding_column",
-            "categorical_column": self.categorical_column.to_config(),
-            "dimension": s.dimension,
-            "combiner": self.combiner,
-            "shared_embedding_collection_name": s.name,
-        }
-        out.update(_embedding_extras(s, f"column {self.name!r}"))
-        if self.max_norm is not None:
-            out["max_norm"] = self.max_norm
-        out["trainable"] = s.trainable
-        return out
+        named = {"shared_embedding_collection_name": self.shared.name}
+        return _embedding_config(self, "shared_embedding_column", self.shared, named)
 
 
 def shared_embedding_columns(

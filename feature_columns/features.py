@@ -36,7 +36,7 @@ __all__ = [
     "as_features",
     "dtype_name",
     "flatten",
-    "kind_of",
+    "value_kind",
     "same_array",
 ]
 
@@ -84,7 +84,7 @@ def dtype_name(dtype) -> str:
     if dtype is float:
         return "float32"
     if isinstance(dtype, pa.DataType):
-        if kind_of(dtype) == "string":
+        if value_kind(dtype) == "string":
             return "string"
         try:
             dtype = dtype.to_pandas_dtype()
@@ -108,18 +108,33 @@ def dtype_name(dtype) -> str:
     raise ValueError(f"unsupported dtype {dtype!r}")
 
 
-def kind_of(arrow_type: pa.DataType) -> str:
+# The Arrow types read as strings (binary ones too) and as lists, in all their layouts.
+_STRING_TYPES = (
+    pa.types.is_string,
+    pa.types.is_large_string,
+    pa.types.is_string_view,
+    pa.types.is_binary,
+    pa.types.is_large_binary,
+    pa.types.is_binary_view,
+)
+_LIST_TYPES = (
+    pa.types.is_list,
+    pa.types.is_large_list,
+    pa.types.is_fixed_size_list,
+    pa.types.is_list_view,
+    pa.types.is_large_list_view,
+)
+
+
+def value_kind(arrow_type: pa.DataType) -> str:
     """``"string"``, ``"integer"``, ``"floating"``, ``"boolean"``, ``"list"`` or
-    ``"other"`` for an Arrow value type (dictionary types report their value type)."""
+    ``"other"`` for an Arrow value type (dictionary types report their value type).
+
+    >>> value_kind(pa.dictionary(pa.int32(), pa.large_string()))
+    'string'
+    """
     t = arrow_type.value_type if pa.types.is_dictionary(arrow_type) else arrow_type
-    if (
-        pa.types.is_string(t)
-        or pa.types.is_large_string(t)
-        or pa.types.is_string_view(t)
-        or pa.types.is_binary(t)
-        or pa.types.is_large_binary(t)
-        or pa.types.is_binary_view(t)
-    ):
+    if any(is_type(t) for is_type in _STRING_TYPES):
         return "string"
     if pa.types.is_integer(t):
         return "integer"
@@ -133,13 +148,8 @@ def kind_of(arrow_type: pa.DataType) -> str:
 
 
 def is_list_type(t: pa.DataType) -> bool:
-    return (
-        pa.types.is_list(t)
-        or pa.types.is_large_list(t)
-        or pa.types.is_fixed_size_list(t)
-        or pa.types.is_list_view(t)
-        or pa.types.is_large_list_view(t)
-    )
+    """Whether ``t`` is a list type of any layout (list, large, fixed-size, view)."""
+    return any(is_type(t) for is_type in _LIST_TYPES)
 
 
 # ---------------------------------------------------------------- features
@@ -342,11 +352,11 @@ def encode(ragged: Ragged) -> Encoded:
         dict_valid = dictionary.is_valid().to_numpy(zero_copy_only=False)
         entry_valid = dict_valid[codes]
         valid = entry_valid if valid is None else valid & entry_valid
-        dictionary = pc.fill_null(dictionary, "" if kind_of(dictionary.type) == "string" else 0)
+        dictionary = pc.fill_null(dictionary, "" if value_kind(dictionary.type) == "string" else 0)
     if len(dictionary) == 0 and len(codes):
         # Every value is null (missing): TF gives such rows no ids. One placeholder entry
         # keeps ``codes`` (all 0, all invalid) indexable by the lookups.
-        placeholder = "" if kind_of(dictionary.type) == "string" else 0
+        placeholder = "" if value_kind(dictionary.type) == "string" else 0
         dictionary = pa.array([placeholder]).cast(dictionary.type)
         valid = np.zeros(len(codes), dtype=bool)
     if len(dictionary) > max(len(codes), 1024):

@@ -21,7 +21,7 @@ step (:meth:`FusedColumns.ids`), grouped for the gradient.
 >>> a = fc.categorical_column_with_identity("a", 3)
 >>> b = fc.categorical_column_with_identity("b", 2)
 >>> model = fc.LinearModel([a, b])
->>> (fused,) = model._fused
+>>> (fused,) = model.fused_groups
 >>> fused.table.name, fused.table.shape, fused.offsets
 ('linear_model/fused_weights', (5, 1), (0, 3))
 """

@@ -118,23 +118,26 @@ def _len0to16(buf: _Bytes, s, n):
     return out
 
 
-def _len17to32(buf: _Bytes, s, n):
+def _mix_ends(buf: _Bytes, s, n, first_multiplier):
+    """``(mul, a, y, x)``: the mix of a string's first and last 16 bytes that farmhash's
+    17-32 and 33-64 byte paths both start with (``a`` is the first word times
+    ``first_multiplier``, ``_K1`` or ``_K2``)."""
     mul = _K2 + n.astype(_U64) * _U64(2)
-    a = buf.fetch64(s) * _K1
+    a = buf.fetch64(s) * first_multiplier
     b = buf.fetch64(s + 8)
     c = buf.fetch64(s + n - 8) * mul
     d = buf.fetch64(s + n - 16) * _K2
-    return _hash_len16(_rotate(a + b, 43) + _rotate(c, 30) + d, a + _rotate(b + _K2, 18) + c, mul)
+    return mul, a, _rotate(a + b, 43) + _rotate(c, 30) + d, a + _rotate(b + _K2, 18) + c
+
+
+def _len17to32(buf: _Bytes, s, n):
+    mul, _, y, x = _mix_ends(buf, s, n, _K1)
+    return _hash_len16(y, x, mul)
 
 
 def _len33to64(buf: _Bytes, s, n):
-    mul = _K2 + n.astype(_U64) * _U64(2)
-    a = buf.fetch64(s) * _K2
-    b = buf.fetch64(s + 8)
-    c = buf.fetch64(s + n - 8) * mul
-    d = buf.fetch64(s + n - 16) * _K2
-    y = _rotate(a + b, 43) + _rotate(c, 30) + d
-    z = _hash_len16(y, a + _rotate(b + _K2, 18) + c, mul)
+    mul, a, y, x = _mix_ends(buf, s, n, _K2)
+    z = _hash_len16(y, x, mul)
     e = buf.fetch64(s + 16) * mul
     f = buf.fetch64(s + 24)
     g = (y + buf.fetch64(s + n - 32)) * mul

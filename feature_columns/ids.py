@@ -2,14 +2,20 @@
 
 This is what every categorical column's ``transform`` returns and what embedding,
 indicator and linear layers consume: TensorFlow's ``(id_tensor, weight_tensor)`` sparse
-pair, in the flat ``values + row_splits`` form that numpy and segment ops like.
+pair, in the flat ``values + row_splits`` form that numpy and segment ops like. A
+single-feature column first computes :class:`FlatIds`, one id per value of its feature,
+and :func:`compact` drops the values without an id (nulls, misses).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-__all__ = ["CategoricalIds"]
+from .features import Ragged
+
+__all__ = ["CategoricalIds", "FlatIds", "compact", "drop_invalid"]
 
 
 class CategoricalIds:
@@ -133,3 +139,33 @@ class CategoricalIds:
             f"CategoricalIds(num_rows={self.num_rows}, ids={self.ids.shape[0]}, "
             f"num_buckets={self.num_buckets}, weighted={self.weights is not None})"
         )
+
+
+@dataclass(frozen=True)
+class FlatIds:
+    """Ids of a single-feature column aligned with the feature's flat values: ``ids[i]``
+    is the id of value ``i``, meaningful where ``valid`` (``None``: everywhere) holds."""
+
+    ids: np.ndarray
+    valid: np.ndarray | None
+    ragged: Ragged
+
+
+def drop_invalid(values: np.ndarray, valid, row_splits, num_rows: int):
+    """``values`` without the entries ``valid`` rejects, and the row splits that follow."""
+    if valid is None:
+        return values, row_splits
+    if row_splits is None:
+        counts = valid.astype(np.int64)
+    else:
+        rows = np.repeat(np.arange(num_rows, dtype=np.int64), np.diff(row_splits))
+        counts = np.bincount(rows[valid], minlength=num_rows)
+    splits = np.zeros(num_rows + 1, dtype=np.int64)
+    np.cumsum(counts, out=splits[1:])
+    return values[valid], splits
+
+
+def compact(flat: FlatIds, num_buckets: int) -> CategoricalIds:
+    """The ids of ``flat`` without the values that have none, as ``CategoricalIds``."""
+    ids, splits = drop_invalid(flat.ids, flat.valid, flat.ragged.row_splits, flat.ragged.num_rows)
+    return CategoricalIds(ids, splits, num_buckets, num_rows=flat.ragged.num_rows)

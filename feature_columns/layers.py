@@ -31,9 +31,10 @@ from ..core.checkpoint_format import load_variable
 from ..core.fused import trained_variable
 from ..core.variable_scope import current_store, unique_name
 from ..core.variables import Variable
+from . import fused_tables
 from .base import CategoricalColumn, DenseColumn, FeatureColumn, VariableSpec
 from .dense import check_combiner, embedding_lookup
-from .fused_tables import FusedColumns, fuse_linear_weights, output_pieces, plan_dense_output
+from .fused_tables import FusedColumns, fuse_linear_weights, plan_dense_output
 from .transform_cache import TransformCache
 
 __all__ = [
@@ -168,10 +169,16 @@ class _Layer:
         that holds a table's rows elsewhere (a distributed worker's compact buffers)."""
         return [(f.table, f) for f in self._fused]
 
-    def _prepare(self, cache: TransformCache, training: bool = True) -> None:
+    def prepare(self, cache: TransformCache, training: bool = True) -> None:
         """Compute ahead what a call on this batch will need besides the transforms (the
         rows its fused tables read, grouped for the gradient when ``training``), so that
-        the estimators' input thread does it while the previous step trains."""
+        the estimators' input thread does it while the previous step trains.
+
+        >>> import colonnade as cn
+        >>> fc = cn.feature_columns
+        >>> layer = fc.DenseFeatures([fc.numeric_column("x")])
+        >>> layer.prepare(fc.TransformCache({"x": [1.0]}))  # nothing fused: nothing to do
+        """
         for fused in self._fused:
             fused.ids(cache, training)
 
@@ -270,14 +277,21 @@ class DenseFeatures(_Layer):
             outputs = [c.dense_output(cache, self._variables) for c in self.feature_columns]
             cols_to_output_tensors.update(zip(self.feature_columns, outputs))
         else:
-            outputs = self._pieces(cache)
+            outputs = self.output_pieces(cache)
         return outputs[0] if len(outputs) == 1 else ops.concat(outputs, axis=1)
 
-    def _pieces(self, features) -> list:
+    def output_pieces(self, features) -> list:
         """The output as ``(batch, width)`` pieces that side by side make ``__call__``'s
         result (see :func:`~colonnade.feature_columns.fused_tables.output_pieces`): what
-        the canned DNN feeds :func:`colonnade.core.dense` without the concatenation."""
-        return output_pieces(self._plan, self._transforms(features), self._variables)
+        the canned DNN feeds :func:`colonnade.core.dense` without the concatenation.
+
+        >>> import colonnade as cn
+        >>> fc = cn.feature_columns
+        >>> layer = fc.DenseFeatures([fc.numeric_column("a"), fc.numeric_column("b")])
+        >>> [p.shape for p in layer.output_pieces({"a": [1.0], "b": [2.0]})]  # numbers: one
+        [(1, 2)]
+        """
+        return fused_tables.output_pieces(self._plan, self._transforms(features), self._variables)
 
 
 def input_layer(

@@ -18,7 +18,7 @@ round-trip. Each is applied to the column's values after nulls got ``default_val
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -45,7 +45,9 @@ class Normalizer:
     kind = ""
 
     def to_config(self) -> dict:
-        return {"type": self.kind}
+        """``{"type": kind, <field>: value, ...}``, what :func:`normalizer_from_config`
+        reads back (the subclasses are dataclasses of plain numbers)."""
+        return {"type": self.kind, **{f.name: getattr(self, f.name) for f in fields(self)}}
 
 
 @dataclass(frozen=True)
@@ -68,9 +70,6 @@ class LogOffset(Normalizer):
     def __call__(self, x):
         return np.log(x + self.offset)
 
-    def to_config(self) -> dict:
-        return {"type": self.kind, "offset": self.offset}
-
 
 @dataclass(frozen=True)
 class Standardize(Normalizer):
@@ -83,9 +82,6 @@ class Standardize(Normalizer):
     def __call__(self, x):
         return (x - self.mean) / self.stddev
 
-    def to_config(self) -> dict:
-        return {"type": self.kind, "mean": self.mean, "stddev": self.stddev}
-
 
 @dataclass(frozen=True)
 class Clip(Normalizer):
@@ -97,9 +93,6 @@ class Clip(Normalizer):
 
     def __call__(self, x):
         return np.clip(x, self.lo, self.hi)
-
-    def to_config(self) -> dict:
-        return {"type": self.kind, "lo": self.lo, "hi": self.hi}
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from ..core.autodiff import Tensor
 from ..core.backend import DEFAULT_DTYPE, to_device
 from .base import CategoricalColumn, DenseColumn, KeyedColumn, check_key
-from .features import dtype_name, is_list_type, kind_of
+from .features import dtype_name, is_list_type, value_kind
 from .ids import CategoricalIds
 from .normalizers import Normalizer, normalizer_from_config
 
@@ -102,7 +102,7 @@ def normalizer_config(fn, column: str) -> dict:
 def _flat_numbers(column, key: str, arr: pa.Array, dtype: str) -> pa.Array:
     if pa.types.is_boolean(arr.type):  # booleans read as 0 and 1, as tf.cast gives them
         return pc.cast(arr, pa.from_numpy_dtype(np.dtype(dtype)))
-    kind = kind_of(arr.type)
+    kind = value_kind(arr.type)
     if kind not in ("integer", "floating"):
         raise TypeError(
             f"column {column.name!r} expects numeric values in feature {key!r}, got Arrow type "

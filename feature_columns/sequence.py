@@ -26,17 +26,10 @@ import pyarrow.compute as pc
 from ..core import ops
 from ..core.autodiff import Tensor
 from ..core.backend import DEFAULT_DTYPE, get_xp, to_device
-from .base import CategoricalColumn, FeatureColumn, KeyedColumn, check_key
-from .categorical import (
-    FlatIds,
-    categorical_column_with_hash_bucket,
-    categorical_column_with_identity,
-    categorical_column_with_vocabulary_file,
-    categorical_column_with_vocabulary_list,
-    drop_invalid,
-)
+from .base import CategoricalColumn, FeatureColumn, KeyedColumn, WrapsCategorical, check_key
+from .categorical import categorical_column_with_hash_bucket, categorical_column_with_identity
 from .features import is_list_type
-from .ids import CategoricalIds
+from .ids import CategoricalIds, FlatIds, drop_invalid
 from .numeric import (
     _flat_numbers,
     apply_normalizer,
@@ -44,6 +37,10 @@ from .numeric import (
     check_numeric_dtype,
     check_shape,
     normalizer_config,
+)
+from .vocabulary import (
+    categorical_column_with_vocabulary_file,
+    categorical_column_with_vocabulary_list,
 )
 
 __all__ = [
@@ -114,7 +111,7 @@ class SequenceIds:
 
 
 @dataclass(frozen=True)
-class SequenceCategoricalColumn(CategoricalColumn):
+class SequenceCategoricalColumn(WrapsCategorical, CategoricalColumn):
     """A categorical column read as sequences; see the ``sequence_categorical_column_with_*``
     functions. Wrap it in ``embedding_column`` or ``indicator_column`` and use that in
     ``SequenceFeatures``.
@@ -124,19 +121,11 @@ class SequenceCategoricalColumn(CategoricalColumn):
     """
 
     categorical_column: CategoricalColumn
-    is_sequence = True
+    is_sequence = True  # what it adds to the column it wraps
 
     @property
     def name(self) -> str:
         return self.categorical_column.name
-
-    @property
-    def input_keys(self) -> tuple:
-        return self.categorical_column.input_keys
-
-    @property
-    def children(self) -> tuple:
-        return (self.categorical_column,)
 
     @property
     def num_buckets(self) -> int:

@@ -22,12 +22,10 @@ from .base import FeatureColumn
 from .categorical import (
     categorical_column_with_hash_bucket,
     categorical_column_with_identity,
-    categorical_column_with_vocabulary_file,
-    categorical_column_with_vocabulary_list,
-    crossed_column,
     weighted_categorical_column,
 )
 from .config_checks import ConfigError, did_you_mean, join_path, show, unknown_name_error
+from .crossed import crossed_column
 from .dense import (
     embedding_column_from_config,
     indicator_column,
@@ -39,6 +37,10 @@ from .sequence import (
     sequence_numeric_column,
 )
 from .time_parts import categorical_column_with_time_part
+from .vocabulary import (
+    categorical_column_with_vocabulary_file,
+    categorical_column_with_vocabulary_list,
+)
 
 __all__ = [
     "COLUMN_KEYS",

@@ -35,8 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .base import CategoricalColumn, check_key
-from .categorical import FlatIds, compact
-from .ids import CategoricalIds
+from .ids import CategoricalIds, FlatIds, compact
 
 __all__ = ["TIME_PARTS", "TimePartCategoricalColumn", "categorical_column_with_time_part"]
 

@@ -19,15 +19,11 @@ import numpy as np
 import pyarrow as pa
 
 from .base import WrapsCategorical
-from .categorical import (
-    HashedCategoricalColumn,
-    IdentityCategoricalColumn,
-    VocabularyFileCategoricalColumn,
-    VocabularyListCategoricalColumn,
-    fingerprint_together,
-)
+from .categorical import HashedCategoricalColumn, IdentityCategoricalColumn
+from .dictionary_hashes import fingerprint_together
 from .features import Encoded, Features, Ragged, as_features, encode, flatten
 from .ids import CategoricalIds
+from .vocabulary import VocabularyFileCategoricalColumn, VocabularyListCategoricalColumn
 
 __all__ = ["DEFAULT_NUM_THREADS", "TINY_ROWS", "TransformCache", "ValueIds", "transform_features"]
 
@@ -66,18 +62,22 @@ class TransformCache:
     (flattened inputs, dictionary encodings, fingerprints). It is safe to call from
     several threads: a second request for a result being computed waits for it.
     ``previous``, the cache of the batch before, lends the hashes of the dictionaries both
-    batches share; ``compute`` drops it once they are taken.
+    batches share; ``compute`` drops it once they are taken. ``computed`` holds results
+    known already (keys as :meth:`memo` takes them): how :meth:`with_results` and
+    :meth:`rows` build a cache from another's.
 
     >>> cache = TransformCache({"k": ["a", "b", "a"]})
     >>> cache.encoded("k").dictionary.to_pylist(), cache.encoded("k").codes.tolist()
     (['a', 'b'], [0, 1, 0])
     """
 
-    def __init__(self, features, previous: TransformCache | None = None):
+    def __init__(
+        self, features, previous: TransformCache | None = None, *, computed: dict | None = None
+    ):
         self.features: Features = as_features(features)
         self.previous = previous  # the batch before, whose dictionary hashes may be reused
         self._results: dict = {}  # in-flight results (Futures) while computing in parallel
-        self._done: dict = {}
+        self._done: dict = dict(computed or {})
         self._parallel = False
         self._lock = threading.Lock()
 
@@ -172,9 +172,7 @@ class TransformCache:
         >>> other.get(x), cache.get(x).tolist()
         ('replaced', [[1.0]])
         """
-        out = TransformCache(self.features)
-        out._done = {**self._done, **results}
-        return out
+        return TransformCache(self.features, computed={**self._done, **results})
 
     def rows(self, start: int, stop: int, features=None) -> TransformCache | None:
         """The transforms of examples ``start`` to ``stop``, cut from this batch's: how a
@@ -182,17 +180,17 @@ class TransformCache:
         paid once per chunk). ``features`` are that batch's raw features. ``None`` if some
         computed transform cannot be cut by rows (sequence columns pad to the batch).
         """
-        out = TransformCache(features if features is not None else {})
+        cut = {}
         for key, value in self._done.items():
             if key[0] != "column":
                 continue
             if isinstance(value, CategoricalIds):
-                out._done[key] = value.rows(start, stop)
+                cut[key] = value.rows(start, stop)
             elif isinstance(value, np.ndarray) and value.shape[:1] == (self.num_rows,):
-                out._done[key] = value[start:stop]
+                cut[key] = value[start:stop]
             else:
                 return None
-        return out
+        return TransformCache(features if features is not None else {}, computed=cut)
 
 
 _VALUE_COLUMNS = (

@@ -247,11 +247,11 @@ def _general_path():
     so the general per-feature path parses everything."""
     from unittest import mock
 
-    from colonnade.data import example
+    from colonnade.data import example_columns, example_messages
 
     return (
-        mock.patch.object(example, "_one_field_list", lambda *a: (None, None)),
-        mock.patch.object(example, "_scalar_columns", lambda *a: {}),
+        mock.patch.object(example_messages, "_one_field_list", lambda *a: (None, None)),
+        mock.patch.object(example_columns, "_scalar_columns", lambda *a: {}),
     )
 
 

@@ -149,7 +149,7 @@ def test_reading_compact_buffers_equals_reading_the_whole_tables(tmp_path, linea
 def test_a_fused_tables_ids_do_not_read_its_value(tmp_path):
     # the input thread computes a batch's fused ids while the step holds a buffer there
     est = every_kind_of_table(tmp_path, "many")
-    for fused in [f for layer in est.model.network.layers for f in layer._fused]:
+    for fused in [f for layer in est.model.network.layers for f in layer.fused_groups]:
         rows = fused.table.shape[0]
         whole, fused.table.value = fused.table.value, np.zeros((2, fused.table.shape[1]))
         try:
@@ -219,7 +219,7 @@ def test_the_estimator_sent_to_workers_is_shape_only_and_the_driver_keeps_its_ta
     from ray import cloudpickle
 
     est = big_model(tmp_path, "m")
-    weights = est.model.network.linear.linear._fused[0].table
+    weights = est.model.network.linear.linear.fused_groups[0].table
     weights.value[::1000] = 1.0
     before = weights.value.copy()
     whole = len(cloudpickle.dumps(est.model.network))

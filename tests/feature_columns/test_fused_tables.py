@@ -101,7 +101,7 @@ def test_pieces_side_by_side_are_the_layer_output():
     ]
     features = dict(features, x2=[0.5, -1.0, 2.0])
     layer = fc.DenseFeatures(columns, seed=2)
-    pieces = layer._pieces(features)
+    pieces = layer.output_pieces(features)
     assert len(pieces) < len(columns)  # the fused embeddings come as one piece
     np.testing.assert_array_equal(
         np.concatenate([p.numpy() for p in pieces], axis=1), layer(features).numpy()
@@ -194,8 +194,8 @@ def test_prepare_computes_the_fused_ids_ahead_once():
     layer = fc.DenseFeatures(columns, seed=0)
     cache = fc.TransformCache(features)
     cache.compute(layer.feature_columns)
-    layer._prepare(cache, training=True)
-    (fused,) = layer._fused
+    layer.prepare(cache, training=True)
+    (fused,) = layer.fused_groups
     ahead = fused.ids(cache)
     assert ahead.groups is not None  # grouped for the gradient, as training asked
     np.testing.assert_array_equal(layer(cache).numpy(), layer(features).numpy())

@@ -1,6 +1,5 @@
 """cn.feature_columns.infer: the rules on synthetic data with known properties."""
 
-import importlib
 import json
 
 import numpy as np
@@ -12,10 +11,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import colonnade as cn
+from colonnade.feature_columns import infer_rules
 from colonnade.feature_columns.infer import ColumnPlan, infer
-
-# the module (the package's `infer` attribute is the function)
-infer_module = importlib.import_module("colonnade.feature_columns.infer")
 
 fc = cn.feature_columns
 
@@ -106,20 +103,6 @@ def test_files_and_datasets_read_the_same(tmp_path, synthetic):
     assert from_file.linear == from_dataset.linear
 
 
-def test_bounded_state_on_a_large_stream(monkeypatch):
-    monkeypatch.setattr(infer_module, "DISTINCT_CAP", 200)
-    counter = infer_module._DistinctCounter()
-    reservoir = infer_module._Reservoir(300, seed=0)
-    for start in range(0, 50_000, 5_000):
-        values = pa.array([f"v{i}" for i in range(start, start + 5_000)])
-        counter.add(values)
-        reservoir.add(pa.record_batch([values], names=["v"]))
-        assert len(counter.counts) <= 201 and len(counter.sketch) <= infer_module.SKETCH_SIZE
-        assert reservoir.table.num_rows <= 300
-    assert not counter.exact
-    assert abs(counter.distinct() - 50_000) < 0.1 * 50_000
-
-
 def test_bad_labels():
     x = np.arange(100) * 1.0
     with pytest.raises(KeyError, match="label column 'nope' not found"):
@@ -162,14 +145,14 @@ def test_a_spike_gets_its_own_bucket_and_the_rest_quantile_buckets():
     # The whole column fits the sample: the boundaries are numpy's quantiles exactly.
     expected = {float(np.nextafter(np.float32(0), np.float32(1)))}
     for values in (gain, rest):
-        expected |= {float(np.float32(q)) for q in np.quantile(values, infer_module.QUANTILES)}
+        expected |= {float(np.float32(q)) for q in np.quantile(values, infer_rules.QUANTILES)}
     assert list(wide.boundaries) == sorted(b for b in expected if 0.0 < b <= gain.max())
     assert "90% of values are 0" in _actions(plan)["gain"][1]
     # Without a spike the boundaries are the plain quantiles.
     height = rng.normal(170, 10, n)
     plan = infer(pd.DataFrame({"h": height, "y": rng.integers(0, 2, n)}), "y")
     wide = next(c for c in plan.linear if c.name == "h_bucketized")
-    plain = sorted({float(np.float32(q)) for q in np.quantile(height, infer_module.QUANTILES)})
+    plain = sorted({float(np.float32(q)) for q in np.quantile(height, infer_rules.QUANTILES)})
     assert list(wide.boundaries) == plain
 
 
@@ -234,36 +217,6 @@ def test_no_cross_of_columns_that_only_memorize():
     assert [d.name for d in plan.decisions if d.action == "cross"] == []
 
 
-def _heldout_by_hand(codes, labels, prior_rows):
-    """The documented out-of-sample information, replayed with plain loops: fit on the
-    even rows, score the odd ones, and the other way round."""
-    codes, labels = list(codes), list(labels)
-    classes = sorted(set(labels))
-    total = 0.0
-    for fit_parity in (0, 1):
-        fit = [(c, y) for i, (c, y) in enumerate(zip(codes, labels)) if i % 2 == fit_parity]
-        score = [(c, y) for i, (c, y) in enumerate(zip(codes, labels)) if i % 2 != fit_parity]
-        prior = {k: (sum(y == k for _, y in fit) + 1) / (len(fit) + len(classes)) for k in classes}
-        logs = []
-        for c, y in score:
-            in_cell = [yy for cc, yy in fit if cc == c]
-            p = (sum(yy == y for yy in in_cell) + prior_rows * prior[y]) / (
-                len(in_cell) + prior_rows
-            )
-            logs.append(np.log(p) - np.log(prior[y]))
-        total += np.mean(logs)
-    return total / 2
-
-
-def test_heldout_information_matches_the_formula_by_hand():
-    codes = [0, 0, 1, 1, 0, 1, 2, 2, 0, 1, 2, 0]
-    labels = [0, 0, 1, 1, 0, 1, 1, 0, 1, 1, 0, 0]
-    got = infer_module._heldout_information(np.array(codes), np.array(labels), 2)
-    want = _heldout_by_hand(codes, labels, infer_module.CROSS_PRIOR_ROWS)
-    assert got == pytest.approx(want, rel=1e-12)
-    assert want > 0  # codes 0 and 1 mostly predict their label
-
-
 def test_small_tables_get_no_crosses_of_noise_with_many_cells():
     # 300 rows, label independent of everything: two 20-bucket numbers make a 400-cell
     # pair that memorizes the rows; an in-sample (Miller-Madow) score reads it as
@@ -292,8 +245,8 @@ def test_log1p_exactly_when_non_negative_and_skewed_beyond_the_rule(shape, seed,
     values = np.random.default_rng(seed).gamma(shape, 1.0, 2000) + shift
     d = values - values.mean()
     skew = float((d**3).mean() / (d**2).mean() ** 1.5)  # numpy, not the streaming moments
-    assume(abs(skew - infer_module.LOG_SKEW) > 0.02)
+    assume(abs(skew - infer_rules.LOG_SKEW) > 0.02)
     df = pd.DataFrame({"x": values, "y": np.arange(2000) % 2})
     reason = _actions(infer(df, "y"))["x"][1]
-    logged = values.min() >= 0 and skew > infer_module.LOG_SKEW
+    logged = values.min() >= 0 and skew > infer_rules.LOG_SKEW
     assert ("log1p" in reason) == logged, (skew, values.min(), reason)

@@ -10,7 +10,7 @@ import pytest
 
 import colonnade.feature_columns as fc
 from colonnade.feature_columns import CategoricalIds, TransformCache
-from colonnade.feature_columns import categorical as categorical_mod
+from colonnade.feature_columns import dictionary_hashes as dictionary_hashes
 from colonnade.feature_columns import transform_cache as cache_mod
 
 
@@ -189,7 +189,7 @@ def dictionary_batch(indices, dictionary):
 
 
 def test_previous_lends_its_dictionary_hashes_and_compute_drops_it(monkeypatch):
-    hashes = counting(monkeypatch, categorical_mod, "fingerprint64")
+    hashes = counting(monkeypatch, dictionary_hashes, "fingerprint64")
     dictionary = pa.array(["apple", "banana", "cherry", "date"])
     columns = [
         fc.categorical_column_with_hash_bucket("s", 50),
