@@ -25,11 +25,11 @@ from .parse_spec import (
     INT64,
     KIND_NAMES,
     FixedLenFeature,
+    NullableFixed,
     VarLenFeature,
-    _default,
-    _NullableFixed,
     arrow_type,
     feature_list_kind,
+    flat_default,
 )
 
 __all__ = [
@@ -160,15 +160,15 @@ def _fixed_column(buf, name, spec, values, counts, owner, n, ctx):
     if have.all():
         return _nest(leaf, spec.shape) if spec.shape else leaf
     missing = np.flatnonzero(~have)
-    nullable = isinstance(spec, _NullableFixed)
-    default = None if nullable else _default(spec.default_value, spec.shape, spec.dtype, name)
+    nullable = isinstance(spec, NullableFixed)
+    default = None if nullable else flat_default(spec.default_value, spec.shape, spec.dtype, name)
     if default is None and not nullable:
         raise ValueError(
             f"feature {name!r} is required but {ctx.where(missing[0])} does not have it; give "
             "the FixedLenFeature a default_value, or use VarLenFeature"
         )
     if nullable:
-        default = _default(_filler(spec.dtype), spec.shape, spec.dtype, name)
+        default = flat_default(_filler(spec.dtype), spec.shape, spec.dtype, name)
     extended = pa.concat_arrays([leaf, pa.array(default.tolist(), leaf.type)])
     index = np.empty(n * size, dtype=np.int64)
     if size:
@@ -273,7 +273,7 @@ def _scalar_columns(buf, specs, vals, bounds, entry_owner, n):
     columns = {}
     for f, (name, spec) in enumerate(specs.items()):
         kind = feature_list_kind(spec.dtype)
-        scalar = isinstance(spec, (FixedLenFeature, _NullableFixed)) and not spec.shape
+        scalar = isinstance(spec, (FixedLenFeature, NullableFixed)) and not spec.shape
         if scalar and kind in leaves:
             columns[name] = leaves[kind].slice(int(vals.offset[bounds[f]]), n)
     return columns
@@ -281,7 +281,7 @@ def _scalar_columns(buf, specs, vals, bounds, entry_owner, n):
 
 def _column(buf, name, spec, values, counts, entry_owner, n, ctx):
     """One feature's parsed column."""
-    if isinstance(spec, (FixedLenFeature, _NullableFixed)):
+    if isinstance(spec, (FixedLenFeature, NullableFixed)):
         return _fixed_column(buf, name, spec, values, counts, entry_owner, n, ctx)
     if isinstance(spec, VarLenFeature):
         return list_column(buf, spec, values, counts, entry_owner, n)

@@ -99,7 +99,7 @@ def _shape(shape, what):
     return tuple(int(d) for d in shape)
 
 
-def _default(default_value, shape, dtype, what):
+def flat_default(default_value, shape, dtype, what):
     """``default_value`` as a flat numpy array of ``prod(shape)`` values (a scalar is
     repeated), or None."""
     if default_value is None:
@@ -134,7 +134,7 @@ class FixedLenFeature:
     def __post_init__(self):
         object.__setattr__(self, "shape", _shape(self.shape, "FixedLenFeature"))
         object.__setattr__(self, "dtype", _dtype_name(self.dtype))
-        _default(self.default_value, self.shape, self.dtype, "FixedLenFeature")
+        flat_default(self.default_value, self.shape, self.dtype, "FixedLenFeature")
 
 
 @dataclass(frozen=True)
@@ -173,11 +173,11 @@ class FixedLenSequenceFeature:
     def __post_init__(self):
         object.__setattr__(self, "shape", _shape(self.shape, "FixedLenSequenceFeature"))
         object.__setattr__(self, "dtype", _dtype_name(self.dtype))
-        _default(self.default_value, (), self.dtype, "FixedLenSequenceFeature")
+        flat_default(self.default_value, (), self.dtype, "FixedLenSequenceFeature")
 
 
 @dataclass(frozen=True)
-class _NullableFixed:
+class NullableFixed:
     """From a schema: like ``FixedLenFeature`` but a missing feature gives a null."""
 
     shape: tuple
@@ -207,7 +207,7 @@ def _spec_from_field(field: pa.Field):
         return VarLenFeature(_feature_dtype(t.value_type, field))
     dtype = _feature_dtype(t, field)
     if field.nullable:
-        return _NullableFixed(shape, dtype, field.type)
+        return NullableFixed(shape, dtype, field.type)
     return FixedLenFeature(list(shape), dtype)
 
 
@@ -244,7 +244,7 @@ def normalize_features(features, what="features") -> dict:
             "FixedLenSequenceFeature, or the pyarrow.Schema of make_parse_example_spec; got "
             f"{type(features).__name__}"
         )
-    known = (FixedLenFeature, VarLenFeature, FixedLenSequenceFeature, _NullableFixed)
+    known = (FixedLenFeature, VarLenFeature, FixedLenSequenceFeature, NullableFixed)
     for name, spec in features.items():
         if not isinstance(name, str):
             raise TypeError(f"feature names must be strings, got {name!r}")

@@ -90,10 +90,12 @@ class TFRecordOptions:
     compression_type: str | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "compression_type", _compression(self.compression_type))
+        object.__setattr__(self, "compression_type", compression_type(self.compression_type))
 
 
-def _compression(value) -> str:
+def compression_type(value) -> str:
+    """TFRecord's compression name (``""``, ``"ZLIB"`` or ``"GZIP"``) of a
+    ``TFRecordOptions``, a name or ``None``; an error naming the accepted ones."""
     if isinstance(value, TFRecordOptions):
         return value.compression_type
     name = "" if value is None else str(value).upper()
@@ -261,7 +263,7 @@ def read_record_chunks(path, compression_type=None, chunk_bytes=CHUNK_BYTES):
     b'abc'
     """
     path = os.fspath(path)
-    compression = _compression(compression_type)
+    compression = compression_type(compression_type)
     stream = _Decompressed(path, compression)
     try:
         pending = b""
@@ -335,7 +337,7 @@ class TFRecordWriter:
 
     def __init__(self, path, options=None):
         self.path = os.fspath(path)
-        self.compression_type = _compression(options)
+        self.compression_type = compression_type(options)
         if self.compression_type == "GZIP":
             self._file = gzip.open(self.path, "wb")  # noqa: SIM115
         elif self.compression_type == "ZLIB":

@@ -58,11 +58,11 @@ def _feature_json(name, spec) -> dict:
         )
     if isinstance(spec, parse_spec.VarLenFeature):
         return {"kind": "var", "dtype": spec.dtype, "shape": [], "default": None}
-    if isinstance(spec, parse_spec._NullableFixed):
+    if isinstance(spec, parse_spec.NullableFixed):
         return {"kind": "nullable", "dtype": spec.dtype, "shape": list(spec.shape), "default": None}
     default = None
     if spec.default_value is not None:
-        values = parse_spec._default(spec.default_value, spec.shape, spec.dtype, name)
+        values = parse_spec.flat_default(spec.default_value, spec.shape, spec.dtype, name)
         default = [str(v) if spec.dtype == "string" else v for v in values.tolist()]
     return {"kind": "fixed", "dtype": spec.dtype, "shape": list(spec.shape), "default": default}
 
@@ -202,7 +202,7 @@ def specs_from_json(features: dict) -> dict:
             arrow = parse_spec.arrow_type(dtype)
             for size in reversed(shape):
                 arrow = pa.list_(arrow, size)
-            specs[name] = parse_spec._NullableFixed(shape, dtype, arrow)
+            specs[name] = parse_spec.NullableFixed(shape, dtype, arrow)
         else:
             default = spec["default"]
             if default is not None:

@@ -99,7 +99,9 @@ def normalizer_config(fn, column: str) -> dict:
     )
 
 
-def _flat_numbers(column, key: str, arr: pa.Array, dtype: str) -> pa.Array:
+def flat_numbers(column, key: str, arr: pa.Array, dtype: str) -> pa.Array:
+    """``arr``'s numbers (booleans as 0 and 1) as ``dtype``; an error naming ``column``
+    and ``key`` for values that are not numbers."""
     if pa.types.is_boolean(arr.type):  # booleans read as 0 and 1, as tf.cast gives them
         return pc.cast(arr, pa.from_numpy_dtype(np.dtype(dtype)))
     kind = value_kind(arr.type)
@@ -166,7 +168,7 @@ def read_numeric_rows(column, key: str, arr: pa.Array, size: int, dtype: str, de
         out = _float_fast_path(arr, np_dtype)
         if out is not None:
             return _fill_nans(column, key, out.reshape(n, 1), default)
-        values = _flat_numbers(column, key, arr, dtype)
+        values = flat_numbers(column, key, arr, dtype)
         nulls = values.null_count
         if nulls:
             _refuse_nulls(column, key, nulls, default)
@@ -174,7 +176,7 @@ def read_numeric_rows(column, key: str, arr: pa.Array, size: int, dtype: str, de
         out = values.to_numpy(zero_copy_only=False).astype(np_dtype, copy=False).reshape(n, 1)
         return _fill_nans(column, key, out, default)
     flat, lengths = _nested_flatten(arr)
-    flat = _flat_numbers(column, key, flat, dtype)
+    flat = flat_numbers(column, key, flat, dtype)
     row_valid = np.ones(n, dtype=bool)
     null_rows = arr.null_count
     if null_rows:

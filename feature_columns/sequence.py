@@ -31,11 +31,11 @@ from .categorical import categorical_column_with_hash_bucket, categorical_column
 from .features import is_list_type
 from .ids import CategoricalIds, FlatIds, drop_invalid
 from .numeric import (
-    _flat_numbers,
     apply_normalizer,
     check_normalizer,
     check_numeric_dtype,
     check_shape,
+    flat_numbers,
     normalizer_config,
 )
 from .vocabulary import (
@@ -259,7 +259,7 @@ class SequenceNumericColumn(KeyedColumn, FeatureColumn):
                 f"column {self.name!r} expects a list column of numbers in feature {self.key!r}, "
                 f"got nested lists ({cache.raw(self.key).type})"
             )
-        values = _flat_numbers(self, self.key, ragged.values, self.dtype)
+        values = flat_numbers(self, self.key, ragged.values, self.dtype)
         if values.null_count:
             values = pc.fill_null(values, pa.scalar(self.default_value).cast(values.type))
         flat = values.to_numpy(zero_copy_only=False)

@@ -72,17 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--train-rows", type=int, default=None, help="use only the first N rows")
     demo.add_argument("--model-dir", default=None, help="model_dir (default: a new temp dir)")
     demo.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    job = argparse.ArgumentParser(add_help=False)
-    job.add_argument("config", metavar="CONFIG", help="a TOML job config (see docs/config.md)")
-    # SUPPRESS: "colonnade -v train x.toml" must not be reset by the subcommand's default.
-    job.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        default=argparse.SUPPRESS,
-        help="log progress to stderr (INFO level)",
-    )
     for name, text in JOB_COMMANDS.items():
+        # CONFIG is optional for train: --data replaces it.
+        job = _job_arguments(config_optional=name == "train")
         command = sub.add_parser(
             name, parents=[job], help=text, description=text[0].upper() + text[1:]
         )
@@ -109,10 +101,26 @@ def _add_inferred_train_arguments(train) -> None:
     train.add_argument("--label", default=None, help="the label column (with --data)")
     train.add_argument("--model-dir", default=None, help="model_dir (default: a new temp dir)")
     train.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    # CONFIG becomes optional: --data replaces it.
-    for action in train._actions:
-        if action.dest == "config":
-            action.nargs = "?"
+
+
+def _job_arguments(config_optional: bool) -> argparse.ArgumentParser:
+    """The arguments every job command takes: CONFIG and ``-v``."""
+    job = argparse.ArgumentParser(add_help=False)
+    job.add_argument(
+        "config",
+        metavar="CONFIG",
+        nargs="?" if config_optional else None,
+        help="a TOML job config (see docs/config.md)",
+    )
+    # SUPPRESS: "colonnade -v train x.toml" must not be reset by the subcommand's default.
+    job.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="log progress to stderr (INFO level)",
+    )
+    return job
 
 
 def _add_serve_parser(sub) -> None:
