@@ -90,10 +90,10 @@ class TFRecordOptions:
     compression_type: str | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "compression_type", compression_type(self.compression_type))
+        object.__setattr__(self, "compression_type", compression_name(self.compression_type))
 
 
-def compression_type(value) -> str:
+def compression_name(value) -> str:
     """TFRecord's compression name (``""``, ``"ZLIB"`` or ``"GZIP"``) of a
     ``TFRecordOptions``, a name or ``None``; an error naming the accepted ones."""
     if isinstance(value, TFRecordOptions):
@@ -263,7 +263,7 @@ def read_record_chunks(path, compression_type=None, chunk_bytes=CHUNK_BYTES):
     b'abc'
     """
     path = os.fspath(path)
-    compression = compression_type(compression_type)
+    compression = compression_name(compression_type)
     stream = _Decompressed(path, compression)
     try:
         pending = b""
@@ -337,7 +337,7 @@ class TFRecordWriter:
 
     def __init__(self, path, options=None):
         self.path = os.fspath(path)
-        self.compression_type = compression_type(options)
+        self.compression_type = compression_name(options)
         if self.compression_type == "GZIP":
             self._file = gzip.open(self.path, "wb")  # noqa: SIM115
         elif self.compression_type == "ZLIB":

@@ -17,7 +17,7 @@ from .example import parse_records
 from .parse_spec import normalize_features
 from .sources import READ_BATCH_SIZE as READ_ROWS
 from .sources import Unit, resolve_paths
-from .tfrecord import CHUNK_BYTES, read_record_chunks
+from .tfrecord import CHUNK_BYTES, compression_name, read_record_chunks
 from .wire import pad
 
 __all__ = ["TFRecordSource"]
@@ -39,7 +39,7 @@ class TFRecordSource:
     def __init__(self, paths, features, compression_type=None, chunk_bytes=CHUNK_BYTES):
         self.features = features
         self.specs = normalize_features(features)
-        self.compression_type = compression_type(compression_type)
+        self.compression_type = compression_name(compression_type)
         self.chunk_bytes = chunk_bytes
         shown = repr(os.fspath(paths)) if isinstance(paths, (str, os.PathLike)) else None
         _, _, self.files = resolve_paths(paths)

@@ -51,6 +51,11 @@ class HashedCategoricalColumn(KeyedColumn, CategoricalColumn):
     dtype: str = "string"
 
     @property
+    def hashed_keys(self) -> tuple:
+        """The raw keys whose string values this column fingerprints: its own."""
+        return (self.key,)
+
+    @property
     def num_buckets(self) -> int:
         return self.hash_bucket_size
 

@@ -52,6 +52,11 @@ class CrossedColumn(CategoricalColumn):
     hash_key: int | None = None
 
     @property
+    def hashed_keys(self) -> tuple:
+        """The raw keys whose string values this cross fingerprints: its raw leaves."""
+        return tuple(k for k in self.leaf_keys if isinstance(k, str))
+
+    @property
     def leaf_keys(self) -> list:
         """The keys with nested crosses expanded, in order."""
         return _leaf_keys(self.keys)

@@ -43,20 +43,14 @@ def dictionary_fingerprints(cache, key: str, needed_by) -> np.ndarray:
 @functools.lru_cache(maxsize=256)
 def _hashed_keys(columns: tuple) -> dict:
     """``{raw key: name of a column that hashes it}`` for ``columns`` and the columns they
-    are built from (``children``); the same columns come every batch, hence the cache."""
-    from .categorical import HashedCategoricalColumn  # they build on this module
-    from .crossed import CrossedColumn
-
+    are built from (``children``), from each column's ``hashed_keys`` (hashed columns and
+    crosses); the same columns come every batch, hence the cache."""
     out: dict = {}
     stack = list(columns)
     while stack:
         column = stack.pop(0)
-        if isinstance(column, HashedCategoricalColumn):
-            out.setdefault(column.key, column.name)
-        elif isinstance(column, CrossedColumn):
-            for k in column.leaf_keys:
-                if isinstance(k, str):
-                    out.setdefault(k, column.name)
+        for key in getattr(column, "hashed_keys", ()):
+            out.setdefault(key, column.name)
         stack.extend(getattr(column, "children", ()))
     return out
 

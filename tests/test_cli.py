@@ -614,3 +614,11 @@ def test_examples_adult_toml_trains_on_the_packaged_data(tmp_path, capsys):
     status, out, err = run(capsys, "export", cfg)
     assert status == 0, err
     assert cn.load(out.strip()).predict(pd.read_parquet(job.data.eval[0]).head(3)).shape[0] == 3
+
+
+@pytest.mark.parametrize("command", ["evaluate", "predict", "export"])
+def test_a_job_command_other_than_train_requires_its_config(capsys, command):
+    with pytest.raises(SystemExit) as stop:
+        cli.main([command])
+    assert stop.value.code == 2
+    assert "the following arguments are required: CONFIG" in capsys.readouterr().err
