@@ -128,7 +128,7 @@ def make_model(kind: str, model_dir: str):
 def matmul_seconds(model, steps: int) -> float:
     """Time of the model's dense-layer matrix products alone (forward and backward) for
     ``steps`` batches, in plain numpy at the same shapes."""
-    network = model._network
+    network = model.model.network
     if network.dnn is None:
         return 0.0
     rng = np.random.default_rng(0)
@@ -190,18 +190,19 @@ def measure(model, kind: str, train: str, test: str, rows: int) -> dict:
 
 
 def phases(kind: str, train: str, steps: int = 200, warmup: int = 20) -> dict:
-    """Milliseconds per training step spent in each part of ``_train_step``."""
+    """Milliseconds per training step spent in each part of ``Estimator.train_step``."""
     with tempfile.TemporaryDirectory(prefix=f"ctr_{kind}_") as model_dir:
         return _phases(make_model(kind, model_dir), kind, train, steps, warmup)
 
 
 def _phases(model, kind: str, train: str, steps: int, warmup: int) -> dict:
-    """Run ``_train_step``'s parts one by one, timing each."""
+    """Run ``Estimator.train_step``'s parts one by one, timing each."""
     wide, deep = columns()
     needed = sorted(set(cn.data.required_columns(wide + deep)) | {"clicked"})
     table = cn.data.Dataset.from_parquet(train, columns=needed).to_table()
     ds = cn.data.Dataset.from_arrow(table.slice(0, BATCH * (steps + warmup)), label="clicked")
-    network, variables = model._network, [v for _, _, part in model._parts for v in part]
+    state = model.train_state
+    network, variables = model.model.network, [v for _, vs in state.trained_parts() for v in vs]
     batches = input_pipeline.transformed_batches(network, ds.batch(BATCH), training=True)
     times = dict.fromkeys(["input_wait", "forward", "backward", "optimizer"], 0.0)
     for step in range(steps + warmup):
@@ -211,13 +212,13 @@ def _phases(model, kind: str, train: str, steps: int, warmup: int) -> dict:
         features, labels, cache = next(batches)
         labels = model.head.label_array(labels)
         t1 = time.perf_counter()
-        logits = network.logits(features, training=True, rng=model._step_rng(), cache=cache)
+        logits = network.logits(features, training=True, rng=state.step_rng(), cache=cache)
         loss = model.head.training_loss(labels, logits)[0]
         t2 = time.perf_counter()
         grads = gradients([loss], variables)
         t3 = time.perf_counter()
         done = 0
-        for _, optimizer, part in model._parts:
+        for optimizer, part in state.trained_parts():
             optimizer.apply_gradients(list(zip(grads[done : done + len(part)], part)))
             done += len(part)
         t4 = time.perf_counter()

@@ -97,7 +97,7 @@ def distributed(kind, train, workers, num_ps, mode) -> dict:
 
 def whole_table_bytes(model) -> int:
     """Bytes of the values of the model's tables (the driver's copy)."""
-    return sum(t.variable.value.nbytes for t in network_tables(model._network).values())
+    return sum(t.variable.value.nbytes for t in network_tables(model.model.network).values())
 
 
 LINK_BYTES_PER_S = 10e9 / 8  # 10 Gbit/s

@@ -31,14 +31,14 @@ class _Estimator:
     def __init__(self, model_dir):
         self.model_dir = model_dir
         self.global_step = 0
-        self._global_step = cn.core.Variable(np.int64(0), dtype=np.int64)
+        self.step_variable = cn.core.Variable(np.int64(0), dtype=np.int64)
 
-    def _hook_scope(self):
+    def hook_scope(self):
         store = cn.core.VariableStore()
-        store.global_step = self._global_step
+        store.global_step = self.step_variable
         return store.as_default()
 
-    def _nonfinite_variables(self):
+    def nonfinite_variables(self):
         return []
 
     def save_checkpoint(self, directory=None):

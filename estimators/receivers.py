@@ -99,7 +99,9 @@ class _Receiver:
         return {"type": self.type, "features": self.features}
 
     @classmethod
-    def _from_features(cls, features: dict):
+    def from_features(cls, features: dict):
+        """A receiver of ``features`` (name -> the JSON form of a parse spec), as
+        ``model.json`` records them."""
         frozen = tuple(
             (name, tuple((k, _freeze(v)) for k, v in spec.items()))
             for name, spec in features.items()
@@ -144,7 +146,7 @@ def build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size=Non
     Returns a function of no arguments returning a :class:`ParsingServingInputReceiver`.
     """
     del default_batch_size
-    receiver = ParsingServingInputReceiver._from_features(_features_json(feature_spec, "parsing"))
+    receiver = ParsingServingInputReceiver.from_features(_features_json(feature_spec, "parsing"))
 
     def serving_input_receiver_fn():
         return receiver
@@ -161,7 +163,7 @@ def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
     Returns a function of no arguments returning a :class:`RawServingInputReceiver`.
     """
     del default_batch_size
-    receiver = RawServingInputReceiver._from_features(_features_json(features, "raw"))
+    receiver = RawServingInputReceiver.from_features(_features_json(features, "raw"))
 
     def serving_input_receiver_fn():
         return receiver
@@ -188,7 +190,7 @@ def resolve_receiver(serving_input_receiver_fn):
 
 def receiver_from_json(value: dict):
     """The receiver a (checked) ``model.json`` records."""
-    return _CLASSES[value["type"]]._from_features(value["features"])
+    return _CLASSES[value["type"]].from_features(value["features"])
 
 
 def specs_from_json(features: dict) -> dict:
