@@ -484,3 +484,14 @@ class DNNLinearCombinedRegressor(Estimator):
         linear = (linear_feature_columns, linear_optimizer, linear_sparse_combiner)
         model_fn = combined_model_fn(head, linear, dnn_feature_columns, dnn_optimizer, tower)
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
+
+
+CANNED_ESTIMATORS = (
+    LinearClassifier,
+    LinearRegressor,
+    DNNClassifier,
+    DNNRegressor,
+    DNNLinearCombinedClassifier,
+    DNNLinearCombinedRegressor,
+)
+"""The six canned estimators, in TF's order."""

@@ -39,14 +39,7 @@ from .. import feature_columns as fc
 from ..feature_columns import config_checks as check
 from ..feature_columns.config_checks import ConfigError, Table, did_you_mean, show
 from ..feature_columns.dense import COMBINERS
-from .canned import (
-    DNNClassifier,
-    DNNLinearCombinedClassifier,
-    DNNLinearCombinedRegressor,
-    DNNRegressor,
-    LinearClassifier,
-    LinearRegressor,
-)
+from .canned import CANNED_ESTIMATORS
 from .canned_model import resolve_optimizer
 from .dnn import ACTIVATIONS
 from .heads import RegressionHead, classification_head
@@ -61,17 +54,7 @@ __all__ = [
     "parse_estimator_config",
 ]
 
-MODEL_TYPES = {
-    cls.__name__: cls
-    for cls in (
-        LinearClassifier,
-        LinearRegressor,
-        DNNClassifier,
-        DNNRegressor,
-        DNNLinearCombinedClassifier,
-        DNNLinearCombinedRegressor,
-    )
-}
+MODEL_TYPES = {cls.__name__: cls for cls in CANNED_ESTIMATORS}
 """The estimators a config may name, by class name."""
 
 MODEL_ALIASES = {

@@ -148,6 +148,19 @@ class PredictOutput:
     outputs: dict
 
 
+class ClassNames:
+    """What a head over ``n_classes`` classes says of them: one logit each, named by
+    ``label_vocabulary`` or by their ids."""
+
+    @property
+    def logits_dimension(self) -> int:
+        return self.n_classes
+
+    @property
+    def class_names(self):
+        return tuple(self.label_vocabulary or [str(i) for i in range(self.n_classes)])
+
+
 class Head:
     """TF's ``Head`` interface. Subclasses are frozen dataclasses with the fields
     ``weight_column``, ``loss_reduction``, ``loss_fn`` and ``name``, and supply

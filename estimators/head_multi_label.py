@@ -20,6 +20,7 @@ from . import metrics as m
 from .head_base import (
     SERVING_KEY,
     ClassificationOutput,
+    ClassNames,
     Head,
     PredictOutput,
     check_reduction,
@@ -63,7 +64,7 @@ def _class_lists(labels, n_classes):
 
 
 @dataclass(frozen=True)
-class MultiLabelHead(Head):
+class MultiLabelHead(ClassNames, Head):
     """Sigmoid cross-entropy per class, averaged over the classes (TF's
     ``MultiLabelHead``). Metrics: ``average_loss``, ``auc`` and ``auc_precision_recall``
     over every (example, class) pair, TF's threshold metrics for ``thresholds``, and
@@ -99,14 +100,6 @@ class MultiLabelHead(Head):
                 )
             ids.append(int(c))
         object.__setattr__(self, "classes_for_class_based_metrics", tuple(ids))
-
-    @property
-    def logits_dimension(self) -> int:
-        return self.n_classes
-
-    @property
-    def class_names(self):
-        return tuple(self.label_vocabulary or [str(i) for i in range(self.n_classes)])
 
     prediction_keys = ("logits", "probabilities", "classes")
 

@@ -29,6 +29,7 @@ from .head_base import (
     SERVING_KEY,
     AccuracyBaseline,
     ClassificationOutput,
+    ClassNames,
     Head,
     PredictOutput,
     RegressionOutput,
@@ -220,7 +221,7 @@ class BinaryClassHead(Head):
 
 
 @dataclass(frozen=True)
-class MultiClassHead(Head):
+class MultiClassHead(ClassNames, Head):
     """Softmax over ``n_classes`` logits (TF's ``MultiClassHead``): sparse softmax
     cross-entropy; the predicted class is the largest logit's."""
 
@@ -241,14 +242,6 @@ class MultiClassHead(Head):
                 f"label_vocabulary has {len(self.label_vocabulary)} entries but n_classes is "
                 f"{self.n_classes}"
             )
-
-    @property
-    def logits_dimension(self) -> int:
-        return self.n_classes
-
-    @property
-    def class_names(self):
-        return tuple(self.label_vocabulary or [str(i) for i in range(self.n_classes)])
 
     @property
     def prediction_keys(self) -> tuple:
