@@ -90,6 +90,23 @@ def report(bench: str, rows: int, seconds: float, **extra) -> None:
     print(json.dumps(line), flush=True)
 
 
+def report_transform(
+    bench: str, rows: int, seconds: float, shape: dict, threads=fc.DEFAULT_NUM_THREADS, **extra
+) -> None:
+    """:func:`report` for a transform run: its thread count, whether it meets
+    ``TARGET_ROWS_PER_S``, and the table's ``shape``."""
+    report(
+        bench,
+        rows,
+        seconds,
+        **extra,
+        threads=threads,
+        target_rows_per_s=TARGET_ROWS_PER_S,
+        meets_target=rows / seconds >= TARGET_ROWS_PER_S,
+        **shape,
+    )
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -113,27 +130,11 @@ def main(argv=None) -> None:
         seconds = best_of(
             lambda t=threads: fc.transform_features(table, columns, num_threads=t), args.repeats
         )
-        report(
-            "transform_dictionary_strings",
-            args.rows,
-            seconds,
-            threads=threads,
-            target_rows_per_s=TARGET_ROWS_PER_S,
-            meets_target=args.rows / seconds >= TARGET_ROWS_PER_S,
-            **shape,
-        )
+        report_transform("transform_dictionary_strings", args.rows, seconds, shape, threads=threads)
 
     plain = make_table(args.rows, dictionary=False)
     seconds = best_of(lambda: fc.transform_features(plain, columns), args.repeats)
-    report(
-        "transform_plain_strings",
-        args.rows,
-        seconds,
-        threads=fc.DEFAULT_NUM_THREADS,
-        target_rows_per_s=TARGET_ROWS_PER_S,
-        meets_target=args.rows / seconds >= TARGET_ROWS_PER_S,
-        **shape,
-    )
+    report_transform("transform_plain_strings", args.rows, seconds, shape)
 
     # Training-sized batches sliced from the table (dictionaries shared with the table).
     batches = table.to_batches(max_chunksize=args.batch_size)
@@ -143,15 +144,12 @@ def main(argv=None) -> None:
             fc.transform_features(batch, columns)
 
     seconds = best_of(transform_batches, args.repeats)
-    report(
+    report_transform(
         "transform_dictionary_strings_batched",
         args.rows,
         seconds,
+        shape,
         batch_size=args.batch_size,
-        threads=fc.DEFAULT_NUM_THREADS,
-        target_rows_per_s=TARGET_ROWS_PER_S,
-        meets_target=args.rows / seconds >= TARGET_ROWS_PER_S,
-        **shape,
     )
 
     # The same batches through a DenseFeatures layer (8-dim embeddings, one-hot buckets).

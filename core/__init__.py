@@ -113,22 +113,7 @@ from .ops import (
     unbroadcast,
     where,
 )
-from .optimizers import (
-    OPTIMIZERS,
-    AdadeltaOptimizer,
-    AdagradDAOptimizer,
-    AdagradOptimizer,
-    AdamOptimizer,
-    FtrlOptimizer,
-    GradientDescentOptimizer,
-    LazyAdamOptimizer,
-    MomentumOptimizer,
-    Optimizer,
-    ProximalAdagradOptimizer,
-    ProximalGradientDescentOptimizer,
-    RMSPropOptimizer,
-    optimizer_class,
-)
+from .optimizers import *  # noqa: F403  (the optimizer names, listed once in its __all__)
 from .schedules import (
     cosine_decay,
     cosine_decay_restarts,

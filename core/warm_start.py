@@ -449,14 +449,12 @@ def warm_start(
             raise TypeError(f"var_name_to_vocab_info[{name!r}] must be a VocabInfo")
     chosen = _select(vars_to_warm_start, names, vocab_infos)
 
-    unused_vocab = sorted(set(vocab_infos) - set(chosen))
-    unused_prev = sorted(set(prev_names) - set(chosen))
-    if unused_vocab or unused_prev:
-        parts = []
-        if unused_vocab:
-            parts.append(f"var_name_to_vocab_info names {unused_vocab}")
-        if unused_prev:
-            parts.append(f"var_name_to_prev_var_name names {unused_prev}")
+    unused = {
+        "var_name_to_vocab_info": sorted(set(vocab_infos) - set(chosen)),
+        "var_name_to_prev_var_name": sorted(set(prev_names) - set(chosen)),
+    }
+    parts = [f"{argument} names {names}" for argument, names in unused.items() if names]
+    if parts:
         raise ValueError(
             "warm_start: " + " and ".join(parts) + " but these are not among the variables "
             f"selected by vars_to_warm_start={vars_to_warm_start!r}: {sorted(chosen)} "

@@ -175,6 +175,12 @@ class Head:
     expected_loss_dim = 1
     """The width of the per-example loss a ``loss_fn`` must return (TF's)."""
 
+    def __post_init__(self):
+        """Resolve ``loss_reduction`` (TF1's strings accepted, ``none`` refused) and
+        ``weight_column`` (a name or a ``numeric_column``) to what every head keeps."""
+        object.__setattr__(self, "loss_reduction", check_reduction(self.loss_reduction))
+        object.__setattr__(self, "weight_column", weight_key(self.weight_column))
+
     def _key(self, key: str) -> str:
         """A metric key with the head's ``name`` as suffix (TF's ``auc/name``)."""
         return key if not self.name else f"{key}/{self.name}"

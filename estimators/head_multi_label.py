@@ -23,8 +23,6 @@ from .head_base import (
     ClassNames,
     Head,
     PredictOutput,
-    check_reduction,
-    weight_key,
 )
 
 
@@ -81,8 +79,7 @@ class MultiLabelHead(ClassNames, Head):
     name: str | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "loss_reduction", check_reduction(self.loss_reduction))
-        object.__setattr__(self, "weight_column", weight_key(self.weight_column))
+        super().__post_init__()
         if self.n_classes is None or self.n_classes < 2:
             raise ValueError(f"n_classes must be > 1, got {self.n_classes}")
         ids = []

@@ -18,10 +18,8 @@ from .head_base import (
     Head,
     PredictOutput,
     RegressionOutput,
-    check_reduction,
     host,
     refuse_non_finite,
-    weight_key,
 )
 
 
@@ -40,8 +38,7 @@ class RegressionHead(Head):
     name: str | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "loss_reduction", check_reduction(self.loss_reduction))
-        object.__setattr__(self, "weight_column", weight_key(self.weight_column))
+        super().__post_init__()
         if self.label_dimension < 1:
             raise ValueError(f"label_dimension must be >= 1, got {self.label_dimension}")
 

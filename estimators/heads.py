@@ -34,9 +34,7 @@ from .head_base import (
     PredictOutput,
     RegressionOutput,
     as_column,
-    check_reduction,
     refuse_non_finite,
-    weight_key,
 )
 from .head_multi_label import MultiLabelHead
 from .head_regression import LogisticRegressionHead, PoissonRegressionHead, RegressionHead
@@ -134,8 +132,7 @@ class BinaryClassHead(Head):
     name: str | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "loss_reduction", check_reduction(self.loss_reduction))
-        object.__setattr__(self, "weight_column", weight_key(self.weight_column))
+        super().__post_init__()
         object.__setattr__(self, "thresholds", _check_thresholds(self.thresholds))
         if self.label_vocabulary is not None and len(self.label_vocabulary) != 2:
             raise ValueError(
@@ -233,8 +230,7 @@ class MultiClassHead(ClassNames, Head):
     name: str | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "loss_reduction", check_reduction(self.loss_reduction))
-        object.__setattr__(self, "weight_column", weight_key(self.weight_column))
+        super().__post_init__()
         if self.n_classes < 3:
             raise ValueError(f"MultiClassHead needs n_classes >= 3, got {self.n_classes}")
         if self.label_vocabulary is not None and len(self.label_vocabulary) != self.n_classes:

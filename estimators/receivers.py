@@ -137,6 +137,15 @@ class RawServingInputReceiver(_Receiver):
 _CLASSES = {"parsing": ParsingServingInputReceiver, "raw": RawServingInputReceiver}
 
 
+def _receiver_fn(receiver):
+    """A serving input receiver fn: a function of no arguments returning ``receiver``."""
+
+    def serving_input_receiver_fn():
+        return receiver
+
+    return serving_input_receiver_fn
+
+
 def build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size=None):
     """A serving input receiver fn (TF's name) for exports that take serialized
     ``tf.Example`` records. ``feature_spec``: a dict of name -> ``FixedLenFeature`` /
@@ -146,12 +155,9 @@ def build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size=Non
     Returns a function of no arguments returning a :class:`ParsingServingInputReceiver`.
     """
     del default_batch_size
-    receiver = ParsingServingInputReceiver.from_features(_features_json(feature_spec, "parsing"))
-
-    def serving_input_receiver_fn():
-        return receiver
-
-    return serving_input_receiver_fn
+    return _receiver_fn(
+        ParsingServingInputReceiver.from_features(_features_json(feature_spec, "parsing"))
+    )
 
 
 def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
@@ -163,12 +169,7 @@ def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
     Returns a function of no arguments returning a :class:`RawServingInputReceiver`.
     """
     del default_batch_size
-    receiver = RawServingInputReceiver.from_features(_features_json(features, "raw"))
-
-    def serving_input_receiver_fn():
-        return receiver
-
-    return serving_input_receiver_fn
+    return _receiver_fn(RawServingInputReceiver.from_features(_features_json(features, "raw")))
 
 
 def resolve_receiver(serving_input_receiver_fn):
