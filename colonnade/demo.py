@@ -42,6 +42,50 @@ def load_adult(split: str, rows: int | None = None, seed: int = 0) -> pd.DataFra
     return frame.sample(n=rows, random_state=seed).reset_index(drop=True)
 
 
+def add_census_arguments(parser) -> None:
+    """Add the options the census tutorials share to an ``argparse`` parser:
+    ``--train-rows``/``--test-rows`` (random subsets for a quick run), ``--model-dir``
+    and ``--seed``. :func:`load_census` reads them back."""
+    parser.add_argument("--train-rows", type=int, help="use a random subset of the training data")
+    parser.add_argument("--test-rows", type=int, help="use a random subset of the test data")
+    parser.add_argument("--model-dir", help="where to keep checkpoints (default: a temp dir)")
+    parser.add_argument("--seed", type=int, default=0)
+
+
+def load_census(args) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ``(train, test)`` Adult splits a census tutorial asked for with the options of
+    :func:`add_census_arguments` (subsets drawn with ``args.seed``); prints their sizes.
+
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_census_arguments(parser)
+    >>> train, test = load_census(parser.parse_args(["--train-rows", "100", "--test-rows", "50"]))
+    census: 100 training rows, 50 test rows
+    """
+    train_frame = load_adult("train", rows=args.train_rows, seed=args.seed)
+    test_frame = load_adult("test", rows=args.test_rows, seed=args.seed)
+    print(f"census: {len(train_frame):,} training rows, {len(test_frame):,} test rows")
+    return train_frame, test_frame
+
+
+def run_tutorial(run, args, work_dir: str | None, prefix: str) -> dict:
+    """A tutorial's ``main``: call ``run(args, directory)`` with ``work_dir``, or without
+    one a temporary directory (named ``prefix...``, removed afterwards); print the
+    results dict ``run`` returns as one JSON line, and return it.
+
+    >>> import os
+    >>> def run(args, work_dir):
+    ...     return {"work_dir_exists": os.path.isdir(work_dir)}
+    >>> run_tutorial(run, None, None, prefix="colonnade_doctest_")
+    {"work_dir_exists": true}
+    {'work_dir_exists': True}
+    """
+    with tempfile.TemporaryDirectory(prefix=prefix) as scratch:
+        results = run(args, work_dir or scratch)
+    print(json.dumps(results))
+    return results
+
+
 def census_columns():
     """``(wide_columns, deep_columns)`` of TensorFlow's census tutorial (see
     :mod:`colonnade.census`)."""

@@ -23,7 +23,7 @@ from .base import CategoricalColumn, KeyedColumn, WrapsCategorical, check_int, c
 from .categorical_inputs import as_int64, check_dtype_arg, check_input, list_spec
 from .dictionary_hashes import dictionary_fingerprints
 from .features import dtype_name, value_kind
-from .ids import CategoricalIds, FlatIds, compact
+from .ids import CategoricalIds, FlatIds, OneIdPerValue, compact
 
 __all__ = [
     "HashedCategoricalColumn",
@@ -39,7 +39,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class HashedCategoricalColumn(KeyedColumn, CategoricalColumn):
+class HashedCategoricalColumn(OneIdPerValue, KeyedColumn, CategoricalColumn):
     """Ids by hashing; see :func:`categorical_column_with_hash_bucket`.
 
     >>> categorical_column_with_hash_bucket("kw", 10)
@@ -60,6 +60,8 @@ class HashedCategoricalColumn(KeyedColumn, CategoricalColumn):
         return self.hash_bucket_size
 
     def flat_ids(self, cache) -> FlatIds:
+        """``Fingerprint64(value) % hash_bucket_size`` for each value."""
+
         def compute():
             enc = cache.encoded(self.key, self.name)
             check_input(self, self.key, enc.ragged.values.type, self.dtype)
@@ -68,10 +70,6 @@ class HashedCategoricalColumn(KeyedColumn, CategoricalColumn):
             return FlatIds(dict_ids[enc.codes], enc.valid, enc.ragged)
 
         return cache.memo(("flat_ids", self), compute)
-
-    def transform(self, cache) -> CategoricalIds:
-        """``Fingerprint64(value) % hash_bucket_size`` for each value."""
-        return compact(self.flat_ids(cache), self.num_buckets)
 
     def parse_spec(self) -> dict:
         return {self.key: list_spec(self.dtype)}
@@ -111,7 +109,7 @@ def categorical_column_with_hash_bucket(
 
 
 @dataclass(frozen=True)
-class IdentityCategoricalColumn(KeyedColumn, CategoricalColumn):
+class IdentityCategoricalColumn(OneIdPerValue, KeyedColumn, CategoricalColumn):
     """Integer values used as ids; see :func:`categorical_column_with_identity`.
 
     >>> categorical_column_with_identity("item", 5).num_buckets
@@ -123,6 +121,8 @@ class IdentityCategoricalColumn(KeyedColumn, CategoricalColumn):
     default_value: int | None = None
 
     def flat_ids(self, cache) -> FlatIds:
+        """The values themselves; out-of-range values become ``default_value``."""
+
         def compute():
             ragged = cache.ragged(self.key, self.name)
             values = ragged.values
@@ -149,10 +149,6 @@ class IdentityCategoricalColumn(KeyedColumn, CategoricalColumn):
             return FlatIds(ids, valid, ragged)
 
         return cache.memo(("flat_ids", self), compute)
-
-    def transform(self, cache) -> CategoricalIds:
-        """The values themselves; out-of-range values become ``default_value``."""
-        return compact(self.flat_ids(cache), self.num_buckets)
 
     def parse_spec(self) -> dict:
         return {self.key: pa.list_(pa.int64())}

@@ -15,7 +15,7 @@ import numpy as np
 
 from .features import Ragged
 
-__all__ = ["CategoricalIds", "FlatIds", "compact", "drop_invalid"]
+__all__ = ["CategoricalIds", "FlatIds", "OneIdPerValue", "compact", "drop_invalid"]
 
 
 class CategoricalIds:
@@ -169,3 +169,19 @@ def compact(flat: FlatIds, num_buckets: int) -> CategoricalIds:
     """The ids of ``flat`` without the values that have none, as ``CategoricalIds``."""
     ids, splits = drop_invalid(flat.ids, flat.valid, flat.ragged.row_splits, flat.ragged.num_rows)
     return CategoricalIds(ids, splits, num_buckets, num_rows=flat.ragged.num_rows)
+
+
+class OneIdPerValue:
+    """Mixin for a single-feature categorical column that gives each value an id on its
+    own: the column defines ``flat_ids(cache)`` (those ids as :class:`FlatIds`, memoized
+    per batch; crossed and weighted columns read them too) and its ``transform`` is
+    their :func:`compact` form.
+
+    >>> from colonnade.feature_columns import categorical_column_with_identity
+    >>> isinstance(categorical_column_with_identity("k", 4), OneIdPerValue)
+    True
+    """
+
+    def transform(self, cache) -> CategoricalIds:
+        """Each value's id from ``flat_ids``, without the values that have none."""
+        return compact(self.flat_ids(cache), self.num_buckets)

@@ -99,6 +99,14 @@ def normalizer_config(fn, column: str) -> dict:
     )
 
 
+def with_normalizer_config(out: dict, column) -> dict:
+    """``out``, a numeric column's config, with its ``normalizer_fn``'s config added when
+    it has one (an error if that normalizer cannot be written to a config)."""
+    if column.normalizer_fn is not None:
+        out["normalizer_fn"] = normalizer_config(column.normalizer_fn, column.name)
+    return out
+
+
 def flat_numbers(column, key: str, arr: pa.Array, dtype: str) -> pa.Array:
     """``arr``'s numbers (booleans as 0 and 1) as ``dtype``; an error naming ``column``
     and ``key`` for values that are not numbers."""
@@ -310,9 +318,7 @@ class NumericColumn(KeyedColumn, DenseColumn):
         if self.default_value is not None:
             out["default_value"] = list(self.default_value)
         out["dtype"] = self.dtype
-        if self.normalizer_fn is not None:
-            out["normalizer_fn"] = normalizer_config(self.normalizer_fn, self.name)
-        return out
+        return with_normalizer_config(out, self)
 
 
 def numeric_column(

@@ -36,7 +36,7 @@ from .numeric import (
     check_numeric_dtype,
     check_shape,
     flat_numbers,
-    normalizer_config,
+    with_normalizer_config,
 )
 from .vocabulary import (
     categorical_column_with_vocabulary_file,
@@ -288,16 +288,14 @@ class SequenceNumericColumn(KeyedColumn, FeatureColumn):
         return {self.key: pa.list_(pa.from_numpy_dtype(np.dtype(self.dtype)))}
 
     def to_config(self) -> dict:
-        out = {
+        config = {
             "type": "sequence_numeric_column",
             "key": self.key,
             "shape": list(self.shape),
             "default_value": self.default_value,
             "dtype": self.dtype,
         }
-        if self.normalizer_fn is not None:
-            out["normalizer_fn"] = normalizer_config(self.normalizer_fn, self.name)
-        return out
+        return with_normalizer_config(config, self)
 
 
 def sequence_numeric_column(

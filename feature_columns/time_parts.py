@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .base import CategoricalColumn, check_key
-from .ids import CategoricalIds, FlatIds, compact
+from .ids import FlatIds, OneIdPerValue
 
 __all__ = ["TIME_PARTS", "TimePartCategoricalColumn", "categorical_column_with_time_part"]
 
@@ -49,7 +49,7 @@ TIME_PARTS = {
 
 
 @dataclass(frozen=True)
-class TimePartCategoricalColumn(CategoricalColumn):
+class TimePartCategoricalColumn(OneIdPerValue, CategoricalColumn):
     """One part of a timestamp as an id; see :func:`categorical_column_with_time_part`.
 
     >>> TimePartCategoricalColumn("when", "weekday").num_buckets
@@ -72,6 +72,8 @@ class TimePartCategoricalColumn(CategoricalColumn):
         return TIME_PARTS[self.part][0]
 
     def flat_ids(self, cache) -> FlatIds:
+        """The part of each timestamp, in ``[0, num_buckets)``."""
+
         def compute():
             ragged = cache.ragged(self.key, self.name)
             times = _as_times(self, ragged.values)
@@ -83,10 +85,6 @@ class TimePartCategoricalColumn(CategoricalColumn):
             return FlatIds(ids.to_numpy(zero_copy_only=False).astype(np.int64), valid, ragged)
 
         return cache.memo(("flat_ids", self), compute)
-
-    def transform(self, cache) -> CategoricalIds:
-        """The part of each timestamp, in ``[0, num_buckets)``."""
-        return compact(self.flat_ids(cache), self.num_buckets)
 
     def parse_spec(self) -> dict:
         # tf.Example has no timestamp type, JSON neither: both carry ISO 8601 text

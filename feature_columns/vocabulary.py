@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 from .base import CategoricalColumn, KeyedColumn, check_int, check_key
 from .categorical_inputs import as_int64, check_dtype_arg, check_input, expected_kind, list_spec
 from .dictionary_hashes import dictionary_fingerprints
-from .ids import CategoricalIds, FlatIds, compact
+from .ids import FlatIds, OneIdPerValue
 
 __all__ = [
     "VocabularyFileCategoricalColumn",
@@ -88,7 +88,7 @@ def _check_oov(num_oov_buckets, default_value, vocab_size: int, column: str):
     return num_oov, default_value
 
 
-class _VocabularyColumn(KeyedColumn, CategoricalColumn):
+class _VocabularyColumn(OneIdPerValue, KeyedColumn, CategoricalColumn):
     """What the vocabulary list and file columns share: their ``_table`` lookup, the OOV
     rules, and the config fields for them."""
 
@@ -97,11 +97,8 @@ class _VocabularyColumn(KeyedColumn, CategoricalColumn):
             object.__setattr__(self, "_table", self._checked_vocabulary())
 
     def flat_ids(self, cache) -> FlatIds:
-        return cache.memo(("flat_ids", self), lambda: _vocab_lookup(self, cache, self._table))
-
-    def transform(self, cache) -> CategoricalIds:
         """Each value's index in the vocabulary; misses as the OOV rules say."""
-        return compact(self.flat_ids(cache), self.num_buckets)
+        return cache.memo(("flat_ids", self), lambda: _vocab_lookup(self, cache, self._table))
 
     def parse_spec(self) -> dict:
         return {self.key: list_spec(self.dtype)}

@@ -38,10 +38,8 @@ Run it::
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
-import tempfile
 import time
 
 import numpy as np
@@ -58,7 +56,7 @@ from colonnade.census import (
     MARITAL_STATUS,
     RELATIONSHIP,
 )
-from colonnade.demo import load_adult
+from colonnade.demo import add_census_arguments, load_census, run_tutorial
 
 fc = cn.feature_columns
 
@@ -158,10 +156,7 @@ def parse_args(argv):
     parser.add_argument("--hidden-units", type=int, nargs="+", default=[64, 32])
     parser.add_argument("--save-checkpoints-steps", type=int, default=500)
     parser.add_argument("--throttle-secs", type=float, default=0, help="EvalSpec's")
-    parser.add_argument("--train-rows", type=int, help="use a random subset of the training data")
-    parser.add_argument("--test-rows", type=int, help="use a random subset of the test data")
-    parser.add_argument("--model-dir", help="where to keep checkpoints (default: a temp dir)")
-    parser.add_argument("--seed", type=int, default=0)
+    add_census_arguments(parser)  # --train-rows, --test-rows, --model-dir, --seed
     args = parser.parse_args(argv)
     if args.max_steps < 1:
         parser.error("--max-steps must be at least 1")
@@ -170,9 +165,7 @@ def parse_args(argv):
 
 def run(args, model_dir: str) -> dict:
     started = time.perf_counter()
-    train = load_adult("train", rows=args.train_rows, seed=args.seed)
-    test = load_adult("test", rows=args.test_rows, seed=args.seed)
-    print(f"census: {len(train):,} training rows, {len(test):,} test rows")
+    train, test = load_census(args)
     deep_columns, wide_columns = build_columns(train)
 
     # TF: config = tf.estimator.RunConfig(save_checkpoints_steps=..., tf_random_seed=...)
@@ -257,10 +250,7 @@ def run(args, model_dir: str) -> dict:
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="colonnade_census_custom_") as scratch:
-        results = run(args, args.model_dir or scratch)
-    print(json.dumps(results))
-    return results
+    return run_tutorial(run, args, args.model_dir, prefix="colonnade_census_custom_")
 
 
 if __name__ == "__main__":

@@ -43,8 +43,6 @@ Run it::
 from __future__ import annotations
 
 import argparse
-import json
-import tempfile
 import time
 
 import numpy as np
@@ -65,7 +63,7 @@ from colonnade.census import (
     RELATIONSHIP,
     WORKCLASS,
 )
-from colonnade.demo import load_adult
+from colonnade.demo import add_census_arguments, load_census, run_tutorial
 
 fc = cn.feature_columns
 
@@ -173,10 +171,7 @@ def parse_args(argv):
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--linear-learning-rate", type=float, default=0.1, help="Ftrl")
     parser.add_argument("--dnn-learning-rate", type=float, default=0.001, help="Adam")
-    parser.add_argument("--train-rows", type=int, help="use a random subset of the training data")
-    parser.add_argument("--test-rows", type=int, help="use a random subset of the test data")
-    parser.add_argument("--model-dir", help="where to keep checkpoints (default: a temp dir)")
-    parser.add_argument("--seed", type=int, default=0)
+    add_census_arguments(parser)  # --train-rows, --test-rows, --model-dir, --seed
     args = parser.parse_args(argv)
     if args.epochs < 1 or args.epochs_between_evals < 1:
         parser.error("--epochs and --epochs-between-evals must be at least 1")
@@ -185,9 +180,7 @@ def parse_args(argv):
 
 def run(args, model_dir: str) -> dict:
     started = time.perf_counter()
-    train = load_adult("train", rows=args.train_rows, seed=args.seed)
-    test = load_adult("test", rows=args.test_rows, seed=args.seed)
-    print(f"census: {len(train):,} training rows, {len(test):,} test rows")
+    train, test = load_census(args)
 
     wide_columns, deep_columns = build_model_columns(train)
     model = build_estimator(model_dir, args.model_type, wide_columns, deep_columns, args)
@@ -247,10 +240,7 @@ def run(args, model_dir: str) -> dict:
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="colonnade_census_") as scratch:
-        results = run(args, args.model_dir or scratch)
-    print(json.dumps(results))
-    return results
+    return run_tutorial(run, args, args.model_dir, prefix="colonnade_census_")
 
 
 if __name__ == "__main__":

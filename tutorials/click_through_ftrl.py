@@ -40,9 +40,7 @@ Run it::
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import tempfile
 import time
 
 import numpy as np
@@ -50,6 +48,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import colonnade as cn
+from colonnade.demo import run_tutorial
 
 fc = cn.feature_columns
 
@@ -345,10 +344,7 @@ def run(args, data_dir: str) -> dict:
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="colonnade_ctr_") as scratch:
-        results = run(args, args.data_dir or scratch)
-    print(json.dumps(results))
-    return results
+    return run_tutorial(run, args, args.data_dir, prefix="colonnade_ctr_")
 
 
 if __name__ == "__main__":

@@ -33,7 +33,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
@@ -43,7 +42,7 @@ import pandas as pd
 
 import colonnade as cn
 from colonnade.census import LABEL, LABEL_VOCABULARY
-from colonnade.demo import load_adult
+from colonnade.demo import load_adult, run_tutorial
 
 fc = cn.feature_columns
 
@@ -267,10 +266,7 @@ def run(args, work_dir: str) -> dict:
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="colonnade_export_") as scratch:
-        results = run(args, args.work_dir or scratch)
-    print(json.dumps(results))
-    return results
+    return run_tutorial(run, args, args.work_dir, prefix="colonnade_export_")
 
 
 if __name__ == "__main__":

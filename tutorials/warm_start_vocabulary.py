@@ -38,9 +38,7 @@ Run it::
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import tempfile
 import time
 
 import numpy as np
@@ -48,7 +46,7 @@ import pandas as pd
 
 import colonnade as cn
 from colonnade.census import LABEL, LABEL_VOCABULARY
-from colonnade.demo import load_adult
+from colonnade.demo import load_adult, run_tutorial
 
 fc = cn.feature_columns
 
@@ -288,10 +286,7 @@ def run(args, work_dir: str) -> dict:
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="colonnade_warm_start_") as scratch:
-        results = run(args, args.work_dir or scratch)
-    print(json.dumps(results))
-    return results
+    return run_tutorial(run, args, args.work_dir, prefix="colonnade_warm_start_")
 
 
 if __name__ == "__main__":
