@@ -111,6 +111,8 @@ def scan_fields(buf, starts, ends) -> Fields:
             # Fast path, the usual case in tf.Example: one-byte tags, all length-delimited.
             length, start = read_varints(buf, pos + 1)
             stop = start + length.astype(np.int64)
+            if (stop < start).any() or (start == pos + 1).any():
+                _general_fields(buf, pos, end, active)  # a length over 2^63 or a bad varint
             if (stop > end).any() or (tag < 8).any():
                 raise WireError(*_first_bad(active, stop > end, tag < 8))
             number = (tag >> 3).astype(np.int64)
@@ -149,28 +151,25 @@ def _general_fields(buf, pos, end, active):
     stop = after + _FIXED_SIZE[wire]
     stop[is_varint] = after_value[is_varint]
     stop[is_len] = after_value[is_len] + value[is_len].astype(np.int64)
-    bad = (
-        (after == pos)
-        | ((after_value == after) & (is_varint | is_len))
-        | (number == 0)
-        | ~_VALID_WIRE[wire]
-        | (stop > end)
-        | (stop < start)
-    )
+    malformed = (after == pos) | ((after_value == after) & (is_varint | is_len))
+    bad = malformed | (number == 0) | ~_VALID_WIRE[wire] | (stop > end) | (stop < start)
     if bad.any():
         i = int(np.argmax(bad))
-        raise WireError(active[i], _reason(wire[i], number[i], stop[i], end[i]))
+        reason = _reason(malformed[i], wire[i], number[i], start[i], stop[i], end[i])
+        raise WireError(active[i], reason)
     return number, wire, start, stop, value
 
 
-def _reason(wire, number, stop, end):
+def _reason(malformed, wire, number, start, stop, end):
+    if malformed:
+        return "a malformed varint (more than 10 bytes, or cut off by the end of the data)"
     if number == 0:
         return "a field number of 0"
     if wire not in (0, 1, 2, 5):
         return f"unsupported wire type {wire} (field {number})"
-    if stop > end:
-        return f"field {number} runs {stop - end} bytes past the end of its message (truncated)"
-    return f"a malformed varint (field {number})"
+    if stop < start:
+        return f"field {number} declares a length of 2^63 bytes or more"
+    return f"field {number} runs {stop - end} bytes past the end of its message (truncated)"
 
 
 def _ordered(pieces, n_messages) -> Fields:
