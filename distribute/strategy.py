@@ -222,7 +222,7 @@ def connect(address):
 def _check_reachable(address: str) -> None:
     hostport = address.split("://", 1)[-1]
     host, _, port = hostport.rpartition(":")
-    if not host or not port.isdigit():
+    if not host or not (port.isascii() and port.isdigit()):
         raise ValueError(
             f"RayStrategy address must be 'auto', 'ray://host:port' or 'host:port', got {address!r}"
         )

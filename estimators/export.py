@@ -97,12 +97,29 @@ def portable_config(config, copy_vocabulary):
     return config
 
 
+MAX_VERSION = 2**63 - 1  # TF Serving's version numbers are int64
+
+
+def export_version(name: str) -> int | None:
+    """The version number of an export directory named ``name``: ASCII digits only (not
+    ``"²"`` or other Unicode digits, which ``str.isdigit`` accepts) of at most an int64, as
+    TF Serving's versions; None for any other name.
+
+    >>> export_version("1700000000"), export_version("²"), export_version("9" * 5000)
+    (1700000000, None, None)
+    """
+    if not (name.isascii() and name.isdigit()) or len(name) > len(str(MAX_VERSION)):
+        return None
+    number = int(name)
+    return number if number <= MAX_VERSION else None
+
+
 def _new_export_dir(base: str) -> str:
     """``base/<timestamp>``, numbered above every export already there (the newest is
     the highest number, even when exports come faster than a second apart and older
     ones are deleted)."""
     os.makedirs(base, exist_ok=True)
-    taken = [int(n) for n in os.listdir(base) if n.isdigit()]
+    taken = [v for v in map(export_version, os.listdir(base)) if v is not None]
     stamp = max([int(time.time()), *(t + 1 for t in taken)])
     while os.path.exists(os.path.join(base, str(stamp))):
         stamp += 1
@@ -221,7 +238,7 @@ def resolve_export_dir(path: str) -> str:
     stamps = [
         d
         for d in os.listdir(path)
-        if d.isdigit() and os.path.isfile(os.path.join(path, d, MODEL_FILE))
+        if export_version(d) is not None and os.path.isfile(os.path.join(path, d, MODEL_FILE))
     ]
     if not stamps:
         raise FileNotFoundError(f"{path!r} holds no {MODEL_FILE}, nor timestamped exports")

@@ -29,6 +29,7 @@ import logging
 import os
 import shutil
 
+from .export import export_version
 from .receivers import resolve_receiver
 
 logger = logging.getLogger("colonnade")
@@ -90,7 +91,7 @@ def _keep_newest(export_dir_base: str, keep) -> None:
     """Delete all but the ``keep`` newest timestamped exports under ``export_dir_base``."""
     if keep is None or not os.path.isdir(export_dir_base):
         return
-    stamps = sorted(int(n) for n in os.listdir(export_dir_base) if n.isdigit())
+    stamps = sorted(v for v in map(export_version, os.listdir(export_dir_base)) if v is not None)
     for stamp in stamps[:-keep]:
         shutil.rmtree(os.path.join(export_dir_base, str(stamp)), ignore_errors=True)
 

@@ -720,3 +720,21 @@ def test_the_workers_socket_gives_connections_tcp_nodelay():
     taken.listen()
     with taken, pytest.raises(OSError):
         listening_socket("127.0.0.1", taken.getsockname()[1])
+
+
+def test_a_unicode_digit_version_directory_is_not_a_version(tmp_path):
+    """Issue 29: a directory named "²" ("²".isdigit() is true) beside the exports stopped
+    the server from starting and hot-swapping; versions are ASCII digits of an int64."""
+    base = tmp_path / "exports"
+    real = train_export(tmp_path / "model", base)
+    for name in ("²", "٣", "9" * 20):
+        shutil.copytree(real, base / name)
+    store = ModelStore(str(base), poll_interval=0.1)
+    assert store.serving().path == real
+    assert E.export.resolve_export_dir(str(base)) == real
+    assert cn.load(str(base)).predict(frame(3)).shape[0] == 3
+
+
+def test_a_version_of_five_thousand_digits_is_not_found(client):
+    status, body = client.predict({"instances": [{"age": 30.0, "city": "rome"}]}, "9" * 5000)
+    assert status == 404 and "is not loaded" in body["error"]

@@ -43,6 +43,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ..estimators.export import export_version
 from .inference import predict_table
 from .versions import ModelStore, ServedModel
 
@@ -612,7 +613,8 @@ def create_app(
         version = match["version"]
         if version is None:
             return store.serving(), match["what"], False
-        model = store.get(int(version)) if version.isdigit() else None
+        number = export_version(version)
+        model = store.get(number) if number is not None else None
         if model is None:
             raise BadRequest(
                 f"version {version} of model {model_name!r} is not loaded; serving version "

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..estimators.export import MODEL_FILE, Predictor
+from ..estimators.export import MODEL_FILE, Predictor, export_version
 from ..feature_columns import make_parse_example_spec
 from ..feature_columns.transform_cache import ValueIds
 
@@ -76,10 +76,6 @@ class ServedModel:
         return cls(version, predictor.path, predictor, inputs, outputs, dtypes, ValueIds())
 
 
-def _version_of(name: str):
-    return int(name) if name.isdigit() else None
-
-
 def find_versions(base: str) -> dict:
     """``{version: path}`` of the numbered export directories in ``base``."""
     found = {}
@@ -88,7 +84,7 @@ def find_versions(base: str) -> dict:
     except OSError:
         return found
     for name in names:
-        version = _version_of(name)
+        version = export_version(name)
         path = os.path.join(base, name)
         if version is not None and os.path.isfile(os.path.join(path, MODEL_FILE)):
             found[version] = path
@@ -132,7 +128,7 @@ class ModelStore:
         self.on_swap = None
         if os.path.isfile(os.path.join(self.path, MODEL_FILE)):
             self.is_base = False
-            version = _version_of(os.path.basename(os.path.normpath(self.path))) or 1
+            version = export_version(os.path.basename(os.path.normpath(self.path))) or 1
             self._loaded = {version: ServedModel.load(version, self.path)}
             return
         if not os.path.isdir(self.path):
