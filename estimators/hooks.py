@@ -334,15 +334,16 @@ class CheckpointSaverHook(SessionRunHook):
     def after_run(self, run_context, run_values) -> None:
         step = self.estimator.global_step
         if self.timer.due_on_grid(step):
-            self.timer.mark(step)
-            if self._save():
+            stop = self._save()
+            self.timer.mark(step)  # only once saved: an interrupted save is done by end()
+            if stop:
                 run_context.request_stop()
 
     def end(self, session) -> None:
         step = self.estimator.global_step
         if self.timer.last_step != step:
-            self.timer.mark(step)
             self._save()
+            self.timer.mark(step)
         for listener in self._tf_listeners():
             listener.end(None, step)
 

@@ -186,3 +186,24 @@ def test_keyboard_interrupt_with_diverged_state_saves_nothing(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         est.train(dataset(), steps=10, hooks=[PoisonAt(2), RaiseAt(2, KeyboardInterrupt())])
     assert saved_steps(tmp_path) == []
+
+
+def test_a_ctrl_c_inside_a_periodic_save_still_saves_that_step(tmp_path):
+    """Issue 29: the saver marked the step as saved before saving, so an interrupt that
+    landed inside the save logged "saving a checkpoint" and saved nothing."""
+
+    class InterruptFirstSave(E.CheckpointSaverListener):
+        def __init__(self):
+            self.saves = []
+
+        def before_save(self, session, global_step_value):
+            self.saves.append(global_step_value)
+            if len(self.saves) == 1:
+                raise KeyboardInterrupt
+
+    listener = InterruptFirstSave()
+    est = regressor(tmp_path, save_checkpoints_steps=2)
+    with pytest.raises(KeyboardInterrupt):
+        est.train(dataset(), max_steps=10, saving_listeners=[listener], verbose=0)
+    assert listener.saves == [2, 2]  # interrupted at step 2, then saved on the way out
+    assert saved_steps(tmp_path) == [2]
