@@ -18,6 +18,7 @@ The shared machinery is in :mod:`head_base`.
 
 from __future__ import annotations
 
+import collections
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,7 +78,7 @@ def _check_vocabulary(label_vocabulary, n_classes):
     if vocab is None:
         return None
     if len(set(vocab)) != len(vocab):
-        dups = sorted({str(v) for v in vocab if vocab.count(v) > 1})
+        dups = sorted(str(v) for v, k in collections.Counter(vocab).items() if k > 1)
         raise ValueError(
             f"label_vocabulary has duplicate entries {dups}: each label must map to one class"
         )

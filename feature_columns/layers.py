@@ -20,6 +20,7 @@ transforms the batch once (on up to two threads) and returns a differentiable
 
 from __future__ import annotations
 
+import collections
 import os
 
 import numpy as np
@@ -85,7 +86,7 @@ class _Layer:
                     f"{type(self).__name__} takes feature columns, got {type(c).__name__}: {c!r}"
                 )
         names = [c.name for c in columns]
-        dup = sorted({n for n in names if names.count(n) > 1})
+        dup = sorted(n for n, k in collections.Counter(names).items() if k > 1)
         if dup:
             raise ValueError(
                 f"duplicate feature column name {dup} in {type(self).__name__}; each column of a "

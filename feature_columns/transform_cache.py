@@ -11,6 +11,7 @@ True
 
 from __future__ import annotations
 
+import collections
 import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -303,7 +304,7 @@ def transform_features(features, feature_columns, num_threads: int | None = None
     cache = TransformCache(features)
     columns = list(feature_columns)
     names = [c.name for c in columns]
-    dup = sorted({n for n in names if names.count(n) > 1})
+    dup = sorted(n for n, k in collections.Counter(names).items() if k > 1)
     if dup:
         raise ValueError(f"duplicate feature column names {dup}; every column needs its own name")
     values = cache.compute(columns, num_threads)
