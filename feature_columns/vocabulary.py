@@ -208,17 +208,35 @@ def categorical_column_with_vocabulary_list(
     return VocabularyListCategoricalColumn(key, tuple(values), dtype, default_value, num_oov, table)
 
 
+MAX_VOCABULARY_FILE_BYTES = 1 << 30
+"""The largest vocabulary file read (1 GiB: tens of millions of entries), a bound on what
+a hostile config or export can make colonnade read."""
+
+
 def read_vocabulary_file(path: str, vocabulary_size, dtype: str, column: str) -> list:
-    """The first ``vocabulary_size`` lines of ``path`` (all when ``None``), one entry a line."""
+    """The first ``vocabulary_size`` lines of ``path`` (all when ``None``), one entry a line.
+
+    ``path`` must be a regular file of at most :data:`MAX_VOCABULARY_FILE_BYTES` (a config
+    or an export may name any path: ``/dev/zero`` or a FIFO would be read forever)."""
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise ValueError(f"column {column!r}: vocabulary_file must be a path, got {path!r}")
+    where = f"column {column!r}: vocabulary_file {str(path)!r}"
     try:
-        with open(path, encoding="utf-8", newline="") as f:
-            lines = f.read().split("\n")
+        if os.path.exists(path) and not os.path.isfile(path):
+            raise ValueError(f"{where} is not a regular file")
+        with open(path, "rb") as f:
+            data = f.read(MAX_VOCABULARY_FILE_BYTES + 1)
     except OSError as e:
+        raise ValueError(f"{where} cannot be read: {e.strerror}") from e
+    if len(data) > MAX_VOCABULARY_FILE_BYTES:
         raise ValueError(
-            f"column {column!r}: vocabulary_file {str(path)!r} cannot be read: {e.strerror}"
-        ) from e
+            f"{where} is over {MAX_VOCABULARY_FILE_BYTES:,} bytes, the most a vocabulary file "
+            "may hold"
+        )
+    try:
+        lines = data.decode("utf-8").split("\n")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{where} is not UTF-8 text ({e.reason} at byte {e.start})") from e
     if lines and lines[-1] == "":
         lines.pop()  # the file's final newline ends the last entry
     lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]

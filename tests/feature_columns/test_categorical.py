@@ -6,6 +6,7 @@ import pyarrow as pa
 import pytest
 
 import colonnade.feature_columns as fc
+from colonnade.feature_columns import vocabulary
 
 
 def ids_of(column, features):
@@ -391,3 +392,19 @@ def test_cross_seed_example_formula():
     col = fc.crossed_column(["first", "second"], 1000)
     out = ids_of(col, {"first": [["a"], ["b", "c"]], "second": [["d"], ["e"]]})
     assert out.to_lists() == [[expected("a", "d")], [expected("b", "e"), expected("c", "e")]]
+
+
+def test_a_vocabulary_file_must_be_a_bounded_regular_file(tmp_path, monkeypatch):
+    """Issue 29: `vocabulary_file = "/dev/zero"` in a job config read until memory ran out."""
+    with pytest.raises(ValueError, match="'/dev/zero' is not a regular file"):
+        fc.categorical_column_with_vocabulary_file("c", "/dev/zero")
+    path = tmp_path / "vocab.txt"
+    path.write_text("a\nb\nc\n")
+    monkeypatch.setattr(vocabulary, "MAX_VOCABULARY_FILE_BYTES", 5)
+    with pytest.raises(ValueError, match="is over 5 bytes, the most a vocabulary file may hold"):
+        fc.categorical_column_with_vocabulary_file("c", str(path))
+    monkeypatch.setattr(vocabulary, "MAX_VOCABULARY_FILE_BYTES", 6)
+    assert fc.categorical_column_with_vocabulary_file("c", str(path)).vocabulary_size == 3
+    path.write_bytes(b"a\n\xff\n")
+    with pytest.raises(ValueError, match="is not UTF-8 text"):
+        fc.categorical_column_with_vocabulary_file("c", str(path))
