@@ -53,6 +53,7 @@ from .hooks import (
     LoggingTensorHook,
     NanLossDuringTrainingError,
     NanTensorHook,
+    NonFiniteStateError,
     StepCounterHook,
     StopAtStepHook,
     SummarySaverHook,

@@ -54,6 +54,12 @@ class NanLossDuringTrainingError(RuntimeError):
     """
 
 
+class NonFiniteStateError(NanLossDuringTrainingError):
+    """Raised by :class:`NanTensorHook` when training ends with NaN or inf in a variable or
+    an optimizer slot while the loss stayed finite: the state cannot be saved, so the run
+    fails instead of returning as if it had trained."""
+
+
 # ---------------------------------------------------------------- timers
 
 
@@ -149,6 +155,23 @@ class NanTensorHook(SessionRunHook):
                 raise NanLossDuringTrainingError(message)
             logger.warning("%s; stopping training", message)
             run_context.request_stop()
+
+    def end(self, session) -> None:
+        """A run can end with NaN or inf in its state while its loss stayed finite (an
+        optimizer's accumulator overflowed, a weight the loss barely depends on blew up):
+        the saver will not save that state, so the run fails rather than return as if
+        it had trained (unless ``fail_on_nan_loss=False``)."""
+        if not self.fail_on_nan_loss:
+            return
+        bad = self._estimator.nonfinite_variables()
+        if bad:
+            latest = self._estimator.latest_checkpoint()
+            raise NonFiniteStateError(
+                f"training ended at step {self._estimator.global_step} with NaN or inf in "
+                f"{bad[:10]} although the loss stayed finite; this state is not saved (the "
+                f"latest checkpoint is {latest}). Lower the learning rate, or scale or clip "
+                "the features"
+            )
 
 
 class LoggingTensorHook(SessionRunHook):
@@ -386,6 +409,7 @@ def _jsonable(value):
 
 
 __all__ = [
+    "NonFiniteStateError",
     "CheckpointSaverHook",
     "CheckpointSaverListener",
     "LoggingTensorHook",

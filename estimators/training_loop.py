@@ -155,4 +155,4 @@ def _save_on_interrupt(estimator, saver) -> None:
         "training interrupted at step %d; saving a checkpoint of its state",
         estimator.global_step,
     )
-    saver.end(None)
+    saver.end(None)  # the saver skips a non-finite state, with a warning

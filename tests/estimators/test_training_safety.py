@@ -207,3 +207,18 @@ def test_a_ctrl_c_inside_a_periodic_save_still_saves_that_step(tmp_path):
         est.train(dataset(), max_steps=10, saving_listeners=[listener], verbose=0)
     assert listener.saves == [2, 2]  # interrupted at step 2, then saved on the way out
     assert saved_steps(tmp_path) == [2]
+
+
+def test_a_fit_whose_optimizer_state_overflows_with_a_finite_loss_fails(tmp_path):
+    """Issue 29: a 1e30 feature overflows Ftrl's accumulators while the loss stays finite;
+    fit returned normally, having saved nothing, and evaluate then scored an untrained
+    model."""
+    est = E.LinearClassifier([fc.numeric_column("x")], model_dir=str(tmp_path))
+    data = pd.DataFrame({"x": [1e30, -1e30, 1.0, 2.0] * 8, "y": [1, 0, 1, 0] * 8})
+    with np.errstate(all="ignore"):
+        with pytest.raises(
+            E.NonFiniteStateError, match=r"at step 4 with NaN or inf in .*accumulator"
+        ):
+            est.fit(data, label="y", epochs=1, batch_size=8, verbose=0)
+    assert cn.train.latest_checkpoint(str(tmp_path)) is None
+    assert issubclass(E.NonFiniteStateError, E.NanLossDuringTrainingError)
