@@ -55,6 +55,10 @@ FOOTER_BYTES = 4
 # Bytes read from the file (after decompression) per chunk: records are framed and
 # parsed a chunk at a time, so memory stays about this size per reader.
 CHUNK_BYTES = 4 << 20
+# The largest record read (2 GiB, protobuf's own limit on a message such as a tf.Example):
+# a bound on what a hostile or corrupt length, or a compression bomb, can make a reader
+# hold.
+MAX_RECORD_BYTES = (1 << 31) - 1
 
 COMPRESSION_TYPES = ("", "GZIP", "ZLIB")
 
@@ -119,26 +123,30 @@ class _Decompressed:
             self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
         elif compression == "ZLIB":
             self._z = zlib.decompressobj(zlib.MAX_WBITS)
+        self._pending = b""
         self._done = False
 
     def read(self, size):
-        """Up to ``size`` more bytes; ``b""`` at the end."""
+        """Up to ``size`` more bytes; ``b""`` at the end. Decompression never makes more
+        than ``size`` bytes at once (a small compressed file can expand a thousandfold):
+        input it has not used yet waits in ``self._pending``."""
         if self._z is None:
             return self._file.read(size)
         out = []
         have = 0
         while have < size and not self._done:
-            raw = self._file.read(1 << 20)
+            raw = self._pending or self._file.read(1 << 20)
+            self._pending = b""
             try:
                 if not raw:
                     data = self._z.flush()
                     self._done = True
                 else:
-                    data = self._z.decompress(raw)
-                    while self._z.eof and self._z.unused_data:  # concatenated gzip members
-                        rest = self._z.unused_data
+                    data = self._z.decompress(raw, size - have)
+                    self._pending = self._z.unconsumed_tail
+                    if self._z.eof and self._z.unused_data:  # the next gzip member
+                        self._pending = self._z.unused_data
                         self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
-                        data += self._z.decompress(rest)
             except zlib.error as err:
                 raise DataLossError(
                     self.path,
@@ -250,6 +258,21 @@ def _bad_header(data, off, compression):
     return f"corrupted record: the length's checksum does not match{hint}"
 
 
+def _long_record_bytes(data, base, path) -> int:
+    """The bytes the record at the front of ``data`` takes, framing included (``_frame``
+    has checked its length's checksum); a :class:`DataLossError` for a length over
+    :data:`MAX_RECORD_BYTES`, before anything more is read for it."""
+    length = _LENGTH.unpack_from(data, 0)[0]
+    if length > MAX_RECORD_BYTES:
+        raise DataLossError(
+            path,
+            base,
+            f"a record of {length:,} bytes, over the {MAX_RECORD_BYTES:,}-byte limit a record "
+            "may have",
+        )
+    return length + HEADER_BYTES + FOOTER_BYTES
+
+
 def read_record_chunks(path, compression_type=None, chunk_bytes=CHUNK_BYTES):
     """Yield :class:`RecordChunk` s of a TFRecord file, about ``chunk_bytes`` at a time
     (a record larger than that gets a chunk of its own). All checksums are checked.
@@ -278,9 +301,10 @@ def read_record_chunks(path, compression_type=None, chunk_bytes=CHUNK_BYTES):
                 break
             starts, ends, used = _frame(data, base, path, compression, final)
             if starts.size == 0 and not final:
-                # One record longer than the chunk: read up to its end at once.
+                # One record longer than the chunk: read up to its end at once, once its
+                # length is known to be under the cap.
                 if len(data) >= HEADER_BYTES:
-                    need = _LENGTH.unpack_from(data, 0)[0] + HEADER_BYTES + FOOTER_BYTES
+                    need = _long_record_bytes(data, base, path)
                     data += stream.read(max(need - len(data), 0))
                 pending = data
                 continue

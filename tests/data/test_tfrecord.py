@@ -1,6 +1,7 @@
 """TFRecord framing: round trips, compression, and the bad-input errors (cn.io)."""
 
 import doctest
+import gzip
 import importlib
 import struct
 
@@ -9,6 +10,7 @@ import pytest
 
 import colonnade as cn
 from colonnade.core.crc import masked_crc
+from colonnade.data import tfrecord
 from colonnade.data.tfrecord import read_record_chunks
 
 RECORDS = [b"", b"a", b"hello world", bytes(range(256)) * 40]
@@ -144,3 +146,25 @@ def test_public_names_have_examples():
     for name in cn.io.__all__:
         obj = getattr(cn.io, name)
         assert obj.__doc__ and ">>>" in obj.__doc__, name
+
+
+def test_decompression_never_makes_more_than_a_read_asks(tmp_path):
+    """Issue 29: a 509 KB GZIP file expanded to gigabytes in one decompress call."""
+    path = tmp_path / "zeros.gz"
+    path.write_bytes(gzip.compress(bytes(20 << 20)))  # 20 MiB of zeros in ~20 KB
+    stream = tfrecord._Decompressed(str(path), "GZIP")
+    sizes = [len(stream.read(1 << 20)) for _ in range(25)]
+    stream.close()
+    assert max(sizes) <= 1 << 20 and sum(sizes) == 20 << 20 and sizes[-1] == 0
+
+
+def test_a_record_longer_than_the_cap_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    """A length with a valid checksum but over MAX_RECORD_BYTES (a compression bomb's
+    record) is refused at its header, without decompressing what it claims."""
+    length = struct.pack("<Q", 50 << 20)
+    header = length + struct.pack("<I", masked_crc(length))
+    path = tmp_path / "bomb.tfrecord.gz"
+    path.write_bytes(gzip.compress(header + bytes(8 << 20)))  # truncated: 8 of 50 MiB
+    monkeypatch.setattr(tfrecord, "MAX_RECORD_BYTES", 10 << 20)
+    with pytest.raises(tfrecord.DataLossError, match="over the 10,485,760-byte limit"):
+        list(tfrecord.tf_record_iterator(str(path), "GZIP"))
