@@ -377,6 +377,9 @@ MAX_RECEIVER_FEATURES = 100_000
 MAX_FEATURE_RANK = 8
 MAX_FEATURE_SIZE = 1 << 20
 """The most values (``prod(shape)``) one fixed-length feature may have."""
+MAX_EXAMPLE_VALUES = 1 << 20
+"""The most values the fixed-length features of one example may have together: parsing
+a batch allocates ``rows * sum(prod(shape))`` values (and the defaults fill them)."""
 _RECEIVER_TYPES = ("parsing", "raw")
 _FEATURE_KINDS = ("fixed", "nullable", "var")
 _FEATURE_DTYPES = ("string", "int64", "float32")
@@ -409,6 +412,13 @@ def check_receiver(meta: dict, where: str):
         if not name or not name.isprintable():
             raise ExportError(f"{where}: field {path}.features: bad feature name {name!r:.80}")
         check_feature_spec(spec, where, f"{path}.features[{name!r:.80}]")
+    values = sum(math.prod(spec["shape"]) for spec in features.values() if spec["kind"] != "var")
+    if values > MAX_EXAMPLE_VALUES:
+        raise ExportError(
+            f"{where}: field {path}.features: the fixed-length features hold {values:,} values "
+            f"an example together, more than the {MAX_EXAMPLE_VALUES:,} an export may ask to "
+            "parse per example"
+        )
     return receiver
 
 
