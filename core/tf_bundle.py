@@ -402,7 +402,7 @@ class TFCheckpointReader(IndexedReader):
             if dtype.hasobject
             else np.zeros(entry["shape"], dtype)
         )
-        covered = 0
+        covered = np.zeros(entry["shape"], bool)
         for extents in entry["slices"]:
             index = tuple(slice(s, None if n < 0 else s + n) for s, n in extents)
             shape = full[index].shape
@@ -412,12 +412,17 @@ class TFCheckpointReader(IndexedReader):
                     f"TF checkpoint {self.path}: index file {self._index_file} lists slice "
                     f"{extents} of tensor {name!r} but holds no entry for it"
                 )
+            if covered[index].any():
+                raise CheckpointCorruptedError(
+                    f"TF checkpoint {self.path}: slice {extents} of tensor {name!r} overlaps "
+                    "another of its slices"
+                )
+            covered[index] = True
             full[index] = self._read(f"{name} (slice {extents})", piece, shape)
-            covered += int(np.prod(shape, dtype=np.int64))
-        if covered != full.size:
+        if not covered.all():
             raise CheckpointCorruptedError(
-                f"TF checkpoint {self.path}: the slices of tensor {name!r} cover {covered} of "
-                f"its {full.size} elements"
+                f"TF checkpoint {self.path}: the slices of tensor {name!r} cover "
+                f"{int(covered.sum())} of its {full.size} elements"
             )
         return full
 

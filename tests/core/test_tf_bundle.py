@@ -230,3 +230,14 @@ def test_colonnade_reader_refuses_a_tf_checkpoint_clearly():
 
     with pytest.raises(ValueError, match="is a TensorFlow checkpoint.*warm_start"):
         CheckpointReader(FIXTURES / "tf1")
+
+
+def test_overlapping_slices_of_a_partitioned_variable_are_refused():
+    """Issue 29: slices that overlap, with sizes adding up to the whole, left the rest of
+    the variable zero, silently."""
+    reader = load_checkpoint(FIXTURES / "tf1" / "model.ckpt-2")
+    entry = reader._entries["dnn/embedding"]
+    first, second, _ = entry["slices"]  # rows 0-3, 4-6, 7-9
+    entry["slices"] = [first, second, second]  # 4 + 3 + 3 rows: 10, but 7-9 never read
+    with pytest.raises(CheckpointCorruptedError, match=r"slice \[\(4, 3\).*overlaps another"):
+        reader.get_tensor("dnn/embedding")
