@@ -201,8 +201,15 @@ def read_table(data: bytes, what: str) -> dict:
     index_handle, _ = _block_handle(footer, pos, what)
     index_block = _read_block(data, index_handle, f"the index block of {what}")
     table = {}
+    free_from = 0  # a table's data blocks follow one another: each is read once
     for i, (_, value) in enumerate(_block_entries(index_block, f"the index block of {what}")):
         handle, _ = _block_handle(value, 0, what)
+        if handle[0] < free_from:
+            raise ValueError(
+                f"data block {i} of {what} starts inside the block before it (a table's "
+                "blocks follow one another; corrupted or crafted index)"
+            )
+        free_from = handle[0] + handle[1] + BLOCK_TRAILER_SIZE
         block = _read_block(data, handle, f"data block {i} of {what}")
         table.update(_block_entries(block, f"data block {i} of {what}"))
     return table

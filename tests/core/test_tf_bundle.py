@@ -21,6 +21,7 @@ from colonnade.core.checkpoint_format import (
     load_checkpoint,
     load_variable,
 )
+from colonnade.core.crc import masked_crc
 
 FIXTURES = Path(__file__).parent / "golden" / "tf_checkpoints"
 CASES = [("tf2", "ckpt-1"), ("tf1", "model.ckpt-1"), ("tf1", "model.ckpt-2")]
@@ -241,3 +242,44 @@ def test_overlapping_slices_of_a_partitioned_variable_are_refused():
     entry["slices"] = [first, second, second]  # 4 + 3 + 3 rows: 10, but 7-9 never read
     with pytest.raises(CheckpointCorruptedError, match=r"slice \[\(4, 3\).*overlaps another"):
         reader.get_tensor("dnn/embedding")
+
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def _block(entries):
+    """A LevelDB table block of ``[(key, value)]`` (no shared prefixes), with its trailer."""
+    body = b"".join(_varint(0) + _varint(len(k)) + _varint(len(v)) + k + v for k, v in entries)
+    body += (0).to_bytes(4, "little") + (1).to_bytes(4, "little")  # one restart, at 0
+    return body + b"\x00" + masked_crc(body + b"\x00").to_bytes(4, "little")
+
+
+def _table(data_blocks, handles):
+    """A LevelDB table: ``data_blocks`` laid out in turn, an index block listing
+    ``handles`` (indices into them, repeats allowed), and the footer."""
+    out, placed = b"", []
+    for block in data_blocks:
+        placed.append((len(out), len(block) - 5))
+        out += block
+    index = _block(
+        [(b"k%d" % i, _varint(placed[h][0]) + _varint(placed[h][1])) for i, h in enumerate(handles)]
+    )
+    index_handle = _varint(len(out)) + _varint(len(index) - 5)
+    out += index
+    footer = (_varint(0) + _varint(0) + index_handle).ljust(40, b"\x00")
+    return out + footer + tf_bundle.TABLE_MAGIC.to_bytes(8, "little")
+
+
+def test_an_index_that_repeats_a_data_block_is_refused():
+    """Issue 29: a 1 MB index repeating one data block 20,000 times took minutes to list;
+    a table's blocks follow one another, so each is read at most once."""
+    blocks = [_block([(b"a", b"1")]), _block([(b"b", b"2")])]
+    assert tf_bundle.read_table(_table(blocks, [0, 1]), "t") == {b"a": b"1", b"b": b"2"}
+    with pytest.raises(ValueError, match="data block 1 of t starts inside the block before it"):
+        tf_bundle.read_table(_table(blocks, [0, 0]), "t")
