@@ -622,3 +622,11 @@ def test_a_job_command_other_than_train_requires_its_config(capsys, command):
         cli.main([command])
     assert stop.value.code == 2
     assert "the following arguments are required: CONFIG" in capsys.readouterr().err
+
+
+def test_a_dotted_key_of_thousands_of_parts_is_refused_before_parsing(tmp_path, capsys):
+    """Issue 29: 200,000 dotted key parts (400 KB) made the TOML parser take 6.9 GB."""
+    cfg = write(tmp_path, LINEAR + "\n" + "a." * 20_000 + "a = 1\n")
+    status, _, err = run(capsys, "train", cfg)
+    assert status == 2 and "a dotted key of more than 32 parts" in err
+    assert "line " in err

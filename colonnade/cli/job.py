@@ -75,6 +75,7 @@ predict.predict_keys | 'clases' is not a prediction of DNNClassifier
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass
 
@@ -102,6 +103,10 @@ __all__ = [
 OUTPUT_FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}
 # The largest config file read: far beyond any real job, small enough to refuse a wrong file.
 MAX_CONFIG_BYTES = 1 << 20
+# The most parts a dotted key may have: TOML parsers take time and memory quadratic in
+# it (a 40 KB key of 20,000 parts: 7 s and 1.5 GB), and a job's keys have a handful.
+MAX_KEY_PARTS = 32
+_LONG_DOTTED_KEY = re.compile(rf"(?:[\w\-\"']+[ \t]*\.[ \t]*){{{MAX_KEY_PARTS},}}[\w\-\"']")
 
 
 @dataclass(frozen=True)
@@ -270,7 +275,15 @@ def load_config(path) -> JobConfig:
             f"larger than {MAX_CONFIG_BYTES} bytes; a job config is a small TOML file"
         )
     try:
-        mapping = tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        long_key = _LONG_DOTTED_KEY.search(text)
+        if long_key is not None:
+            line = text.count("\n", 0, long_key.start()) + 1
+            raise ConfigError(
+                f"line {line}: a dotted key of more than {MAX_KEY_PARTS} parts; a job config's "
+                "keys have a few (model.dnn_feature_columns, ...)"
+            )
+        mapping = tomllib.loads(text)
     except UnicodeDecodeError as e:
         raise ConfigError(
             f"not a TOML file: not UTF-8 text (byte {e.start} is {raw[e.start]:#x})"
