@@ -37,8 +37,9 @@ def as_names(columns, what="columns"):
     return names
 
 
-def check_names(names, schema, what="column"):
-    """Raise ``KeyError`` naming each of ``names`` missing from ``schema`` and its columns."""
+def check_names(names, schema, what="column", origin=None):
+    """Raise ``KeyError`` naming each of ``names`` missing from ``schema`` and its columns;
+    ``origin`` says where the schema comes from (e.g. the first of several files)."""
     if schema is None:
         return
     missing = [n for n in names if n not in schema.names]
@@ -46,6 +47,7 @@ def check_names(names, schema, what="column"):
         raise KeyError(
             f"{what} {missing[0]!r} not found; the data has columns {schema.names}"
             + (f" (also missing: {missing[1:]})" if len(missing) > 1 else "")
+            + (f"; {origin}" if origin else "")
         )
 
 

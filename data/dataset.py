@@ -119,7 +119,7 @@ class Dataset:
             dataset = dataset.filter(filter)
         if columns is not None:
             columns = as_names(columns, "columns")
-            check_names(columns, source.schema)
+            check_names(columns, source.schema, origin=schema_origin(source))
             dataset = cls(replace(dataset.plan, columns=columns))
         return dataset.with_label(label) if label is not None else dataset
 
@@ -447,7 +447,8 @@ class Dataset:
         node = self._node
         if isinstance(node, Scan) and node.columns is not None:
             # A projected scan also reads the label columns it would otherwise drop.
-            check_names(names, node.source.schema, what="label column")
+            origin = schema_origin(node.source)
+            check_names(names, node.source.schema, what="label column", origin=origin)
             extra = tuple(n for n in names if n not in node.columns)
             node = replace(node, columns=node.columns + extra)
         check_names(names, node.schema, what="label column")
@@ -661,3 +662,9 @@ class Dataset:
             return pa.Table.from_batches(batches)
         schema = self.schema if self.schema is not None else pa.schema([])
         return schema.empty_table()
+
+
+def schema_origin(source) -> str | None:
+    """What a source says of where its schema comes from (files: the first one's)."""
+    origin = getattr(source, "schema_origin", None)
+    return origin() if origin is not None else None

@@ -115,6 +115,17 @@ class FileSource:
     def describe(self):
         return f"{self.description} ({self.format})"
 
+    def schema_origin(self) -> str | None:
+        """Where the schema comes from when several files could disagree: pyarrow takes
+        the first file's (None for one file)."""
+        files = self.dataset.files
+        if len(files) < 2:
+            return None
+        return (
+            f"those are the columns of '{files[0]}', the first of {len(files)} files, which "
+            "the dataset's schema comes from: add the column to it, or pass schema="
+        )
+
     def units(self, filter=None, split=False):
         """The files left after partition pruning by ``filter``; with ``split``, Parquet
         files become their row groups (those the filter's statistics cannot rule out)."""

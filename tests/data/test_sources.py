@@ -214,3 +214,15 @@ def test_from_files_reads_compressed_csv(tmp_path, suffix, opener):
     table = Dataset.from_files(str(path)).to_table()
     assert table.column("a").to_pylist() == [1, 2]
     assert table.column("b").to_pylist() == ["x", "y"]
+
+
+def test_a_column_missing_from_the_first_file_names_that_file(tmp_path):
+    """Issue 29: a directory whose first file lacks a column gave "column 'c' not found"
+    without saying that the dataset's schema is the first file's."""
+    pd.DataFrame({"a": [1.0], "y": [0]}).to_parquet(tmp_path / "p1.parquet")
+    pd.DataFrame({"a": [1.0], "c": [2.0], "y": [0]}).to_parquet(tmp_path / "p2.parquet")
+    first = str(tmp_path / "p1.parquet")
+    with pytest.raises(KeyError, match=f"the columns of '{first}', the first of 2 files"):
+        cn.data.Dataset.from_parquet(str(tmp_path), columns=["a", "c"])
+    with pytest.raises(KeyError, match="label column 'c' not found.*the first of 2 files"):
+        cn.data.Dataset.from_parquet(str(tmp_path), columns=["a"], label="c")
