@@ -69,9 +69,16 @@ AUTOTUNE = -1
 DEFAULT_PREFETCH = 2
 
 
+MAX_ROWS = (1 << 31) - 1
+"""The largest batch, buffer or shard count a Dataset takes: Arrow reads at most this many
+rows at once (a larger number overflowed deep inside pyarrow)."""
+
+
 def _positive_int(value, name):
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if value > MAX_ROWS:
+        raise ValueError(f"{name} must be at most {MAX_ROWS:,} (2^31 - 1), got {value:,}")
     return value
 
 

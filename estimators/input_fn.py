@@ -18,6 +18,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .. import data as cn_data
+from ..data.dataset import MAX_ROWS
 from ..data.plan import in_memory
 from ..data.ray_source import is_ray_dataset, mix_blocks
 
@@ -177,10 +178,10 @@ def shuffle_buffer(ds, batch_size):
     census frame (195k rows) trained to 0.53 accuracy through a 65k-row buffer, against
     0.84 in random order."""
     if ds.batched:  # a batched Dataset: whole batches go through a buffer of batches
-        return max(10_000, batch_size * 64)
+        return min(max(10_000, batch_size * 64), MAX_ROWS)
     if in_memory(ds.plan):
         return None
-    return max(FILE_SHUFFLE_ROWS, batch_size * 64)
+    return min(max(FILE_SHUFFLE_ROWS, batch_size * 64), MAX_ROWS)
 
 
 def batches(input_fn, repeat_single=False):

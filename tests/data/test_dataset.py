@@ -145,3 +145,14 @@ def test_repr_lists_the_steps(parquet_files):
     text = repr(ds)
     assert "4 paths (parquet)" in text and "shuffle(10, seed=1)" in text
     assert "batch(4, False)" in text and "prefetch(2)" in text and "label='k'" in text
+
+
+def test_a_batch_size_beyond_what_arrow_reads_is_refused_by_name():
+    """Issue 29: batch_size = 2^62 in a job config ended in a 56-line OverflowError from
+    inside pyarrow's reader thread."""
+    ds = cn.data.Dataset.from_dict({"x": [1.0, 2.0]})
+    with pytest.raises(ValueError, match=r"batch_size must be at most 2,147,483,647 \(2\^31 - 1\)"):
+        ds.batch(2**62)
+    with pytest.raises(ValueError, match="buffer_size must be at most"):
+        ds.shuffle(2**40)
+    assert ds.batch(2**31 - 1).plan.batch_size == 2**31 - 1
