@@ -13,6 +13,7 @@ the checkpoint away before removing its files (see :mod:`colonnade.core.atomic_f
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -129,11 +130,18 @@ def _write_index(directory: str, arrays: dict) -> None:
 
 
 def _write_array(path: str, arr: np.ndarray) -> None:
-    """Write one ``.npy`` file and fsync it (the unit an interrupted save stops between)."""
-    with open(path, "wb") as f:
-        np.save(f, arr, allow_pickle=False)
-        f.flush()
-        os.fsync(f.fileno())
+    """Write one ``.npy`` file and fsync it (the unit an interrupted save stops between).
+    A failed write (a full disk: numpy says only "N requested and M written") is an
+    ``OSError`` naming the file."""
+    try:
+        with open(path, "wb") as f:
+            np.save(f, arr, allow_pickle=False)
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as e:
+        code = e.errno if e.errno is not None else errno.ENOSPC
+        reason = e.strerror or str(e)
+        raise OSError(code, f"{reason}; is the disk full? Nothing was saved", path) from e
 
 
 def _safe_file_part(key: str) -> str:
