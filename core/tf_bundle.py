@@ -404,6 +404,7 @@ class TFCheckpointReader(IndexedReader):
         if not entry["slices"]:
             return self._read(name, entry, entry["shape"])
         dtype = self._dtype(name, entry)
+        self._check_slices_hold(name, entry, dtype)
         full = (
             np.full(entry["shape"], b"", dtype)
             if dtype.hasobject
@@ -432,6 +433,20 @@ class TFCheckpointReader(IndexedReader):
                 f"{int(covered.sum())} of its {full.size} elements"
             )
         return full
+
+    def _check_slices_hold(self, name, entry, dtype) -> None:
+        """Before the whole of a partitioned tensor is allocated: its slices' stored bytes
+        must be what its shape needs (an index may claim any shape)."""
+        pieces = [self._slices.get(slice_key(name, extents)) for extents in entry["slices"]]
+        if dtype.hasobject or None in pieces:
+            return  # strings vary in size; a missing slice is reported where it is read
+        stored = sum(piece["size"] for piece in pieces)
+        needed = int(np.prod(entry["shape"], dtype=object)) * dtype.itemsize
+        if stored != needed:
+            raise CheckpointCorruptedError(
+                f"TF checkpoint {self.path}: tensor {name!r} of shape {entry['shape']} needs "
+                f"{needed:,} bytes but its slices hold {stored:,}; the index is corrupted"
+            )
 
     def get_slices(self, name: str) -> list:
         """``[(index, array)]``: each saved slice of tensor ``name`` (``index`` a tuple of
@@ -468,11 +483,18 @@ class TFCheckpointReader(IndexedReader):
                 f"({count * dtype.itemsize} expected); the index is corrupted"
             )
         try:
-            with open(file, "rb") as f:
-                f.seek(entry["offset"])
-                raw = f.read(entry["size"])
+            file_size = os.path.getsize(file)
         except FileNotFoundError:
             raise CheckpointCorruptedError(f"{where}: the data file is missing") from None
+        if entry["offset"] < 0 or entry["size"] > file_size - entry["offset"]:
+            raise CheckpointCorruptedError(
+                f"{where}: the index places {entry['size']:,} bytes at offset "
+                f"{entry['offset']:,}, outside the file's {file_size:,} bytes (a corrupted "
+                "index, or a truncated file)"
+            )
+        with open(file, "rb") as f:
+            f.seek(entry["offset"])
+            raw = f.read(entry["size"])
         if len(raw) != entry["size"]:
             raise CheckpointCorruptedError(
                 f"{where}: the file is truncated ({len(raw)} of {entry['size']} bytes at "

@@ -283,3 +283,23 @@ def test_an_index_that_repeats_a_data_block_is_refused():
     assert tf_bundle.read_table(_table(blocks, [0, 1]), "t") == {b"a": b"1", b"b": b"2"}
     with pytest.raises(ValueError, match="data block 1 of t starts inside the block before it"):
         tf_bundle.read_table(_table(blocks, [0, 0]), "t")
+
+
+def test_an_index_claiming_more_than_its_files_hold_is_refused_before_allocating():
+    """Issue 29: a TF index claiming 10^12 elements raised a bare MemoryError, and a
+    negative offset an OSError [Errno 22]."""
+    reader = load_checkpoint(FIXTURES / "tf1" / "model.ckpt-2")
+    whole = reader._entries["dnn/embedding"]
+    whole["shape"] = [10**12, 4]
+    with pytest.raises(
+        CheckpointCorruptedError, match="needs 16,000,000,000,000 bytes but its slices hold 160"
+    ):
+        reader.get_tensor("dnn/embedding")
+    name = "dnn/hiddenlayer_0/kernel"
+    entry = reader._entries[name]
+    entry["shape"], entry["size"] = [10**12], 4 * 10**12
+    with pytest.raises(CheckpointCorruptedError, match="outside the file's"):
+        reader.get_tensor(name)
+    entry["size"], entry["shape"], entry["offset"] = 4, [1], -8
+    with pytest.raises(CheckpointCorruptedError, match="at offset -8, outside the file's"):
+        reader.get_tensor(name)
