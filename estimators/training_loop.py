@@ -3,7 +3,10 @@ between its hooks, resumed from and saved to model_dir."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import signal
+import threading
 import time
 from collections.abc import Mapping
 
@@ -37,7 +40,7 @@ def train(estimator, input_fn, steps, max_steps, hooks, saving_listeners, verbos
         estimator, input_fn, last_step, hooks, saving_listeners, verbose
     )
     started = time.monotonic()
-    with running(estimator):
+    with running(estimator), sigterm_as_interrupt():
         runner = HookRunner(all_hooks, estimator)
         if _train_steps(estimator, input_fn, last_step, runner, saver):
             # only a clean exit ends the hooks (as TF): a failed run saves no final checkpoint
@@ -59,6 +62,31 @@ def resume(estimator, max_steps) -> bool:
         )
         return False
     return True
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM during training (a preempted or stopped job): handled as Ctrl-C is, so the
+    run's finite state is saved before it stops, as TF saves on preemption."""
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """Meanwhile SIGTERM raises :class:`Terminated` in the training thread, when it is the
+    main thread and SIGTERM has Python's default handling (a handler of the program's own
+    is left alone); the previous handling is restored afterwards."""
+    main = threading.current_thread() is threading.main_thread()
+    if not main or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def terminate(signum, frame):
+        raise Terminated("SIGTERM")
+
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def training_hooks(estimator, input_fn, last_step, hooks, saving_listeners, verbose):
@@ -154,5 +182,5 @@ def _save_on_interrupt(estimator, saver) -> None:
     logger.warning(
         "training interrupted at step %d; saving a checkpoint of its state",
         estimator.global_step,
-    )
+    )  # Ctrl-C, or SIGTERM (Terminated)
     saver.end(None)  # the saver skips a non-finite state, with a warning

@@ -630,3 +630,14 @@ def test_a_dotted_key_of_thousands_of_parts_is_refused_before_parsing(tmp_path, 
     status, _, err = run(capsys, "train", cfg)
     assert status == 2 and "a dotted key of more than 32 parts" in err
     assert "line " in err
+
+
+def test_sigterm_during_a_command_exits_with_143(monkeypatch, capsys):
+    from colonnade.estimators.training_loop import Terminated
+
+    def terminated(parser, args):
+        raise Terminated("SIGTERM")
+
+    monkeypatch.setattr(cli, "_run", terminated)
+    assert cli.main(["train", "job.toml"]) == 143
+    assert capsys.readouterr().err.strip() == "colonnade train: terminated (SIGTERM)"

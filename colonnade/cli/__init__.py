@@ -23,7 +23,8 @@ A config error, a missing file or a missing optional dependency prints one line 
 stderr and exits with status 2; other failures print one line and exit with status 1
 (``-v`` adds the traceback).
 Ctrl-C stops training after it saves a final checkpoint (when the weights are finite),
-prints one line and exits with status 130, as shells expect of an interrupted command.
+prints one line and exits with status 130, as shells expect of an interrupted command;
+SIGTERM does the same and exits with status 143.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import sys
 import traceback
 
 from .. import __version__
+from ..estimators.training_loop import Terminated
 from .commands import COMMANDS
 from .job import ConfigError, load_config
 
@@ -52,6 +54,7 @@ JOB_COMMANDS = {
 EXIT_CONFIG_ERROR = 2
 EXIT_FAILURE = 1
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
+EXIT_TERMINATED = 143  # 128 + SIGTERM
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -174,6 +177,9 @@ def main(argv=None) -> int:
     handler = _start_logging() if args.verbose else None
     try:
         return _run(parser, args)
+    except Terminated:
+        print(f"colonnade {args.command}: terminated (SIGTERM)", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print(f"colonnade {args.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

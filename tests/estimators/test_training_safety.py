@@ -3,6 +3,7 @@ checkpoint (only a clean exit, or an interrupt with finite state, saves at the e
 
 import logging
 import os
+import signal
 
 import numpy as np
 import pandas as pd
@@ -222,3 +223,22 @@ def test_a_fit_whose_optimizer_state_overflows_with_a_finite_loss_fails(tmp_path
             est.fit(data, label="y", epochs=1, batch_size=8, verbose=0)
     assert cn.train.latest_checkpoint(str(tmp_path)) is None
     assert issubclass(E.NonFiniteStateError, E.NanLossDuringTrainingError)
+
+
+def test_sigterm_saves_the_steps_since_the_last_checkpoint(tmp_path):
+    """Issue 29: SIGTERM (a preempted job) exited silently and lost the steps since the
+    last save; it is handled as Ctrl-C is, as TF saves on preemption."""
+
+    class TermAt(E.SessionRunHook):
+        def before_run(self, run_context):
+            return E.SessionRunArgs("global_step")
+
+        def after_run(self, run_context, run_values):
+            if run_values.results + 1 == 3:
+                os.kill(os.getpid(), signal.SIGTERM)
+
+    est = regressor(tmp_path)  # saves every 1,000 steps
+    with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
+        est.train(dataset(), max_steps=10, hooks=[TermAt()], verbose=0)
+    assert saved_steps(tmp_path) == [3]
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handling restored
