@@ -330,7 +330,6 @@ class Head:
         callables in ``update_ops`` are called after it (eagerly, other update ops have
         already run). ``regularization_losses`` are added to the training loss.
         """
-
         logits = as_tensor(logits)
         self._checked_logits(logits.value)
         if mode == PREDICT:
