@@ -238,7 +238,13 @@ def test_sigterm_saves_the_steps_since_the_last_checkpoint(tmp_path):
                 os.kill(os.getpid(), signal.SIGTERM)
 
     est = regressor(tmp_path)  # saves every 1,000 steps
-    with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
-        est.train(dataset(), max_steps=10, hooks=[TermAt()], verbose=0)
+    # Python's default handling, as a plain program has (ray.init, run by earlier tests in
+    # this process, installs a handler of its own, which training leaves alone)
+    previous = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
+            est.train(dataset(), max_steps=10, hooks=[TermAt()], verbose=0)
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handling restored
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     assert saved_steps(tmp_path) == [3]
-    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handling restored
