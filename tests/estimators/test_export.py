@@ -118,3 +118,14 @@ def test_custom_normalizer_or_activation_cannot_be_exported(tmp_path):
     with pytest.raises(ValueError, match="custom function"):
         est.export_saved_model(str(tmp_path / "e"))
     assert not (tmp_path / "e").exists() or not os.listdir(tmp_path / "e")
+
+
+def test_export_versions_are_ascii_digits_of_an_int64():
+    from colonnade.estimators.export import export_version
+
+    assert export_version("1700000000") == 1700000000
+    assert export_version(str(2**63 - 1)) == 2**63 - 1
+    for name in ("²", "٣", "", "-1", "+5", "1_000", " 12", str(2**63), "9" * 5000, "1.5"):
+        assert export_version(name) is None, name
+    with pytest.raises(TypeError, match="directory name \\(str\\), got int"):
+        export_version(12)
