@@ -261,7 +261,7 @@ def parse_config(mapping, base_dir=".", source="<config>") -> JobConfig:
 
 
 def longest_dotted_name(text: str) -> tuple:
-    """``(parts, line)`` of the longest dotted name of TOML ``text`` (bare or quoted parts
+    r"""``(parts, line)`` of the longest dotted name of TOML ``text`` (bare or quoted parts
     joined by dots, as in ``a."b c".d = 1``), strings and comments skipped: a scan linear in
     the text, done before the parser, whose work is quadratic in a key's parts.
 
