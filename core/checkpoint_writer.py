@@ -139,9 +139,10 @@ def _write_array(path: str, arr: np.ndarray) -> None:
             f.flush()
             os.fsync(f.fileno())
     except OSError as e:
-        code = e.errno if e.errno is not None else errno.ENOSPC
+        if e.errno not in (None, errno.ENOSPC, errno.EDQUOT):
+            raise  # another failure (a missing directory, no permission) says itself
         reason = e.strerror or str(e)
-        raise OSError(code, f"{reason}; is the disk full? Nothing was saved", path) from e
+        raise OSError(errno.ENOSPC, f"{reason}; is the disk full? Nothing was saved", path) from e
 
 
 def _safe_file_part(key: str) -> str:

@@ -36,6 +36,7 @@ tensor. The readers in :mod:`colonnade.core.checkpoint_format` (``list_variables
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import struct
@@ -47,7 +48,7 @@ from .checkpoint_errors import CheckpointCorruptedError, CheckpointVersionError
 from .checkpoint_index import IndexedReader
 from .crc import mask_crc, masked_crc
 
-__all__ = ["TFCheckpointReader", "bundle_problem", "has_bundle_index"]
+__all__ = ["TFCheckpointReader", "bundle_problem"]
 
 INDEX_SUFFIX = ".index"
 TABLE_MAGIC = 0xDB4775248B80FB57  # LevelDB's table magic number, last 8 bytes of the index
@@ -75,17 +76,6 @@ _NUMPY_DTYPES = {
 }
 _TF_DTYPE_NAMES = {11: "qint8", 12: "quint8", 13: "qint32", 14: "bfloat16", 15: "qint16"}
 _TF_DTYPE_NAMES.update({16: "quint16", 20: "resource", 21: "variant"})
-
-
-def has_bundle_index(prefix) -> bool:
-    """True when ``prefix.index`` is a file: ``prefix`` may name a TensorFlow checkpoint.
-    (The readers also require that no colonnade checkpoint directory is at ``prefix``:
-    :func:`colonnade.core.checkpoint_index.is_tf_checkpoint`.)
-
-    >>> has_bundle_index("/nonexistent/model.ckpt-1")
-    False
-    """
-    return os.path.isfile(os.fspath(prefix) + INDEX_SUFFIX)
 
 
 # --------------------------------------------------------------------------- bytes
@@ -405,12 +395,12 @@ class TFCheckpointReader(IndexedReader):
             return self._read(name, entry, entry["shape"])
         dtype = self._dtype(name, entry)
         self._check_slices_hold(name, entry, dtype)
+        self._check_slices_tile(name, entry)
         full = (
             np.full(entry["shape"], b"", dtype)
             if dtype.hasobject
             else np.zeros(entry["shape"], dtype)
         )
-        covered = np.zeros(entry["shape"], bool)
         for extents in entry["slices"]:
             index = tuple(slice(s, None if n < 0 else s + n) for s, n in extents)
             shape = full[index].shape
@@ -420,19 +410,35 @@ class TFCheckpointReader(IndexedReader):
                     f"TF checkpoint {self.path}: index file {self._index_file} lists slice "
                     f"{extents} of tensor {name!r} but holds no entry for it"
                 )
-            if covered[index].any():
-                raise CheckpointCorruptedError(
-                    f"TF checkpoint {self.path}: slice {extents} of tensor {name!r} overlaps "
-                    "another of its slices"
-                )
-            covered[index] = True
             full[index] = self._read(f"{name} (slice {extents})", piece, shape)
-        if not covered.all():
-            raise CheckpointCorruptedError(
-                f"TF checkpoint {self.path}: the slices of tensor {name!r} cover "
-                f"{int(covered.sum())} of its {full.size} elements"
-            )
         return full
+
+    def _check_slices_tile(self, name, entry) -> None:
+        """The slices of a partitioned tensor lie inside it, do not overlap and cover it
+        (checked on their extents, before anything is allocated): overlapping slices whose
+        sizes add up to the whole would leave rows unread, silently."""
+        shape = entry["shape"]
+        boxes = []
+        for extents in entry["slices"]:
+            box = [(s, dim if n < 0 else s + n) for (s, n), dim in zip(extents, shape)]
+            if len(extents) != len(shape) or any(s < 0 or e > d for (s, e), d in zip(box, shape)):
+                raise CheckpointCorruptedError(
+                    f"TF checkpoint {self.path}: slice {extents} of tensor {name!r} lies "
+                    f"outside its shape {shape}"
+                )
+            for other, other_extents in boxes:
+                if all(s < oe and os < e for (s, e), (os, oe) in zip(box, other)):
+                    raise CheckpointCorruptedError(
+                        f"TF checkpoint {self.path}: slice {extents} of tensor {name!r} "
+                        f"overlaps its slice {other_extents}"
+                    )
+            boxes.append((box, extents))
+        covered = sum(math.prod(e - s for s, e in box) for box, _ in boxes)
+        if covered != math.prod(shape):
+            raise CheckpointCorruptedError(
+                f"TF checkpoint {self.path}: the slices of tensor {name!r} cover {covered:,} "
+                f"of its {math.prod(shape):,} elements"
+            )
 
     def _check_slices_hold(self, name, entry, dtype) -> None:
         """Before the whole of a partitioned tensor is allocated: its slices' stored bytes

@@ -22,6 +22,7 @@ from colonnade.core.checkpoint_format import (
     load_variable,
 )
 from colonnade.core.crc import masked_crc
+from colonnade.data.example_writer import _varint  # protobuf's varint encoder
 
 FIXTURES = Path(__file__).parent / "golden" / "tf_checkpoints"
 CASES = [("tf2", "ckpt-1"), ("tf1", "model.ckpt-1"), ("tf1", "model.ckpt-2")]
@@ -240,17 +241,8 @@ def test_overlapping_slices_of_a_partitioned_variable_are_refused():
     entry = reader._entries["dnn/embedding"]
     first, second, _ = entry["slices"]  # rows 0-3, 4-6, 7-9
     entry["slices"] = [first, second, second]  # 4 + 3 + 3 rows: 10, but 7-9 never read
-    with pytest.raises(CheckpointCorruptedError, match=r"slice \[\(4, 3\).*overlaps another"):
+    with pytest.raises(CheckpointCorruptedError, match=r"slice \[\(4, 3\).*overlaps its slice"):
         reader.get_tensor("dnn/embedding")
-
-
-def _varint(n):
-    out = bytearray()
-    while True:
-        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
-        n >>= 7
-        if not n:
-            return bytes(out)
 
 
 def _block(entries):
@@ -303,3 +295,12 @@ def test_an_index_claiming_more_than_its_files_hold_is_refused_before_allocating
     entry["size"], entry["shape"], entry["offset"] = 4, [1], -8
     with pytest.raises(CheckpointCorruptedError, match="at offset -8, outside the file's"):
         reader.get_tensor(name)
+
+
+def test_a_slice_outside_its_tensor_is_refused():
+    reader = load_checkpoint(FIXTURES / "tf1" / "model.ckpt-2")
+    entry = reader._entries["dnn/embedding"]
+    first, second, third = entry["slices"]
+    entry["slices"] = [first, second, [(8, 3), third[1]]]  # rows 8-10 of 10
+    with pytest.raises(CheckpointCorruptedError, match="lies outside its shape"):
+        reader.get_tensor("dnn/embedding")
