@@ -11,6 +11,7 @@ columns.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import time
 from importlib.resources import files
@@ -36,6 +37,10 @@ def load_adult(split: str, rows: int | None = None, seed: int = 0) -> pd.DataFra
     >>> len(load_adult("test")), len(load_adult("test", rows=100))
     (16281, 100)
     """
+    if rows is not None and (isinstance(rows, bool) or not isinstance(rows, int)):
+        raise TypeError(f"rows must be an int or None, got {type(rows).__name__}")
+    if rows is not None and rows < 1:
+        raise ValueError(f"rows must be at least 1, got {rows}")
     frame = pd.read_parquet(adult_path(split))
     if rows is None or rows >= len(frame):
         return frame
@@ -46,10 +51,20 @@ def add_census_arguments(parser) -> None:
     """Add the options the census tutorials share to an ``argparse`` parser:
     ``--train-rows``/``--test-rows`` (random subsets for a quick run), ``--model-dir``
     and ``--seed``. :func:`load_census` reads them back."""
-    parser.add_argument("--train-rows", type=int, help="use a random subset of the training data")
-    parser.add_argument("--test-rows", type=int, help="use a random subset of the test data")
+    parser.add_argument(
+        "--train-rows", type=_positive, help="use a random subset of the training data"
+    )
+    parser.add_argument("--test-rows", type=_positive, help="use a random subset of the test data")
     parser.add_argument("--model-dir", help="where to keep checkpoints (default: a temp dir)")
     parser.add_argument("--seed", type=int, default=0)
+
+
+def _positive(text: str) -> int:
+    """An ``argparse`` type: a whole number of rows, at least 1."""
+    value = int(text)
+    if value < 1:
+        raise ValueError(f"expected at least 1 row, got {value}")
+    return value
 
 
 def load_census(args) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -69,9 +84,9 @@ def load_census(args) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def run_tutorial(run, args, work_dir: str | None, prefix: str) -> dict:
-    """A tutorial's ``main``: call ``run(args, directory)`` with ``work_dir``, or without
-    one a temporary directory (named ``prefix...``, removed afterwards); print the
-    results dict ``run`` returns as one JSON line, and return it.
+    """A tutorial's ``main``: call ``run(args, directory)`` with ``work_dir`` (made if
+    needed), or without one a temporary directory (named ``prefix...``, removed
+    afterwards); print the results dict ``run`` returns as one JSON line, and return it.
 
     >>> import os
     >>> def run(args, work_dir):
@@ -80,8 +95,12 @@ def run_tutorial(run, args, work_dir: str | None, prefix: str) -> dict:
     {"work_dir_exists": true}
     {'work_dir_exists': True}
     """
-    with tempfile.TemporaryDirectory(prefix=prefix) as scratch:
-        results = run(args, work_dir or scratch)
+    if work_dir:
+        os.makedirs(work_dir, exist_ok=True)
+        results = run(args, work_dir)
+    else:
+        with tempfile.TemporaryDirectory(prefix=prefix) as scratch:
+            results = run(args, scratch)
     print(json.dumps(results))
     return results
 

@@ -258,18 +258,44 @@ _FIT_ARGUMENTS = {
     "epochs": f"passes over the data in each ``fit`` (default {DEFAULT_EPOCHS}).",
     "batch_size": f"rows per training step (default {DEFAULT_BATCH_SIZE}).",
 }
+# Where an adapter's meaning differs from the canned estimator's (see the module).
+_ADAPTER_ARGUMENTS = {
+    "model_dir": (
+        "``None`` (the default): each fit trains in a new temporary directory, removed "
+        "when refit or garbage collected; a directory: each fit gets a new sub-directory "
+        "``model_dir/fit-<random>`` (``model_dir_``). A fit never resumes."
+    ),
+    "n_classes": (
+        "ignored, with a warning, when ``y`` has another number of classes: the classes "
+        "are ``label_vocabulary``, else the sorted distinct values of ``y`` (``classes_``)."
+    ),
+    "label_vocabulary": (
+        "the classes, in order (``classes_``); default ``None``: the sorted distinct values "
+        "of ``y``, which may be any labels."
+    ),
+}
 
 
 def _args_section(doc: str) -> list[str]:
-    """The entries of a Google-style docstring's ``Args:`` section, as indented lines."""
+    """The entries of a Google-style docstring's ``Args:`` section, as indented lines, with
+    the adapters' own meaning of :data:`_ADAPTER_ARGUMENTS` in place of the canned one."""
     lines = inspect.cleandoc(doc).splitlines()
     if "Args:" not in lines:
-        return []
-    entries = []
+        raise ValueError("the canned estimator's docstring has no Args: section to copy")
+    entries, skipping = [], False
     for line in lines[lines.index("Args:") + 1 :]:
         if not line.startswith(" "):  # a blank line or the next section ends it
             break
-        entries.append(line)
+        if not line.startswith("     "):  # a new entry: "    name: text"
+            name = line.strip().split(":", 1)[0]
+            skipping = name in _ADAPTER_ARGUMENTS
+            if skipping:
+                text = f"{name}: {_ADAPTER_ARGUMENTS[name]}"
+                entries += textwrap.wrap(
+                    text, width=88, initial_indent="    ", subsequent_indent="        "
+                )
+        if not skipping:
+            entries.append(line)
     return entries
 
 

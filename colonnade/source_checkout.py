@@ -43,8 +43,11 @@ def sibling_packages(package_folder) -> dict:
     pyproject = root / "pyproject.toml"
     if not pyproject.is_file():
         return {}
-    with open(pyproject, "rb") as f:
-        config = tomllib.load(f)
+    try:
+        with open(pyproject, "rb") as f:
+            config = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}  # not our clone's: an installed copy beside someone else's file
     mapping = config.get("tool", {}).get("setuptools", {}).get("package-dir", {})
     if config.get("project", {}).get("name") != PACKAGE or mapping.get(PACKAGE) != PACKAGE:
         return {}

@@ -108,6 +108,8 @@ def export_version(name: str) -> int | None:
     >>> export_version("1700000000"), export_version("²"), export_version("9" * 5000)
     (1700000000, None, None)
     """
+    if isinstance(name, bytes):  # os.listdir of a bytes path
+        name = os.fsdecode(name)
     if not isinstance(name, str):
         raise TypeError(f"an export version is a directory name (str), got {type(name).__name__}")
     if not (name.isascii() and name.isdigit()) or len(name) > len(str(MAX_VERSION)):

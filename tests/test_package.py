@@ -118,3 +118,21 @@ def test_feature_column_factories_are_typed_and_documented():
         for param in inspect.signature(fn).parameters:
             assert param in hints, (fn.__name__, param)
             assert f"        {param}: " in doc or "    Args: as " in doc, (fn.__name__, param)
+
+
+def test_load_adult_refuses_a_bad_row_count():
+    from colonnade.demo import load_adult
+
+    for rows, error in ((0, ValueError), (-5, ValueError), (True, TypeError), ("10", TypeError)):
+        with pytest.raises(error, match="rows must be"):
+            load_adult("test", rows=rows)
+    with pytest.raises(ValueError, match="split must be 'train' or 'test'"):
+        load_adult("validation")
+
+
+def test_a_broken_pyproject_beside_an_installed_copy_is_not_ours(tmp_path):
+    from colonnade.source_checkout import sibling_packages
+
+    (tmp_path / "colonnade").mkdir()
+    (tmp_path / "pyproject.toml").write_text("this is [not toml")
+    assert sibling_packages(tmp_path / "colonnade") == {}

@@ -265,7 +265,6 @@ def parse_args(argv):
 
 
 def run(args, data_dir: str) -> dict:
-    os.makedirs(data_dir, exist_ok=True)  # --data-dir may name a new folder
     started = time.perf_counter()
     paths = generate_click_log(data_dir, args.rows, args.files, args.seed)
     train_paths, test_paths = paths[:-1], paths[-1:]

@@ -204,7 +204,6 @@ def parse_args(argv):
 
 
 def run(args, work_dir: str) -> dict:
-    os.makedirs(work_dir, exist_ok=True)  # --work-dir may name a new folder
     started = time.perf_counter()
     train = load_adult("train", rows=args.train_rows, seed=args.seed)
     test = load_adult("test")

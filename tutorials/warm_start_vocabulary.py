@@ -181,7 +181,6 @@ def parse_args(argv):
 
 
 def run(args, work_dir: str) -> dict:
-    os.makedirs(work_dir, exist_ok=True)  # --work-dir may name a new folder
     started = time.perf_counter()
     train = load_adult("train").sample(frac=1.0, random_state=args.seed)
     if args.train_rows is not None:

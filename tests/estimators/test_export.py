@@ -129,3 +129,4 @@ def test_export_versions_are_ascii_digits_of_an_int64():
         assert export_version(name) is None, name
     with pytest.raises(TypeError, match="directory name \\(str\\), got int"):
         export_version(12)
+    assert export_version(b"12") == 12 and export_version("²".encode()) is None  # bytes paths
