@@ -39,15 +39,17 @@ def as_names(columns, what="columns"):
 
 def check_names(names, schema, what="column", origin=None):
     """Raise ``KeyError`` naming each of ``names`` missing from ``schema`` and its columns;
-    ``origin`` says where the schema comes from (e.g. the first of several files)."""
+    ``origin()`` says where the schema comes from (e.g. the first of several files), asked
+    only when a name is missing."""
     if schema is None:
         return
     missing = [n for n in names if n not in schema.names]
     if missing:
+        where = origin() if origin is not None else None
         raise KeyError(
             f"{what} {missing[0]!r} not found; the data has columns {schema.names}"
             + (f" (also missing: {missing[1:]})" if len(missing) > 1 else "")
-            + (f"; {origin}" if origin else "")
+            + (f"; {where}" if where else "")
         )
 
 

@@ -24,6 +24,7 @@ import itertools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -126,7 +127,7 @@ class Dataset:
             dataset = dataset.filter(filter)
         if columns is not None:
             columns = as_names(columns, "columns")
-            check_names(columns, source.schema, origin=schema_origin(source))
+            check_names(columns, source.schema, origin=lambda: schema_origin(source))
             dataset = cls(replace(dataset.plan, columns=columns))
         return dataset.with_label(label) if label is not None else dataset
 
@@ -454,11 +455,12 @@ class Dataset:
         node = self._node
         if isinstance(node, Scan) and node.columns is not None:
             # A projected scan also reads the label columns it would otherwise drop.
-            origin = schema_origin(node.source)
+            origin = partial(schema_origin, node.source)
             check_names(names, node.source.schema, what="label column", origin=origin)
             extra = tuple(n for n in names if n not in node.columns)
             node = replace(node, columns=node.columns + extra)
-        check_names(names, node.schema, what="label column")
+        origin = partial(schema_origin, node.source) if isinstance(node, Scan) else None
+        check_names(names, node.schema, what="label column", origin=origin)
         return Dataset(node, label=label, batched=self._batched)
 
     def select(self, columns: Names) -> Dataset:

@@ -119,7 +119,7 @@ class FileSource:
         """Where the schema comes from when several files could disagree: pyarrow takes
         the first file's (None for one file)."""
         files = self.dataset.files
-        if len(files) < 2:
+        if len(files) < 2 or not self.check_columns:  # schema= given: it is the caller's
             return None
         return (
             f"those are the columns of '{files[0]}', the first of {len(files)} files, which "

@@ -144,8 +144,10 @@ class _Decompressed:
                 else:
                     data = self._z.decompress(raw, size - have)
                     self._pending = self._z.unconsumed_tail
-                    if self._z.eof and self._z.unused_data:  # the next gzip member
-                        self._pending = self._z.unused_data
+                    if self._z.eof and self._z.unused_data:
+                        if self.compression != "GZIP":  # one ZLIB stream, then bytes
+                            raise zlib.error("data after the end of the ZLIB stream")
+                        self._pending = self._z.unused_data  # the next gzip member
                         self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
             except zlib.error as err:
                 raise DataLossError(

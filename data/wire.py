@@ -111,10 +111,9 @@ def scan_fields(buf, starts, ends) -> Fields:
             # Fast path, the usual case in tf.Example: one-byte tags, all length-delimited.
             length, start = read_varints(buf, pos + 1)
             stop = start + length.astype(np.int64)
-            if (stop < start).any() or (start == pos + 1).any():
-                _general_fields(buf, pos, end, active)  # a length over 2^63 or a bad varint
-            if (stop > end).any() or (tag < 8).any():
-                raise WireError(*_first_bad(active, stop > end, tag < 8))
+            bad = (stop > end) | (stop < start) | (start == pos + 1) | (tag < 8)
+            if bad.any():
+                _general_fields(buf, pos, end, active)  # raises, naming what is wrong
             number = (tag >> 3).astype(np.int64)
             wire = np.full(active.size, 2, dtype=np.int64)
             value = length
@@ -127,12 +126,6 @@ def scan_fields(buf, starts, ends) -> Fields:
         else:
             active, pos, end = active[more], stop[more], end[more]
     return _ordered(pieces, starts.size)
-
-
-def _first_bad(active, truncated, zero):
-    i = int(np.argmax(truncated | zero))
-    reason = "a field number of 0" if zero[i] else "a field runs past the end of its message"
-    return active[i], reason + " (truncated or not this message type)"
 
 
 _FIXED_SIZE = np.array([0, 8, 0, 0, 0, 4, 0, 0], dtype=np.int64)

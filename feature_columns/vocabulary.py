@@ -225,7 +225,9 @@ def read_vocabulary_file(path: str, vocabulary_size, dtype: str, column: str) ->
         if os.path.exists(path) and not os.path.isfile(path):
             raise ValueError(f"{where} is not a regular file")
         with open(path, "rb") as f:
-            data = f.read(MAX_VOCABULARY_FILE_BYTES + 1)
+            # the size first: read(limit) would reserve the whole limit up front
+            size = os.fstat(f.fileno()).st_size
+            data = f.read(min(size, MAX_VOCABULARY_FILE_BYTES) + 1)
     except OSError as e:
         raise ValueError(f"{where} cannot be read: {e.strerror}") from e
     if len(data) > MAX_VOCABULARY_FILE_BYTES:

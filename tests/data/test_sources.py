@@ -226,3 +226,14 @@ def test_a_column_missing_from_the_first_file_names_that_file(tmp_path):
         cn.data.Dataset.from_parquet(str(tmp_path), columns=["a", "c"])
     with pytest.raises(KeyError, match="label column 'c' not found.*the first of 2 files"):
         cn.data.Dataset.from_parquet(str(tmp_path), columns=["a"], label="c")
+
+
+def test_the_first_files_schema_is_named_for_a_label_too_but_not_when_schema_is_given(tmp_path):
+    pd.DataFrame({"a": [1.0], "y": [0]}).to_parquet(tmp_path / "p1.parquet")
+    pd.DataFrame({"a": [1.0], "c": [2.0], "y": [0]}).to_parquet(tmp_path / "p2.parquet")
+    with pytest.raises(KeyError, match="label column 'c' not found.*the first of 2 files"):
+        cn.data.Dataset.from_parquet(str(tmp_path), label="c")
+    schema = pa.schema([("a", pa.float64()), ("y", pa.int64())])
+    with pytest.raises(KeyError) as info:
+        cn.data.Dataset.from_parquet(str(tmp_path), schema=schema, columns=["a", "c"])
+    assert "first of 2 files" not in str(info.value)

@@ -168,3 +168,12 @@ def test_a_record_longer_than_the_cap_is_refused_before_it_is_read(tmp_path, mon
     monkeypatch.setattr(tfrecord, "MAX_RECORD_BYTES", 10 << 20)
     with pytest.raises(tfrecord.DataLossError, match="over the 10,485,760-byte limit"):
         list(tfrecord.tf_record_iterator(str(path), "GZIP"))
+
+
+def test_bytes_after_a_zlib_stream_are_refused_as_such(tmp_path):
+    path = tmp_path / "a.tfrecord.zlib"
+    with tfrecord.TFRecordWriter(str(path), tfrecord.TFRecordOptions("ZLIB")) as w:
+        w.write(b"abc")
+    path.write_bytes(path.read_bytes() + b"trailing")
+    with pytest.raises(tfrecord.DataLossError, match="data after the end of the ZLIB stream"):
+        list(tfrecord.tf_record_iterator(str(path), "ZLIB"))
