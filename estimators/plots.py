@@ -16,10 +16,13 @@ import os
 import numpy as np
 
 __all__ = [
+    "binary_figures",
     "calibration_points",
+    "multiclass_figures",
     "plot_evaluation",
     "plot_history",
     "pr_points",
+    "regression_figures",
     "roc_points",
 ]
 
@@ -31,7 +34,7 @@ def _figure(*args, **kwargs):
         from matplotlib.figure import Figure
     except ImportError as e:
         raise ImportError(f"plotting needs matplotlib: {INSTALL_HINT}") from e
-    return Figure(*args, **kwargs)
+    return Figure(*args, layout="constrained", **kwargs)  # labels laid out, never clipped
 
 
 def require_matplotlib() -> None:
@@ -85,81 +88,93 @@ def calibration_points(labels, probabilities, n_bins=10):
     return positives, predicted
 
 
+# Keys of fit's History that describe the data, not the model: the same every epoch.
+DATA_SUMMARY_KEYS = frozenset({"label/mean", "accuracy_baseline", "global_step"})
+
+
 def plot_history(history):
     """One panel per metric of a ``fit`` :class:`History` (``loss`` with ``val_loss``, each
-    metric with its ``val_`` twin), per epoch; returns the matplotlib Figure."""
-    logs = history.history
+    metric with its ``val_`` twin), per epoch on whole-number ticks; the data's own
+    summaries (``label/mean``, ``accuracy_baseline``) are left out. Returns the Figure."""
+    from matplotlib.ticker import MaxNLocator
+
+    logs = {k: v for k, v in history.history.items() if _metric_of(k) not in DATA_SUMMARY_KEYS}
     names = [k for k in logs if not k.startswith("val_")]
     names += [k[4:] for k in logs if k.startswith("val_") and k[4:] not in logs]
-    fig = _figure(figsize=(5 * min(len(names), 3), 3.5 * -(-len(names) // 3)))
+    columns, rows = min(len(names), 3), -(-len(names) // 3)
+    fig = _figure(figsize=(5 * columns, 3.5 * rows))
     epochs = [e + 1 for e in history.epoch]
     for i, name in enumerate(names):
-        ax = fig.add_subplot(-(-len(names) // 3), min(len(names), 3), i + 1)
+        ax = fig.add_subplot(rows, columns, i + 1)
         for key, label in ((name, "train"), (f"val_{name}", "validation")):
             if key in logs:
                 ax.plot(epochs, logs[key], marker="o", label=label)
         ax.set(title=name, xlabel="epoch")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend()
-    fig.tight_layout()
     return fig
 
 
-def _save(fig, out_dir, name) -> str:
-    path = os.path.join(out_dir, name)
-    fig.savefig(path, format="png", dpi=100)
-    return path
+def _metric_of(key: str) -> str:
+    return key[4:] if key.startswith("val_") else key
 
 
-def _binary(labels, probabilities, out_dir) -> list:
+def _area_under(xs, ys) -> float:
+    """The trapezoid area under a curve whose ``xs`` increase (an ROC curve's)."""
+    xs, ys = np.asarray(xs, np.float64), np.asarray(ys, np.float64)
+    return float(np.sum(np.diff(xs) * (ys[1:] + ys[:-1]) / 2))
+
+
+def _curve(title, xlabel, ylabel, *, diagonal=False, figsize=(5, 5)):
+    fig = _figure(figsize=figsize)
+    ax = fig.add_subplot()
+    if diagonal:
+        ax.plot([0, 1], [0, 1], linestyle="--", color="grey")
+    ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
+    return fig, ax
+
+
+def binary_figures(labels, probabilities) -> dict:
+    """ROC (its AUC in the legend), precision-recall and calibration curves of a binary
+    classifier's ``probabilities`` of the positive class, as ``{file name: Figure}``."""
     fpr, tpr, _ = roc_points(labels, probabilities)
     precision, recall = pr_points(labels, probabilities)
     fraction, predicted = calibration_points(labels, probabilities)
-    paths = []
-    for name, title, xs, ys, xlabel, ylabel, diagonal in (
-        ("roc.png", "ROC", fpr, tpr, "false positive rate", "true positive rate", True),
-        ("precision_recall.png", "precision-recall", recall, precision, "recall", "precision", 0),
-        ("calibration.png", "calibration", predicted, fraction, "mean predicted", "positives", 1),
-    ):
-        fig = _figure(figsize=(5, 5))
-        ax = fig.add_subplot()
-        ax.plot(xs, ys, marker="o" if name == "calibration.png" else None)
-        if diagonal:
-            ax.plot([0, 1], [0, 1], linestyle="--", color="grey")
-        ax.set(title=title, xlabel=xlabel, ylabel=ylabel, xlim=(0, 1), ylim=(0, 1.02))
-        paths.append(_save(fig, out_dir, name))
-    return paths
+    roc, ax = _curve("ROC", "false positive rate", "true positive rate", diagonal=True)
+    ax.plot(fpr, tpr, label=f"AUC = {_area_under(fpr, tpr):.3f}")
+    ax.legend(loc="lower right")
+    pr, ax = _curve("precision-recall", "recall", "precision")
+    ax.plot(recall, precision)
+    calibration, ax = _curve("calibration", "mean predicted", "positives", diagonal=True)
+    ax.plot(predicted, fraction, marker="o")
+    for fig in (roc, pr, calibration):
+        fig.axes[0].set(xlim=(0, 1), ylim=(0, 1.02))
+    return {"roc.png": roc, "precision_recall.png": pr, "calibration.png": calibration}
 
 
-def _multiclass(class_ids, probabilities, out_dir) -> list:
-    fig = _figure(figsize=(5, 5))
-    ax = fig.add_subplot()
+def multiclass_figures(class_ids, probabilities) -> dict:
+    """One-vs-rest ROC curves of a multi-class classifier, each class's AUC in the legend,
+    as ``{"roc.png": Figure}``."""
+    fig, ax = _curve("ROC, one vs rest", "false positive rate", "true positive rate", diagonal=True)
     for k in range(probabilities.shape[1]):
         fpr, tpr, _ = roc_points(class_ids == k, probabilities[:, k])
-        ax.plot(fpr, tpr, label=f"class {k} vs rest")
-    ax.plot([0, 1], [0, 1], linestyle="--", color="grey")
-    ax.set(title="ROC, one vs rest", xlabel="false positive rate", ylabel="true positive rate")
-    ax.legend()
-    return [_save(fig, out_dir, "roc.png")]
+        ax.plot(fpr, tpr, label=f"class {k} vs rest (AUC = {_area_under(fpr, tpr):.3f})")
+    ax.legend(loc="lower right")
+    return {"roc.png": fig}
 
 
-def _regression(labels, predictions, out_dir) -> list:
+def regression_figures(labels, predictions) -> dict:
+    """Predicted-vs-actual and residual plots of a regressor, as ``{file name: Figure}``."""
     labels, predictions = labels.reshape(-1), predictions.reshape(-1)
-    fig = _figure(figsize=(5, 5))
-    ax = fig.add_subplot()
+    scatter, ax = _curve("predicted vs actual", "actual", "predicted")
     ax.scatter(labels, predictions, s=4, alpha=0.5)
-    low, high = (
-        float(min(labels.min(), predictions.min())),
-        float(max(labels.max(), predictions.max())),
-    )
+    low = float(min(labels.min(), predictions.min()))
+    high = float(max(labels.max(), predictions.max()))
     ax.plot([low, high], [low, high], linestyle="--", color="grey")
-    ax.set(title="predicted vs actual", xlabel="actual", ylabel="predicted")
-    paths = [_save(fig, out_dir, "predicted_vs_actual.png")]
-    fig = _figure(figsize=(5, 4))
-    ax = fig.add_subplot()
+    residuals, ax = _curve("residuals", "predicted", "actual - predicted", figsize=(5, 4))
     ax.scatter(predictions, labels - predictions, s=4, alpha=0.5)
     ax.axhline(0.0, linestyle="--", color="grey")
-    ax.set(title="residuals", xlabel="predicted", ylabel="actual - predicted")
-    return paths + [_save(fig, out_dir, "residuals.png")]
+    return {"predicted_vs_actual.png": scatter, "residuals.png": residuals}
 
 
 def plot_evaluation(estimator, data, label, out_dir, batch_size=8192) -> list:
@@ -174,12 +189,19 @@ def plot_evaluation(estimator, data, label, out_dir, batch_size=8192) -> list:
     frame = estimator.predict(data, batch_size=batch_size, verbose=0)
     table = as_dataset(data, batch_size=batch_size, columns=[label]).to_table()
     labels = estimator.head.label_array(table.column(label).to_numpy(zero_copy_only=False))
-    os.makedirs(out_dir, exist_ok=True)
     head = estimator.head
+    labels = np.asarray(labels)
     if isinstance(head, BinaryClassHead):
-        return _binary(np.asarray(labels).reshape(-1), frame["logistic"].to_numpy(), out_dir)
-    if isinstance(head, MultiClassHead):
+        figures = binary_figures(labels.reshape(-1), frame["logistic"].to_numpy())
+    elif isinstance(head, MultiClassHead):
         columns = [f"probabilities_{k}" for k in range(head.n_classes)]
-        return _multiclass(np.asarray(labels).reshape(-1), frame[columns].to_numpy(), out_dir)
-    predictions = frame[[c for c in frame.columns if c.startswith("predictions")]].to_numpy()
-    return _regression(np.asarray(labels, np.float64), predictions, out_dir)
+        figures = multiclass_figures(labels.reshape(-1), frame[columns].to_numpy())
+    else:
+        predictions = frame[[c for c in frame.columns if c.startswith("predictions")]]
+        figures = regression_figures(labels.astype(np.float64), predictions.to_numpy())
+    os.makedirs(out_dir, exist_ok=True)
+    paths = []
+    for name, fig in figures.items():
+        paths.append(os.path.join(out_dir, name))
+        fig.savefig(paths[-1], format="png", dpi=100)
+    return paths

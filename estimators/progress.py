@@ -24,11 +24,21 @@ import pyarrow as pa
 
 from .hook_runner import SessionRunArgs, SessionRunHook
 
-__all__ = ["MIN_INTERVAL", "ProgressHook", "known_rows", "progress_bar", "resolve_verbose"]
+__all__ = [
+    "BAR_KEYS",
+    "MIN_INTERVAL",
+    "ProgressHook",
+    "known_rows",
+    "progress_bar",
+    "resolve_verbose",
+]
 
 # Seconds between redraws of a bar (tqdm's ``mininterval``): frequent enough to look live,
 # rare enough that drawing never shows in a step's time.
 MIN_INTERVAL = 0.1
+
+# What a closing bar shows; the other values (metrics, validation) get a line below it.
+BAR_KEYS = ("loss",)
 
 
 def resolve_verbose(verbose) -> int:
@@ -134,11 +144,17 @@ class ProgressHook(SessionRunHook):
             self.close()
 
     def close(self, logs=None) -> None:
-        """Show the final loss (and ``logs``) on the bar's last line and close it."""
+        """Close the bar with the final loss on its last line; the other
+        ``logs`` (the metrics) follow on a line of their own, so however many there are,
+        the bar keeps its width."""
         if self.bar is None:
             return
-        if not self.bar.disable:
-            shown = logs if logs is not None else {"loss": self.mean_loss()}
-            self.bar.set_postfix({k: f"{v:.4g}" for k, v in shown.items()}, refresh=False)
-        self.bar.close()
-        self.bar = None
+        bar, self.bar = self.bar, None
+        shown = logs if logs is not None else {"loss": self.mean_loss()}
+        visible = not bar.disable  # closing disables it
+        if visible:
+            bar.set_postfix({k: f"{v:.4g}" for k, v in shown.items() if k in BAR_KEYS}, False)
+        bar.close()
+        rest = [f"{k}={v:.4g}" for k, v in shown.items() if k not in BAR_KEYS]
+        if visible and rest:
+            bar.fp.write(f"{bar.desc}: {', '.join(rest)}\n")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 
 from ..estimators.input_fn import INFERENCE_BATCH_SIZE
 from .job import OUTPUT_FORMATS, ConfigError
@@ -123,7 +124,8 @@ def cmd_evaluate(job, plots=None) -> None:
         label = _label(job)
         if not isinstance(label, str):
             raise ConfigError("--plots needs a single label column", "data.label")
-        plot_evaluation(estimator, paths, label, plots)
+        written = plot_evaluation(estimator, paths, label, plots)
+        print(f"wrote {len(written)} plots: {', '.join(written)}", file=sys.stderr)
 
 
 def cmd_predict(job) -> None:

@@ -71,6 +71,9 @@ def test_history_plot_returns_a_figure(tmp_path):
     assert isinstance(fig, Figure)
     titles = [ax.get_title() for ax in fig.axes]
     assert titles[0] == "loss" and "accuracy" in titles
+    assert {"val_label/mean", "val_accuracy_baseline"} <= set(history.history)
+    assert "label/mean" not in titles and "accuracy_baseline" not in titles  # data, not model
+    assert all(tick == int(tick) for ax in fig.axes for tick in ax.get_xticks())
     assert [len(line.get_xdata()) for line in fig.axes[0].lines] == [2, 2]  # train, val
     fig.savefig(tmp_path / "h.png")
     assert is_png(tmp_path / "h.png")
@@ -126,9 +129,12 @@ def test_cli_evaluate_plots(tmp_path, capsys, monkeypatch):
     (tmp_path / "job.toml").write_text(textwrap.dedent(JOB))
     cfg = str(tmp_path / "job.toml")
     assert cli.main(["train", cfg]) == 0
+    capsys.readouterr()
     assert cli.main(["evaluate", cfg, "--plots", str(tmp_path / "plots")]) == 0
+    err = capsys.readouterr().err
     for name in ("roc.png", "precision_recall.png", "calibration.png"):
         assert is_png(tmp_path / "plots" / name)
+        assert str(tmp_path / "plots" / name) in err  # says where it wrote
     capsys.readouterr()
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)  # matplotlib missing
     assert cli.main(["evaluate", cfg, "--plots", str(tmp_path / "p2")]) == 2
@@ -140,3 +146,45 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     with pytest.raises(ImportError, match=r'pip install "colonnade\[plot\]"'):
         plots.require_matplotlib()
+
+
+def labels_inside(fig) -> bool:
+    """Every title and axis label of ``fig`` lies inside the figure once drawn."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    box = fig.bbox
+    texts = [t for ax in fig.axes for t in (ax.title, ax.xaxis.label, ax.yaxis.label)]
+    return all(
+        box.x0 <= e.x0 and e.x1 <= box.x1 and box.y0 <= e.y0 and e.y1 <= box.y1
+        for e in (t.get_window_extent(renderer) for t in texts if t.get_text())
+    )
+
+
+def test_figures_keep_their_labels_and_name_the_auc():
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 2, 300)
+    scores = np.clip(labels * 0.3 + rng.uniform(size=300) * 0.7, 0, 1)
+    residual_y = rng.normal(size=300) * 1e5  # wide tick labels push the y label out
+    figures = {
+        **plots.binary_figures(labels, scores),
+        **plots.regression_figures(residual_y, residual_y + rng.normal(size=300) * 1e4),
+    }
+    for name, fig in figures.items():
+        assert labels_inside(fig), name
+    legend = [t.get_text() for t in figures["roc.png"].axes[0].get_legend().get_texts()]
+    assert legend == [f"AUC = {roc_auc_score(labels, scores):.3f}"]
+
+    classes = rng.integers(0, 3, 300)
+    probabilities = rng.dirichlet([1, 1, 1], 300)
+    probabilities[np.arange(300), classes] += 0.5
+    (roc,) = plots.multiclass_figures(classes, probabilities).values()
+    legend = [t.get_text() for t in roc.axes[0].get_legend().get_texts()]
+    want = [
+        f"class {k} vs rest (AUC = {roc_auc_score(classes == k, probabilities[:, k]):.3f})"
+        for k in range(3)
+    ]
+    assert legend == want

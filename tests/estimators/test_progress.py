@@ -1,7 +1,11 @@
 """Progress bars: shown on a terminal, silent in a pipe, never carriage returns in logs."""
 
+import fcntl
 import io
+import os
+import struct
 import sys
+import termios
 
 import numpy as np
 import pandas as pd
@@ -118,3 +122,21 @@ def test_bar_redraws_at_most_every_tenth_of_a_second(monkeypatch):
     as_terminal(monkeypatch)
     bar = progress.progress_bar(total=10)
     assert progress.MIN_INTERVAL == 0.1 and bar.mininterval == progress.MIN_INTERVAL
+
+
+def test_validation_metrics_leave_the_bar_its_width(tmp_path, monkeypatch):
+    """On an 80-column terminal the closing bar keeps its bar; the validation metrics
+    follow on a line of their own (they used to squeeze the bar to one character)."""
+    terminal = as_terminal(monkeypatch)
+    master, tty = os.openpty()  # a real terminal of 80 columns, for tqdm to measure
+    fcntl.ioctl(tty, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    monkeypatch.setattr(terminal, "fileno", lambda: tty, raising=False)
+    estimator(tmp_path).fit(frame(), label="y", epochs=1, batch_size=8, validation_data=frame(32))
+    lines = terminal.getvalue().split("\n")
+    bar = lines[0].split("\r")[-1]
+    assert len(bar) < 80 and "loss=" in bar and "|" + "#" * 10 in bar, bar
+    metrics = lines[1]
+    assert metrics.startswith("epoch 1/1: ")
+    assert "val_loss=" in metrics and "val_accuracy=" in metrics
+    os.close(tty)
+    os.close(master)
