@@ -68,14 +68,6 @@ def test_census_demo_learns_on_a_small_slice(capsys):
     assert "test accuracy" in capsys.readouterr().out
 
 
-def test_readme_tour_runs(tmp_path, monkeypatch):
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
-    tour = readme.split("```python\n", 1)[1].split("```", 1)[0]
-    monkeypatch.chdir(tmp_path)
-    exec(compile(tour, "README.md", "exec"), {})
-    assert (tmp_path / "exports").is_dir()
-
-
 def test_typed_package_and_documented_public_constructors():
     """``py.typed`` ships, and every argument of the canned estimators' constructors and
     their fit/evaluate/predict/train/export methods is annotated and in the docstring."""
