@@ -7,7 +7,9 @@ r"""colonnade: feature columns and canned estimators for tabular data, without T
 Sub-modules: ``cn.core`` (backend, autodiff, ops), ``cn.train`` (the ``tf.train`` names),
 ``cn.layers``, ``cn.nn``, ``cn.losses``, ``cn.metrics`` (for a ``model_fn``),
 ``cn.feature_columns``, ``cn.data`` (input pipelines over Arrow), ``cn.io`` (TFRecord and
-tf.Example), ``cn.estimators`` and ``cn.distribute`` (Ray; extra ``colonnade[ray]``).
+tf.Example; ``cn.io.gfile``), ``cn.estimators`` and ``cn.distribute`` (Ray; extra
+``colonnade[ray]``); ``cn.logging`` and ``cn.saved_model`` are ``tf.compat.v1.logging``
+and ``tf.saved_model``'s constants.
 """
 
 from .source_checkout import map_sibling_packages
@@ -25,8 +27,10 @@ from . import (  # noqa: E402
     losses,
     metrics,
     nn,
+    saved_model,
     train,
 )
+from . import tf_logging as logging  # noqa: E402
 from .estimators import load  # noqa: E402
 
 __version__ = core.library_version()
@@ -41,7 +45,9 @@ __all__ = [
     "layers",
     "losses",
     "metrics",
+    "logging",
     "nn",
+    "saved_model",
     "train",
     "load",
     "__version__",

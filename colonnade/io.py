@@ -3,7 +3,8 @@
 The names and behaviour of ``tf.io``'s record and example functions: read and write
 TFRecord files (optionally GZIP/ZLIB compressed, checksums checked) and parse serialized
 ``tf.Example`` / ``tf.SequenceExample`` records into Arrow tables. To train from TFRecord
-files, use ``cn.data.Dataset.from_tfrecord(paths, features, label=...)``.
+files, use ``cn.data.Dataset.from_tfrecord(paths, features, label=...)``. ``cn.io.gfile``
+is ``tf.io.gfile`` (local paths, and URLs through fsspec).
 
 >>> import colonnade as cn, os, tempfile, pandas as pd
 >>> path = os.path.join(tempfile.mkdtemp(), "rows.tfrecord")
@@ -14,6 +15,7 @@ files, use ``cn.data.Dataset.from_tfrecord(paths, features, label=...)``.
 {'age': [39, 50]}
 """
 
+from colonnade import gfile
 from colonnade.data.example import parse_example, parse_sequence_example, parse_single_example
 from colonnade.data.example_writer import write_tfrecord
 from colonnade.data.parse_spec import FixedLenFeature, FixedLenSequenceFeature, VarLenFeature
@@ -31,6 +33,7 @@ __all__ = [
     "TFRecordOptions",
     "TFRecordWriter",
     "VarLenFeature",
+    "gfile",
     "parse_example",
     "parse_sequence_example",
     "parse_single_example",

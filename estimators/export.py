@@ -15,6 +15,10 @@ the directory as hostile (see :mod:`.export_checks` and ``docs/exports.md``): it
 nothing outside it, allocates nothing it does not hold on disk, and reports any defect
 as one :class:`ExportError`.
 
+The export output classes a ``model_fn`` returns in ``EstimatorSpec.export_outputs`` are
+here too, under TF's path ``tf.estimator.export``: ``PredictOutput``,
+``ClassificationOutput``, ``RegressionOutput``.
+
 >>> import colonnade as cn
 >>> predictor = cn.estimators.load(path)  # doctest: +SKIP
 >>> predictor.predict(pandas_rows)        # doctest: +SKIP
@@ -42,6 +46,7 @@ from . import heads as heads_module
 from . import input_fn as inputs
 from . import receivers as receivers_module
 from .export_checks import ExportError
+from .head_base import ClassificationOutput, PredictOutput, RegressionOutput  # noqa: F401
 from .input_pipeline import transformed_batches
 from .networks import Network
 from .receivers import (  # noqa: F401 - TF's names: cn.estimators.export.build_*

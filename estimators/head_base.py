@@ -24,9 +24,10 @@ from ..core.autodiff import as_tensor, value_of
 from . import metrics as m
 from .input_fn import feature_column_of
 from .model_fn import EstimatorSpec
+from .signature_constants import DEFAULT_SERVING_SIGNATURE_DEF_KEY
 
 TRAIN, EVAL, PREDICT = "train", "eval", "infer"  # ModeKeys' values
-SERVING_KEY = "serving_default"
+SERVING_KEY = DEFAULT_SERVING_SIGNATURE_DEF_KEY
 
 
 def as_column(values, name="labels"):

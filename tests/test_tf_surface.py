@@ -1,0 +1,128 @@
+"""The TF names ported programs use around their models: ``cn.io.gfile`` (``tf.io.gfile``),
+``cn.logging`` (``tf.compat.v1.logging``), ``cn.saved_model``'s constants and the export
+output classes under ``cn.estimators.export``."""
+
+import logging
+import os
+
+import pytest
+
+import colonnade as cn
+from colonnade.io import gfile
+
+
+def test_gfile_on_local_paths_agrees_with_os(tmp_path):
+    top = str(tmp_path / "a")
+    gfile.makedirs(gfile.join(top, "b", "c"))
+    gfile.makedirs(gfile.join(top, "b"))  # existing: fine, as TF's
+    with gfile.GFile(gfile.join(top, "b", "x.txt"), "w") as f:
+        f.write("hello\n")
+    gfile.copy(gfile.join(top, "b", "x.txt"), gfile.join(top, "y.txt"))
+    assert gfile.listdir(top) == sorted(os.listdir(top)) == ["b", "y.txt"]
+    assert gfile.glob(gfile.join(top, "*", "*.txt")) == [str(tmp_path / "a" / "b" / "x.txt")]
+    assert gfile.exists(top + "/y.txt") and not gfile.isdir(top + "/y.txt") and gfile.isdir(top)
+    assert list(gfile.walk(top)) == [(p, sorted(d), sorted(f)) for p, d, f in os.walk(top)]
+    info = gfile.stat(top + "/y.txt")
+    assert (info.length, info.is_directory) == (6, False)
+    assert info.mtime_nsec // 10**9 == int(os.stat(top + "/y.txt").st_mtime)
+    with gfile.GFile(top + "/y.txt") as f:
+        assert f.read() == "hello\n"
+    gfile.rename(top + "/y.txt", top + "/z.txt")
+    assert sorted(os.listdir(top)) == ["b", "z.txt"]
+    gfile.remove(top + "/z.txt")
+    gfile.rmtree(top)
+    assert not os.path.exists(top)
+
+
+def test_gfile_errors_are_tfs(tmp_path):
+    missing = str(tmp_path / "missing")
+    for call in (
+        lambda: gfile.GFile(missing).read(),
+        lambda: gfile.remove(missing),
+        lambda: gfile.rmtree(missing),
+        lambda: gfile.stat(missing),
+        lambda: gfile.listdir(missing),
+        lambda: gfile.copy(missing, str(tmp_path / "b")),
+    ):
+        with pytest.raises(gfile.NotFoundError, match="missing: no such file"):
+            call()
+    assert issubclass(gfile.NotFoundError, FileNotFoundError)
+    (tmp_path / "a").write_text("1")
+    (tmp_path / "b").write_text("2")
+    with pytest.raises(gfile.AlreadyExistsError, match="overwrite=True"):
+        gfile.copy(str(tmp_path / "a"), str(tmp_path / "b"))
+    with pytest.raises(gfile.AlreadyExistsError, match="overwrite=True"):
+        gfile.rename(str(tmp_path / "a"), str(tmp_path / "b"))
+    gfile.rename(str(tmp_path / "a"), str(tmp_path / "b"), overwrite=True)
+    assert (tmp_path / "b").read_text() == "1" and not (tmp_path / "a").exists()
+    with pytest.raises(gfile.AlreadyExistsError):
+        gfile.mkdir(str(tmp_path))
+    with pytest.raises(ValueError, match="gfile cannot open 'nosuchscheme://x'"):
+        gfile.exists("nosuchscheme://x")
+    assert list(gfile.walk(missing)) == []
+
+
+def test_gfile_urls_keep_their_scheme():
+    """URLs go through fsspec (here its in-memory file system, as gs:// or s3:// would
+    with gcsfs or s3fs installed); paths come back in the form they were asked in."""
+    base = "memory://gfile_test"
+    gfile.makedirs(base + "/d")
+    with gfile.GFile(base + "/d/f.csv", "w") as f:
+        f.write("a,b\n")
+    assert gfile.glob(base + "/d/*.csv") == [base + "/d/f.csv"]
+    assert gfile.listdir(base + "/d") == ["f.csv"]
+    assert [top for top, _, _ in gfile.walk(base)] == [base, base + "/d"]
+    gfile.copy(base + "/d/f.csv", base + "/g.csv")
+    assert gfile.stat(base + "/g.csv").length == 4
+    gfile.rmtree(base)
+    assert not gfile.exists(base + "/d/f.csv")
+
+
+def test_logging_set_verbosity_shows_the_training_log(tmp_path, capfd, monkeypatch):
+    """TF scripts' first line, ``set_verbosity(INFO)``, makes the library's INFO log show
+    on stderr; the message functions take %-style arguments."""
+    logger = logging.getLogger("colonnade")
+    monkeypatch.setattr(logger, "handlers", [])
+    monkeypatch.setattr(logging.getLogger(), "handlers", [])
+    level = logger.level
+    try:
+        cn.logging.set_verbosity(cn.logging.INFO)
+        assert cn.logging.get_verbosity() == logging.INFO == cn.logging.INFO
+        cn.logging.info("step %d", 7)
+        cn.logging.debug("hidden")
+        for i in range(5):
+            cn.logging.log_every_n(cn.logging.INFO, "every %d", 2, i)
+            cn.logging.log_first_n(cn.logging.INFO, "first %d", 1, i)
+        cn.logging.log_if(cn.logging.WARN, "shown", True)
+        cn.logging.log_if(cn.logging.WARN, "not shown", False)
+        err = capfd.readouterr().err
+        assert "step 7" in err and "hidden" not in err
+        assert [line.split(":")[-1] for line in err.splitlines() if "every" in line] == [
+            "every 0",
+            "every 2",
+            "every 4",
+        ]
+        assert err.count("first") == 1 and "shown" in err and "not shown" not in err
+        cn.logging.set_verbosity("error")
+        assert cn.logging.get_verbosity() == logging.ERROR
+        with pytest.raises(ValueError, match="set_verbosity takes a logging level"):
+            cn.logging.set_verbosity(None)
+    finally:
+        logger.setLevel(level)
+
+
+def test_saved_model_constants_and_export_outputs_have_tfs_values():
+    sc = cn.saved_model.signature_constants  # values printed by TF 2.15
+    assert sc.DEFAULT_SERVING_SIGNATURE_DEF_KEY == "serving_default"
+    assert (sc.PREDICT_METHOD_NAME, sc.CLASSIFY_METHOD_NAME, sc.REGRESS_METHOD_NAME) == (
+        "tensorflow/serving/predict",
+        "tensorflow/serving/classify",
+        "tensorflow/serving/regress",
+    )
+    assert (sc.CLASSIFY_OUTPUT_CLASSES, sc.CLASSIFY_OUTPUT_SCORES) == ("classes", "scores")
+    tags = cn.saved_model.tag_constants  # TF 2.15: serve train gpu tpu
+    assert (tags.SERVING, tags.TRAINING, tags.GPU, tags.TPU) == ("serve", "train", "gpu", "tpu")
+    export = cn.estimators.export
+    assert export.PredictOutput is cn.estimators.PredictOutput
+    assert export.ClassificationOutput is cn.estimators.ClassificationOutput
+    assert export.RegressionOutput is cn.estimators.RegressionOutput
