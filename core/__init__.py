@@ -126,6 +126,7 @@ from .schedules import (
     piecewise_constant_decay,
     polynomial_decay,
 )
+from .tf_ops import *  # noqa: F403  (reduce_*, *_like, identity: TF's spellings)
 from .variable_scope import (
     VariableStore,
     assert_global_step,

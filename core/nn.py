@@ -113,22 +113,51 @@ def _rng(xp, rng):
     return rng
 
 
-def dropout(x, rate: float, training: bool = True, rng=None) -> Tensor:
+def dropout(
+    x,
+    rate=None,
+    training: bool = True,
+    rng=None,
+    *,
+    keep_prob=None,
+    noise_shape=None,
+    seed=None,
+    name=None,
+) -> Tensor:
     """Zero each element with probability ``rate`` and scale the rest by ``1 / (1 - rate)``.
 
-    Identity when ``training`` is False. ``rng`` is a seed or a ``Generator`` of the
-    backend (``numpy.random.default_rng``); pass one generator through a run for
-    reproducible masks.
+    Identity when ``training`` is False. ``rng`` (or TF's ``seed``) is a seed or a
+    ``Generator`` of the backend (``numpy.random.default_rng``); pass one generator
+    through a run for reproducible masks. TF 1's ``keep_prob`` (``1 - rate``) may be given
+    instead of ``rate``; ``noise_shape`` is the shape of the random mask, broadcast over
+    ``x`` (``[batch, 1]`` drops whole rows), as ``tf.nn.dropout``'s.
     """
-    if not 0 <= rate < 1:
-        raise ValueError(f"dropout rate must be in [0, 1), got {rate}")
+    rate = _dropout_rate(rate, keep_prob)
     x = as_tensor(x)
     if not training or rate == 0:
         return x
     xp = get_xp(x.value)
-    keep = _rng(xp, rng).random(x.shape) >= rate
+    shape = x.shape if noise_shape is None else tuple(int(d) for d in noise_shape)
+    try:
+        np.broadcast_shapes(shape, x.shape)
+    except ValueError:
+        raise ValueError(f"dropout: noise_shape {shape} does not broadcast to {x.shape}") from None
+    keep = _rng(xp, rng if rng is not None else seed).random(shape) >= rate
     scale = xp.asarray(1.0 / (1.0 - rate), dtype=x.value.dtype)
     return ops.multiply(x, keep * scale)
+
+
+def _dropout_rate(rate, keep_prob) -> float:
+    """``rate``, or ``1 - keep_prob``; exactly one of them, in range (TF's ValueErrors)."""
+    if (rate is None) == (keep_prob is None):
+        raise ValueError("dropout takes rate or keep_prob (= 1 - rate), exactly one of them")
+    if keep_prob is not None:
+        if not 0 < keep_prob <= 1:
+            raise ValueError(f"dropout keep_prob must be in (0, 1], got {keep_prob}")
+        return 1.0 - float(keep_prob)
+    if not 0 <= rate < 1:
+        raise ValueError(f"dropout rate must be in [0, 1), got {rate}")
+    return float(rate)
 
 
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon) -> Tensor:
