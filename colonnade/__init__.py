@@ -9,7 +9,8 @@ Sub-modules: ``cn.core`` (backend, autodiff, ops), ``cn.train`` (the ``tf.train`
 ``cn.feature_columns``, ``cn.data`` (input pipelines over Arrow), ``cn.io`` (TFRecord and
 tf.Example; ``cn.io.gfile``), ``cn.estimators`` and ``cn.distribute`` (Ray; extra
 ``colonnade[ray]``); ``cn.logging`` and ``cn.saved_model`` are ``tf.compat.v1.logging``
-and ``tf.saved_model``'s constants.
+and ``tf.saved_model``'s constants; ``cn.compat.v1`` is ``tf.compat.v1`` (TF 1's canned
+estimators among it).
 """
 
 from .source_checkout import map_sibling_packages
@@ -17,6 +18,7 @@ from .source_checkout import map_sibling_packages
 map_sibling_packages(__path__[0])  # run from a clone: colonnade.core is ../core, ...
 
 from . import (  # noqa: E402
+    compat,
     core,
     data,
     distribute,
@@ -36,6 +38,7 @@ from .estimators import load  # noqa: E402
 __version__ = core.library_version()
 
 __all__ = [
+    "compat",
     "core",
     "data",
     "distribute",

@@ -182,7 +182,7 @@ _LINEAR_COLUMNS = (
     "the model's columns (TF: required): categorical ones get a weight per id, trained with "
     "sparse updates; dense ones a weight per value."
 )
-_DNN_COLUMNS = (
+DNN_COLUMNS_DOC = (
     "the model's dense columns (TF: required): numeric, bucketized, indicator and embedding "
     "columns; wrap a categorical column in ``indicator_column`` or ``embedding_column``."
 )
@@ -360,7 +360,7 @@ class LinearRegressor(Estimator):
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
 
 
-@documented(feature_columns=_DNN_COLUMNS, optimizer=_DNN_OPTIMIZER)
+@documented(feature_columns=DNN_COLUMNS_DOC, optimizer=_DNN_OPTIMIZER)
 class DNNClassifier(Estimator):
     """A feed-forward network over dense feature columns for 2 or more classes.
 
@@ -392,7 +392,7 @@ class DNNClassifier(Estimator):
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
 
 
-@documented(feature_columns=_DNN_COLUMNS, optimizer=_DNN_OPTIMIZER)
+@documented(feature_columns=DNN_COLUMNS_DOC, optimizer=_DNN_OPTIMIZER)
 class DNNRegressor(Estimator):
     """A feed-forward network over dense feature columns predicting numbers."""
 

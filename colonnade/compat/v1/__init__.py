@@ -1,0 +1,43 @@
+"""``cn.compat.v1``: the ``tf.compat.v1`` modules an estimator program uses.
+
+- ``estimator``: ``cn.estimators`` with TF 1's canned estimators (TF 1's loss reduction
+  and optimizer defaults: :mod:`colonnade.estimators.canned_v1`);
+- ``feature_column``, ``train``, ``losses``, ``layers``, ``nn``, ``metrics``,
+  ``logging``, ``saved_model``: colonnade's modules of those names (already TF 1's);
+- ``get_variable``, ``variable_scope``, ``get_or_create_global_step``,
+  ``get_global_step``.
+
+>>> import colonnade as cn
+>>> cn.compat.v1.estimator.DNNClassifier.__module__
+'colonnade.estimators.canned_v1'
+>>> cn.compat.v1.train.AdamOptimizer is cn.train.AdamOptimizer
+True
+"""
+
+from colonnade import feature_columns as feature_column
+from colonnade import layers, losses, metrics, nn, saved_model, train
+from colonnade import tf_logging as logging
+from colonnade.core import (
+    get_global_step,
+    get_or_create_global_step,
+    get_variable,
+    variable_scope,
+)
+
+from . import estimator
+
+__all__ = [
+    "estimator",
+    "feature_column",
+    "get_global_step",
+    "get_or_create_global_step",
+    "get_variable",
+    "layers",
+    "logging",
+    "losses",
+    "metrics",
+    "nn",
+    "saved_model",
+    "train",
+    "variable_scope",
+]

@@ -1,0 +1,16 @@
+"""``cn.compat.v1.estimator``: ``tf.compat.v1.estimator``. Everything in
+:mod:`colonnade.estimators`, with the six canned estimators replaced by TF 1's
+(:mod:`colonnade.estimators.canned_v1`: TF 1's loss reduction and optimizer defaults)."""
+
+from colonnade.estimators import *  # noqa: F403
+from colonnade.estimators import __all__ as _estimator_names
+from colonnade.estimators.canned_v1 import (  # noqa: F401 (replace the V2 classes)
+    DNNClassifier,
+    DNNLinearCombinedClassifier,
+    DNNLinearCombinedRegressor,
+    DNNRegressor,
+    LinearClassifier,
+    LinearRegressor,
+)
+
+__all__ = list(_estimator_names)
