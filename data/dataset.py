@@ -51,6 +51,7 @@ from .plan import (
 )
 from .shuffle import check_seed
 from .sources import BATCH_READAHEAD, READ_BATCH_SIZE, FileSource, TableSource, open_files
+from .tensor_slices import slices_table, table_from_columns
 
 __all__ = ["AUTOTUNE", "INTERLEAVE_UNITS", "Dataset"]
 
@@ -181,14 +182,29 @@ class Dataset:
         filter: RowFilter | None = None,
         label: Names | None = None,
     ) -> Dataset:
-        """Rows of ``mapping``, a dict of column name to list or 1-D array (TF's
-        slice_input_producer).
+        """Rows of ``mapping``, a dict of column name to list or array; an array of rank
+        2 or more gives each row its values flattened (see :mod:`.tensor_slices`).
 
         >>> Dataset.from_dict({"x": [1, 2, 3]}).to_table().column("x").to_pylist()
         [1, 2, 3]
         """
-        table = pa.table(dict(mapping))
+        table = table_from_columns(mapping, "from_dict")
         return cls._from_source(TableSource(table, "dict of columns"), columns, filter, label)
+
+    @classmethod
+    def from_tensor_slices(cls, tensors) -> Dataset:
+        """TF's ``from_tensor_slices``: one example per entry along the first axis of a dict
+        of arrays, or of a ``(features, labels)`` pair (labels then iterate beside the
+        features, as from an ``input_fn``).
+
+        >>> import numpy as np
+        >>> ds = Dataset.from_tensor_slices(({"x": np.ones((4, 2))}, np.arange(4))).batch(2)
+        >>> features, labels = next(iter(ds))
+        >>> features["x"].type.list_size, labels.tolist()
+        (2, [0, 1])
+        """
+        table, label = slices_table(tensors)
+        return cls._from_source(TableSource(table, "tensor slices"), None, None, label)
 
     @classmethod
     def from_files(

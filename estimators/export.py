@@ -41,6 +41,7 @@ import pyarrow as pa
 from .. import core
 from .. import data as cn_data
 from ..data.example import parse_example
+from ..data.tensor_slices import table_from_columns
 from . import export_checks as checks
 from . import heads as heads_module
 from . import input_fn as inputs
@@ -351,7 +352,7 @@ class Predictor:
                 ``None``: all of the head's).
             batch_size: rows transformed and predicted at once (default 8192)."""
         if isinstance(rows, dict):
-            rows = pd.DataFrame(rows)
+            rows = table_from_columns(rows, "predict")
         elif isinstance(rows, (list, tuple)) and rows and all(isinstance(r, dict) for r in rows):
             rows = pa.Table.from_pylist(list(rows))
         dataset = inputs.as_dataset(rows, batch_size=batch_size, columns=self.input_columns)

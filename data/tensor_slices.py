@@ -1,0 +1,90 @@
+"""Arrow columns from in-memory arrays of any rank, sliced along their first axis as
+``tf.data.Dataset.from_tensor_slices`` slices them.
+
+A row of a multi-dimensional column is its values flattened in row-major order, as a
+fixed-size list: what ``numeric_column(key, shape=...)`` reads (and what TF's
+``input_layer`` flattens a dense tensor to).
+
+>>> import numpy as np
+>>> table = table_from_columns({"x": np.arange(6.0).reshape(3, 2), "y": [0, 1, 0]}, "from_dict")
+>>> table.column("x").to_pylist(), table.column("x").type.list_size
+([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]], 2)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+import pyarrow as pa
+
+__all__ = ["LABEL_NAME", "column_from_array", "slices_table", "table_from_columns"]
+
+LABEL_NAME = "label"
+"""The column a ``(features, labels)`` pair's unnamed labels get."""
+
+
+def column_from_array(name, values) -> pa.Array | pa.ChunkedArray:
+    """``values`` (an Arrow array, a list or an array of any rank >= 1) as one Arrow
+    column of ``len(values)`` rows."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values
+    array = np.asarray(values)
+    if array.ndim == 0:
+        raise ValueError(f"column {name!r} is a scalar: give an array with one entry per example")
+    if array.ndim == 1:
+        return pa.array(array, from_pandas=array.dtype == object)
+    width = math.prod(array.shape[1:])
+    if width == 0:
+        raise ValueError(f"column {name!r} has shape {array.shape}: rows of no values")
+    flat = pa.array(np.ascontiguousarray(array).reshape(-1), from_pandas=array.dtype == object)
+    return pa.FixedSizeListArray.from_arrays(flat, width)
+
+
+def table_from_columns(mapping: Mapping, origin: str) -> pa.Table:
+    """A table of ``mapping``'s columns (name -> array of any rank); columns of unequal
+    length are a ``ValueError`` naming two of them and ``origin``, the caller."""
+    if not isinstance(mapping, Mapping):
+        raise TypeError(
+            f"{origin} takes a dict of column name -> array; got {type(mapping).__name__}"
+        )
+    columns = {str(name): column_from_array(name, values) for name, values in mapping.items()}
+    lengths = {name: len(column) for name, column in columns.items()}
+    if len(set(lengths.values())) > 1:
+        (a, n), (b, m) = sorted(lengths.items(), key=lambda item: item[1])[:: len(lengths) - 1]
+        raise ValueError(
+            f"{origin}: every column needs one row per example; column {a!r} has {n} rows, "
+            f"column {b!r} has {m}"
+        )
+    return pa.table(columns)
+
+
+def slices_table(tensors) -> tuple:
+    """``(table, label)`` of what ``from_tensor_slices`` takes: a dict of arrays (no
+    label), or a ``(features, labels)`` pair whose ``labels`` is one array (the column
+    :data:`LABEL_NAME`; a ``(n, 1)`` array is taken as ``(n,)``) or a dict of arrays (a
+    list of label columns)."""
+    if isinstance(tensors, Mapping):
+        return table_from_columns(tensors, "from_tensor_slices"), None
+    if not (isinstance(tensors, tuple) and len(tensors) == 2 and isinstance(tensors[0], Mapping)):
+        raise TypeError(
+            "from_tensor_slices takes a dict of column name -> array, or a (features, labels) "
+            f"pair with features such a dict; got {type(tensors).__name__}"
+        )
+    features, labels = tensors
+    if isinstance(labels, Mapping):
+        clash = sorted(set(map(str, labels)) & set(map(str, features)))
+        if clash:
+            raise ValueError(f"from_tensor_slices: {clash} are both features and labels")
+        return table_from_columns({**features, **labels}, "from_tensor_slices"), list(labels)
+    if LABEL_NAME in features:
+        raise ValueError(
+            f"from_tensor_slices: a feature is named {LABEL_NAME!r}, the name the labels "
+            "take; rename it, or give the labels as a dict"
+        )
+    labels = np.asarray(labels) if not isinstance(labels, (pa.Array, pa.ChunkedArray)) else labels
+    if isinstance(labels, np.ndarray) and labels.ndim == 2 and labels.shape[1] == 1:
+        labels = labels[:, 0]
+    table = table_from_columns({**features, LABEL_NAME: labels}, "from_tensor_slices")
+    return table, LABEL_NAME
