@@ -30,6 +30,7 @@ from . import (  # noqa: E402
     metrics,
     nn,
     saved_model,
+    sparse,
     train,
 )
 from . import tf_logging as logging  # noqa: E402
@@ -51,6 +52,7 @@ __all__ = [
     "logging",
     "nn",
     "saved_model",
+    "sparse",
     "train",
     "load",
     "__version__",

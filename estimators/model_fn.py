@@ -118,16 +118,29 @@ def metric_of(op) -> Metric:
 
 def features_dict(features):
     """What a ``model_fn`` gets as ``features``: a dict of numpy arrays for an Arrow
-    batch (list columns stay Arrow arrays, which the feature-column layers read)."""
+    batch. A fixed-size list column (a multi-dimensional feature) is a ``(batch, width)``
+    array; a variable-length list column stays an Arrow ``ListArray`` (TF gives such a
+    feature as a ``SparseTensor``): the feature-column layers read it, and
+    ``cn.sparse.to_dense`` pads it into an array."""
     if isinstance(features, (pa.RecordBatch, pa.Table)):
-        out = {}
-        for name, column in zip(features.column_names, features.columns):
-            if pa.types.is_list(column.type) or pa.types.is_large_list(column.type):
-                out[name] = column
-            else:
-                out[name] = column.to_numpy(zero_copy_only=False)
-        return out
+        return {
+            name: feature_array(column)
+            for name, column in zip(features.column_names, features.columns)
+        }
     return features
+
+
+def feature_array(column):
+    """One Arrow column as a ``model_fn`` sees it (see :func:`features_dict`)."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    kind = column.type
+    if pa.types.is_fixed_size_list(kind) and column.null_count == 0:
+        values = column.flatten().to_numpy(zero_copy_only=False)
+        return values.reshape(len(column), kind.list_size)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        return column
+    return column.to_numpy(zero_copy_only=False)
 
 
 def labels_array(labels):

@@ -126,3 +126,17 @@ def test_saved_model_constants_and_export_outputs_have_tfs_values():
     assert export.PredictOutput is cn.estimators.PredictOutput
     assert export.ClassificationOutput is cn.estimators.ClassificationOutput
     assert export.RegressionOutput is cn.estimators.RegressionOutput
+
+
+def test_sparse_to_dense_pads_each_list_as_tf():
+    """tf.sparse.to_dense of a VarLenFeature: rows padded with 0 (or b'' for strings)."""
+    import pyarrow as pa
+
+    ints = pa.array([[3, 1], None, [], [7, 8, 9]])
+    assert cn.sparse.to_dense(ints).tolist() == [[3, 1, 0], [0, 0, 0], [0, 0, 0], [7, 8, 9]]
+    assert cn.sparse.to_dense(ints, default_value=-1)[1].tolist() == [-1, -1, -1]
+    strings = pa.chunked_array([pa.array([["a"]]), pa.array([["b", "c"]])])
+    assert cn.sparse.to_dense(strings).tolist() == [["a", ""], ["b", "c"]]
+    assert cn.sparse.to_dense(pa.array([[]], pa.list_(pa.float32()))).shape == (1, 0)
+    with pytest.raises(TypeError, match="to_dense takes a variable-length feature"):
+        cn.sparse.to_dense([1, 2])

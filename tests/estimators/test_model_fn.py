@@ -37,6 +37,28 @@ def test_arrow_features_become_numpy_and_list_columns_stay_arrow():
     assert {k: v.tolist() for k, v in labels.items()} == {"a": [1.0], "b": [2.0]}
 
 
+def test_a_multi_dimensional_feature_is_a_dense_array_in_a_model_fn(tmp_path):
+    """A fixed-size list column (from_tensor_slices of a 3-D array, numeric_column(shape=))
+    reaches a model_fn as a (batch, width) array that TF-style ops take; a
+    variable-length one pads with cn.sparse.to_dense."""
+    seen = {}
+
+    def model_fn(features, labels, mode):
+        seen["x"] = features["x"]
+        seen["tags"] = cn.sparse.to_dense(features["tags"], default_value="?")
+        w = cn.core.get_variable("w", (4, 1), initializer=cn.core.initializers.zeros())
+        logits = cn.core.matmul(cn.core.reshape(features["x"], (-1, 4)), w)
+        loss = cn.core.reduce_mean(cn.core.square(logits[:, 0] - labels))
+        return E.EstimatorSpec(mode, loss=loss, train_op=loss, predictions={"y": logits})
+
+    x = np.arange(24, dtype=np.float32).reshape(3, 2, 4)[:, :, :2].copy()  # (3, 2, 2)
+    tags = pa.array([["a"], ["b", "c"], []])
+    data = cn.data.Dataset.from_tensor_slices(({"x": x, "tags": tags}, np.zeros(3)))
+    E.Estimator(model_fn, model_dir=str(tmp_path)).train(lambda: data.batch(3), steps=1)
+    np.testing.assert_array_equal(seen["x"], x.reshape(3, 4))
+    assert seen["tags"].tolist() == [["a", "?"], ["b", "c"], ["?", "?"]]
+
+
 def test_a_spec_brings_the_hooks_of_its_own_mode():
     hook = E.SessionRunHook()
     train = E.EstimatorSpec(E.ModeKeys.TRAIN, loss=1.0, train_op=1, training_hooks=[hook])
