@@ -16,6 +16,7 @@ is ``tf.io.gfile`` (local paths, and URLs through fsspec).
 """
 
 from colonnade import gfile
+from colonnade.data.csv_records import decode_csv
 from colonnade.data.example import parse_example, parse_sequence_example, parse_single_example
 from colonnade.data.example_writer import write_tfrecord
 from colonnade.data.parse_spec import FixedLenFeature, FixedLenSequenceFeature, VarLenFeature
@@ -33,6 +34,7 @@ __all__ = [
     "TFRecordOptions",
     "TFRecordWriter",
     "VarLenFeature",
+    "decode_csv",
     "gfile",
     "parse_example",
     "parse_sequence_example",
