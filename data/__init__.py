@@ -13,7 +13,9 @@ that yields ``pyarrow.RecordBatch`` es, or ``(features, labels)`` pairs when bui
 [(2,), (2,)]
 """
 
+from . import experimental
 from .columns import required_columns
+from .csv_dataset import make_csv_dataset
 from .dataset import AUTOTUNE, Dataset
 
-__all__ = ["AUTOTUNE", "Dataset", "required_columns"]
+__all__ = ["AUTOTUNE", "Dataset", "experimental", "make_csv_dataset", "required_columns"]

@@ -17,11 +17,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-__all__ = ["decode_csv"]
+__all__ = ["decode_csv", "default_and_type"]
 
 
-def _default_and_type(entry, column: int):
-    """``(default or None if required, numpy dtype)`` of one ``record_defaults`` entry."""
+def default_and_type(entry, column: int):
+    """``(default or None if required, numpy dtype)`` of one ``record_defaults`` entry
+    (``column`` is its index, for errors): TF's types of Python constants."""
     values = list(entry) if isinstance(entry, (list, tuple, np.ndarray)) else [entry]
     if len(values) > 1:
         raise ValueError(
@@ -64,7 +65,7 @@ def decode_csv(
     not a number of its column's type are TF's ``ValueError``s, naming the record."""
     shape = np.shape(records)
     lines = _as_strings(records)
-    specs = [_default_and_type(entry, i) for i, entry in enumerate(record_defaults)]
+    specs = [default_and_type(entry, i) for i, entry in enumerate(record_defaults)]
     if select_cols is not None:
         select_cols = [int(c) for c in select_cols]
         if sorted(set(select_cols)) != select_cols:

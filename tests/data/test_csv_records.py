@@ -1,6 +1,7 @@
 """cn.io.decode_csv against what TF 2.15's tf.io.decode_csv returned for the same records
 (golden/make_decode_csv.py), errors included."""
 
+import itertools
 import json
 from pathlib import Path
 
@@ -45,3 +46,39 @@ def test_decode_csv_keeps_the_records_shape_and_takes_numpy_dtypes():
         cn.io.decode_csv(["1"], [[0, 1]])
     with pytest.raises(ValueError, match="select_cols selects 1 columns"):
         cn.io.decode_csv(["1,2"], [[0], [0]], select_cols=[1])
+
+
+CSV_GOLDEN = json.loads((Path(__file__).parent / "golden" / "csv_dataset.json").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(CSV_GOLDEN["calls"]))
+def test_make_csv_dataset_gives_tfs_batches(tmp_path, name):
+    path = tmp_path / "rows.csv"
+    path.write_text(CSV_GOLDEN["text"])
+    call = CSV_GOLDEN["calls"][name]
+    ds = cn.data.experimental.make_csv_dataset(
+        str(path), 3, label_name="income", shuffle=False, num_epochs=1, **call["kwargs"]
+    )
+    got = [(features.to_pydict(), labels.tolist()) for features, labels in ds]
+    assert got == [(b["features"], b["label"]) for b in call["batches"]]
+    features, _ = next(iter(ds))
+    dtypes = {
+        f.name: "string" if f.type == "string" else f.type.to_pandas_dtype().__name__
+        for f in features.schema
+    }
+    assert dtypes == call["batches"][0]["dtypes"]
+
+
+def test_make_csv_dataset_defaults_shuffle_and_repeat(tmp_path):
+    path = tmp_path / "rows.csv"
+    path.write_text("x,y\n" + "".join(f"{i},{i % 2}\n" for i in range(20)))
+    ds = cn.data.make_csv_dataset(str(path), 4, label_name="y", shuffle_seed=3)
+    xs = [features.column("x").to_pylist() for features, _ in itertools.islice(ds, 10)]
+    assert len(xs) == 10  # num_epochs=None: it repeats past the 20 rows
+    assert sorted(sum(xs[:5], [])) == list(range(20)) and sum(xs[:5], []) != list(range(20))
+    with pytest.raises(ValueError, match="need column_names"):
+        cn.data.make_csv_dataset(str(path), 4, header=False)
+    with pytest.raises(ValueError, match="compression_type='GZIP'"):
+        cn.data.make_csv_dataset(str(path), 4, compression_type="GZIP")
+    with pytest.raises(ValueError, match="3 entries for 2 columns"):
+        cn.data.make_csv_dataset(str(path), 4, column_defaults=[[0], [0], [0]])
