@@ -17,5 +17,13 @@ from . import experimental
 from .columns import required_columns
 from .csv_dataset import make_csv_dataset
 from .dataset import AUTOTUNE, Dataset
+from .text_lines import TextLineDataset
 
-__all__ = ["AUTOTUNE", "Dataset", "experimental", "make_csv_dataset", "required_columns"]
+__all__ = [
+    "AUTOTUNE",
+    "Dataset",
+    "TextLineDataset",
+    "experimental",
+    "make_csv_dataset",
+    "required_columns",
+]

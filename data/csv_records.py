@@ -57,13 +57,23 @@ def decode_csv(
     na_value="",
     select_cols=None,
 ) -> list:
-    """The columns of ``records`` (lines of CSV, any array shape) as a list of arrays of
-    ``records``' shape, one per ``record_defaults`` entry (or per ``select_cols`` index).
+    """The columns of ``records`` (lines of CSV: an array of any shape, an Arrow array, or
+    a batch of one column such as :func:`~.text_lines.TextLineDataset`'s) as a list of
+    arrays of ``records``' shape, one per ``record_defaults`` entry (or per
+    ``select_cols`` index).
 
     A field equal to ``na_value`` or empty takes its column's default; a required column
     (``[]``) without a value, a line with the wrong number of fields and a field that is
     not a number of its column's type are TF's ``ValueError``s, naming the record."""
-    shape = np.shape(records)
+    if isinstance(records, (pa.RecordBatch, pa.Table)):  # a batch of TextLineDataset's
+        if records.num_columns != 1:
+            raise TypeError(
+                f"decode_csv takes lines: a batch of one column; got {records.schema.names}"
+            )
+        records = records.column(0)
+    shape = (
+        (len(records),) if isinstance(records, (pa.Array, pa.ChunkedArray)) else np.shape(records)
+    )
     lines = _as_strings(records)
     specs = [default_and_type(entry, i) for i, entry in enumerate(record_defaults)]
     if select_cols is not None:

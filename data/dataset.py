@@ -33,6 +33,8 @@ import pyarrow.dataset as pads
 from .arrow_inputs import csv_format, table_from_arrow, table_from_pandas
 from .columns import as_expression, as_names, check_expression, check_names, split_label
 from .dataset_cache import FileCache, MemoryCache
+from .limits import MAX_ROWS, positive_count  # noqa: F401 (MAX_ROWS: cn.data.dataset's)
+from .pair_maps import pair_map
 from .plan import (
     INTERLEAVE_UNITS,
     Batch,
@@ -69,19 +71,6 @@ Paths = str | os.PathLike | Sequence[str | os.PathLike]
 # ``prefetch(AUTOTUNE)``, as in tf.data, asks for the default depth below.
 AUTOTUNE = -1
 DEFAULT_PREFETCH = 2
-
-
-MAX_ROWS = (1 << 31) - 1
-"""The largest batch, buffer or shard count a Dataset takes: Arrow reads at most this many
-rows at once (a larger number overflowed deep inside pyarrow)."""
-
-
-def _positive_int(value, name):
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if value > MAX_ROWS:
-        raise ValueError(f"{name} must be at most {MAX_ROWS:,} (2^31 - 1), got {value:,}")
-    return value
 
 
 class Dataset:
@@ -514,8 +503,9 @@ class Dataset:
     def map(self, fn: Callable) -> Dataset:
         """Apply ``fn`` to each RecordBatch of the stream, or to ``(features, labels)`` on a
         labelled dataset (returning a ``(features, labels)`` pair). ``fn`` may return a
-        RecordBatch, Table, pandas DataFrame or dict of columns. Before :meth:`batch` it sees
-        the reader's batches, of any size.
+        RecordBatch, Table, pandas DataFrame or dict of columns; on an unlabelled dataset,
+        a ``(features, labels)`` pair labels it (see :mod:`.pair_maps`). Before
+        :meth:`batch` it sees the reader's batches, of any size.
 
         >>> import pyarrow.compute as pc
         >>> ds = Dataset.from_dict({"x": [1, 2]}).map(
@@ -525,6 +515,10 @@ class Dataset:
         """
         if not callable(fn):
             raise TypeError(f"map needs a callable, got {type(fn).__name__}")
+        if self._label is None:
+            fn, label = pair_map(fn, self.schema)
+            if label is not None:
+                return self.with_plan(Map(self._node, fn)).with_label(label)
         return self.with_plan(Map(self._node, fn, self._label, self._single_label))
 
     def shuffle(
@@ -568,7 +562,7 @@ class Dataset:
         [0, 1, 2, 3, 4, 5]
         """
         if buffer_size is not None:
-            _positive_int(buffer_size, "buffer_size")
+            positive_count(buffer_size, "buffer_size")
         check_seed(seed)
         reshuffle = bool(reshuffle_each_iteration)
         node = self._node
@@ -585,7 +579,7 @@ class Dataset:
         >>> [b.num_rows for b in ds]
         [2, 2, 1]
         """
-        _positive_int(batch_size, "batch_size")
+        positive_count(batch_size, "batch_size")
         return self.with_plan(Batch(self._node, batch_size, bool(drop_remainder)), batched=True)
 
     def repeat(self, count: int | None = None) -> Dataset:
@@ -612,7 +606,7 @@ class Dataset:
         >>> Dataset.from_dict({"x": list(range(5))}).shard(2, 1).to_table()["x"].to_pylist()
         [1, 3]
         """
-        _positive_int(num_shards, "num_shards")
+        positive_count(num_shards, "num_shards")
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < num_shards:
             raise ValueError(f"index must be in [0, {num_shards}), got {index!r}")
         scan = None if self._batched else scan_under(self._node)
@@ -631,7 +625,7 @@ class Dataset:
         """
         if buffer_size == AUTOTUNE:
             buffer_size = DEFAULT_PREFETCH
-        _positive_int(buffer_size, "buffer_size")
+        positive_count(buffer_size, "buffer_size")
         return self.with_plan(Prefetch(self._node, buffer_size))
 
     def cache(self, filename: str | os.PathLike | None = None) -> Dataset:
