@@ -52,7 +52,15 @@ def make_csv_dataset(
     ``column_defaults`` the types are inferred and an empty field is a missing value.
     ``num_parallel_reads``, ``sloppy``, ``num_rows_for_inference`` and ``ignore_errors``
     are accepted and not needed (reading is streamed and ordered); ``compression_type``
-    must be ``None`` and ``encoding`` UTF-8."""
+    must be ``None`` and ``encoding`` UTF-8.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "rows.csv")
+    >>> _ = open(path, "w").write("age,y\\n39,1\\n50,0\\n")
+    >>> ds = make_csv_dataset(path, 2, label_name="y", shuffle=False, num_epochs=1)
+    >>> [(f.column("age").to_pylist(), y.tolist()) for f, y in ds]
+    [([39, 50], [1, 0])]
+    """
     if compression_type not in (None, ""):
         raise ValueError(
             f"make_csv_dataset reads uncompressed CSV; got compression_type={compression_type!r}"

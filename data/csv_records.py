@@ -64,7 +64,12 @@ def decode_csv(
 
     A field equal to ``na_value`` or empty takes its column's default; a required column
     (``[]``) without a value, a line with the wrong number of fields and a field that is
-    not a number of its column's type are TF's ``ValueError``s, naming the record."""
+    not a number of its column's type are TF's ``ValueError``s, naming the record.
+
+    >>> ids, scores = decode_csv([["1,0.5"], ["2,"]], [[0], [1.0]])
+    >>> ids.tolist(), scores.tolist()
+    ([[1], [2]], [[0.5], [1.0]])
+    """
     if isinstance(records, (pa.RecordBatch, pa.Table)):  # a batch of TextLineDataset's
         if records.num_columns != 1:
             raise TypeError(

@@ -34,7 +34,6 @@ from .arrow_inputs import csv_format, table_from_arrow, table_from_pandas
 from .columns import as_expression, as_names, check_expression, check_names, split_label
 from .dataset_cache import FileCache, MemoryCache
 from .limits import MAX_ROWS, positive_count  # noqa: F401 (MAX_ROWS: cn.data.dataset's)
-from .pair_maps import pair_map
 from .plan import (
     INTERLEAVE_UNITS,
     Batch,
@@ -503,8 +502,8 @@ class Dataset:
     def map(self, fn: Callable) -> Dataset:
         """Apply ``fn`` to each RecordBatch of the stream, or to ``(features, labels)`` on a
         labelled dataset (returning a ``(features, labels)`` pair). ``fn`` may return a
-        RecordBatch, Table, pandas DataFrame or dict of columns; on an unlabelled dataset,
-        a ``(features, labels)`` pair labels it (see :mod:`.pair_maps`). Before
+        RecordBatch, Table, pandas DataFrame or dict of columns (on a
+        :func:`~.text_lines.TextLineDataset`, also a ``(features, labels)`` pair). Before
         :meth:`batch` it sees the reader's batches, of any size.
 
         >>> import pyarrow.compute as pc
@@ -515,10 +514,6 @@ class Dataset:
         """
         if not callable(fn):
             raise TypeError(f"map needs a callable, got {type(fn).__name__}")
-        if self._label is None:
-            fn, label = pair_map(fn, self.schema)
-            if label is not None:
-                return self.with_plan(Map(self._node, fn)).with_label(label)
         return self.with_plan(Map(self._node, fn, self._label, self._single_label))
 
     def shuffle(

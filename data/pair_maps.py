@@ -1,5 +1,5 @@
-"""Map functions that turn an unlabelled stream into ``(features, labels)``, as TF's input
-functions do: ``TextLineDataset(path).map(parse_csv)`` where ``parse_csv`` returns
+"""Map functions that turn a stream of text lines into ``(features, labels)``, as TF's
+input functions do: ``TextLineDataset(path).map(parse_csv)`` where ``parse_csv`` returns
 ``(features, labels)``.
 
 TF traces a map function once to learn what it returns; here it is called once on an

@@ -4,7 +4,8 @@
 TF programs read CSV this way: ``TextLineDataset(path).skip(1).map(parse_csv)`` with a
 ``parse_csv`` built on ``decode_csv`` that returns ``(features, labels)``. The same code
 runs here: ``map`` hands the function a batch of lines (``decode_csv`` takes it as it
-is) and the pair it returns labels the dataset (see :mod:`.pair_maps`).
+is) and the pair it returns labels the dataset (see :mod:`.pair_maps`; on other
+datasets a map returns one batch, and :meth:`~.dataset.Dataset.with_label` labels).
 
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "rows.csv")
@@ -22,8 +23,10 @@ import pyarrow.csv as pacsv
 import pyarrow.dataset as pads
 
 from .dataset import Dataset
+from .pair_maps import pair_map
+from .plan import Map
 
-__all__ = ["LINE_COLUMN", "TextLineDataset", "TextLines"]
+__all__ = ["LINE_COLUMN", "LineStream", "TextLineDataset", "TextLines"]
 
 LINE_COLUMN = "line"
 _NO_DELIMITER = "\x1f"  # ASCII unit separator: lines are not split (one inside is refused)
@@ -43,9 +46,28 @@ def lines_format(skip: int) -> pads.CsvFileFormat:
     )
 
 
-class TextLines(Dataset):
-    """The lines of ``filenames``; :meth:`skip` drops the first lines of each file. Every
-    other method returns a plain :class:`Dataset`."""
+class LineStream(Dataset):
+    """A dataset of text lines, or of what shuffling, repeating or mapping them gives
+    before it is labelled: its :meth:`map` may return ``(features, labels)``, as TF's
+    ``parse_csv`` does, which labels the dataset (see :mod:`.pair_maps`)."""
+
+    def with_plan(self, node, batched: bool | None = None) -> Dataset:
+        batched = self.batched if batched is None else batched
+        if self.label is not None:
+            return Dataset(node, label=self.label, batched=batched)
+        return LineStream(node, batched=batched)
+
+    def map(self, fn) -> Dataset:
+        if not callable(fn):
+            return super().map(fn)  # its error
+        paired, label = pair_map(fn, self.schema)
+        if label is None:
+            return super().map(fn)
+        return Dataset(Map(self.plan, paired), batched=self.batched).with_label(label)
+
+
+class TextLines(LineStream):
+    """The lines of ``filenames``; :meth:`skip` drops the first lines of each file."""
 
     def __init__(self, filenames, skipped: int = 0):
         self.filenames, self.skipped = filenames, skipped
@@ -66,7 +88,14 @@ def TextLineDataset(  # noqa: N802 (TF's name)
     """The lines of ``filenames`` (a path, glob or list; read in order), without their
     line ends, as the string column ``line``. ``compression_type`` ``"GZIP"`` needs file
     names ending in ``.gz`` (the reader decompresses by extension); ``buffer_size`` and
-    ``num_parallel_reads`` are accepted and not needed."""
+    ``num_parallel_reads`` are accepted and not needed.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.txt")
+    >>> _ = open(path, "w").write("one\\ntwo\\n")
+    >>> TextLineDataset(path).to_table().column("line").to_pylist()
+    ['one', 'two']
+    """
     if compression_type not in (None, ""):
         names = [filenames] if isinstance(filenames, (str, os.PathLike)) else list(filenames)
         if compression_type != "GZIP" or not all(str(n).endswith(".gz") for n in names):

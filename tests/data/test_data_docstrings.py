@@ -6,8 +6,21 @@ import colonnade as cn
 
 
 def test_public_names_have_examples():
-    assert sorted(cn.data.__all__) == ["AUTOTUNE", "Dataset", "required_columns"]
-    public = [cn.data.Dataset, cn.data.required_columns]
+    assert sorted(cn.data.__all__) == [
+        "AUTOTUNE",
+        "Dataset",
+        "TextLineDataset",
+        "experimental",
+        "make_csv_dataset",
+        "required_columns",
+    ]
+    public = [
+        cn.data.Dataset,
+        cn.data.required_columns,
+        cn.data.TextLineDataset,
+        cn.data.make_csv_dataset,
+        cn.data.experimental,
+    ]
     public += [
         member
         for name, member in vars(cn.data.Dataset).items()
