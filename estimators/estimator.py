@@ -479,9 +479,8 @@ class Estimator:
             return self._export_model_fn(
                 export_dir_base, serving_input_receiver_fn, assets_extra, checkpoint_path
             )
-        if checkpoint_path is None:
-            self.train_state.refuse_while_overridden()
-            return export_estimator(self, export_dir_base, serving_input_receiver_fn, assets_extra)
+        if checkpoint_path is None and self.latest_checkpoint() is None:
+            raise ValueError(f"Couldn't find trained model at {self.model_dir}.")
         with self.train_state.from_checkpoint(checkpoint_path):
             return export_estimator(self, export_dir_base, serving_input_receiver_fn, assets_extra)
 

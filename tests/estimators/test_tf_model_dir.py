@@ -329,15 +329,18 @@ def test_tf1_adam_checkpoint(tmp_path):
 
 def test_keras_rmsprop_is_refused_and_warm_starts(tmp_path):
     """Keras' RMSprop (TF 2.15's "RMSProp": ``rms`` from 0, epsilon outside the root, no
-    ``momentum`` slot) is not TF1's RMSPropOptimizer: taking it over is refused, naming
-    its slots and saying how to warm-start; warm-starting the weights predicts as TF."""
+    ``momentum`` slot) is not TF1's RMSPropOptimizer: predicting needs only the model's
+    variables (as TF's PREDICT graph), but training on is refused, naming its slots and
+    saying how to warm-start; warm-starting the weights predicts as TF."""
     _, want = expected("dnn_rmsprop")
     model_dir = tmp_path / "m"
     shutil.copytree(os.path.join(GOLDEN, "dnn_rmsprop"), model_dir)
     _, deep = columns()
     est = E.DNNClassifier([8], deep, optimizer="RMSProp", model_dir=str(model_dir))
+    got = predictions(est, rows().iloc[:64])
+    np.testing.assert_allclose(got["probabilities"], want["probabilities"], atol=1e-5)
     with pytest.raises(ValueError) as raised:
-        predictions(est, rows().iloc[:4])
+        est.train(batches(rows(), "label"), steps=1)
     message = str(raised.value)
     assert "'training/RMSprop/dnn/logits/kernel/rms'" in message
     assert "'training/RMSProp/dnn/logits/kernel/momentum'" in message
