@@ -12,7 +12,7 @@ through the methods below.
 ...                                     model_dir=tempfile.mkdtemp())
 >>> state = est.train_state
 >>> [(type(o).__name__, [v.name for v in vs]) for o, vs in state.trained_parts()]
-[('FtrlOptimizer', ['linear_model/x/weights', 'linear_model/bias_weights'])]
+[('FtrlOptimizer', ['linear/linear_model/x/weights', 'linear/linear_model/bias_weights'])]
 >>> state.set_global_step(7)
 >>> est.global_step, state.step_rng(7).random() == state.step_rng().random()
 (7, True)
