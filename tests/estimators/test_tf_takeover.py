@@ -19,16 +19,22 @@ GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "tf_takeover")
 DATA = np.load(os.path.join(GOLDEN, "data.npz"))
 BATCH = 16
 
-OPTIMIZERS = {
-    "adam": lambda: cn.train.AdamOptimizer(0.01),
-    "momentum": lambda: cn.train.MomentumOptimizer(0.01, 0.9),
-    "adagrad": lambda: cn.train.AdagradOptimizer(0.1),
-    "adadelta": lambda: cn.train.AdadeltaOptimizer(1.0),
-    "rmsprop": lambda: cn.train.RMSPropOptimizer(0.01, momentum=0.5),
-    "ftrl": lambda: cn.train.FtrlOptimizer(0.1),
-    "proximaladagrad": lambda: cn.train.ProximalAdagradOptimizer(0.1),
-    "adagradda": lambda: cn.train.AdagradDAOptimizer(0.1, cn.train.get_global_step()),
+OPTIMIZERS = {  # as the generator's tf.compat.v1.train optimizers: class, arguments
+    "adam": ("AdamOptimizer", 0.01),
+    "momentum": ("MomentumOptimizer", 0.01, 0.9),
+    "adagrad": ("AdagradOptimizer", 0.1),
+    "adadelta": ("AdadeltaOptimizer", 1.0),
+    "rmsprop": ("RMSPropOptimizer", 0.01, 0.9, 0.5),  # decay 0.9 (TF's default), momentum
+    "ftrl": ("FtrlOptimizer", 0.1),
+    "proximaladagrad": ("ProximalAdagradOptimizer", 0.1),
+    "adagradda": ("AdagradDAOptimizer", 0.1, "global_step"),
 }
+
+
+def make_optimizer(key):
+    cls, *args = OPTIMIZERS[key]
+    args = [cn.train.get_global_step() if a == "global_step" else a for a in args]
+    return getattr(cn.train, cls)(*args)
 
 
 def custom_model_fn(optimizer):
@@ -40,7 +46,7 @@ def custom_model_fn(optimizer):
         loss = cn.losses.mean_squared_error(labels, out)
         if mode == E.ModeKeys.EVAL:
             return E.EstimatorSpec(mode, {"y": out}, loss)
-        train_op = OPTIMIZERS[optimizer]().minimize(loss, global_step=cn.train.get_global_step())
+        train_op = make_optimizer(optimizer).minimize(loss, global_step=cn.train.get_global_step())
         return E.EstimatorSpec(mode, {"y": out}, loss, train_op)
 
     return model_fn
@@ -67,16 +73,17 @@ def build(name, model_dir):
 MODELS = [f"custom_{o}" for o in OPTIMIZERS] + ["v1_dnn_bn_adam", "dnn_bn_adam", "v1_linear_ftrl"]
 
 
-def expected(name):
+def fixture(name, tmp_path=None):
+    """TF's listing and evaluation (json), its arrays (npz) and, with ``tmp_path``, the
+    colonnade twin over a copy of TF's model_dir."""
     with open(os.path.join(GOLDEN, f"{name}.json")) as f:
         meta = json.load(f)
-    return meta, np.load(os.path.join(GOLDEN, f"{name}.npz"))
-
-
-def take_over(name, tmp_path):
+    arrays = np.load(os.path.join(GOLDEN, f"{name}.npz"))
+    if tmp_path is None:
+        return meta, arrays
     model_dir = tmp_path / name
     shutil.copytree(os.path.join(GOLDEN, name), model_dir)
-    return build(name, model_dir), model_dir
+    return meta, arrays, build(name, model_dir), model_dir
 
 
 def batches(x, y, cat):
@@ -99,8 +106,7 @@ def predict(est, key):
 
 @pytest.mark.parametrize("name", MODELS)
 def test_predictions_and_loss_equal_tfs(name, tmp_path):
-    meta, want = expected(name)
-    est, _ = take_over(name, tmp_path)
+    meta, want, est, _ = fixture(name, tmp_path)
     got = predict(est, meta["key"])
     np.testing.assert_allclose(
         got.reshape(want["predictions"].shape), want["predictions"], atol=1e-5
@@ -143,8 +149,7 @@ def colonnade_name(tf_name: str, name: str) -> str:
 
 @pytest.mark.parametrize("name", MODELS)
 def test_ten_more_steps_equal_tfs(name, tmp_path):
-    meta, want = expected(name)
-    est, model_dir = take_over(name, tmp_path)
+    meta, want, est, model_dir = fixture(name, tmp_path)
     est.train(batches(DATA["more_x"], DATA["more_y"], DATA["more_cat"]), steps=10, verbose=0)
     assert est.global_step == 30
     latest = cn.train.latest_checkpoint(str(model_dir))
@@ -168,7 +173,7 @@ def test_another_optimizers_model_dir_predicts_and_refuses_to_train(tmp_path, ca
     """evaluate/predict restore the model and global step only (TF's EVAL and PREDICT
     graphs hold no optimizer): a model_dir trained with Ftrl predicts as TF with an
     Adagrad model; training needs Adagrad's slots, which the checkpoint lacks."""
-    meta, want = expected("v1_linear_ftrl")
+    meta, want = fixture("v1_linear_ftrl")
     model_dir = tmp_path / "m"
     shutil.copytree(os.path.join(GOLDEN, "v1_linear_ftrl"), model_dir)
     x = fc.numeric_column("x", shape=(3,))
@@ -192,7 +197,7 @@ def test_another_optimizers_model_dir_predicts_and_refuses_to_train(tmp_path, ca
 
 
 def test_evaluate_logs_tfs_saving_dict_and_no_warnings(tmp_path, caplog):
-    est, _ = take_over("custom_momentum", tmp_path)
+    est = fixture("custom_momentum", tmp_path)[2]
     with caplog.at_level("INFO", logger="colonnade"):
         est.train(batches(DATA["more_x"], DATA["more_y"], DATA["more_cat"]), steps=2, verbose=0)
         metrics = est.evaluate(batches(*head_rows()), verbose=0)
@@ -225,3 +230,14 @@ def test_no_checkpoint_predicts_from_initialization_as_tf(tmp_path, caplog):
     assert any(m.startswith("Could not find trained model in model_dir: ") for m in messages)
     with pytest.raises(ValueError, match="Couldn't find trained model at"):
         est.export_saved_model(str(tmp_path / "export"))
+
+
+@pytest.mark.parametrize("name", ["v1_dnn_bn_adam", "v1_linear_ftrl"])
+def test_variable_names_are_the_checkpoints(name, tmp_path):
+    """A canned model's ``Variable.name`` is its name in TF's checkpoint."""
+    meta, _ = fixture(name)
+    est = build(name, tmp_path)
+    tf_names = {n for n, _ in meta["variables_20"]}
+    variables = est.train_state.model_variables()
+    assert {v.name for v in variables.values()} <= tf_names
+    assert all(v.name == key for key, v in variables.items())

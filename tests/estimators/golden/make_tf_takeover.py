@@ -16,6 +16,10 @@ file. ``<name>.npz`` holds ``predictions``: TF's predictions on the first 16 row
 ``more_x`` at step 20, and ``after/<variable>``: every variable after 10 more steps over
 ``more_x`` (step 30). ``<name>.json`` lists the variables at steps 20 and 30 and TF's
 ``evaluate`` loss on the 16 rows.
+
+Each fixture is consistent in itself (its checkpoint, predictions and later variables
+come from one run); TF's initial values depend on what the process built before, so
+regenerating one model alone gives other numbers.
 """
 
 import json
@@ -26,6 +30,7 @@ import tempfile
 
 import numpy as np
 import tensorflow as tf
+from make_tf_estimators import keep_only, listing  # the same model_dir clean-up
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "tf_takeover")
@@ -114,25 +119,6 @@ def models():
         "predictions",
     )
     return out
-
-
-def keep_only(model_dir, step):
-    for name in os.listdir(model_dir):
-        path = os.path.join(model_dir, name)
-        if os.path.isdir(path):
-            shutil.rmtree(path)
-        elif not name.startswith(f"model.ckpt-{step}.") or name.endswith(".meta"):
-            os.remove(path)
-    prefix = os.path.join(model_dir, f"model.ckpt-{step}")
-    v1.train.update_checkpoint_state(model_dir, prefix, [prefix])
-    with open(os.path.join(model_dir, "checkpoint")) as f:  # relative paths, as TF writes
-        text = f.read().replace(model_dir + "/", "")
-    with open(os.path.join(model_dir, "checkpoint"), "w") as f:
-        f.write(text)
-
-
-def listing(prefix):
-    return [[n, list(s)] for n, s in tf.train.list_variables(prefix)]
 
 
 def make(name, d):
