@@ -34,6 +34,7 @@ import numpy as np
 
 from .. import core
 from ..core.checkpoint import SAVE_COUNTER
+from ..core.tf_bundle_writer import write_tf_bundle
 
 logger = logging.getLogger("colonnade")
 
@@ -202,9 +203,63 @@ first optimizer only; TF1's optimizers keep no step count; Keras' Adam no powers
 _reported = set()  # the TF checkpoints whose unused values were logged
 
 
+class TFLayout:
+    """What a TF checkpoint held, by TF's names, to write the estimator's state back in
+    TF's format (:meth:`tensors`): each variable under the name and dtype it was read
+    from, and what the model does not use (TF's optimizer hyperparameters, another
+    mode's variables) as it was, so that TF restores the directory's newest checkpoint
+    as its graph names it."""
+
+    def __init__(self, variables: dict, dtypes: dict, carried: dict):
+        self.variables = variables  # TF name -> Variable
+        self.dtypes = dtypes  # TF name -> numpy dtype
+        self.carried = carried  # TF name -> array
+
+    @classmethod
+    def of(cls, reader, matched: dict, extra: list):
+        """The layout of a restore (``matched``: ``{saved names: Variable}``), or None
+        when a variable was read from TF 1.x partitions (written back whole, TF would
+        not find the slices)."""
+        if any(len(names) > 1 for names in matched):
+            return None
+        dtypes = reader.get_variable_to_dtype_map()
+        carried_names = set(reader.get_variable_to_shape_map()) - {n for (n,) in matched}
+        carried_names = {n for n in carried_names if not n.startswith("_")}  # object graph
+        carried = {n: np.asarray(reader.get_tensor(n)) for n in sorted(carried_names)}
+        variables = {names[0]: var for names, var in matched.items()}
+        return cls(variables, {n: np.dtype(dtypes[n]) for n in variables}, carried)
+
+    def tensors(self) -> dict:
+        """``{TF name: host array}`` of a checkpoint of the current state."""
+        out = dict(self.carried)
+        for name, var in self.variables.items():
+            out[name] = np.asarray(var.numpy(), self.dtypes[name])
+        return out
+
+
+class TFBundleSaver:
+    """What :class:`colonnade.core.CheckpointManager` saves with in a TF model_dir taken
+    over: ``write(prefix)`` writes a TF tensor bundle of ``layout``'s tensors;
+    ``save_counter`` is the estimator checkpoint's."""
+
+    def __init__(self, checkpoint, layout: TFLayout):
+        self.checkpoint, self.layout = checkpoint, layout
+
+    @property
+    def save_counter(self):
+        """The count of saves (numbers the checkpoints without a global step)."""
+        return self.checkpoint.save_counter
+
+    def write(self, prefix) -> str:
+        """Write TF checkpoint ``prefix``; its path."""
+        write_tf_bundle(prefix, self.layout.tensors())
+        return prefix
+
+
 def restore_tf_checkpoint(path, checkpoint, parts, global_step, optimizers, with_slots=True):
     """Load TF checkpoint ``path`` into the estimator's variables (and, ``with_slots``,
-    its optimizers' slots and state); whether the optimizers' state was restored whole.
+    its optimizers' slots and state). With the slots, returns the :class:`TFLayout` to
+    write the state back in TF's format (None when it cannot be); without, None.
 
     As TF's ``Saver``: every model variable must be in the checkpoint with the same
     shape, or ``ValueError`` lists what differs and nothing is assigned; what the
@@ -259,7 +314,7 @@ def restore_tf_checkpoint(path, checkpoint, parts, global_step, optimizers, with
     for names, var in matched.items():
         var.assign(values[names].astype(var.dtype, copy=False))
     if not with_slots:
-        return False
+        return None
     step = np.int64(global_step.numpy())
     for name, (var, _) in expected.items():
         if name.rpartition("/")[2] in ("iter", "iterations") and name not in restored:
@@ -273,7 +328,7 @@ def restore_tf_checkpoint(path, checkpoint, parts, global_step, optimizers, with
         ]
         if any(name not in restored for name in powers):
             optimizer.set_powers_from_step()
-    return True
+    return TFLayout.of(reader, matched, extra)
 
 
 def _refuse(path, missing, extra) -> None:

@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import core
 from ..core import checkpoint_format
-from .tf_names import key_map, optimizer_prefixes, restore_tf_checkpoint
+from .tf_names import TFBundleSaver, key_map, optimizer_prefixes, restore_tf_checkpoint
 
 logger = logging.getLogger("colonnade")
 
@@ -61,6 +61,7 @@ class TrainState:
         self.training = False  # whether train() is running (its hooks may evaluate)
         self.inferring = False  # whether evaluate/predict/export holds a checkpoint
         self.partial = False  # whether the variables hold a checkpoint without its slots
+        self.tf_manager = None  # saves TF bundles in a TF model_dir taken over
 
     # ------------------------------------------------------------------ the model
 
@@ -237,7 +238,7 @@ class TrainState:
         """Restore ``path`` (evaluate and predict: the model and global step only, as
         their TF graphs hold no optimizer); ``self.partial`` says when slots were not."""
         if checkpoint_format.is_tf_checkpoint(path):
-            whole = restore_tf_checkpoint(
+            layout = restore_tf_checkpoint(
                 path,
                 self.checkpoint,
                 self.parts,
@@ -245,9 +246,13 @@ class TrainState:
                 self.optimizers_by_path(),
                 with_slots=not self.inferring,
             )
-            self.partial = not whole
+            self.partial = self.inferring
+            if not self.inferring:
+                self._save_as_tf(layout)
             return
         self.partial = False
+        if not self.inferring:
+            self._save_as_tf(None)
         try:
             status = self.checkpoint.restore(path)
             status.assert_existing_objects_matched()
@@ -260,6 +265,21 @@ class TrainState:
                 f"model ({path}): {e}. Use a new model_dir, or warm_start_from to "
                 f"start from it."
             ) from e
+
+    def _save_as_tf(self, layout) -> None:
+        """Save as the newest checkpoint restored for training was written: a TF model_dir
+        taken over stays TF's (``layout``: a :class:`~.tf_names.TFLayout`), so TF can go
+        on from colonnade's checkpoints; colonnade's own format otherwise."""
+        self.tf_manager = None
+        if layout is None:
+            return
+        self.tf_manager = core.CheckpointManager(
+            TFBundleSaver(self.checkpoint, layout),
+            self.model_dir,
+            max_to_keep=self.config.keep_checkpoint_max,
+            keep_checkpoint_every_n_hours=self.config.keep_checkpoint_every_n_hours,
+            checkpoint_name="model.ckpt",
+        )
 
     def _refuse_fresh_start_over_damaged_checkpoints(self) -> None:
         """Raise when model_dir holds checkpoints but none is intact: starting at step 0
@@ -280,7 +300,8 @@ class TrainState:
             return self.checkpoint.save(file_prefix)
         if directory is not None and os.fspath(directory) != self.model_dir:
             return self.checkpoint.save(os.path.join(os.fspath(directory), "model.ckpt"))
-        path = self.manager.save(checkpoint_number=self.global_step)
+        manager = self.tf_manager or self.manager
+        path = manager.save(checkpoint_number=self.global_step)
         self.holds = (path, _mtime(path), self.global_step)  # written: intact
         return path
 
@@ -366,7 +387,7 @@ class TrainState:
         state-free copies of the optimizers (the parameter servers hold their state). The
         variables are this state's own until the copy is pickled."""
         out = copy.copy(self)
-        out.checkpoint = out.manager = out.holds = None
+        out.checkpoint = out.manager = out.holds = out.tf_manager = None
         out.model = self.model.for_worker()
         return out
 

@@ -150,7 +150,7 @@ def test_ten_more_steps_equal_tfs(name, tmp_path):
     est.train(batches(rows(), meta["label"]), steps=10)
     assert est.global_step == 138
     latest = cn.train.latest_checkpoint(str(model_dir))
-    assert os.path.basename(latest) == "model.ckpt-138" and os.path.isdir(latest)
+    assert os.path.basename(latest) == "model.ckpt-138" and os.path.isfile(latest + ".index")
     listed = dict(cn.train.list_variables(latest))
     for tf_name, shape in meta["variables_138"]:
         if _hyperparameter(tf_name, shape):
@@ -258,7 +258,8 @@ def test_colonnade_checkpoints_use_tf_names_and_old_ones_still_load(tmp_path):
 @pytest.mark.parametrize("name", ["dnn_adam", "wide_deep_adam"])
 def test_adam_state_survives_colonnade_checkpoints(name, tmp_path):
     """Keras' Adam keeps ``m``, ``v`` and the step; colonnade derives ``beta^(t+1)`` on
-    taking over, writes it with TF's names, and a new estimator resuming from colonnade's
+    taking over, writes its checkpoint as TF's (TF's names, TF's hyperparameters carried,
+    no powers: TF derives them from the step), and a new estimator resuming from that
     checkpoint at 133 reaches TF's variables at 138."""
     meta, want = expected(name)
     est, model_dir = take_over(name, tmp_path)
@@ -266,13 +267,9 @@ def test_adam_state_survives_colonnade_checkpoints(name, tmp_path):
     est.train(batches(data.iloc[:160], meta["label"]), steps=5)
     latest = cn.train.latest_checkpoint(str(model_dir))
     assert os.path.basename(latest) == "model.ckpt-133"
-    listed = dict(cn.train.list_variables(latest))
-    assert "training/Adam/dnn/logits/kernel/m" in listed and "training/Adam/iter" in listed
-    assert cn.train.load_variable(latest, "training/Adam/iter") == 133
-    for key, beta in (("beta1_power", 0.9), ("beta2_power", 0.999)):
-        np.testing.assert_allclose(
-            cn.train.load_variable(latest, f"training/Adam/{key}"), beta**134, rtol=1e-6
-        )
+    listed = sorted(map(list, cn.train.list_variables(latest)))
+    assert listed == sorted(meta["variables_128"])
+    assert cn.train.load_variable(latest, "training/Adam/learning_rate") == np.float32(0.001)
     resumed = build(name, model_dir)
     resumed.train(batches(data.iloc[160:], meta["label"]), steps=5)
     assert resumed.global_step == 138
