@@ -135,6 +135,14 @@ def test_ten_more_steps_equal_tfs(name, tmp_path):
             err_msg=tf_name,
         )
     assert build(name, model_dir).get_variable_value("global_step") == 30
+    # TF read this very checkpoint (golden/check_tf_reads_takeover.py): it predicted what
+    # colonnade predicts, and trained on from it to step 31
+    with open(os.path.join(GOLDEN, "tf_reads_takeover.json")) as f:
+        tf_read = json.load(f)[name]
+    assert tf_read["global_step_after_one_more"] == 31
+    np.testing.assert_allclose(
+        predict(est, meta["key"]).reshape(-1), tf_read["predictions"], atol=1e-5
+    )
 
 
 def test_another_optimizers_model_dir_predicts_and_refuses_to_train(tmp_path, caplog):
