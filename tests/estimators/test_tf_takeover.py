@@ -217,3 +217,13 @@ def test_variable_names_are_the_checkpoints(name, tmp_path):
     variables = est.train_state.model_variables()
     assert {v.name for v in variables.values()} <= tf_names
     assert all(v.name == key for key, v in variables.items())
+
+
+def test_variable_names_and_values_need_a_checkpoint_as_tf(tmp_path):
+    """TF's get_variable_names/get_variable_value read model_dir's latest checkpoint and
+    raise ValueError("Could not find trained model in model_dir: ...") without one."""
+    for est in (build("v1_linear_ftrl", tmp_path / "a"), build("custom_adam", tmp_path / "b")):
+        with pytest.raises(ValueError, match="Could not find trained model in model_dir: "):
+            est.get_variable_names()
+        with pytest.raises(ValueError, match="Could not find trained model in model_dir: "):
+            est.get_variable_value("global_step")
