@@ -195,11 +195,26 @@ def delete_checkpoint(prefix) -> None:
     """Delete checkpoint ``prefix``: renamed away first, so no half-deleted one remains."""
     prefix = os.fspath(prefix)
     if not os.path.lexists(prefix):
+        _delete_tf_bundle(prefix)
         return
     with temporary_path(prefix) as doomed:
         os.rename(prefix, doomed)
         fsync_dir(os.path.dirname(prefix) or ".")
         remove_path(doomed)
+
+
+def _delete_tf_bundle(prefix: str) -> None:
+    """Delete TF checkpoint ``prefix`` (kept by a TF model_dir taken over): its index
+    first, which is what makes it a checkpoint, then its data shards."""
+    index = prefix + ".index"
+    if not os.path.isfile(index):
+        return
+    os.remove(index)
+    directory, base = os.path.split(prefix)
+    shard = re.compile(re.escape(base) + r"\.data-\d{5}-of-\d{5}$")
+    for name in os.listdir(directory or "."):
+        if shard.match(name):
+            os.remove(os.path.join(directory, name))
 
 
 _SAVER_FORMAT_VERSIONS = (0, 1, 2)  # TF's SaverDef.LEGACY, V1, V2

@@ -25,7 +25,7 @@ shape-only (:class:`ShapeOnly`), so its size does not grow with theirs either.
 >>> network = trainer.network(est)
 >>> tables = list(network_tables(network).values())
 >>> [t.variable.name for t in tables]
-['linear_model/a/weights']
+['linear/linear_model/a/weights']
 >>> cache = network.transform({"a": [700, 5, 700], "x": [0.0, 1.0, 2.0]})
 >>> rows, compact = Compactor(tables)(cache)
 >>> rows[0].tolist(), compact.get(fc.categorical_column_with_identity("a", 1000)).ids.tolist()

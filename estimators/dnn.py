@@ -1,6 +1,7 @@
 """The feed-forward tower of the DNN estimators: hidden layers, dropout, batch norm, logits.
 
-Layer names follow TF's canned DNN (``hiddenlayer_0/kernel``, ``batchnorm_0/gamma``,
+Layer names follow TF 2.15's canned DNN (``hiddenlayer_0/kernel``,
+``hiddenlayer_0/batchnorm_0/gamma``,
 ``logits/bias``) so checkpoints read like TF's.
 """
 
@@ -75,18 +76,19 @@ class DNNTower:
                 "bias": core.Variable(np.zeros(units, np.float32), name=f"{name}/bias"),
             }
             if batch_norm and name != "logits":
+                scope = f"{name}/batchnorm_{i}"  # TF 2.15's names, inside the hidden layer
                 layer["batchnorm"] = {
-                    "gamma": core.Variable(np.ones(units, np.float32), name=f"batchnorm_{i}/gamma"),
-                    "beta": core.Variable(np.zeros(units, np.float32), name=f"batchnorm_{i}/beta"),
+                    "gamma": core.Variable(np.ones(units, np.float32), name=f"{scope}/gamma"),
+                    "beta": core.Variable(np.zeros(units, np.float32), name=f"{scope}/beta"),
                     "moving_mean": core.Variable(
                         np.zeros(units, np.float32),
                         trainable=False,
-                        name=f"batchnorm_{i}/moving_mean",
+                        name=f"{scope}/moving_mean",
                     ),
                     "moving_variance": core.Variable(
                         np.ones(units, np.float32),
                         trainable=False,
-                        name=f"batchnorm_{i}/moving_variance",
+                        name=f"{scope}/moving_variance",
                     ),
                 }
             self.layers.append((name, layer))
@@ -126,7 +128,7 @@ class DNNTower:
             children[f"{name}/kernel"] = layer["kernel"]
             children[f"{name}/bias"] = layer["bias"]
             for key, var in layer.get("batchnorm", {}).items():
-                children[f"batchnorm_{i}/{key}"] = var
+                children[f"{name}/batchnorm_{i}/{key}"] = var
         return children
 
     @property

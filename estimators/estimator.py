@@ -168,47 +168,41 @@ class Estimator:
             variables[name].assign(value)
 
     def get_variable_names(self) -> list:
-        """TF's names of the variables of model_dir's latest checkpoint (else of the model
-        so far), ``global_step`` included. A canned estimator lists its optimizers'
+        """TF's names of the variables of model_dir's latest checkpoint, ``global_step``
+        included. A canned estimator lists its optimizers'
         slots too, as ``tf.estimator`` (TF's optimizer hyperparameters aside); a
-        ``model_fn``'s lists its own variables only."""
+        ``model_fn``'s lists its own variables only. Without a checkpoint, ``ValueError``
+        as TF ("Could not find trained model in model_dir")."""
+        self._check_checkpoint_available()
         if self.model.custom:
             path = self.latest_checkpoint()
-            if path is not None:
-                return sorted(n for n, _ in core.list_variables(path) if is_model_variable(n))
-            return sorted(list(self.model.variables()) + ["global_step"])
-        if self.latest_checkpoint() is not None:
-            self.train_state.resume()
+            return sorted(n for n, _ in core.list_variables(path) if is_model_variable(n))
+        self.train_state.resume()
         return sorted(self.train_state.named_variables())
 
     def get_variable_value(self, name: str):
         """The value of one variable by its TF name (see :meth:`get_variable_names`)."""
+        self._check_checkpoint_available()
         if self.model.custom:
             return self._model_fn_variable_value(name)
-        if self.latest_checkpoint() is not None:
-            self.train_state.resume()
+        self.train_state.resume()
         variables = self.train_state.named_variables()
         if name not in variables:
             raise KeyError(f"no variable named {name!r}; the model has {sorted(variables)}")
         return variables[name].numpy()
 
+    def _check_checkpoint_available(self) -> None:
+        if self.latest_checkpoint() is None:
+            raise ValueError(f"Could not find trained model in model_dir: {self.model_dir}.")
+
     def _model_fn_variable_value(self, name: str):
         path = self.latest_checkpoint()
-        if path is not None:
-            if not is_model_variable(name):
-                raise KeyError(
-                    f"no variable named {name!r}; the model has {self.get_variable_names()}"
-                )
+        if is_model_variable(name):
             try:
                 return core.load_variable(path, name)
-            except (KeyError, ValueError) as e:
-                raise KeyError(
-                    f"no variable named {name!r}; the model has {self.get_variable_names()}"
-                ) from e
-        variables = {**self.model.variables(), "global_step": self.train_state.global_step_variable}
-        if name not in variables:
-            raise KeyError(f"no variable named {name!r}; the model has {sorted(variables)}")
-        return variables[name].numpy()
+            except (KeyError, ValueError):
+                pass
+        raise KeyError(f"no variable named {name!r}; the model has {self.get_variable_names()}")
 
     def summary(self, print_fn=print) -> None:
         """Print the feature columns (by part), every variable's name, shape and size, and
@@ -479,9 +473,8 @@ class Estimator:
             return self._export_model_fn(
                 export_dir_base, serving_input_receiver_fn, assets_extra, checkpoint_path
             )
-        if checkpoint_path is None:
-            self.train_state.refuse_while_overridden()
-            return export_estimator(self, export_dir_base, serving_input_receiver_fn, assets_extra)
+        if checkpoint_path is None and self.latest_checkpoint() is None:
+            raise ValueError(f"Couldn't find trained model at {self.model_dir}.")
         with self.train_state.from_checkpoint(checkpoint_path):
             return export_estimator(self, export_dir_base, serving_input_receiver_fn, assets_extra)
 

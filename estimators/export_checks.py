@@ -348,7 +348,7 @@ def dnn_variable_shapes(columns, hidden_units, units: int, batch_norm: bool, pre
         shapes[f"{prefix}{name}/bias"] = (width,)
         if batch_norm and name != "logits":
             for stat in ("gamma", "beta", "moving_mean", "moving_variance"):
-                shapes[f"{prefix}batchnorm_{i}/{stat}"] = (width,)
+                shapes[f"{prefix}{name}/batchnorm_{i}/{stat}"] = (width,)
         fan_in = width
     return shapes
 

@@ -113,9 +113,17 @@ def evaluate(estimator, input_fn, steps, hooks, checkpoint_path, name, verbose) 
         results = evaluation.results()
         results["global_step"] = estimator.global_step
     write_eval_summary(estimator.model_dir, name, results)
-    if name is not None:
-        logger.info("evaluation %s: %s", name, results)
+    logger.info("Saving dict for global step %d: %s", results["global_step"], dict_to_str(results))
     return results
+
+
+def dict_to_str(results: dict) -> str:
+    """TF's form of an evaluation's results in its log: ``k = v`` sorted by key.
+
+    >>> dict_to_str({"loss": 0.5, "accuracy": 1.0, "global_step": 3})
+    'accuracy = 1.0, global_step = 3, loss = 0.5'
+    """
+    return ", ".join(f"{k} = {v}" for k, v in sorted(results.items()))
 
 
 def predict_batches(estimator, input_fn, predict_keys, verbose=0, hooks=None, checkpoint=None):

@@ -128,6 +128,8 @@ class Network:
         if linear is None and dnn is None:
             raise ValueError("a network needs a linear part, a DNN part, or both")
         self.linear, self.dnn = linear, dnn
+        for path, var in core.Checkpoint(network=self).named_variables().items():
+            var.name = path.removeprefix("network/")  # TF's: linear/linear_model/x/weights
 
     @property
     def feature_columns(self) -> list:

@@ -15,19 +15,28 @@ TF also saves its optimizers' hyperparameters (``training/Ftrl/learning_rate``,
 ``training/Adagrad/decay``, ...) as scalars; colonnade's hyperparameters are arguments, so
 they are neither saved nor read.
 
-:func:`restore_tf_checkpoint` loads a TF checkpoint into an estimator: TF 2.15's names
-above, or TF 1.x's (slots ``<variable>/Ftrl`` and ``<variable>/Ftrl_1``, or
-``<variable>/t_0/Adam`` as ``tf.compat.v1`` estimators write them in TF 2; Adam's
+:func:`restore_tf_checkpoint` loads a TF checkpoint into an estimator, canned or a
+``model_fn``'s: TF 2.15's names above, or TF 1.x's, as every ``tf.compat.v1.train``
+optimizer names its slots (``<variable>/Adam`` and ``Adam_1``, ``/Momentum``,
+``/Adagrad``, ``/Adadelta`` and ``_1``, ``/RMSProp`` and ``_1``, ``/Ftrl`` and ``_1``,
+``/ProximalAdagrad``, ``/AdagradDA`` and ``_1``; ``<variable>/t_0/Adam`` or
+``<variable>/part_0/Ftrl`` as ``tf.compat.v1`` estimators write them in TF 2; Adam's
 ``beta1_power`` at the top level or in a name scope; partitioned variables are joined by
-the reader).
+the reader). Evaluate and predict restore the model's variables only, as TF's graphs of
+those modes hold no optimizer.
 """
 
 from __future__ import annotations
+
+import logging
 
 import numpy as np
 
 from .. import core
 from ..core.checkpoint import SAVE_COUNTER
+from ..core.tf_bundle_writer import write_tf_bundle
+
+logger = logging.getLogger("colonnade")
 
 MODEL_PREFIX = "model/"
 """The attribute path of the network in the estimator's checkpoint object graph."""
@@ -107,26 +116,30 @@ def _listing(names) -> str:
     return shown + (f", ... ({len(names) - 20} more)" if len(names) > 20 else "")
 
 
-def expected_tf_variables(checkpoint, parts) -> dict:
+def expected_tf_variables(checkpoint, parts, optimizers, with_slots=True) -> dict:
     """``{TF name: (Variable, [other accepted names])}`` for every array an estimator's
-    TF checkpoint must provide: the network's variables, ``global_step`` and each
-    optimizer's slots (made now when missing), with TF 1.x's slot names as alternatives."""
-    for _, optimizer, variables in parts:
-        optimizer.create_slots(variables)
-    prefixes = optimizer_prefixes(parts)
-    rename = key_map(prefixes)
+    TF checkpoint provides: the network's variables, ``global_step`` and, ``with_slots``,
+    each optimizer's slots and state (a canned part's slots made now when missing), with
+    TF 1.x's slot names as alternatives. ``optimizers``: ``{checkpoint path: optimizer}``
+    (a canned part's, or a ``model_fn``'s store's ``optimizer/<name>``)."""
+    if with_slots:
+        for _, optimizer, variables in parts:
+            optimizer.create_slots(variables)
+    rename = key_map(optimizer_prefixes(parts))
     graph = checkpoint.graph()
     out = {}
     for path, var in graph.variables.items():
-        if path == SAVE_COUNTER:
+        owner = path.rpartition("/")[0]
+        if path == SAVE_COUNTER or (not with_slots and owner in optimizers):
             continue
         out[rename(path, None)] = (var, [])
-    optimizers = {path: optimizer for path, optimizer, _ in parts}
-    for _, (var, meta) in graph.slots().items():
+    if not with_slots:
+        return out
+    for key, (var, meta) in graph.slots().items():
         suffix = optimizers[meta["optimizer"]].slot_suffixes()[meta["slot"]]
         variable = rename(meta["variable"], None)
         # TF 1.x: ``v/Adam``; tf.compat.v1 estimators in TF 2 write ``v/t_0/Adam``
-        out[rename("", meta)] = (var, [f"{variable}/{suffix}", f"{variable}/t_0/{suffix}"])
+        out[rename(key, meta)] = (var, [f"{variable}/{suffix}", f"{variable}/t_0/{suffix}"])
     return out
 
 
@@ -183,19 +196,83 @@ def _tf1_non_slot(saved: dict, name: str) -> list:
     return [n for n in saved if n.rpartition("/")[2] == key and not n.startswith("training/")]
 
 
-def restore_tf_checkpoint(path: str, checkpoint, parts, global_step) -> None:
-    """Load TF checkpoint ``path`` into the estimator's variables and slots.
+DERIVED_FROM_STEP = ("iter", "iterations", *DERIVED_NON_SLOTS)
+"""Optimizer state TF may lack, derived from ``global_step`` (TF keeps ``iter`` for the
+first optimizer only; TF1's optimizers keep no step count; Keras' Adam no powers)."""
 
-    Every variable and slot of the model must be in the checkpoint with the same shape,
-    and every variable of the checkpoint must belong to the model (TF's optimizer
-    hyperparameters aside); otherwise ``ValueError`` lists what differs and nothing is
-    assigned. An optimizer's step count missing from the checkpoint (TF keeps one for
-    the first optimizer only) is set to ``global_step``.
+_reported = set()  # the TF checkpoints whose unused values were logged
+
+
+class TFLayout:
+    """What a TF checkpoint held, by TF's names, to write the estimator's state back in
+    TF's format (:meth:`tensors`): each variable under the name and dtype it was read
+    from, and what the model does not use (TF's optimizer hyperparameters, another
+    mode's variables) as it was, so that TF restores the directory's newest checkpoint
+    as its graph names it."""
+
+    def __init__(self, variables: dict, dtypes: dict, carried: dict):
+        self.variables = variables  # TF name -> Variable
+        self.dtypes = dtypes  # TF name -> numpy dtype
+        self.carried = carried  # TF name -> array
+
+    @classmethod
+    def of(cls, reader, matched: dict, extra: list):
+        """The layout of a restore (``matched``: ``{saved names: Variable}``), or None
+        when a variable was read from TF 1.x partitions (written back whole, TF would
+        not find the slices)."""
+        if any(len(names) > 1 for names in matched):
+            return None
+        dtypes = reader.get_variable_to_dtype_map()
+        carried_names = set(reader.get_variable_to_shape_map()) - {n for (n,) in matched}
+        carried_names = {n for n in carried_names if not n.startswith("_")}  # object graph
+        carried = {n: np.asarray(reader.get_tensor(n)) for n in sorted(carried_names)}
+        variables = {names[0]: var for names, var in matched.items()}
+        return cls(variables, {n: np.dtype(dtypes[n]) for n in variables}, carried)
+
+    def tensors(self) -> dict:
+        """``{TF name: host array}`` of a checkpoint of the current state."""
+        out = dict(self.carried)
+        for name, var in self.variables.items():
+            out[name] = np.asarray(var.numpy(), self.dtypes[name])
+        return out
+
+
+class TFBundleSaver:
+    """What :class:`colonnade.core.CheckpointManager` saves with in a TF model_dir taken
+    over: ``write(prefix)`` writes a TF tensor bundle of ``layout``'s tensors;
+    ``save_counter`` is the estimator checkpoint's."""
+
+    def __init__(self, checkpoint, layout: TFLayout):
+        self.checkpoint, self.layout = checkpoint, layout
+
+    @property
+    def save_counter(self):
+        """The count of saves (numbers the checkpoints without a global step)."""
+        return self.checkpoint.save_counter
+
+    def write(self, prefix) -> str:
+        """Write TF checkpoint ``prefix``; its path."""
+        write_tf_bundle(prefix, self.layout.tensors())
+        return prefix
+
+
+def restore_tf_checkpoint(path, checkpoint, parts, global_step, optimizers, with_slots=True):
+    """Load TF checkpoint ``path`` into the estimator's variables (and, ``with_slots``,
+    its optimizers' slots and state). With the slots, returns the :class:`TFLayout` to
+    write the state back in TF's format (None when it cannot be); without, None.
+
+    As TF's ``Saver``: every model variable must be in the checkpoint with the same
+    shape, or ``ValueError`` lists what differs and nothing is assigned; what the
+    checkpoint holds beyond (another optimizer's slots, TF's optimizer hyperparameters,
+    variables the graph of this mode does not make) is left unused, said once at INFO.
+    Evaluate and predict restore only the model (``with_slots=False``): a model_dir
+    trained with another optimizer predicts. Training needs every slot: one missing
+    raises. An optimizer's step count or Adam's powers missing from the checkpoint are
+    derived from ``global_step``.
     """
     reader = core.load_checkpoint(path)
     saved = reader.get_variable_to_shape_map()
-    expected = expected_tf_variables(checkpoint, parts)
-    prefixes = optimizer_prefixes(parts)
+    expected = expected_tf_variables(checkpoint, parts, optimizers, with_slots)
     matched, missing, problems = {}, [], []  # matched: tuple of saved names -> Variable
     restored = set()  # the expected names found
     for name, (var, alternatives) in expected.items():
@@ -203,7 +280,7 @@ def restore_tf_checkpoint(path: str, checkpoint, parts, global_step) -> None:
         scoped = scoped if len(scoped) == 1 else []  # two TF1 Adams: ambiguous, not guessed
         found = _find(saved, [name, *alternatives, *scoped])
         if found is None:
-            if name.rpartition("/")[2] in ("iter", *DERIVED_NON_SLOTS):
+            if name.rpartition("/")[2] in DERIVED_FROM_STEP:
                 continue  # filled from global_step below
             missing.append(name)
             continue
@@ -220,36 +297,56 @@ def restore_tf_checkpoint(path: str, checkpoint, parts, global_step) -> None:
         for n, shape in saved.items()
         if n not in used and not _is_hyperparameter(n, shape) and not n.startswith("_")
     ]
-    if missing or extra:
-        what = []
-        if missing:
-            what.append(f"the model has variables the checkpoint lacks: {_listing(missing)}")
-        if extra:
-            what.append(f"the checkpoint has variables the model lacks: {_listing(extra)}")
-        hint = ""
-        if any(n.startswith(KERAS_RMSPROP) for n in extra):
-            hint = (
-                f" (its optimizer is Keras' RMSprop, {KERAS_RMSPROP}...: its state is not "
-                "TF1's RMSPropOptimizer's and cannot be taken over; warm-start the weights "
-                "into a new model_dir: warm_start_from=WarmStartSettings(<this model_dir>, "
-                "vars_to_warm_start='^(dnn|linear)/'))"
-            )
-        raise ValueError(
-            f"TF checkpoint {path} does not match the model's columns and layers: "
-            + "; ".join(what)
-            + ". Build the estimator with the columns, hidden units and optimizers the TF "
-            "model was trained with, or start from it with warm_start_from" + hint
-        )
+    if missing:
+        _refuse(path, missing, extra)
     if problems:
         raise ValueError(f"cannot restore TF checkpoint {path}: " + "; ".join(problems))
+    if extra and (path, with_slots) not in _reported:
+        _reported.add((path, with_slots))
+        logger.info(
+            "restoring TF checkpoint %s: %d saved values not used by this model (as TF's "
+            "Saver ignores them): %s",
+            path,
+            len(extra),
+            _listing(extra),
+        )
     values = {names: _read(reader, names, tuple(var.shape)) for names, var in matched.items()}
     for names, var in matched.items():
         var.assign(values[names].astype(var.dtype, copy=False))
+    if not with_slots:
+        return None
     step = np.int64(global_step.numpy())
     for name, (var, _) in expected.items():
-        if name.endswith("/iter") and name not in restored:
+        if name.rpartition("/")[2] in ("iter", "iterations") and name not in restored:
             var.assign(step)
-    for path, optimizer, _ in parts:
-        powers = [f"{prefixes[path]}/{k}" for k in DERIVED_NON_SLOTS]
-        if any(name not in restored for name in powers if name in expected):
+    for optimizer in optimizers.values():
+        powers = [
+            name
+            for name, (var, _) in expected.items()
+            if name.rpartition("/")[2] in DERIVED_NON_SLOTS
+            and any(var is v for v in optimizer.non_slot_variables().values())
+        ]
+        if any(name not in restored for name in powers):
             optimizer.set_powers_from_step()
+    return TFLayout.of(reader, matched, extra)
+
+
+def _refuse(path, missing, extra) -> None:
+    """The ``ValueError`` of a TF checkpoint that lacks variables of the model."""
+    what = [f"the model has variables the checkpoint lacks: {_listing(missing)}"]
+    if extra:
+        what.append(f"the checkpoint has variables the model lacks: {_listing(extra)}")
+    hint = ""
+    if any(n.startswith(KERAS_RMSPROP) for n in extra):
+        hint = (
+            f" (its optimizer is Keras' RMSprop, {KERAS_RMSPROP}...: its state is not "
+            "TF1's RMSPropOptimizer's and cannot be taken over; warm-start the weights "
+            "into a new model_dir: warm_start_from=WarmStartSettings(<this model_dir>, "
+            "vars_to_warm_start='^(dnn|linear)/'))"
+        )
+    raise ValueError(
+        f"TF checkpoint {path} does not match the model's columns and layers: "
+        + "; ".join(what)
+        + ". Build the estimator with the columns, hidden units and optimizers the TF "
+        "model was trained with, or start from it with warm_start_from" + hint
+    )

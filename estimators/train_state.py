@@ -12,7 +12,7 @@ through the methods below.
 ...                                     model_dir=tempfile.mkdtemp())
 >>> state = est.train_state
 >>> [(type(o).__name__, [v.name for v in vs]) for o, vs in state.trained_parts()]
-[('FtrlOptimizer', ['linear_model/x/weights', 'linear_model/bias_weights'])]
+[('FtrlOptimizer', ['linear/linear_model/x/weights', 'linear/linear_model/bias_weights'])]
 >>> state.set_global_step(7)
 >>> est.global_step, state.step_rng(7).random() == state.step_rng().random()
 (7, True)
@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import core
 from ..core import checkpoint_format
-from .tf_names import key_map, optimizer_prefixes, restore_tf_checkpoint
+from .tf_names import TFBundleSaver, key_map, optimizer_prefixes, restore_tf_checkpoint
 
 logger = logging.getLogger("colonnade")
 
@@ -58,6 +58,10 @@ class TrainState:
         self.restored = False  # whether the variables were resumed, warm started or restored
         self.holds = None  # (checkpoint path, its mtime, its step): what the variables hold
         self.override = None  # the checkpoint_path an evaluate/predict call reads
+        self.training = False  # whether train() is running (its hooks may evaluate)
+        self.inferring = False  # whether evaluate/predict/export holds a checkpoint
+        self.partial = False  # whether the variables hold a checkpoint without its slots
+        self.tf_manager = None  # saves TF bundles in a TF model_dir taken over
 
     # ------------------------------------------------------------------ the model
 
@@ -145,14 +149,15 @@ class TrainState:
             self.restored = True
             return
         self._refuse_fresh_start_over_damaged_checkpoints()
-        if self.warm_start_from is not None and not self.restored:
-            ws = self.warm_start_from
+        variables = self.model_variables()
+        if self.warm_start_from is not None and not self.restored and variables:
+            ws = self.warm_start_from  # (a model_fn's variables exist once it has run)
             core.warm_start(
                 ws.ckpt_to_initialize_from,
                 vars_to_warm_start=ws.vars_to_warm_start,
                 var_name_to_vocab_info=ws.var_name_to_vocab_info or None,
                 var_name_to_prev_var_name=ws.var_name_to_prev_var_name or None,
-                variables=self.model_variables(),
+                variables=variables,
                 rng=self.init_rng,
             )
         self.restored = True
@@ -195,7 +200,7 @@ class TrainState:
     def _held_checkpoint(self):
         """The latest checkpoint when the variables already hold it and it is unchanged
         since: nothing to check or read again (evaluate and predict ask each call)."""
-        if self.holds is None:
+        if self.holds is None or (self.partial and not self.inferring):
             return None
         path, stamp, step = self.holds
         if step != self.global_step:  # trained on since, without saving
@@ -211,18 +216,47 @@ class TrainState:
         """Load checkpoint ``path`` unless the variables already hold its step."""
         saved_step = int(core.load_variable(path, "global_step"))
         self.holds = None
-        if not (self.restored and saved_step == self.global_step):
+        held = self.restored and saved_step == self.global_step
+        if not held or (self.partial and not self.inferring):
             self._restore_checkpoint(path)
             for layer in self.model.network.layers:
                 layer.restored()
         self.holds = (path, _mtime(path), saved_step)
 
+    def optimizers_by_path(self) -> dict:
+        """``{checkpoint path: optimizer}``: a canned part's (``dnn_optimizer``), or those
+        of a ``model_fn``'s store (``optimizer/Adam``)."""
+        out = {path: optimizer for path, optimizer, _ in self.parts}
+        for key, obj in self.model.trackables().items():
+            if isinstance(obj, dict):
+                out.update(
+                    {f"{key}/{name}": o for name, o in obj.items() if isinstance(o, core.Optimizer)}
+                )
+        return out
+
     def _restore_checkpoint(self, path) -> None:
+        """Restore ``path`` (evaluate and predict: the model and global step only, as
+        their TF graphs hold no optimizer); ``self.partial`` says when slots were not."""
         if checkpoint_format.is_tf_checkpoint(path):
-            restore_tf_checkpoint(path, self.checkpoint, self.parts, self.global_step_variable)
+            layout = restore_tf_checkpoint(
+                path,
+                self.checkpoint,
+                self.parts,
+                self.global_step_variable,
+                self.optimizers_by_path(),
+                with_slots=not self.inferring,
+            )
+            self.partial = self.inferring
+            if not self.inferring:
+                self._save_as_tf(layout)
             return
+        self.partial = False
+        if not self.inferring:
+            self._save_as_tf(None)
         try:
-            self.checkpoint.restore(path).assert_existing_objects_matched()
+            status = self.checkpoint.restore(path)
+            status.assert_existing_objects_matched()
+            status.expect_partial()  # another mode's variables (a model_fn's optimizer)
         except core.CheckpointCorruptedError:
             raise
         except (ValueError, AssertionError, KeyError) as e:
@@ -231,6 +265,21 @@ class TrainState:
                 f"model ({path}): {e}. Use a new model_dir, or warm_start_from to "
                 f"start from it."
             ) from e
+
+    def _save_as_tf(self, layout) -> None:
+        """Save as the newest checkpoint restored for training was written: a TF model_dir
+        taken over stays TF's (``layout``: a :class:`~.tf_names.TFLayout`), so TF can go
+        on from colonnade's checkpoints; colonnade's own format otherwise."""
+        self.tf_manager = None
+        if layout is None:
+            return
+        self.tf_manager = core.CheckpointManager(
+            TFBundleSaver(self.checkpoint, layout),
+            self.model_dir,
+            max_to_keep=self.config.keep_checkpoint_max,
+            keep_checkpoint_every_n_hours=self.config.keep_checkpoint_every_n_hours,
+            checkpoint_name="model.ckpt",
+        )
 
     def _refuse_fresh_start_over_damaged_checkpoints(self) -> None:
         """Raise when model_dir holds checkpoints but none is intact: starting at step 0
@@ -251,39 +300,76 @@ class TrainState:
             return self.checkpoint.save(file_prefix)
         if directory is not None and os.fspath(directory) != self.model_dir:
             return self.checkpoint.save(os.path.join(os.fspath(directory), "model.ckpt"))
-        path = self.manager.save(checkpoint_number=self.global_step)
+        manager = self.tf_manager or self.manager
+        path = manager.save(checkpoint_number=self.global_step)
         self.holds = (path, _mtime(path), self.global_step)  # written: intact
         return path
 
     @contextlib.contextmanager
-    def from_checkpoint(self, checkpoint_path):
-        """Hold model_dir's latest state meanwhile, or with ``checkpoint_path`` that
-        checkpoint's; the variables hold what they held before afterwards."""
-        self.refuse_while_overridden()
-        if checkpoint_path is None:
-            self.resume()
+    def training_run(self):
+        """Meanwhile train() runs: an evaluate, predict or export called by its hooks
+        reads a checkpoint without touching the state being trained."""
+        self.training = True
+        try:
             yield
+        finally:
+            self.training = False
+
+    @contextlib.contextmanager
+    def from_checkpoint(self, checkpoint_path):
+        """Hold model_dir's latest checkpoint meanwhile, or with ``checkpoint_path`` that
+        checkpoint's. With a ``checkpoint_path``, or during training (a hook evaluating
+        every N steps: TF evaluates in a graph of its own), the variables, optimizer
+        slots and global step hold what they held before afterwards."""
+        self.refuse_while_overridden()
+        if checkpoint_path is None and not self.training:
+            with self._inferring():
+                self.resume()
+                self.log_untrained()
+                yield
             return
-        path = os.fspath(checkpoint_path)
-        if not core.checkpoint_exists(path):
-            raise ValueError(
-                f"checkpoint_path {path!r} is not a checkpoint (expected a path such as "
-                f"{os.path.join(self.model_dir, 'model.ckpt-100')!r})"
-            )
+        path = None
+        if checkpoint_path is not None:
+            path = os.fspath(checkpoint_path)
+            if not core.checkpoint_exists(path):
+                raise ValueError(
+                    f"checkpoint_path {path!r} is not a checkpoint (expected a path such as "
+                    f"{os.path.join(self.model_dir, 'model.ckpt-100')!r})"
+                )
         before = self.named_variables()
         saved = {name: var.numpy().copy() for name, var in before.items()}
-        state = (self.holds, self.restored)
-        self.override, self.holds, self.restored = path, None, False
+        state = (self.holds, self.restored, self.partial)
+        self.override = path
+        if path is not None:
+            self.holds, self.restored = None, False
         try:
-            self.resume()
-            yield
+            with self._inferring():
+                self.resume()
+                yield
         finally:
             self.override = None
             for name, var in before.items():
                 var.assign(saved[name])
-            self.holds, self.restored = state
+            self.holds, self.restored, self.partial = state
             if set(self.named_variables()) != set(before):
                 self.holds, self.restored = None, False  # new variables: restore anew
+
+    @contextlib.contextmanager
+    def _inferring(self):
+        before, self.inferring = self.inferring, True
+        try:
+            yield
+        finally:
+            self.inferring = before
+
+    def log_untrained(self) -> None:
+        """Say at INFO, as TF, that model_dir has no checkpoint: evaluate and predict
+        then use the model's initial values (TF's "running initialization")."""
+        if not self.holds and core.latest_checkpoint(self.model_dir) is None:
+            logger.info(
+                "Could not find trained model in model_dir: %s, running initialization",
+                self.model_dir,
+            )
 
     def refuse_while_overridden(self) -> None:
         """Refuse to use the variables while a ``predict(checkpoint_path=...)`` iterator
@@ -301,7 +387,7 @@ class TrainState:
         state-free copies of the optimizers (the parameter servers hold their state). The
         variables are this state's own until the copy is pickled."""
         out = copy.copy(self)
-        out.checkpoint = out.manager = out.holds = None
+        out.checkpoint = out.manager = out.holds = out.tf_manager = None
         out.model = self.model.for_worker()
         return out
 

@@ -40,7 +40,7 @@ def train(estimator, input_fn, steps, max_steps, hooks, saving_listeners, verbos
         estimator, input_fn, last_step, hooks, saving_listeners, verbose
     )
     started = time.monotonic()
-    with running(estimator), sigterm_as_interrupt():
+    with running(estimator), estimator.train_state.training_run(), sigterm_as_interrupt():
         runner = HookRunner(all_hooks, estimator)
         if _train_steps(estimator, input_fn, last_step, runner, saver):
             # only a clean exit ends the hooks (as TF): a failed run saves no final checkpoint

@@ -278,7 +278,7 @@ def test_num_ps_larger_than_a_table_is_refused(tmp_path):
     with pytest.raises(
         ValueError,
         match=r"num_ps=3 is larger than the 2 rows of table "
-        r"'linear_model/flag/weights'",
+        r"'linear/linear_model/flag/weights'",
     ):
         est.train(data, verbose=0)
 

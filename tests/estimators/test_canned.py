@@ -110,8 +110,8 @@ def test_batch_norm_uses_tensorflows_momentum_and_epsilon():
     x = np.array([1.0, 2.0, 6.0], np.float32)
     est.fit(pd.DataFrame({"x": x, "y": [0.0, 1.0, 2.0]}), label="y", batch_size=3)
     hidden = np.maximum(x[:, None] @ kernel, 0.0)  # bias starts at zero
-    moving_mean = est.get_weights()["dnn/batchnorm_0/moving_mean"]
-    moving_var = est.get_weights()["dnn/batchnorm_0/moving_variance"]
+    moving_mean = est.get_weights()["dnn/hiddenlayer_0/batchnorm_0/moving_mean"]
+    moving_var = est.get_weights()["dnn/hiddenlayer_0/batchnorm_0/moving_variance"]
     np.testing.assert_allclose(moving_mean, 0.001 * hidden.mean(0), rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(moving_var, 0.999 + 0.001 * hidden.var(0), rtol=1e-5)
 
