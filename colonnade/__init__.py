@@ -31,6 +31,7 @@ from . import (  # noqa: E402
     nn,
     saved_model,
     sparse,
+    summary,
     train,
 )
 from . import tf_logging as logging  # noqa: E402
@@ -53,6 +54,7 @@ __all__ = [
     "nn",
     "saved_model",
     "sparse",
+    "summary",
     "train",
     "load",
     "__version__",

@@ -11,7 +11,7 @@
 
 import numpy as np
 
-from . import initializers, optimizer_updates
+from . import initializers, optimizer_updates, summaries
 from .autodiff import Tensor, as_tensor, gradients, no_grad, stop_gradient, value_and_grad
 from .backend import (
     DEFAULT_DTYPE,

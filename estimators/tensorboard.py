@@ -1,6 +1,7 @@
 """TensorBoard event files, where ``tf.estimator`` writes them (``tensorboardX``'s writer).
 
-Training writes ``loss``, ``global_step/sec`` and each optimizer's learning rate to
+Training writes ``loss``, ``global_step/sec``, each optimizer's learning rate and what a
+``model_fn`` recorded with ``cn.summary.scalar``/``histogram`` to
 ``model_dir/events.out.tfevents.<time>.<host>.<pid>.<n>`` at every global step that is a multiple
 of ``RunConfig.save_summary_steps`` (0 turns it off); ``evaluate`` writes its metrics to
 ``model_dir/eval`` (``eval_<name>`` for ``evaluate(..., name=...)``) at the evaluated
@@ -17,6 +18,10 @@ import itertools
 import os
 import time
 
+import numpy as np
+
+from ..core import to_host
+from ..core.autodiff import value_of
 from .hook_runner import SessionRunArgs, SessionRunHook, running_estimator
 
 __all__ = ["TensorBoardHook", "eval_dir", "write_eval_summary", "write_scalars"]
@@ -97,6 +102,9 @@ class TensorBoardHook(SessionRunHook):
             self.writer.add_scalar("global_step/sec", rate, step)
         for tag, rate in _learning_rates(self.estimator).items():
             self.writer.add_scalar(tag, rate, step)
+        write_model_summaries(
+            self.writer, getattr(self.estimator.model, "train_summaries", {}), step
+        )
         self.writer.flush()
         self._since = (now, step)
 
@@ -104,6 +112,17 @@ class TensorBoardHook(SessionRunHook):
         if self.writer is not None:
             self.writer.close()
             self.writer = None
+
+
+def write_model_summaries(writer, summaries: dict, step: int) -> None:
+    """Write what a ``model_fn`` recorded with ``cn.summary`` (``{tag: (kind, value)}``)
+    at ``step``: scalars as scalars, the rest as histograms."""
+    for tag, (kind, value) in summaries.items():
+        value = to_host(value_of(value))
+        if kind == "scalar":
+            writer.add_scalar(tag, float(np.asarray(value).reshape(-1)[0]), step)
+        else:
+            writer.add_histogram(tag, np.asarray(value, dtype=np.float64).reshape(-1), step)
 
 
 def _learning_rates(estimator) -> dict:

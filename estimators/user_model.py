@@ -17,7 +17,7 @@ made.
 from __future__ import annotations
 
 from .. import core
-from .model_fn import EstimatorSpec, features_dict, fn_name, labels_array, model_fn_args
+from .model_fn import EstimatorSpec, ModeKeys, features_dict, fn_name, labels_array, model_fn_args
 
 
 class _NoTransforms:
@@ -81,6 +81,7 @@ class UserModel:
         self.network = StoreNetwork(self.store)
         self.built_modes: set = set()
         self.hooks_by_mode: dict = {}  # whether the model_fn's spec brings hooks, by mode
+        self.train_summaries: dict = {}  # the last training step's cn.summary values
 
     def __repr__(self) -> str:
         return fn_name(self.model_fn)
@@ -115,8 +116,10 @@ class UserModel:
             "params": dict(self.params),
             "config": self.config,
         }
-        with self.store.as_default():
+        with self.store.as_default(), core.summaries.collecting() as summaries:
             spec = self.model_fn(**{k: kwargs[k] for k in self.args})
+        if mode == ModeKeys.TRAIN:
+            self.train_summaries = summaries
         if not isinstance(spec, EstimatorSpec):
             raise TypeError(
                 f"model_fn {fn_name(self.model_fn)} must return an EstimatorSpec, got "

@@ -95,3 +95,35 @@ def test_save_summary_steps_0_writes_no_training_events(tmp_path):
     est = E.LinearClassifier([fc.numeric_column("x")], model_dir=str(tmp_path), config=config)
     est.train(cn.data.Dataset.from_pandas(frame(), label="y").batch(8))
     assert not [f for f in os.listdir(tmp_path) if f.startswith("events.out")]
+
+
+def test_a_model_fns_summaries_are_written_with_the_loss(tmp_path):
+    """tf.summary.scalar/histogram in a model_fn: written on the summary steps, at the
+    values of those steps (an eval inside training does not replace them)."""
+    seen = {}
+
+    def model_fn(features, labels, mode):
+        w = cn.core.get_variable("w", (1, 1), initializer=cn.core.initializers.zeros())
+        x = features["x"].reshape(-1, 1).astype(np.float32)
+        logits = cn.core.matmul(x, w)[:, 0]
+        loss = cn.core.reduce_mean(cn.core.square(logits - labels))
+        step = int(cn.train.get_global_step().numpy()) + 1
+        seen[step] = float(loss.numpy())
+        cn.summary.scalar("my_loss", loss, family="custom")
+        cn.compat.v1.summary.histogram("logits", logits)
+        train_op = cn.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=cn.train.get_global_step()
+        )
+        return E.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    config = E.RunConfig(save_summary_steps=3, log_step_count_steps=0)
+    est = E.Estimator(model_fn, model_dir=str(tmp_path), config=config)
+    data = cn.data.Dataset.from_pandas(frame(), label="y").batch(8)
+    est.train(lambda: data.repeat(), steps=7)
+    got = scalars(tmp_path)
+    assert [s for s, _ in got["custom/my_loss"]] == [3, 6]
+    np.testing.assert_allclose([v for _, v in got["custom/my_loss"]], [seen[3], seen[6]], rtol=1e-6)
+    acc = event_accumulator.EventAccumulator(str(tmp_path), size_guidance={"histograms": 0})
+    acc.Reload()
+    assert "logits" in acc.Tags()["histograms"]
+    assert [e.step for e in acc.Histograms("logits")] == [3, 6]

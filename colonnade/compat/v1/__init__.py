@@ -3,7 +3,8 @@
 - ``estimator``: ``cn.estimators`` with TF 1's canned estimators (TF 1's loss reduction
   and optimizer defaults: :mod:`colonnade.estimators.canned_v1`);
 - ``feature_column``, ``train``, ``losses``, ``layers``, ``nn``, ``metrics``,
-  ``logging``, ``saved_model``: colonnade's modules of those names (already TF 1's);
+  ``logging``, ``saved_model``, ``summary``: colonnade's modules of those names
+  (already TF 1's);
 - ``get_variable``, ``variable_scope``, ``get_or_create_global_step``,
   ``get_global_step``.
 
@@ -15,7 +16,7 @@ True
 """
 
 from colonnade import feature_columns as feature_column
-from colonnade import layers, losses, metrics, nn, saved_model, train
+from colonnade import layers, losses, metrics, nn, saved_model, summary, train
 from colonnade import tf_logging as logging
 from colonnade.core import (
     get_global_step,
@@ -38,6 +39,7 @@ __all__ = [
     "metrics",
     "nn",
     "saved_model",
+    "summary",
     "train",
     "variable_scope",
 ]
