@@ -1,0 +1,102 @@
+# Copyright 2015 The TensorFlow Authors. All Rights Reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+# ==============================================================================
+"""Port of tensorflow/python/training/proximal_gradient_descent_test.py (graph -> eager)."""
+
+import numpy as np
+import pytest
+from tf_port import assert_all_close, assert_all_close_according_to_type, const, indexed_slices, var
+
+import colonnade as cn
+
+ProximalGD = cn.train.ProximalGradientDescentOptimizer
+
+
+def _run(opt, var0_init, var1_init, steps):
+    var0, var1 = var(var0_init), var(var1_init)
+    grads0, grads1 = const([0.1, 0.2]), const([0.01, 0.02])
+    assert_all_close(var0_init, var0)
+    assert_all_close(var1_init, var1)
+    for _ in range(steps):
+        opt.apply_gradients(zip([grads0, grads1], [var0, var1]))
+    return var0, var1
+
+
+def test_proximal_gradient_descent_without_regularization():
+    """proximal_gradient_descent_test.py ProximalGradientDescentOptimizerTest.
+    testProximalGradientDescentwithoutRegularization (and its Resource variant)"""
+    opt = ProximalGD(3.0, l1_regularization_strength=0.0, l2_regularization_strength=0.0)
+    v0, v1 = _run(opt, [0.0, 0.0], [0.0, 0.0], 3)
+    assert_all_close(np.array([-0.9, -1.8]), v0)
+    assert_all_close(np.array([-0.09, -0.18]), v1)
+
+
+def test_proximal_gradient_descent_without_regularization2():
+    """proximal_gradient_descent_test.py ProximalGradientDescentOptimizerTest.
+    testProximalGradientDescentwithoutRegularization2"""
+    opt = ProximalGD(3.0, l1_regularization_strength=0.0, l2_regularization_strength=0.0)
+    v0, v1 = _run(opt, [1.0, 2.0], [4.0, 3.0], 3)
+    assert_all_close(np.array([0.1, 0.2]), v0)
+    assert_all_close(np.array([3.91, 2.82]), v1)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_minimize_sparse_resource_variable(dtype):
+    """proximal_gradient_descent_test.py ProximalGradientDescentOptimizerTest.
+    testMinimizeSparseResourceVariable"""
+    var0 = var([[1.0, 2.0]], dtype)
+    x = const([[4.0], [5.0]], dtype)
+
+    def loss():
+        pred = cn.core.matmul(cn.nn.embedding_lookup(var0, [0]), x)
+        return pred * pred
+
+    ProximalGD(1.0).minimize(loss)
+    assert_all_close_according_to_type([[-111, -138]], var0, atol=0.01)
+
+
+def test_proximal_gradient_descent_with_l1_l2():
+    """proximal_gradient_descent_test.py ProximalGradientDescentOptimizerTest.
+    testProximalGradientDescentWithL1_L2"""
+    opt = ProximalGD(3.0, l1_regularization_strength=0.001, l2_regularization_strength=2.0)
+    v0, v1 = _run(opt, [1.0, 2.0], [4.0, 3.0], 10)
+    assert_all_close(np.array([-0.0495, -0.0995]), v0)
+    assert_all_close(np.array([-0.0045, -0.0095]), v1)
+
+
+def apply_optimizer(opt, steps=5, is_sparse=False):
+    if is_sparse:
+        var0, var1 = var([[1.0], [2.0]]), var([[3.0], [4.0]])
+        grads0 = indexed_slices(const([[0.1]]), [0], [2, 1])
+        grads1 = indexed_slices(const([[0.02]]), [1], [2, 1])
+    else:
+        var0, var1 = var([1.0, 2.0]), var([3.0, 4.0])
+        grads0, grads1 = const([0.1, 0.2]), const([0.01, 0.02])
+    for _ in range(steps):
+        opt.apply_gradients(zip([grads0, grads1], [var0, var1]))
+    return var0.numpy(), var1.numpy()
+
+
+@pytest.mark.parametrize("is_sparse", [True, False])
+def test_equiv_gradient_descent_without_regularization(is_sparse):
+    """proximal_gradient_descent_test.py ProximalGradientDescentOptimizerTest.
+    testEquivSparseGradientDescentwithoutRegularization /
+    testEquivGradientDescentwithoutRegularization"""
+    val0, val1 = apply_optimizer(
+        ProximalGD(3.0, l1_regularization_strength=0.0, l2_regularization_strength=0.0),
+        is_sparse=is_sparse,
+    )
+    val2, val3 = apply_optimizer(cn.train.GradientDescentOptimizer(3.0), is_sparse=is_sparse)
+    assert_all_close(val0, val2)
+    assert_all_close(val1, val3)
