@@ -135,6 +135,7 @@ from .variable_scope import (
     get_global_step,
     get_or_create_global_step,
     get_variable,
+    reset_default_graph,
     variable_scope,
 )
 from .variables import Variable

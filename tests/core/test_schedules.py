@@ -246,3 +246,18 @@ def test_piecewise_constant_refuses_mixed_types_as_tf():
     with pytest.raises(ValueError, match="values must all be of one type"):
         train.piecewise_constant(Variable(0.0), [-1.0, 1.0], [1.0, 2, 3])
     assert train.piecewise_constant(Variable(0, dtype=np.int64), [1, 2], [0.4, 0.5, 0.6])() == 0.4
+
+
+def test_canned_optimizer_factory_sees_the_estimators_global_step():
+    # TF's canned pattern: optimizer=lambda: Opt(exponential_decay(..., get_global_step()))
+    from colonnade.estimators.canned_model import resolve_optimizer
+
+    step = Variable(0, dtype=np.int64, trainable=False)
+
+    def factory():
+        rate = train.exponential_decay(0.1, train.get_global_step(), 1, 0.5)
+        return train.GradientDescentOptimizer(rate)
+
+    opt = resolve_optimizer(factory, None, 0.05, step)
+    step.assign(2)
+    assert float(opt.learning_rate) == pytest.approx(0.1 * 0.5**2)

@@ -69,6 +69,22 @@ def test_global_step_functions():
         cn.train.assert_global_step(cn.core.Variable([1.0]))
 
 
+def test_global_step_outside_a_store_is_the_default_graphs():
+    cn.core.reset_default_graph()
+    try:
+        assert cn.train.get_global_step() is None
+        step = cn.train.get_or_create_global_step()  # TF: the default graph's, at top level
+        assert cn.train.get_or_create_global_step() is step
+        assert cn.train.get_global_step() is step and step.dtype == np.int64
+        with pytest.raises(ValueError, match="already exists"):
+            cn.train.create_global_step()
+        with VariableStore().as_default():  # a model_fn's graph has its own
+            assert cn.train.get_global_step() is None
+    finally:
+        cn.core.reset_default_graph()
+    assert cn.train.get_global_step() is None
+
+
 @pytest.mark.parametrize(
     "make", [lambda: cn.train.AdagradOptimizer(0.1), lambda: cn.train.AdamOptimizer(0.01)]
 )
