@@ -547,3 +547,18 @@ def test_beta_powers_advance_once_per_call_whatever_the_variable_count():
         ones = np.ones((1, n))
         p, _, _ = lazy_adam_replay(ones, [([0], ones)] * 3, 0.1, 0.5, 0.75, 1e-8)
         np.testing.assert_allclose(var.numpy(), p[0], rtol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered")
+def test_adam_float16_sparse_untouched_rows_match_tf1():
+    # TF 2.15's tf.compat.v1.train.AdamOptimizer, two sparse steps on row 0 of a float16
+    # [[1], [2], [3]] (tests/core/golden/make_tf_adam_half_sparse.py): epsilon 1e-8 is 0
+    # in float16, so untouched rows get 0 / 0 = NaN in TF1 too; a representable epsilon
+    # leaves them as they were
+    for epsilon, want in [(1e-8, [0.998046875, np.nan, np.nan]), (1e-3, [0.998046875, 2, 3])]:
+        v = Variable(np.array([[1.0], [2.0], [3.0]], np.float16), dtype=np.float16)
+        opt = cn.train.AdamOptimizer(epsilon=epsilon)
+        grad = IndexedRows(np.array([0]), np.array([[0.1]], np.float16), (3, 1))
+        for _ in range(2):
+            opt.apply_gradients([(grad, v)])
+        np.testing.assert_array_equal(v.numpy().ravel(), np.array(want, np.float16))

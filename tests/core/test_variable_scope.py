@@ -125,3 +125,11 @@ def test_minimize_refuses_a_loss_without_graph_and_sums_one_not_scalar():
             opt.minimize(cn.core.sum(w * w), var_list=[w])
     opt.minimize(w * w, var_list=[w])  # TF differentiates the sum of a non-scalar loss
     np.testing.assert_allclose(w.numpy(), [1.0 - 0.2 * 1.0, 2.0 - 0.2 * 2.0], rtol=1e-6)
+
+
+def test_get_variable_of_a_scalar_shape_uses_tfs_fans():
+    # TF counts fan_in = fan_out = 1 for a scalar: limit sqrt(6 / 2) = sqrt(3)
+    with cn.core.VariableStore().as_default():
+        b = cn.core.get_variable("b", shape=())
+    assert b.shape == () and abs(float(b.numpy())) <= np.sqrt(3.0)
+    assert cn.core.initializers.compute_fans((2, 2, 3, 5)) == (12, 20)
