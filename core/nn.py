@@ -174,7 +174,7 @@ def batch_norm(
     return batch_normalization(x, batch_mean, batch_var, beta, gamma, epsilon)
 
 
-def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1) -> Tensor:
+def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1, name=None) -> Tensor:
     """``-sum(labels * log_softmax(logits))`` along ``axis``: one loss per example, for
     labels that are a probability distribution over the classes (``tf.nn``'s)."""
     logits = as_tensor(logits)
