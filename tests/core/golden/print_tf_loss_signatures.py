@@ -1,6 +1,7 @@
 # Prints the signatures of TF 2.15 tf.compat.v1.losses / nn cross-entropies (run with
 # /work/tfenv/bin/python); tests/core/test_losses_v1.py pins them.
 import inspect
+
 import tensorflow as tf
 
 L = tf.compat.v1.losses
