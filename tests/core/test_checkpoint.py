@@ -429,7 +429,7 @@ def test_status_assertions_have_tf_meanings(tmp_path, caplog):
 
 
 def test_checkpoint_arguments_are_validated():
-    with pytest.raises(TypeError, match=r"Checkpoint\(x=...\).*got int"):
+    with pytest.raises(ValueError, match=r"Checkpoint\(x=...\).*got int"):  # TF's type
         T.Checkpoint(x=5)
     with pytest.raises(ValueError, match="'save' is reserved"):
         T.Checkpoint(save=Variable([1.0]))
