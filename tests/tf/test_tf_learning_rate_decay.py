@@ -114,32 +114,32 @@ def test_polynomial_begin_with_cycle():
     assert_all_close(evaluate(decayed_lr), 0.001, 1e-6)
 
 
-@pytest.mark.parametrize("staircase", [False, True], ids=["testDecay", "testStaircase"])
-def test_natural_exp_decay(staircase):
-    """ExponentialDecayTest.testDecay / testStaircase (natural_exp_decay)"""
-    initial_lr, k, decay_rate = 0.1, 10, 0.96
-    step = Variable(0)
-    decayed_lr = train.natural_exp_decay(initial_lr, step, k, decay_rate, staircase=staircase)
-    for i in range(k + 1):
-        if staircase:
-            expected = initial_lr * math.exp(-decay_rate * (i // k))
-        else:
-            expected = initial_lr * math.exp(-i / k * decay_rate)
-        assert_all_close(evaluate(decayed_lr), expected, 1e-6)
-        step.assign_add(1)
+def _natural_exp(initial_lr, i, k, decay_rate, staircase):
+    if staircase:
+        return initial_lr * math.exp(-decay_rate * (i // k))
+    return initial_lr * math.exp(-i / k * decay_rate)
+
+
+def _inverse_time(initial_lr, i, k, decay_rate, staircase):
+    if staircase:
+        return initial_lr / (1 + decay_rate * (i // k))
+    return initial_lr / (1 + i / k * decay_rate)
 
 
 @pytest.mark.parametrize("staircase", [False, True], ids=["testDecay", "testStaircase"])
-def test_inverse_time_decay(staircase):
-    """InverseDecayTest.testDecay / testStaircase"""
+@pytest.mark.parametrize(
+    ("decay", "formula"),
+    [(train.natural_exp_decay, _natural_exp), (train.inverse_time_decay, _inverse_time)],
+    ids=["ExponentialDecayTest", "InverseDecayTest"],
+)
+def test_natural_exp_and_inverse_time_decay(decay, formula, staircase):
+    """ExponentialDecayTest.testDecay / testStaircase (natural_exp_decay) and
+    InverseDecayTest.testDecay / testStaircase (inverse_time_decay)"""
     initial_lr, k, decay_rate = 0.1, 10, 0.96
     step = Variable(0)
-    decayed_lr = train.inverse_time_decay(initial_lr, step, k, decay_rate, staircase=staircase)
+    decayed_lr = decay(initial_lr, step, k, decay_rate, staircase=staircase)
     for i in range(k + 1):
-        if staircase:
-            expected = initial_lr / (1 + decay_rate * (i // k))
-        else:
-            expected = initial_lr / (1 + i / k * decay_rate)
+        expected = formula(initial_lr, i, k, decay_rate, staircase)
         assert_all_close(evaluate(decayed_lr), expected, 1e-6)
         step.assign_add(1)
 
@@ -149,14 +149,6 @@ def np_cosine_decay(step, decay_steps, alpha=0.0):
     completed_fraction = step / decay_steps
     decay = 0.5 * (1.0 + math.cos(math.pi * completed_fraction))
     return (1.0 - alpha) * decay + alpha
-
-
-@pytest.mark.parametrize("alpha", [0.0, 0.1], ids=["testDecay", "testAlpha"])
-def test_cosine_decay(alpha):
-    """CosineDecayTest.testDecay / testAlpha"""
-    for step in range(0, 1500, 250):
-        decayed_lr = train.cosine_decay(1.0, step, 1000, alpha)
-        assert_all_close(evaluate(decayed_lr), np_cosine_decay(step, 1000, alpha), 1e-6)
 
 
 def np_cosine_decay_restarts(step, decay_steps, t_mul=2.0, m_mul=1.0, alpha=0.0):
@@ -170,18 +162,6 @@ def np_cosine_decay_restarts(step, decay_steps, t_mul=2.0, m_mul=1.0, alpha=0.0)
     return (1.0 - alpha) * decay + alpha
 
 
-@pytest.mark.parametrize(
-    "kwargs", [{}, {"alpha": 0.1}, {"m_mul": 0.9}, {"t_mul": 1.0}],
-    ids=["testDecay", "testAlpha", "testMMul", "testTMul"],
-)  # fmt: skip
-def test_cosine_decay_restarts(kwargs):
-    """CosineDecayRestartsTest.testDecay / testAlpha / testMMul / testTMul"""
-    for step in range(0, 1500, 250):
-        decayed_lr = train.cosine_decay_restarts(1.0, step, 1000, **kwargs)
-        expected = np_cosine_decay_restarts(step, 1000, **kwargs)
-        assert_all_close(evaluate(decayed_lr), expected, 1e-6)
-
-
 def np_linear_cosine_decay(step, decay_steps, alpha=0.0, beta=0.001, num_periods=0.5):
     step = min(step, decay_steps)
     linear_decayed = float(decay_steps - step) / decay_steps
@@ -191,15 +171,34 @@ def np_linear_cosine_decay(step, decay_steps, alpha=0.0, beta=0.001, num_periods
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{}, {"alpha": 0.1, "beta": 1e-4, "num_periods": 5}],
-    ids=["testDefaultDecay", "testNonDefaultDecay"],
+    ("decay", "reference", "kwargs"),
+    [
+        (train.cosine_decay, np_cosine_decay, {}),
+        (train.cosine_decay, np_cosine_decay, {"alpha": 0.1}),
+        (train.cosine_decay_restarts, np_cosine_decay_restarts, {}),
+        (train.cosine_decay_restarts, np_cosine_decay_restarts, {"alpha": 0.1}),
+        (train.cosine_decay_restarts, np_cosine_decay_restarts, {"m_mul": 0.9}),
+        (train.cosine_decay_restarts, np_cosine_decay_restarts, {"t_mul": 1.0}),
+        (train.linear_cosine_decay, np_linear_cosine_decay, {}),
+        (
+            train.linear_cosine_decay,
+            np_linear_cosine_decay,
+            {"alpha": 0.1, "beta": 1e-4, "num_periods": 5},
+        ),
+    ],
+    ids=[
+        "CosineDecayTest.testDecay", "CosineDecayTest.testAlpha",
+        "CosineDecayRestartsTest.testDecay", "CosineDecayRestartsTest.testAlpha",
+        "CosineDecayRestartsTest.testMMul", "CosineDecayRestartsTest.testTMul",
+        "LinearCosineDecayTest.testDefaultDecay", "LinearCosineDecayTest.testNonDefaultDecay",
+    ],
 )  # fmt: skip
-def test_linear_cosine_decay(kwargs):
-    """LinearCosineDecayTest.testDefaultDecay / testNonDefaultDecay"""
+def test_cosine_decays(decay, reference, kwargs):
+    """CosineDecayTest.*, CosineDecayRestartsTest.*, LinearCosineDecayTest.* (the ids
+    name the method)"""
     for step in range(0, 1500, 250):
-        decayed_lr = train.linear_cosine_decay(1.0, step, 1000, **kwargs)
-        expected = np_linear_cosine_decay(step, 1000, **kwargs)
-        assert_all_close(evaluate(decayed_lr), expected, 1e-6)
+        decayed_lr = decay(1.0, step, 1000, **kwargs)
+        assert_all_close(evaluate(decayed_lr), reference(step, 1000, **kwargs), 1e-6)
 
 
 @pytest.mark.parametrize(

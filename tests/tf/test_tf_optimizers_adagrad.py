@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 from tf_port import (
     ALL_FLOATS,
-    assert_all_close,
     assert_all_close_according_to_type,
+    check_sparse_repeated_indices,
     const,
     indexed_slices,
     var,
@@ -70,16 +70,7 @@ def test_sparse_basic(dtype):
 @pytest.mark.parametrize("dtype", ALL_FLOATS)
 def test_sparse_repeated_indices(dtype):
     """adagrad_test.py AdagradOptimizerTest.testSparseRepeatedIndices"""
-    repeated_index_update_var = var([[1.0], [2.0]], dtype)
-    aggregated_update_var = var([[1.0], [2.0]], dtype)
-    grad_repeated_index = indexed_slices(const([[0.1], [0.1]], dtype), [1, 1], [2, 1])
-    grad_aggregated = indexed_slices(const([[0.2]], dtype), [1], [2, 1])
-    repeated, aggregated = Adagrad(3.0), Adagrad(3.0)
-    assert_all_close(aggregated_update_var, repeated_index_update_var)
-    for _ in range(3):
-        repeated.apply_gradients([(grad_repeated_index, repeated_index_update_var)])
-        aggregated.apply_gradients([(grad_aggregated, aggregated_update_var)])
-        assert_all_close(aggregated_update_var, repeated_index_update_var)
+    check_sparse_repeated_indices(lambda: Adagrad(3.0), dtype)
 
 
 @pytest.mark.parametrize("dtype", ALL_FLOATS)

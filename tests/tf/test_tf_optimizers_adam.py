@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 from tf_port import (
     ALL_FLOATS,
-    assert_all_close,
     assert_all_close_according_to_type,
+    check_sparse_repeated_indices,
     const,
     indexed_slices,
     var,
@@ -84,16 +84,7 @@ def test_sparse_device_placement(index_dtype):
 @pytest.mark.parametrize("dtype", ALL_FLOATS)
 def test_sparse_repeated_indices(dtype):
     """adam_test.py AdamOptimizerTest.testSparseRepeatedIndices"""
-    repeated_index_update_var = var([[1.0], [2.0]], dtype)
-    aggregated_update_var = var([[1.0], [2.0]], dtype)
-    grad_repeated_index = indexed_slices(const([[0.1], [0.1]], dtype), [1, 1], [2, 1])
-    grad_aggregated = indexed_slices(const([[0.2]], dtype), [1], [2, 1])
-    repeated, aggregated = Adam(), Adam()
-    assert_all_close(aggregated_update_var, repeated_index_update_var)
-    for _ in range(3):
-        repeated.apply_gradients([(grad_repeated_index, repeated_index_update_var)])
-        aggregated.apply_gradients([(grad_aggregated, aggregated_update_var)])
-        assert_all_close(aggregated_update_var, repeated_index_update_var)
+    check_sparse_repeated_indices(lambda: Adam(), dtype)
 
 
 def _do_test_basic(dtype, use_callable_params):

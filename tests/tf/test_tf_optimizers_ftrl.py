@@ -16,7 +16,16 @@
 
 import numpy as np
 import pytest
-from tf_port import HALF, assert_all_close_according_to_type, const, indexed_slices, var
+from tf_port import (
+    HALF,
+    apply_optimizer,
+    assert_all_close_according_to_type,
+    const,
+    embedding_matmul_loss,
+    indexed_slices,
+    run_two_variables,
+    var,
+)
 
 import colonnade as cn
 
@@ -25,14 +34,8 @@ DTYPES = [HALF, np.float32]
 
 
 def _run(dtype, var0_init, var1_init, steps, **kwargs):
-    var0, var1 = var(var0_init, dtype), var(var1_init, dtype)
-    grads0, grads1 = const([0.1, 0.2], dtype), const([0.01, 0.02], dtype)
     opt = Ftrl(3.0, initial_accumulator_value=0.1, **kwargs)
-    assert_all_close_according_to_type(var0_init, var0)
-    assert_all_close_according_to_type(var1_init, var1)
-    for _ in range(steps):
-        opt.apply_gradients(zip([grads0, grads1], [var0, var1]))
-    return var0, var1
+    return run_two_variables(opt, var0_init, var1_init, steps, dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -61,13 +64,7 @@ def test_ftrl_without_regularization2(dtype):
 def test_minimize_sparse_resource_variable(dtype):
     """ftrl_test.py FtrlOptimizerTest.testMinimizeSparseResourceVariable"""
     var0 = var([[1.0, 2.0]], dtype)
-    x = const([[4.0], [5.0]], dtype)
-
-    def loss():
-        pred = cn.core.matmul(cn.nn.embedding_lookup(var0, [0]), x)
-        return pred * pred
-
-    Ftrl(1.0).minimize(loss)
+    Ftrl(1.0).minimize(embedding_matmul_loss(var0, dtype))
     assert_all_close_according_to_type([[0, 1]], var0, atol=0.01)
 
 
@@ -143,17 +140,9 @@ def test_ftrl_with_l2_shrinkage_does_not_change_lr_schedule(dtype):
     assert_all_close_according_to_type(opt0.get_slot(var0, "accum"), opt1.get_slot(var1, "accum"))
 
 
-def apply_optimizer(opt, dtype, steps=5, is_sparse=False):
-    if is_sparse:
-        var0, var1 = var([[0.0], [0.0]], dtype), var([[0.0], [0.0]], dtype)
-        grads0 = indexed_slices(const([[0.1]], dtype), [0], [2, 1])
-        grads1 = indexed_slices(const([[0.02]], dtype), [1], [2, 1])
-    else:
-        var0, var1 = var([0.0, 0.0], dtype), var([0.0, 0.0], dtype)
-        grads0, grads1 = const([0.1, 0.2], dtype), const([0.01, 0.02], dtype)
-    for _ in range(steps):
-        opt.apply_gradients(zip([grads0, grads1], [var0, var1]))
-    return var0.numpy(), var1.numpy()
+def _apply_from_zeros(opt, dtype, is_sparse=False):
+    """ftrl_test.py's applyOptimizer: its variables start at zero."""
+    return apply_optimizer(opt, is_sparse=is_sparse, dtype=dtype, init=((0.0, 0.0), (0.0, 0.0)))
 
 
 def _ftrl_plain(power):
@@ -169,8 +158,8 @@ def _ftrl_plain(power):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_equiv_adagrad_without_regularization(dtype):
     """ftrl_test.py FtrlOptimizerTest.testEquivAdagradwithoutRegularization"""
-    val0, val1 = apply_optimizer(_ftrl_plain(-0.5), dtype)
-    val2, val3 = apply_optimizer(
+    val0, val1 = _apply_from_zeros(_ftrl_plain(-0.5), dtype)
+    val2, val3 = _apply_from_zeros(
         cn.train.AdagradOptimizer(3.0, initial_accumulator_value=0.1), dtype
     )
     assert_all_close_according_to_type(val0, val2, half_rtol=2e-3)
@@ -180,8 +169,8 @@ def test_equiv_adagrad_without_regularization(dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_equiv_sparse_adagrad_without_regularization(dtype):
     """ftrl_test.py FtrlOptimizerTest.testEquivSparseAdagradwithoutRegularization"""
-    val0, val1 = apply_optimizer(_ftrl_plain(-0.5), dtype, is_sparse=True)
-    val2, val3 = apply_optimizer(
+    val0, val1 = _apply_from_zeros(_ftrl_plain(-0.5), dtype, is_sparse=True)
+    val2, val3 = _apply_from_zeros(
         cn.train.AdagradOptimizer(3.0, initial_accumulator_value=0.1), dtype, is_sparse=True
     )
     assert_all_close_according_to_type(val0, val2)
@@ -193,7 +182,9 @@ def test_equiv_sparse_adagrad_without_regularization(dtype):
 def test_equiv_gradient_descent_without_regularization(dtype, is_sparse):
     """ftrl_test.py FtrlOptimizerTest.testEquivSparseGradientDescentwithoutRegularization /
     testEquivGradientDescentwithoutRegularization"""
-    val0, val1 = apply_optimizer(_ftrl_plain(-0.0), dtype, is_sparse=is_sparse)
-    val2, val3 = apply_optimizer(cn.train.GradientDescentOptimizer(3.0), dtype, is_sparse=is_sparse)
+    val0, val1 = _apply_from_zeros(_ftrl_plain(-0.0), dtype, is_sparse=is_sparse)
+    val2, val3 = _apply_from_zeros(
+        cn.train.GradientDescentOptimizer(3.0), dtype, is_sparse=is_sparse
+    )
     assert_all_close_according_to_type(val0, val2)
     assert_all_close_according_to_type(val1, val3)

@@ -20,6 +20,7 @@ from tf_port import (
     ALL_FLOATS,
     assert_all_close_according_to_type,
     const,
+    embedding_matmul_loss,
     indexed_slices,
     var,
 )
@@ -66,32 +67,19 @@ def test_tensor_learning_rate(dtype):
 
 
 @pytest.mark.parametrize("dtype", ALL_FLOATS)
-def test_minimize_resource_variable(dtype):
-    """gradient_descent_test.py GradientDescentOptimizerTest.testMinimizeResourceVariable"""
+@pytest.mark.parametrize("sparse", [False, True])
+def test_minimize_resource_variable(dtype, sparse):
+    """gradient_descent_test.py GradientDescentOptimizerTest.testMinimizeResourceVariable
+    (sparse: testMinimizeSparseResourceVariable, the kernel read through embedding_lookup)"""
     var0, var1 = var([[1.0, 2.0]], dtype), var([3.0], dtype)
-    x = const([[4.0], [5.0]], dtype)
+    if sparse:
+        loss = embedding_matmul_loss(var0, dtype, bias=var1)
+    else:
+        x = const([[4.0], [5.0]], dtype)
 
-    def loss():
-        pred = cn.core.matmul(var0, x) + var1
-        return pred * pred
-
-    GD(1.0).minimize(loss)
-    np_pred = 1.0 * 4.0 + 2.0 * 5.0 + 3.0
-    np_grad = 2 * np_pred
-    assert_all_close_according_to_type([[1.0 - np_grad * 4.0, 2.0 - np_grad * 5.0]], var0)
-    assert_all_close_according_to_type([3.0 - np_grad], var1)
-
-
-@pytest.mark.parametrize("dtype", ALL_FLOATS)
-def test_minimize_sparse_resource_variable(dtype):
-    """gradient_descent_test.py GradientDescentOptimizerTest.testMinimizeSparseResourceVariable"""
-    var0, var1 = var([[1.0, 2.0]], dtype), var([3.0], dtype)
-    x = const([[4.0], [5.0]], dtype)
-
-    def loss():
-        pred = cn.core.matmul(cn.nn.embedding_lookup(var0, [0]), x)
-        pred = pred + var1
-        return pred * pred
+        def loss():
+            pred = cn.core.matmul(var0, x) + var1
+            return pred * pred
 
     GD(1.0).minimize(loss)
     np_pred = 1.0 * 4.0 + 2.0 * 5.0 + 3.0

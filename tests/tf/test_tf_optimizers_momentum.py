@@ -21,6 +21,7 @@ from tf_port import (
     assert_all_close,
     assert_all_close_according_to_type,
     const,
+    embedding_matmul_loss,
     indexed_slices,
     var,
 )
@@ -164,13 +165,7 @@ def test_sparse_nesterov_momentum(dtype):
 def test_minimize_sparse_resource_variable(dtype):
     """momentum_test.py MomentumOptimizerTest.testMinimizeSparseResourceVariable"""
     var0 = var([[1.0, 2.0]], dtype)
-
-    def loss():
-        x = const([[4.0], [5.0]], dtype)
-        pred = cn.core.matmul(cn.nn.embedding_lookup(var0, [0]), x)
-        return pred * pred
-
-    Momentum(learning_rate=1.0, momentum=0.0).minimize(loss)
+    Momentum(learning_rate=1.0, momentum=0.0).minimize(embedding_matmul_loss(var0, dtype))
     assert_all_close_according_to_type([[-111, -138]], var0)
 
 

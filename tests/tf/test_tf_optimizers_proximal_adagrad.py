@@ -16,7 +16,14 @@
 
 import numpy as np
 import pytest
-from tf_port import assert_all_close, assert_all_close_according_to_type, const, indexed_slices, var
+from tf_port import (
+    apply_optimizer,
+    assert_all_close,
+    assert_all_close_according_to_type,
+    embedding_matmul_loss,
+    run_two_variables,
+    var,
+)
 
 import colonnade as cn
 
@@ -24,19 +31,13 @@ ProximalAdagrad = cn.train.ProximalAdagradOptimizer
 
 
 def _run(var0_init, var1_init, steps, l1, l2):
-    var0, var1 = var(var0_init), var(var1_init)
-    grads0, grads1 = const([0.1, 0.2]), const([0.01, 0.02])
     opt = ProximalAdagrad(
         3.0,
         initial_accumulator_value=0.1,
         l1_regularization_strength=l1,
         l2_regularization_strength=l2,
     )
-    assert_all_close(var0_init, var0)
-    assert_all_close(var1_init, var1)
-    for _ in range(steps):
-        opt.apply_gradients(zip([grads0, grads1], [var0, var1]))
-    return var0, var1
+    return run_two_variables(opt, var0_init, var1_init, steps)
 
 
 def test_proximal_adagrad_without_regularization():
@@ -59,13 +60,7 @@ def test_proximal_adagrad_without_regularization2():
 def test_minimize_sparse_resource_variable(dtype):
     """proximal_adagrad_test.py ProximalAdagradOptimizerTest.testMinimizeSparseResourceVariable"""
     var0 = var([[1.0, 2.0]], dtype)
-    x = const([[4.0], [5.0]], dtype)
-
-    def loss():
-        pred = cn.core.matmul(cn.nn.embedding_lookup(var0, [0]), x)
-        return pred * pred
-
-    ProximalAdagrad(1.0).minimize(loss)
+    ProximalAdagrad(1.0).minimize(embedding_matmul_loss(var0, dtype))
     assert_all_close_according_to_type([[0, 1]], var0, atol=0.01)
 
 
@@ -81,19 +76,6 @@ def test_proximal_adagrad_with_l1_l2():
     v0, v1 = _run([1.0, 2.0], [4.0, 3.0], 10, 0.001, 2.0)
     assert_all_close(np.array([-0.0495, -0.0995]), v0)
     assert_all_close(np.array([-0.0045, -0.0095]), v1)
-
-
-def apply_optimizer(opt, steps=5, is_sparse=False):
-    if is_sparse:
-        var0, var1 = var([[1.0], [2.0]]), var([[3.0], [4.0]])
-        grads0 = indexed_slices(const([[0.1]]), [0], [2, 1])
-        grads1 = indexed_slices(const([[0.02]]), [1], [2, 1])
-    else:
-        var0, var1 = var([1.0, 2.0]), var([3.0, 4.0])
-        grads0, grads1 = const([0.1, 0.2]), const([0.01, 0.02])
-    for _ in range(steps):
-        opt.apply_gradients(zip([grads0, grads1], [var0, var1]))
-    return var0.numpy(), var1.numpy()
 
 
 @pytest.mark.parametrize("is_sparse", [False, True])

@@ -16,28 +16,25 @@
 
 import numpy as np
 import pytest
-from tf_port import assert_all_close, assert_all_close_according_to_type, const, indexed_slices, var
+from tf_port import (
+    apply_optimizer,
+    assert_all_close,
+    assert_all_close_according_to_type,
+    embedding_matmul_loss,
+    run_two_variables,
+    var,
+)
 
 import colonnade as cn
 
 ProximalGD = cn.train.ProximalGradientDescentOptimizer
 
 
-def _run(opt, var0_init, var1_init, steps):
-    var0, var1 = var(var0_init), var(var1_init)
-    grads0, grads1 = const([0.1, 0.2]), const([0.01, 0.02])
-    assert_all_close(var0_init, var0)
-    assert_all_close(var1_init, var1)
-    for _ in range(steps):
-        opt.apply_gradients(zip([grads0, grads1], [var0, var1]))
-    return var0, var1
-
-
 def test_proximal_gradient_descent_without_regularization():
     """proximal_gradient_descent_test.py ProximalGradientDescentOptimizerTest.
     testProximalGradientDescentwithoutRegularization (and its Resource variant)"""
     opt = ProximalGD(3.0, l1_regularization_strength=0.0, l2_regularization_strength=0.0)
-    v0, v1 = _run(opt, [0.0, 0.0], [0.0, 0.0], 3)
+    v0, v1 = run_two_variables(opt, [0.0, 0.0], [0.0, 0.0], 3)
     assert_all_close(np.array([-0.9, -1.8]), v0)
     assert_all_close(np.array([-0.09, -0.18]), v1)
 
@@ -46,7 +43,7 @@ def test_proximal_gradient_descent_without_regularization2():
     """proximal_gradient_descent_test.py ProximalGradientDescentOptimizerTest.
     testProximalGradientDescentwithoutRegularization2"""
     opt = ProximalGD(3.0, l1_regularization_strength=0.0, l2_regularization_strength=0.0)
-    v0, v1 = _run(opt, [1.0, 2.0], [4.0, 3.0], 3)
+    v0, v1 = run_two_variables(opt, [1.0, 2.0], [4.0, 3.0], 3)
     assert_all_close(np.array([0.1, 0.2]), v0)
     assert_all_close(np.array([3.91, 2.82]), v1)
 
@@ -56,13 +53,7 @@ def test_minimize_sparse_resource_variable(dtype):
     """proximal_gradient_descent_test.py ProximalGradientDescentOptimizerTest.
     testMinimizeSparseResourceVariable"""
     var0 = var([[1.0, 2.0]], dtype)
-    x = const([[4.0], [5.0]], dtype)
-
-    def loss():
-        pred = cn.core.matmul(cn.nn.embedding_lookup(var0, [0]), x)
-        return pred * pred
-
-    ProximalGD(1.0).minimize(loss)
+    ProximalGD(1.0).minimize(embedding_matmul_loss(var0, dtype))
     assert_all_close_according_to_type([[-111, -138]], var0, atol=0.01)
 
 
@@ -70,22 +61,9 @@ def test_proximal_gradient_descent_with_l1_l2():
     """proximal_gradient_descent_test.py ProximalGradientDescentOptimizerTest.
     testProximalGradientDescentWithL1_L2"""
     opt = ProximalGD(3.0, l1_regularization_strength=0.001, l2_regularization_strength=2.0)
-    v0, v1 = _run(opt, [1.0, 2.0], [4.0, 3.0], 10)
+    v0, v1 = run_two_variables(opt, [1.0, 2.0], [4.0, 3.0], 10)
     assert_all_close(np.array([-0.0495, -0.0995]), v0)
     assert_all_close(np.array([-0.0045, -0.0095]), v1)
-
-
-def apply_optimizer(opt, steps=5, is_sparse=False):
-    if is_sparse:
-        var0, var1 = var([[1.0], [2.0]]), var([[3.0], [4.0]])
-        grads0 = indexed_slices(const([[0.1]]), [0], [2, 1])
-        grads1 = indexed_slices(const([[0.02]]), [1], [2, 1])
-    else:
-        var0, var1 = var([1.0, 2.0]), var([3.0, 4.0])
-        grads0, grads1 = const([0.1, 0.2]), const([0.01, 0.02])
-    for _ in range(steps):
-        opt.apply_gradients(zip([grads0, grads1], [var0, var1]))
-    return var0.numpy(), var1.numpy()
 
 
 @pytest.mark.parametrize("is_sparse", [True, False])

@@ -1,5 +1,5 @@
 # Error types TF 2.15 raises for bad arguments in the areas cn.train covers (run with
-# /work/tfenv/bin/python); tests/core/test_checkpoint.py pins the Checkpoint one; the others already match.
+# /work/tfenv/bin/python); tests/core/test_checkpoint.py pins the Checkpoint one.
 import numpy as np
 import tensorflow as tf
 

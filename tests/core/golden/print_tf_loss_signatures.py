@@ -5,19 +5,7 @@ import inspect
 import tensorflow as tf
 
 L = tf.compat.v1.losses
-for n in [
-    "absolute_difference",
-    "compute_weighted_loss",
-    "huber_loss",
-    "log_loss",
-    "mean_squared_error",
-    "sigmoid_cross_entropy",
-    "softmax_cross_entropy",
-    "sparse_softmax_cross_entropy",
-    "cosine_distance",
-    "hinge_loss",
-    "mean_pairwise_squared_error",
-]:
+for n in sorted(x for x in dir(L) if x.islower() and not x.startswith("_")):
     print(n, inspect.signature(getattr(L, n)))
 print("nn.sigmoid", inspect.signature(tf.compat.v1.nn.sigmoid_cross_entropy_with_logits))
 print("nn.sparse", inspect.signature(tf.compat.v1.nn.sparse_softmax_cross_entropy_with_logits))
