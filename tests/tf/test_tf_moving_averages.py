@@ -98,3 +98,24 @@ def test_average_variables_names():
     assert sorted(vars_to_restore) == sorted([ema.average_name(v0), ema.average_name(v1), v2.name])
     assert ema.average(v0).name == ema.average_name(v0)
     assert ema.average(v1).name == ema.average_name(v1)
+
+
+@pytest.mark.skip(
+    reason="moving_averages.assign_moving_average is not public TF API (only "
+    "tf.__internal__.train has it); colonnade has no counterpart"
+)
+def test_assign_moving_average():
+    """moving_averages_test.py MovingAveragesTest.testAssignMovingAverage"""
+
+
+@pytest.mark.skip(
+    reason="moving_averages.weighted_moving_average is not exported by TF (no tf.* name); "
+    "its test feeds placeholders"
+)
+def test_weighted_moving_average():
+    """moving_averages_test.py MovingAveragesTest.testWeightedMovingAverage"""
+
+
+@pytest.mark.skip(reason="device placement (tf.device) has no meaning without graphs")
+def test_average_variables_device_assignment():
+    """moving_averages_test.py ExponentialMovingAverageTest.testAverageVariablesDeviceAssignment"""
