@@ -8,9 +8,10 @@ Sub-modules: ``cn.core`` (backend, autodiff, ops), ``cn.train`` (the ``tf.train`
 ``cn.layers``, ``cn.nn``, ``cn.losses``, ``cn.metrics`` (for a ``model_fn``),
 ``cn.feature_columns``, ``cn.data`` (input pipelines over Arrow), ``cn.io`` (TFRecord and
 tf.Example; ``cn.io.gfile``), ``cn.estimators`` and ``cn.distribute`` (Ray; extra
-``colonnade[ray]``); ``cn.logging`` and ``cn.saved_model`` are ``tf.compat.v1.logging``
-and ``tf.saved_model``'s constants; ``cn.compat.v1`` is ``tf.compat.v1`` (TF 1's canned
-estimators among it).
+``colonnade[ray]``); ``cn.logging``, ``cn.saved_model``, ``cn.summary``, ``cn.sparse``,
+``cn.nest`` and ``cn.debugging`` are their ``tf.`` namesakes (``tf.compat.v1.logging``,
+the constants, ``scalar``/``histogram``, ``to_dense``, all of ``tf.nest``, the asserts);
+``cn.compat.v1`` is ``tf.compat.v1`` (TF 1's canned estimators among it).
 """
 
 from .source_checkout import map_sibling_packages
@@ -35,6 +36,7 @@ from . import (  # noqa: E402
     train,
 )
 from . import tf_logging as logging  # noqa: E402
+from .core import debugging, nest  # noqa: E402  (tf.debugging, tf.nest)
 from .estimators import load  # noqa: E402
 
 __version__ = core.library_version()
@@ -43,6 +45,7 @@ __all__ = [
     "compat",
     "core",
     "data",
+    "debugging",
     "distribute",
     "estimators",
     "feature_columns",
@@ -51,6 +54,7 @@ __all__ = [
     "losses",
     "metrics",
     "logging",
+    "nest",
     "nn",
     "saved_model",
     "sparse",

@@ -24,6 +24,7 @@ from colonnade.core.nn import (
     selu,
     softmax,
     softmax_cross_entropy_with_logits,
+    zero_fraction,
 )
 from colonnade.core.ops import relu, sigmoid, softplus, tanh
 
@@ -46,4 +47,5 @@ __all__ = [
     "softplus",
     "sparse_softmax_cross_entropy_with_logits",
     "tanh",
+    "zero_fraction",
 ]

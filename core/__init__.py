@@ -11,7 +11,7 @@
 
 import numpy as np
 
-from . import initializers, optimizer_updates, summaries
+from . import debugging, initializers, nest, optimizer_updates, summaries
 from .autodiff import Tensor, as_tensor, gradients, no_grad, stop_gradient, value_and_grad
 from .backend import (
     DEFAULT_DTYPE,
@@ -73,6 +73,7 @@ from .nn import (
     relu6,
     selu,
     softmax,
+    zero_fraction,
 )
 from .ops import (
     abs,
@@ -136,6 +137,7 @@ from .variable_scope import (
     get_global_step,
     get_or_create_global_step,
     get_variable,
+    reset_default_graph,
     variable_scope,
 )
 from .variables import Variable

@@ -182,12 +182,22 @@ def _accumulate(a, b):
     return a + b
 
 
-def gradients(ys, xs, grad_ys=None) -> list:
+def gradients(
+    ys,
+    xs,
+    grad_ys=None,
+    name="gradients",
+    colocate_gradients_with_ops=False,
+    gate_gradients=False,
+    aggregation_method=None,
+) -> list:
     """d(sum of ys)/d(x) for each x in ``xs``, as in ``tf.gradients``.
 
     ``grad_ys`` (one per y) weights each y's contribution; by default all ones. An x that
     the ys do not depend on gets ``None``. The gradient of a row gather stays sparse: a
-    Variable read only through ``gather`` receives :class:`IndexedRows`.
+    Variable read only through ``gather`` receives :class:`IndexedRows`. ``name``,
+    ``colocate_gradients_with_ops``, ``gate_gradients`` and ``aggregation_method`` are
+    TF1's graph options, accepted and without effect (as in TF's eager mode).
     """
     single_y = isinstance(ys, Tensor)
     ys = [ys] if single_y else list(ys)

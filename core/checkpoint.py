@@ -358,7 +358,7 @@ class Checkpoint:
                 f"{name!r} is reserved by Checkpoint; save the object under another name"
             )
         if not (_is_trackable(value) or _is_plain_object(value)):
-            raise TypeError(
+            raise ValueError(  # TF raises ValueError for an object it cannot track
                 f"Checkpoint({name}=...) expects a Variable, an optimizer, an object with "
                 "state_dict()/load_state_dict() or checkpoint_children(), a dict/list of "
                 f"those, or an object whose attributes hold them; got {type(value).__name__}"

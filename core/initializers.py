@@ -61,12 +61,29 @@ def random_uniform(minval=-0.05, maxval=0.05):
     )
 
 
+def compute_fans(shape) -> tuple:
+    """``(fan_in, fan_out)`` of a kernel of ``shape``, as TF's initializers count them: 1
+    and 1 for a scalar, ``n`` and ``n`` for a vector, and for a convolution kernel the
+    last two dimensions times the receptive field (the product of the others).
+
+    >>> compute_fans(()), compute_fans((4,)), compute_fans((3, 5)), compute_fans((2, 2, 3, 5))
+    ((1, 1), (4, 4), (3, 5), (12, 20))
+    """
+    shape = tuple(shape)
+    if not shape:
+        return 1, 1
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    receptive_field = math.prod(shape[:-2])
+    return shape[-2] * receptive_field, shape[-1] * receptive_field
+
+
 def glorot_uniform():
-    """Uniform on ``±sqrt(6 / (fan_in + fan_out))``: TF's default for dense kernels."""
+    """Uniform on ``±sqrt(6 / (fan_in + fan_out))``: TF's default for dense kernels
+    (fans as :func:`compute_fans`)."""
 
     def init(shape, dtype=DEFAULT_DTYPE, rng=None):
-        fan_in = shape[-2] if len(shape) > 1 else shape[0]
-        fan_out = shape[-1]
+        fan_in, fan_out = compute_fans(shape)
         limit = math.sqrt(6.0 / max(fan_in + fan_out, 1))
         return _rng(rng).uniform(-limit, limit, shape).astype(dtype)
 

@@ -62,7 +62,7 @@ def _as_pair(labels, predictions, predictions_name: str = "predictions"):
     return labels, predictions
 
 
-def sigmoid_cross_entropy_with_logits(labels, logits) -> Tensor:
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None) -> Tensor:
     """Elementwise ``-z log(sigmoid(x)) - (1 - z) log(1 - sigmoid(x))``.
 
     Computed as TensorFlow does, ``max(x, 0) - x z + log(1 + exp(-|x|))``, which neither
@@ -78,7 +78,7 @@ def sigmoid_cross_entropy_with_logits(labels, logits) -> Tensor:
     )
 
 
-def sparse_softmax_cross_entropy_with_logits(labels, logits) -> Tensor:
+def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None) -> Tensor:
     """``-log(softmax(logits)[label])`` per example; labels are class ids in
     ``[0, num_classes)``, logits have shape ``(batch, num_classes)``."""
     logits = as_tensor(logits)
@@ -100,9 +100,16 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits) -> Tensor:
     return ops.negative(ops.sum(ops.multiply(log_softmax(logits), one_hot), axis=1))
 
 
-def compute_weighted_loss(losses, weights=1.0, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+_V1 = Reduction.SUM_BY_NONZERO_WEIGHTS
+"""TF1's default reduction of ``tf.compat.v1.losses``."""
+
+
+def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection="losses", reduction=_V1):
     """Scale ``losses`` by ``weights`` (broadcast to them) and reduce as ``reduction`` says
-    (one of :class:`Reduction`, or a TF1 name such as ``"weighted_mean"``)."""
+    (one of :class:`Reduction`, or a TF1 name such as ``"weighted_mean"``).
+
+    Every loss of this module takes ``tf.compat.v1.losses``' arguments in TF1's order;
+    ``scope`` and ``loss_collection`` are accepted and unused (no graph collections)."""
     reduction = Reduction.resolve(reduction)
     losses = as_tensor(losses)
     xp = get_xp(losses.value, value_of(weights))
@@ -129,30 +136,48 @@ def compute_weighted_loss(losses, weights=1.0, reduction=Reduction.SUM_BY_NONZER
     return ops.div_no_nan(total, nonzero)
 
 
-def sigmoid_cross_entropy(labels, logits, weights=1.0, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
-    """Weighted, reduced sigmoid cross-entropy (``tf.compat.v1.losses.sigmoid_cross_entropy``)."""
+def sigmoid_cross_entropy(
+    multi_class_labels,
+    logits,
+    weights=1.0,
+    label_smoothing=0,
+    scope=None,
+    loss_collection="losses",
+    reduction=_V1,
+):
+    """Weighted, reduced sigmoid cross-entropy (``tf.compat.v1.losses.sigmoid_cross_entropy``);
+    with ``label_smoothing`` s the labels become ``labels * (1 - s) + 0.5 * s``.
+
+    >>> import numpy as np
+    >>> float(sigmoid_cross_entropy([[1.0]], np.zeros((1, 1)), label_smoothing=0.2))
+    0.6931471805599453
+    """
+    labels, logits = _as_pair(multi_class_labels, logits, "logits")
+    if label_smoothing:
+        labels = labels * (1 - label_smoothing) + 0.5 * label_smoothing
     return compute_weighted_loss(
-        sigmoid_cross_entropy_with_logits(labels, logits), weights, reduction
+        sigmoid_cross_entropy_with_logits(labels, logits), weights, reduction=reduction
     )
 
 
 def sparse_softmax_cross_entropy(
-    labels, logits, weights=1.0, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS
+    labels, logits, weights=1.0, scope=None, loss_collection="losses", reduction=_V1
 ):
     """Weighted, reduced softmax cross-entropy over class ids."""
     return compute_weighted_loss(
-        sparse_softmax_cross_entropy_with_logits(labels, logits), weights, reduction
+        sparse_softmax_cross_entropy_with_logits(labels, logits), weights, reduction=reduction
     )
 
 
 def _of_errors(fn, labels, predictions, weights, reduction) -> Tensor:
     """``fn(predictions - labels)``, weighted and reduced."""
     labels, predictions = _as_pair(labels, predictions)
-    return compute_weighted_loss(fn(ops.subtract(predictions, labels)), weights, reduction)
+    losses = fn(ops.subtract(predictions, labels))
+    return compute_weighted_loss(losses, weights, reduction=reduction)
 
 
 def mean_squared_error(
-    labels, predictions, weights=1.0, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS
+    labels, predictions, weights=1.0, scope=None, loss_collection="losses", reduction=_V1
 ):
     """Weighted, reduced ``(labels - predictions) ** 2``."""
     return _of_errors(ops.square, labels, predictions, weights, reduction)
@@ -162,8 +187,10 @@ def softmax_cross_entropy(
     onehot_labels,
     logits,
     weights=1.0,
-    label_smoothing=0.0,
-    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
+    label_smoothing=0,
+    scope=None,
+    loss_collection="losses",
+    reduction=_V1,
 ):
     """Weighted, reduced softmax cross-entropy over one-hot (or soft) labels; with
     ``label_smoothing`` s the labels become ``labels * (1 - s) + s / num_classes``."""
@@ -172,19 +199,25 @@ def softmax_cross_entropy(
     if label_smoothing:
         labels = labels * (1 - label_smoothing) + label_smoothing / logits.shape[-1]
     return compute_weighted_loss(
-        softmax_cross_entropy_with_logits(labels, logits), weights, reduction
+        softmax_cross_entropy_with_logits(labels, logits), weights, reduction=reduction
     )
 
 
 def absolute_difference(
-    labels, predictions, weights=1.0, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS
+    labels, predictions, weights=1.0, scope=None, loss_collection="losses", reduction=_V1
 ):
     """Weighted, reduced ``|labels - predictions|``."""
     return _of_errors(ops.abs, labels, predictions, weights, reduction)
 
 
 def huber_loss(
-    labels, predictions, weights=1.0, delta=1.0, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS
+    labels,
+    predictions,
+    weights=1.0,
+    delta=1.0,
+    scope=None,
+    loss_collection="losses",
+    reduction=_V1,
 ):
     """Weighted, reduced Huber loss: ``0.5 e**2`` for ``|e| <= delta``, else
     ``delta * (|e| - 0.5 delta)``, with ``e = predictions - labels``."""
@@ -193,15 +226,61 @@ def huber_loss(
     quadratic = ops.minimum(err, delta)
     linear = ops.subtract(err, quadratic)
     losses = ops.add(ops.multiply(ops.square(quadratic), 0.5), ops.multiply(linear, delta))
-    return compute_weighted_loss(losses, weights, reduction)
+    return compute_weighted_loss(losses, weights, reduction=reduction)
 
 
 def log_loss(
-    labels, predictions, weights=1.0, epsilon=1e-7, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS
+    labels,
+    predictions,
+    weights=1.0,
+    epsilon=1e-7,
+    scope=None,
+    loss_collection="losses",
+    reduction=_V1,
 ):
     """Weighted, reduced ``-y log(p + eps) - (1 - y) log(1 - p + eps)`` for probabilities
     ``predictions``."""
     labels, predictions = _as_pair(labels, predictions)
     pos = ops.multiply(ops.log(ops.add(predictions, epsilon)), labels)
     neg = ops.multiply(ops.log(ops.add(ops.subtract(1.0, predictions), epsilon)), 1.0 - labels)
-    return compute_weighted_loss(ops.negative(ops.add(pos, neg)), weights, reduction)
+    return compute_weighted_loss(ops.negative(ops.add(pos, neg)), weights, reduction=reduction)
+
+
+def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection="losses", reduction=_V1):
+    """Weighted, reduced hinge loss ``max(0, 1 - (2 y - 1) * logits)`` for labels ``y`` in
+    {0, 1} (``tf.compat.v1.losses.hinge_loss``).
+
+    >>> import numpy as np
+    >>> float(hinge_loss([[1.0], [0.0]], np.array([[0.5], [0.5]])))
+    1.0
+    """
+    labels, logits = _as_pair(labels, logits, "logits")
+    signs = labels * 2.0 - 1.0
+    return compute_weighted_loss(
+        ops.relu(ops.subtract(1.0, ops.multiply(logits, signs))), weights, reduction=reduction
+    )
+
+
+def cosine_distance(
+    labels,
+    predictions,
+    axis=None,
+    weights=1.0,
+    scope=None,
+    loss_collection="losses",
+    reduction=_V1,
+    dim=None,
+):
+    """Weighted, reduced ``1 - sum(labels * predictions, axis)`` for unit-normalized inputs
+    (``tf.compat.v1.losses.cosine_distance``; ``dim`` is ``axis``' old name).
+
+    >>> import numpy as np
+    >>> float(cosine_distance([[1.0, 0.0]], np.array([[0.6, 0.8]]), axis=1))
+    0.4
+    """
+    axis = dim if axis is None else axis
+    if axis is None:
+        raise ValueError("cosine_distance needs axis (the dimension of the vectors)")
+    labels, predictions = _as_pair(labels, predictions)
+    products = ops.sum(ops.multiply(predictions, labels), axis=axis, keepdims=True)
+    return compute_weighted_loss(ops.subtract(1.0, products), weights, reduction=reduction)

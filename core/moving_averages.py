@@ -16,6 +16,7 @@ import numpy as np
 
 from .autodiff import value_of
 from .backend import get_xp, to_host
+from .variable_scope import current_scope_name
 from .variables import Variable
 
 __all__ = ["ExponentialMovingAverage"]
@@ -108,7 +109,8 @@ class ExponentialMovingAverage:
 
     def _create_shadow(self, var) -> None:
         xp = get_xp(var.value)
-        name = self.average_name(var)
+        scope = current_scope_name()  # TF1 creates the shadows in the enclosing scope
+        name = (scope + "/" if scope else "") + self.average_name(var)
         if self._zero_debias:
             shadow = _owned_variable(xp.zeros_like(var.value), name)
             biased = _owned_variable(xp.zeros_like(var.value), name + "/biased")
@@ -136,13 +138,21 @@ class ExponentialMovingAverage:
         return entry[1] if entry is not None and entry[0] is var else None
 
     def average_name(self, var) -> str:
-        """The name of ``var``'s shadow, ``var.name + "/" + name`` (TF's naming), whether
-        or not :meth:`apply` has been called."""
-        return f"{var.name}/{self._name}"
+        """The name of ``var``'s shadow: once :meth:`apply` made it, its name (with the
+        variable scope ``apply`` ran in as a prefix, as TF1's), else ``var.name + "/" +
+        name`` (TF's naming)."""
+        shadow = self.average(var)
+        return shadow.name if shadow is not None else f"{var.name}/{self._name}"
 
     def averages(self) -> dict:
         """``{variable: shadow Variable}`` for every averaged variable."""
         return {var: shadow for var, shadow in self._averages.values()}
+
+    def checkpoint_children(self) -> dict:
+        """What a :class:`~colonnade.core.Checkpoint` saves of this object: every
+        Variable it owns (see :meth:`variables`), by name. Restore after :meth:`apply`
+        has made the shadows of the same variables."""
+        return {var.name: var for var in self.variables()}
 
     def variables(self) -> list:
         """Every Variable this object owns: the shadows, then (with ``zero_debias``) each

@@ -7,7 +7,7 @@ import numpy as np
 
 from . import ops
 from .autodiff import Tensor, as_tensor, make_node, stop_gradient, value_of
-from .backend import get_xp
+from .backend import get_xp, to_host
 
 # SELU's constants (Klambauer et al., 2017), as in tf.nn.selu.
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -203,7 +203,7 @@ def batch_norm(
     return batch_normalization(x, batch_mean, batch_var, beta, gamma, epsilon)
 
 
-def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1) -> Tensor:
+def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1, name=None) -> Tensor:
     """``-sum(labels * log_softmax(logits))`` along ``axis``: one loss per example, for
     labels that are a probability distribution over the classes (``tf.nn``'s)."""
     logits = as_tensor(logits)
@@ -249,3 +249,18 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights=None, combiner="mean") ->
     weights = None if sp_weights is None else np.asarray(value_of(sp_weights.values))
     gathered = ops.gather(params, np.asarray(sp_ids.values))
     return _COMBINERS[combiner](gathered, rows, int(sp_ids.dense_shape[0]), weights)
+
+
+def zero_fraction(value, name=None) -> float:
+    """The fraction of ``value``'s elements that are zero (``tf.nn.zero_fraction``), as a
+    float; what TF's summaries report as a layer's sparsity.
+
+    >>> import numpy as np
+    >>> zero_fraction(np.array([0.0, 1.0, 0.0, 2.0]))
+    0.5
+    """
+    array = value_of(value)
+    if array.size == 0:
+        return float("nan")
+    xp = get_xp(array)
+    return float(to_host(xp.count_nonzero(array == 0))) / array.size

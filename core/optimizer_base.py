@@ -12,11 +12,12 @@ base class adds what TF1's ``Optimizer`` adds around that math:
   variable and of its slots are gathered, updated and scattered back, in place: the cost
   of a step follows the rows the batch touched, not the table size. ``AdamOptimizer`` is
   the exception TF1 makes: its moments decay on every row (``LazyAdamOptimizer`` does not).
-- Hyperparameters (``learning_rate``, ``momentum``, ``beta1``, ...) are numbers or
+- Hyperparameters (``learning_rate``, ``momentum``, ``beta1``, ...) are numbers,
+  zero-argument callables (TF's eager form, ``lambda: 0.1``, read at each update) or
   callables ``step -> number``; the step is ``global_step``'s value when one is passed to
   ``apply_gradients``, else the optimizer's own count of ``apply_gradients`` calls.
-  A schedule from :mod:`colonnade.core.schedules` plugs in with a lambda:
-  ``learning_rate=lambda step: exponential_decay(0.1, step, 1000, 0.96)``.
+  A decay of :mod:`colonnade.core.schedules` built on a step Variable follows it, as
+  TF's: ``learning_rate=exponential_decay(0.1, global_step, 1000, 0.96)``.
   ``learning_rate`` is a property that can be set (see :attr:`Optimizer.learning_rate`);
   ``hyperparameters`` reads them all.
 
@@ -47,7 +48,14 @@ from .autodiff import Tensor, as_tensor, gradients, value_of
 from .backend import get_xp, to_host
 from .fused import slot_like, trained_variable
 from .indexed_rows import IndexedRows
-from .optimizer_checks import check_hyperparameter, check_loss, check_var_list, checked_pairs
+from .optimizer_checks import (
+    check_hyperparameter,
+    check_loss,
+    check_var_list,
+    checked_pairs,
+    takes_no_step,
+    trainable_variables_of,
+)
 from .variable_scope import current_store
 from .variables import Variable
 
@@ -95,14 +103,23 @@ class Optimizer:
     _update = None
     _sparse_updates_all_rows = False
 
+    # TF1's gating modes, accepted by compute_gradients/minimize and without effect here
+    # (eager gradients are computed whole before any is applied), as in TF's eager mode.
+    GATE_NONE = 0
+    GATE_OP = 1
+    GATE_GRAPH = 2
+
     def __init__(self, use_locking, name, hyper, rules):
         self._use_locking = bool(use_locking)
         self._name = name
         self._hyper = dict(hyper)
         self._rules = dict(rules)
+        self._no_step = set()  # the keys whose callable takes no step (``lambda: 0.1``)
         for key, raw in self._hyper.items():
             if not callable(raw):
                 self._check_hyperparameter(key, raw)
+            elif takes_no_step(raw):
+                self._no_step.add(key)
         self.training_state = OptimizerState.empty(f"{name}/iterations")
 
     # ----- what subclasses describe -----
@@ -169,6 +186,9 @@ class Optimizer:
             self._check_hyperparameter("learning_rate", value)
         # a new dict, not an update in place: a fresh_copy() shares the old one
         self._hyper = {**self._hyper, "learning_rate": value}
+        self._no_step = self._no_step - {"learning_rate"}
+        if callable(value) and takes_no_step(value):
+            self._no_step = self._no_step | {"learning_rate"}
 
     @property
     def hyperparameters(self) -> types.MappingProxyType:
@@ -195,7 +215,7 @@ class Optimizer:
         out = {}
         for key, raw in self._hyper.items():
             if callable(raw):
-                value = float(scalar(raw(step)))
+                value = float(scalar(raw() if key in self._no_step else raw(step)))
                 self._check_hyperparameter(key, value)
             else:
                 value = float(scalar(raw))
@@ -260,8 +280,12 @@ class Optimizer:
         return {**self.training_state.non_slot, "iterations": self.iterations}
 
     def variables(self) -> list:
-        """All slot Variables, then the non-slot Variables, as TF1's ``variables()``."""
-        return [slot for _, _, slot in self.slot_items()] + list(self.non_slot_variables().values())
+        """All slot Variables, then the non-slot Variables TF1 has (Adam's beta powers),
+        as TF1's ``variables()``: not the ``iterations`` count, which TF1 does not keep
+        (checkpoints still save it, see :meth:`non_slot_variables`)."""
+        return [slot for _, _, slot in self.slot_items()] + list(
+            self.training_state.non_slot.values()
+        )
 
     def create_slots(self, var_list) -> None:
         """Make (with their initial values) the slots of each variable that has none yet,
@@ -293,24 +317,46 @@ class Optimizer:
                 state.saved_as_views.add(id(var))
         state.slots[id(var)] = (var, slots)
 
-    def compute_gradients(self, loss_fn, var_list=None, grad_loss=None) -> list:
+    def compute_gradients(
+        self,
+        loss_fn,
+        var_list=None,
+        gate_gradients=GATE_OP,
+        aggregation_method=None,
+        colocate_gradients_with_ops=False,
+        grad_loss=None,
+    ) -> list:
         """``[(gradient, variable), ...]`` of ``loss_fn()`` for each of ``var_list``.
 
         ``loss_fn`` is a zero-argument callable (colonnade is eager: the loss has to be
-        recomputed to be differentiated). A gradient is an array, :class:`IndexedRows`
-        for a table read through ``gather``, or None if the loss does not depend on the
-        variable. ``grad_loss`` weights the loss as in TF.
+        recomputed to be differentiated) or a recorded Tensor; a loss that is not a scalar
+        is summed, as TF does. A gradient is an array, :class:`IndexedRows` for a table
+        read through ``gather``, or None if the loss does not depend on the variable.
+        ``grad_loss`` weights the loss as in TF. ``gate_gradients``,
+        ``aggregation_method`` and ``colocate_gradients_with_ops`` are accepted and
+        ignored, as TF's eager mode does.
         """
         return self._loss_and_gradients(loss_fn, var_list, grad_loss)[1]
 
-    def minimize(self, loss_fn, var_list=None, global_step=None, grad_loss=None, name=None):
-        """``compute_gradients`` then ``apply_gradients``; returns the loss value.
+    def minimize(
+        self,
+        loss_fn,
+        global_step=None,
+        var_list=None,
+        gate_gradients=GATE_OP,
+        aggregation_method=None,
+        colocate_gradients_with_ops=False,
+        name=None,
+        grad_loss=None,
+    ):
+        """``compute_gradients`` then ``apply_gradients``; returns the loss value. The
+        arguments are TF1's, in TF1's order.
 
         ``loss_fn`` is a zero-argument callable, or (as TF1 in a ``model_fn``) the loss
-        itself: a scalar :class:`Tensor` whose graph was recorded, differentiated as it
-        is. ``var_list`` defaults to the trainable variables of the current
-        :class:`~colonnade.core.VariableStore` (inside a ``model_fn``), else to the
-        variables this optimizer already has slots for; without either it is required.
+        itself: a :class:`Tensor` whose graph was recorded, differentiated as it is.
+        ``var_list`` defaults to the trainable variables of the current
+        :class:`~colonnade.core.VariableStore` (inside a ``model_fn``), else (as TF's
+        eager mode) to the trainable variables the loss was computed from.
 
         Inside a store, an optimizer made anew in each ``model_fn`` call takes over the
         slots of the previous one of the same name, and while the store is ``building``
@@ -451,7 +497,9 @@ class Optimizer:
         store = current_store()
         if var_list is None and store is not None:
             var_list = store.trainable_variables()
-        var_list = check_var_list(var_list, self._known_variables())
         loss = loss_fn if isinstance(loss_fn, Tensor) else as_tensor(loss_fn())
+        if var_list is None:
+            var_list = trainable_variables_of(loss) or None
+        var_list = check_var_list(var_list, self._known_variables())
         grads = gradients([loss], var_list, None if grad_loss is None else [grad_loss])
         return loss.value, list(zip(grads, var_list))

@@ -13,6 +13,8 @@ ValueError: beta1 must be in [0, 1), got 1.0
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from .autodiff import Tensor, value_of
@@ -27,6 +29,8 @@ __all__ = [
     "check_loss",
     "check_var_list",
     "checked_pairs",
+    "takes_no_step",
+    "trainable_variables_of",
 ]
 
 RULES = {
@@ -64,14 +68,40 @@ def check_loss(loss_fn) -> None:
         )
     if not isinstance(loss_fn, Tensor):
         return
-    if loss_fn.shape != ():
-        raise ValueError(f"minimize needs a scalar loss, got a Tensor of shape {loss_fn.shape}")
-    if not loss_fn.parents:
+    if not loss_fn.parents and not isinstance(loss_fn, Variable):
         raise ValueError(
             "minimize got a loss Tensor with no recorded graph (a constant, or computed "
             "under no_grad): compute it from the variables with recording on, or pass a "
             "zero-argument function that computes it"
         )
+
+
+def takes_no_step(fn) -> bool:
+    """Whether the hyperparameter callable ``fn`` is called without the step (TF's eager
+    ``lambda: 0.1``): it has no parameter that must be given."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: called with the step
+        return False
+    required = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return not any(p.kind in required and p.default is p.empty for p in params)
+
+
+def trainable_variables_of(loss) -> list:
+    """The trainable Variables ``loss`` was computed from, in the order its graph reaches
+    them: what TF's eager ``minimize`` differentiates when ``var_list`` is not given."""
+    out, seen, stack = [], set(), [loss]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, Variable):
+            if node.trainable:
+                out.append(node)
+            continue
+        stack.extend(reversed(node.parents))
+    return out
 
 
 def check_var_list(var_list, known_variables: list) -> list:
@@ -80,16 +110,15 @@ def check_var_list(var_list, known_variables: list) -> list:
     if isinstance(var_list, Variable):
         raise TypeError(
             f"var_list must be a list of Variables, got the Variable '{var_list.name}'; "
-            "note that TF's positional order is minimize(loss, global_step, var_list): "
-            "pass global_step=... and var_list=[...] by keyword"
+            f"pass var_list=[{var_list.name}]"
         )
     if var_list is None:
         var_list = known_variables
         if not var_list:
             raise ValueError(
-                "var_list is required: there is no graph to collect trainable variables "
-                "from; pass var_list=[...] (later calls default to the variables this "
-                "optimizer has already updated)"
+                "var_list is required: the loss reads no trainable variable; pass "
+                "var_list=[...] (later calls default to the variables this optimizer has "
+                "already updated)"
             )
     var_list = list(var_list)
     for var in var_list:
@@ -135,8 +164,10 @@ def as_gradient(grad, var):
     if np.dtype(dtype).kind != "f":
         raise TypeError(f"optimizers update floating variables; '{var.name}' is {dtype}")
     xp = get_xp(var.value)
-    shape = tuple(grad.dense_shape) if isinstance(grad, IndexedRows) else None
-    if shape is None:
+    if isinstance(grad, IndexedRows):
+        # TF's sparse updates read the rows' shape, not dense_shape's first dimension
+        shape = (var.shape[0],) + tuple(grad.values.shape[1:])
+    else:
         grad = to_device(value_of(grad), xp)
         shape = tuple(grad.shape)
     if shape != tuple(var.shape):

@@ -1,12 +1,16 @@
 """TF1's learning-rate decay functions (``tf.train.*_decay``) as plain step -> float math.
 
-Each function takes TF1's arguments and returns the decayed value for ``global_step``
-(an int, a float, or an integer Variable) as a Python float. An optimizer takes a
-callable ``step -> learning rate``, so a schedule plugs in with a lambda or
-``functools.partial``::
+Each function takes TF1's arguments. Given a number for ``global_step`` it returns the
+decayed value as a Python float. Given a Variable (or a zero-argument callable), it
+returns a :class:`DecayedValue` that reads the step each time it is read, as TF1's decay
+tensor is re-evaluated at each ``session.run`` (and TF2's eager decay is a callable), so
+TF's pattern trains with the decayed rate::
 
-    opt = cn.train.GradientDescentOptimizer(
-        lambda step: cn.train.exponential_decay(0.1, step, 1000, 0.96, staircase=True))
+    global_step = cn.train.get_or_create_global_step()
+    lr = cn.train.exponential_decay(0.1, global_step, 1000, 0.96, staircase=True)
+    opt = cn.train.GradientDescentOptimizer(lr)   # minimize(..., global_step=global_step)
+
+A callable ``step -> learning rate`` works too (the step is then the optimizer's).
 
 ``name`` is accepted for TF compatibility and unused.
 
@@ -21,14 +25,17 @@ callable ``step -> learning rate``, so a schedule plugs in with a lambda or
 from __future__ import annotations
 
 import bisect
+import functools
+import inspect
 import math
 
 import numpy as np
 
-from .autodiff import value_of
+from .autodiff import Tensor, value_of
 from .backend import to_host
 
 __all__ = [
+    "DecayedValue",
     "cosine_decay",
     "cosine_decay_restarts",
     "exponential_decay",
@@ -40,6 +47,73 @@ __all__ = [
     "piecewise_constant_decay",
     "polynomial_decay",
 ]
+
+
+class DecayedValue:
+    """A decayed value that follows its step: each read (``value()``, ``float(value)``,
+    ``numpy.asarray(value)``) recomputes it from the step's current value. What a decay
+    returns for a Variable step; optimizers read it at every update.
+
+    >>> import colonnade as cn
+    >>> step = cn.core.Variable(0, name="global_step")
+    >>> lr = exponential_decay(0.1, step, 1, 0.5)
+    >>> _ = step.assign(2)
+    >>> float(lr), lr()
+    (0.025, 0.025)
+    """
+
+    __slots__ = ("_compute", "_name")
+
+    def __init__(self, compute, name: str):
+        self._compute = compute
+        self._name = name
+
+    def __call__(self) -> float:
+        return self._compute()
+
+    def __float__(self) -> float:
+        return self._compute()
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self._compute(), dtype=dtype)
+
+    def __repr__(self) -> str:
+        return f"DecayedValue({self._name}, now {self._compute()!r})"
+
+
+def _follows_step(value) -> bool:
+    return isinstance(value, Tensor) or (callable(value) and not isinstance(value, type))
+
+
+def _step_now(value):
+    return value() if callable(value) and not isinstance(value, Tensor) else value
+
+
+def _lazy_in(arg_name: str):
+    """Make a decay return a :class:`DecayedValue` when ``arg_name`` (its step) is a
+    Variable or a zero-argument callable, and check its arguments right away."""
+
+    def wrap(fn):
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def decay(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            step = bound.arguments.get(arg_name)
+            if not _follows_step(step):
+                return fn(*args, **kwargs)
+
+            def compute():
+                now = dict(bound.arguments)
+                now[arg_name] = _step_now(step)
+                return fn(**now)
+
+            compute()  # bad arguments fail here, not at the first training step
+            return DecayedValue(compute, fn.__name__)
+
+        return decay
+
+    return wrap
 
 
 def _number(value, arg_name: str, fn_name: str) -> float:
@@ -76,6 +150,7 @@ def _rate_decay_inputs(fn_name, learning_rate, global_step, decay_steps, decay_r
     return p, lr, _number(decay_rate, "decay_rate", fn_name)
 
 
+@_lazy_in("global_step")
 def exponential_decay(
     learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None
 ) -> float:
@@ -87,6 +162,7 @@ def exponential_decay(
     return lr * rate**p
 
 
+@_lazy_in("global_step")
 def inverse_time_decay(
     learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None
 ) -> float:
@@ -98,6 +174,7 @@ def inverse_time_decay(
     return lr / (1.0 + rate * p)
 
 
+@_lazy_in("global_step")
 def natural_exp_decay(
     learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None
 ) -> float:
@@ -109,6 +186,7 @@ def natural_exp_decay(
     return lr * math.exp(-rate * p)
 
 
+@_lazy_in("global_step")
 def polynomial_decay(
     learning_rate,
     global_step,
@@ -142,13 +220,41 @@ def polynomial_decay(
     return (lr - end) * (1.0 - step / steps) ** _number(power, "power", fn) + end
 
 
+def _number_kind(value) -> str:
+    """``"int"`` or ``"float"``: the kind of number TF would make a tensor of."""
+    dtype = getattr(value_of(value), "dtype", None)
+    if dtype is None:
+        dtype = np.asarray(value).dtype
+    return "int" if np.dtype(dtype).kind in "iub" else "float"
+
+
+def _check_same_kind(fn: str, x, boundaries, values) -> None:
+    """TF's type rules: boundaries of ``x``'s kind (ints widen to int64), values all of one
+    kind; ValueError otherwise."""
+    x_kind = _number_kind(x)
+    bad = [b for b in boundaries if _number_kind(b) != x_kind]
+    if bad:
+        raise ValueError(
+            f"{fn}: boundaries must be {x_kind}s, as x ({x!r}) is; got {list(boundaries)}"
+        )
+    kinds = {_number_kind(v) for v in values}
+    if len(kinds) > 1:
+        raise ValueError(
+            f"{fn}: values must all be of one type (all ints or all floats); got {list(values)}"
+        )
+
+
+@_lazy_in("x")
 def piecewise_constant(x, boundaries, values, name=None) -> float:
     """``values[0]`` while ``x <= boundaries[0]``, ``values[i]`` while
     ``boundaries[i-1] < x <= boundaries[i]``, ``values[-1]`` once ``x > boundaries[-1]``:
     a step equal to a boundary still takes the earlier value, as TF."""
     fn = "piecewise_constant"
-    boundaries = [_number(b, "boundaries", fn) for b in boundaries]
-    values = [_number(v, "values", fn) for v in values]
+    x_value = _number(x, "x", fn)
+    numbers = [_number(b, "boundaries", fn) for b in boundaries]
+    rates = [_number(v, "values", fn) for v in values]
+    _check_same_kind(fn, x, boundaries, values)
+    boundaries, values = numbers, rates
     if len(values) != len(boundaries) + 1:
         raise ValueError(
             f"piecewise_constant needs one more value than boundaries; got "
@@ -156,7 +262,7 @@ def piecewise_constant(x, boundaries, values, name=None) -> float:
         )
     if any(b > a for a, b in zip(boundaries[1:], boundaries[:-1])):
         raise ValueError(f"piecewise_constant boundaries must be increasing, got {boundaries}")
-    return values[bisect.bisect_left(boundaries, _number(x, "x", fn))]
+    return values[bisect.bisect_left(boundaries, x_value)]
 
 
 # TF2's name for piecewise_constant (tf.compat.v1.train has both): the same function
@@ -164,6 +270,7 @@ def piecewise_constant(x, boundaries, values, name=None) -> float:
 piecewise_constant_decay = piecewise_constant
 
 
+@_lazy_in("global_step")
 def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None) -> float:
     """Cosine decay (Loshchilov & Hutter, SGDR) to ``alpha * learning_rate``::
 
@@ -195,6 +302,7 @@ def _restart_index(fraction: float, t_mul: float) -> int:
     return i
 
 
+@_lazy_in("global_step")
 def cosine_decay_restarts(
     learning_rate,
     global_step,
@@ -234,6 +342,7 @@ def _linear_cosine(global_step, decay_steps, num_periods, fn):
     return linear, 0.5 * (1.0 + math.cos(math.pi * fraction)), step
 
 
+@_lazy_in("global_step")
 def linear_cosine_decay(
     learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0, beta=0.001, name=None
 ) -> float:
@@ -250,6 +359,7 @@ def linear_cosine_decay(
     return _number(learning_rate, "learning_rate", fn) * ((alpha + linear) * cosine + beta)
 
 
+@_lazy_in("global_step")
 def noisy_linear_cosine_decay(
     learning_rate,
     global_step,

@@ -266,31 +266,53 @@ def get_variable(name, shape=None, dtype=None, initializer=None, trainable=True)
 # ------------------------------------------------------------------ global step
 
 
+_TOP_LEVEL = {"global_step": None}
+"""The global step made outside any store: TF's default graph's, one per process."""
+
+
 def get_global_step():
-    """The current store's global step Variable (the estimator's), or None."""
+    """The global step Variable: the current store's (the estimator's, in a ``model_fn``),
+    else the one made at top level by :func:`get_or_create_global_step`; None if none."""
     store = current_store()
-    return None if store is None else store.global_step
+    return _TOP_LEVEL["global_step"] if store is None else store.global_step
+
+
+def _new_global_step() -> Variable:
+    return Variable(np.int64(0), name="global_step", trainable=False, dtype=np.int64)
 
 
 def create_global_step():
-    """Create the current store's int64 ``global_step``; raises if it has one."""
-    store = _require_store("create_global_step")
-    if store.global_step is not None:
+    """Create the int64 ``global_step`` of the current store, or at top level outside any
+    store (TF's default graph); raises ValueError if it already exists."""
+    if get_global_step() is not None:
         raise ValueError("global_step already exists")
-    store.global_step = Variable(np.int64(0), name="global_step", trainable=False, dtype=np.int64)
-    return store.global_step
+    step = _new_global_step()
+    store = current_store()
+    if store is None:
+        _TOP_LEVEL["global_step"] = step
+    else:
+        store.global_step = step
+    return step
 
 
 def get_or_create_global_step():
-    """The current store's global step, created if missing.
+    """The global step, created if missing: the current store's, or outside any store a
+    top-level one (as TF's default graph's), which later calls and
+    :func:`get_global_step` return until :func:`reset_default_graph`.
 
     >>> import colonnade as cn
     >>> with cn.core.VariableStore().as_default():
     ...     int(cn.train.get_or_create_global_step().numpy())
     0
     """
-    store = _require_store("get_or_create_global_step")
-    return store.global_step if store.global_step is not None else create_global_step()
+    step = get_global_step()
+    return step if step is not None else create_global_step()
+
+
+def reset_default_graph() -> None:
+    """Forget the top-level global step (TF's ``tf.compat.v1.reset_default_graph``): the
+    next :func:`get_or_create_global_step` outside a store makes a new one."""
+    _TOP_LEVEL["global_step"] = None
 
 
 def assert_global_step(global_step) -> None:

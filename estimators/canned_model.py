@@ -61,7 +61,13 @@ def resolve_optimizer(optimizer, default_factory, learning_rate, global_step=Non
             kwargs.setdefault("global_step", global_step)
         return cls(**kwargs)
     if callable(optimizer) and not hasattr(optimizer, "apply_gradients"):
-        return optimizer()
+        if global_step is None or core.current_store() is not None:
+            return optimizer()
+        # TF calls it in the model_fn's graph: get_global_step() there is the estimator's
+        store = core.VariableStore()
+        store.global_step = global_step
+        with store.as_default():
+            return optimizer()
     if not hasattr(optimizer, "apply_gradients"):
         raise TypeError(
             f"optimizer must be a name, a {{'name': ...}} dict, an optimizer or a callable "

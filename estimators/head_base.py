@@ -252,7 +252,7 @@ class Head:
         else:
             unreduced = self._call_loss_fn(labels, as_tensor(logits), features)
         w = example_weights(weights, logits.shape[0])
-        reduced = core_losses.compute_weighted_loss(unreduced, w, self.loss_reduction)
+        reduced = core_losses.compute_weighted_loss(unreduced, w, reduction=self.loss_reduction)
         return reduced, unreduced
 
     def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):

@@ -89,3 +89,23 @@ def test_check_numerics_names_the_tensor():
         C.check_numerics(np.array([1.0, np.nan]), "dnn/logits")
     with pytest.raises(FloatingPointError, match="loss : Tensor had Inf"):
         C.check_numerics(np.array([np.inf]), "loss")
+
+
+def test_clip_by_norm_on_a_tensor_keeps_its_gradient():
+    # d/dx sum(x / |x|) at x = [3, 4] (|x| = 5 > clip_norm 1), hand computed:
+    # 1/5 - x * 7 / 125 = [0.032, -0.024]
+    x = cn.core.Variable(np.array([3.0, 4.0]))
+    clipped = cn.core.clip_by_norm(x, 1.0, name="clip")
+    (grad,) = cn.core.gradients([cn.core.sum(clipped)], [x])
+    np.testing.assert_allclose(clipped.numpy(), [0.6, 0.8], rtol=1e-6)
+    np.testing.assert_allclose(grad, [0.032, -0.024], rtol=1e-5)
+
+
+def test_clip_by_value_takes_element_wise_bounds_and_checks_their_shape():
+    x = np.array([[1.0, 5.0], [9.0, -3.0]])
+    low, high = np.array([2.0, 0.0]), np.array([[4.0], [8.0]])
+    np.testing.assert_array_equal(
+        cn.core.clip_by_value(x, low, high, name="c"), [[2.0, 4.0], [8.0, 0.0]]
+    )
+    with pytest.raises(ValueError, match=r"clip_value_max of shape \(3,\) does not broadcast"):
+        cn.core.clip_by_value(x, 0.0, np.ones(3))

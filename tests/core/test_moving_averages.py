@@ -122,3 +122,31 @@ def test_errors():
         ema.apply([Variable(3, name="count", dtype=np.int64)])
     with pytest.raises(TypeError, match="needs Variables, got ndarray"):
         ema.apply([np.ones(3)])
+
+
+def test_checkpoint_saves_and_restores_the_shadows(tmp_path):
+    w = cn.core.Variable(np.array([0.0, 0.0]), name="w")
+    ema = cn.train.ExponentialMovingAverage(decay=0.5)
+    ema.apply([w])
+    w.assign([4.0, 8.0])
+    ema.apply([w])  # shadow: 0 - 0.5 * (0 - [4, 8]) = [2, 4] (hand computed)
+    path = cn.train.Checkpoint(ema=ema).save(str(tmp_path / "ckpt"))
+    assert "ema/w/ExponentialMovingAverage" in {
+        name.split("/.ATTRIBUTES")[0] for name, _ in cn.train.list_variables(path)
+    }
+    fresh_w = cn.core.Variable(np.array([0.0, 0.0]), name="w")
+    fresh = cn.train.ExponentialMovingAverage(decay=0.5)
+    fresh.apply([fresh_w])
+    cn.train.Checkpoint(ema=fresh).restore(path).assert_consumed()
+    assert fresh.average(fresh_w).numpy().tolist() == [2.0, 4.0]
+
+
+def test_shadow_names_take_the_enclosing_variable_scope():
+    # TF1 (checked with TF 2.15 in graph mode): ema.apply([v]) inside
+    # variable_scope("outer") names the shadow outer/v/ExponentialMovingAverage
+    v = cn.core.Variable([1.0], name="v")
+    ema = cn.train.ExponentialMovingAverage(0.9)
+    with cn.core.VariableStore().as_default(), cn.core.variable_scope("outer"):
+        ema.apply([v])
+    assert ema.average(v).name == "outer/v/ExponentialMovingAverage"
+    assert ema.average_name(v) == "outer/v/ExponentialMovingAverage"

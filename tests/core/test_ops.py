@@ -284,10 +284,10 @@ def test_loss_reductions_follow_tensorflow():
         C.Reduction.SUM_BY_NONZERO_WEIGHTS: weighted.sum() / 2,
     }
     for reduction, expected in cases.items():
-        got = C.compute_weighted_loss(losses, w, reduction).numpy()
+        got = C.compute_weighted_loss(losses, w, reduction=reduction).numpy()
         np.testing.assert_allclose(got, expected, err_msg=reduction)
     with pytest.raises(ValueError, match="reduction must be one of"):
-        C.compute_weighted_loss(losses, 1.0, "average")
+        C.compute_weighted_loss(losses, 1.0, reduction="average")
 
 
 def test_dropout_scales_kept_units_and_is_seedable():

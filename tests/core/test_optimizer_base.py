@@ -63,3 +63,36 @@ def test_setting_the_learning_rate_of_a_fresh_copy_leaves_the_original_alone():
     copy = opt.fresh_copy()
     copy.learning_rate = 0.1
     assert opt.learning_rate == 0.5 and copy.learning_rate == 0.1
+
+
+def test_tf1_gradient_options_are_accepted_and_ignored():
+    # TF eager accepts gate_gradients / aggregation_method / colocate_gradients_with_ops
+    # and name, and computes the same gradients: d(sum(w * w))/dw = 2w
+    w = cn.core.Variable([1.0, -2.0])
+    opt = cn.train.GradientDescentOptimizer(0.5)
+    assert (opt.GATE_NONE, opt.GATE_OP, opt.GATE_GRAPH) == (0, 1, 2)
+    pairs = opt.compute_gradients(
+        lambda: cn.core.sum(w * w),
+        [w],
+        gate_gradients=cn.train.Optimizer.GATE_GRAPH,
+        aggregation_method=None,
+        colocate_gradients_with_ops=True,
+    )
+    np.testing.assert_allclose(pairs[0][0], [2.0, -4.0])
+    (grad,) = cn.core.gradients(
+        cn.core.sum(w * w), [w], name="g", gate_gradients=True, colocate_gradients_with_ops=True
+    )
+    np.testing.assert_allclose(grad, [2.0, -4.0])
+    opt.minimize(lambda: cn.core.sum(w * w), gate_gradients=opt.GATE_NONE, name="step")
+    np.testing.assert_allclose(w.numpy(), [0.0, 0.0])
+
+
+def test_zero_argument_callable_hyperparameters_are_read_at_each_update():
+    # TF's eager form: learning_rate=lambda: rate, re-read at every apply_gradients
+    w = cn.core.Variable([1.0])
+    rate = {"now": 0.5}
+    opt = cn.train.GradientDescentOptimizer(lambda: rate["now"])
+    opt.apply_gradients([(np.array([1.0], np.float32), w)])
+    rate["now"] = 0.25
+    opt.apply_gradients([(np.array([1.0], np.float32), w)])
+    np.testing.assert_allclose(w.numpy(), [1.0 - 0.5 - 0.25])

@@ -419,18 +419,26 @@ def test_gradient_shape_mismatch_names_variable_and_shapes():
     opt = cn.train.AdagradOptimizer(0.1)
     with pytest.raises(ValueError, match=r"'weights' has shape \(2, 3\) .* shape \(3, 2\)"):
         opt.apply_gradients([(np.zeros((2, 3)), w)])
-    sparse = IndexedRows(np.array([0]), np.zeros((1, 2)), (4, 2))
-    with pytest.raises(ValueError, match=r"'weights' has shape \(4, 2\) .* shape \(3, 2\)"):
+    sparse = IndexedRows(np.array([0]), np.zeros((1, 5)), (3, 5))
+    with pytest.raises(ValueError, match=r"'weights' has shape \(3, 5\) .* shape \(3, 2\)"):
         opt.apply_gradients([(sparse, w)])
+    # as TF's sparse updates, the rows' own shape counts, not dense_shape's first dimension
+    opt.apply_gradients([(IndexedRows(np.array([0]), np.ones((1, 2)), (1, 2)), w)])
+    assert w.numpy()[0].tolist() != [0.0, 0.0] and w.numpy()[1:].tolist() == [[0.0] * 2] * 2
 
 
-def test_var_list_is_required_on_first_call():
+def test_var_list_defaults_to_the_trainable_variables_the_loss_reads():
     w = Variable([1.0], name="w")
+    frozen = Variable([2.0], name="frozen", trainable=False)
     opt = cn.train.GradientDescentOptimizer(0.1)
-    with pytest.raises(ValueError, match="var_list is required"):
-        opt.minimize(lambda: cn.core.sum(w * w))
-    with pytest.raises(TypeError, match="pass global_step=... and var_list"):
-        opt.minimize(lambda: cn.core.sum(w * w), Variable(0, name="global_step"))
+    with pytest.raises(ValueError, match="var_list is required: the loss reads no trainable"):
+        opt.minimize(lambda: cn.core.sum(frozen * frozen))
+    step = Variable(0, name="global_step")
+    opt.minimize(lambda: cn.core.sum(w * w * frozen), step)  # TF1's order: (loss, global_step)
+    assert w.numpy().tolist() == pytest.approx([1.0 - 0.1 * 4.0]) and int(step.numpy()) == 1
+    assert frozen.numpy().tolist() == [2.0]
+    with pytest.raises(TypeError, match="got the Variable 'w'; pass var_list=\\[w\\]"):
+        opt.minimize(lambda: cn.core.sum(w * w), var_list=w)
     with pytest.raises(TypeError, match="zero-argument callable .* or a recorded scalar Tensor"):
         opt.minimize(5.0, var_list=[w])
 
@@ -470,8 +478,7 @@ def test_create_slots_initial_values_and_names():
         "w/Adam_1",
         "beta1_power",
         "beta2_power",
-        "Adam/iterations",
-    ]
+    ]  # TF1's variables(): no step count (non_slot_variables() has it, for checkpoints)
     assert list(adam.non_slot_variables()) == ["beta1_power", "beta2_power", "iterations"]
     assert [(v is w, n) for v, n, _ in adam.slot_items()] == [(True, "m"), (True, "v")]
     assert adam.get_slot(Variable([1.0]), "m") is None
@@ -540,3 +547,18 @@ def test_beta_powers_advance_once_per_call_whatever_the_variable_count():
         ones = np.ones((1, n))
         p, _, _ = lazy_adam_replay(ones, [([0], ones)] * 3, 0.1, 0.5, 0.75, 1e-8)
         np.testing.assert_allclose(var.numpy(), p[0], rtol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered")
+def test_adam_float16_sparse_untouched_rows_match_tf1():
+    # TF 2.15's tf.compat.v1.train.AdamOptimizer, two sparse steps on row 0 of a float16
+    # [[1], [2], [3]] (tests/core/golden/make_tf_adam_half_sparse.py): epsilon 1e-8 is 0
+    # in float16, so untouched rows get 0 / 0 = NaN in TF1 too; a representable epsilon
+    # leaves them as they were
+    for epsilon, want in [(1e-8, [0.998046875, np.nan, np.nan]), (1e-3, [0.998046875, 2, 3])]:
+        v = Variable(np.array([[1.0], [2.0], [3.0]], np.float16), dtype=np.float16)
+        opt = cn.train.AdamOptimizer(epsilon=epsilon)
+        grad = IndexedRows(np.array([0]), np.array([[0.1]], np.float16), (3, 1))
+        for _ in range(2):
+            opt.apply_gradients([(grad, v)])
+        np.testing.assert_array_equal(v.numpy().ravel(), np.array(want, np.float16))

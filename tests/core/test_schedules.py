@@ -52,10 +52,12 @@ def test_matches_tensorflow(case):
     [c for c in GOLDEN if (c["fn"], c["case"]) in VARIABLE_STEP_CASES],
     ids=lambda c: c["fn"],
 )
-def test_variable_step_gives_the_same_float(case):
+def test_variable_step_gives_a_value_that_follows_it(case):
+    variable = Variable(0, dtype=np.int64)
+    as_var = call(case["fn"], variable, case["kwargs"])
     for step in case["steps"]:
-        as_var = call(case["fn"], Variable(step, dtype=np.int64), case["kwargs"])
-        assert type(as_var) is float and as_var == call(case["fn"], step, case["kwargs"])
+        variable.assign(step)
+        assert float(as_var) == call(case["fn"], step, case["kwargs"]) == as_var()
 
 
 @given(lr=rates, step=steps, ds=decay_steps, rate=unit, staircase=st.booleans())
@@ -224,3 +226,38 @@ def test_piecewise_constant_bad_arguments():
         train.piecewise_constant(3, [5, 2], [1.0, 2.0, 3.0])
     with pytest.raises(TypeError, match="x must be a number"):
         train.piecewise_constant("three", [5], [1.0, 2.0])
+
+
+def test_a_decay_on_the_global_step_follows_it_while_training():
+    # TF1: lr = exponential_decay(0.1, global_step, 1, 0.5) re-evaluates at each step, so
+    # three steps of d(w)/dw = 1 move w by 0.1 + 0.05 + 0.025 (hand computed): 0.825, not
+    # 1 - 3 * 0.1 = 0.70 as a rate frozen at step 0 would
+    global_step = Variable(0, dtype=np.int64, trainable=False)
+    w = Variable(1.0)
+    opt = train.GradientDescentOptimizer(train.exponential_decay(0.1, global_step, 1, 0.5))
+    for _ in range(3):
+        opt.minimize(lambda: w * 1.0, global_step=global_step, var_list=[w])
+    assert float(w.numpy()) == pytest.approx(0.825, rel=1e-6)
+
+
+def test_piecewise_constant_refuses_mixed_types_as_tf():
+    with pytest.raises(ValueError, match="boundaries must be ints, as x"):
+        train.piecewise_constant(Variable(0, dtype=np.int32), [-1.0, 1.0], [1, 2, 3])
+    with pytest.raises(ValueError, match="values must all be of one type"):
+        train.piecewise_constant(Variable(0.0), [-1.0, 1.0], [1.0, 2, 3])
+    assert train.piecewise_constant(Variable(0, dtype=np.int64), [1, 2], [0.4, 0.5, 0.6])() == 0.4
+
+
+def test_canned_optimizer_factory_sees_the_estimators_global_step():
+    # TF's canned pattern: optimizer=lambda: Opt(exponential_decay(..., get_global_step()))
+    from colonnade.estimators.canned_model import resolve_optimizer
+
+    step = Variable(0, dtype=np.int64, trainable=False)
+
+    def factory():
+        rate = train.exponential_decay(0.1, train.get_global_step(), 1, 0.5)
+        return train.GradientDescentOptimizer(rate)
+
+    opt = resolve_optimizer(factory, None, 0.05, step)
+    step.assign(2)
+    assert float(opt.learning_rate) == pytest.approx(0.1 * 0.5**2)

@@ -69,6 +69,22 @@ def test_global_step_functions():
         cn.train.assert_global_step(cn.core.Variable([1.0]))
 
 
+def test_global_step_outside_a_store_is_the_default_graphs():
+    cn.core.reset_default_graph()
+    try:
+        assert cn.train.get_global_step() is None
+        step = cn.train.get_or_create_global_step()  # TF: the default graph's, at top level
+        assert cn.train.get_or_create_global_step() is step
+        assert cn.train.get_global_step() is step and step.dtype == np.int64
+        with pytest.raises(ValueError, match="already exists"):
+            cn.train.create_global_step()
+        with VariableStore().as_default():  # a model_fn's graph has its own
+            assert cn.train.get_global_step() is None
+    finally:
+        cn.core.reset_default_graph()
+    assert cn.train.get_global_step() is None
+
+
 @pytest.mark.parametrize(
     "make", [lambda: cn.train.AdagradOptimizer(0.1), lambda: cn.train.AdamOptimizer(0.01)]
 )
@@ -101,11 +117,19 @@ def test_minimize_in_a_store_defaults_to_its_variables_and_keeps_slots_across_ca
     np.testing.assert_allclose(opt.get_slot(w, "accumulator").numpy(), 0.1 + 3.0, rtol=1e-6)
 
 
-def test_minimize_refuses_a_loss_without_graph_or_not_scalar():
-    w = cn.core.Variable([1.0])
+def test_minimize_refuses_a_loss_without_graph_and_sums_one_not_scalar():
+    w = cn.core.Variable([1.0, 2.0])
     opt = cn.train.GradientDescentOptimizer(0.1)
     with pytest.raises(ValueError, match="no recorded graph"):
         with cn.core.no_grad():
             opt.minimize(cn.core.sum(w * w), var_list=[w])
-    with pytest.raises(ValueError, match="scalar"):
-        opt.minimize(w * w, var_list=[w])
+    opt.minimize(w * w, var_list=[w])  # TF differentiates the sum of a non-scalar loss
+    np.testing.assert_allclose(w.numpy(), [1.0 - 0.2 * 1.0, 2.0 - 0.2 * 2.0], rtol=1e-6)
+
+
+def test_get_variable_of_a_scalar_shape_uses_tfs_fans():
+    # TF counts fan_in = fan_out = 1 for a scalar: limit sqrt(6 / 2) = sqrt(3)
+    with cn.core.VariableStore().as_default():
+        b = cn.core.get_variable("b", shape=())
+    assert b.shape == () and abs(float(b.numpy())) <= np.sqrt(3.0)
+    assert cn.core.initializers.compute_fans((2, 2, 3, 5)) == (12, 20)

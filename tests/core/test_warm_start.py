@@ -94,7 +94,9 @@ def test_optimizer_slots_are_remapped_like_their_variable(tmp_path):
     old_emb = Variable(rng.normal(size=(4, 2)).astype(np.float32))  # a, b, c + 1 OOV
     old_opt = opt_mod.AdagradOptimizer(0.1, initial_accumulator_value=0.1)
     for ids in ([0, 2, 3], [2, 1]):
-        old_opt.minimize(lambda i=ids: cn.core.sum(cn.core.gather(old_emb, i) ** 2), [old_emb])
+        old_opt.minimize(
+            lambda i=ids: cn.core.sum(cn.core.gather(old_emb, i) ** 2), var_list=[old_emb]
+        )
     path = T.Checkpoint(model={"emb": old_emb}, optimizer=old_opt).save(tmp_path / "ckpt")
     old_acc = old_opt.get_slot(old_emb, "accumulator").numpy()
     assert not np.allclose(old_acc, 0.1)
