@@ -2,6 +2,8 @@
 colonnade.sklearn, at small sizes so that they stay quick; the checks an adapter does
 not pass are listed, with the reason, by ``colonnade.sklearn.expected_failed_checks``."""
 
+import os
+
 import pytest
 
 pytest.importorskip("sklearn")
@@ -13,10 +15,8 @@ from colonnade.estimators import tabular  # noqa: E402
 
 # Small models, few epochs, a learning rate large enough to fit the checks' data
 # (200 rows) in them: the checks test the scikit-learn contract, not the defaults.
-QUICK = dict(epochs=3, learning_rate=0.05, random_state=0)
-COMBINED_QUICK = dict(
-    epochs=3, linear_learning_rate=0.05, dnn_learning_rate=0.05, random_state=0
-)
+QUICK = dict(epochs=2, learning_rate=0.1, random_state=0)
+COMBINED_QUICK = dict(epochs=2, linear_learning_rate=0.1, dnn_learning_rate=0.1, random_state=0)
 ADAPTERS = [
     sk.LinearClassifier(**QUICK),
     sk.LinearRegressor(**QUICK),
@@ -30,11 +30,20 @@ ADAPTERS = [
 
 
 @pytest.fixture(autouse=True)
+def no_fsync(monkeypatch):
+    """Checkpoints are fsynced to survive a crash; these throwaway fits (each epoch ends
+    with one) need not wait for the disk."""
+    monkeypatch.setattr(os, "fsync", lambda fd: None)
+
+
+@pytest.fixture(autouse=True)
 def small_zero_configuration_models(monkeypatch):
-    """The zero-configuration models at check sizes: a small tower, few epochs."""
+    """The zero-configuration models at check sizes: a small tower, few epochs, a
+    learning rate that fits the checks' data in them."""
     monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
+    monkeypatch.setattr(tabular, "MIN_ROWS_FOR_VALIDATION", 1_000)  # no early stopping
     monkeypatch.setattr(tabular, "SMALL_DATA_EPOCHS", 3)
-    monkeypatch.setattr(tabular, "MAX_EPOCHS", 3)
+    monkeypatch.setattr(tabular, "DNN_LEARNING_RATE", 0.05)
 
 
 @parametrize_with_checks(ADAPTERS, expected_failed_checks=sk.expected_failed_checks)

@@ -1,11 +1,13 @@
 """The six canned estimators and the zero-configuration ``TabularClassifier`` and
 ``TabularRegressor`` as scikit-learn estimators: ``clone``, ``Pipeline``,
-``cross_val_score`` and ``GridSearchCV`` work with them.
+``cross_val_score``, ``GridSearchCV``, ``pickle`` and ``joblib`` work with them, and they
+pass scikit-learn's estimator checks (:func:`expected_failed_checks` lists the few they
+do not, and why).
 
-Each class takes the constructor arguments of the canned estimator of the same name in
-:mod:`colonnade.estimators` (see its docstring for what they mean; their defaults are
-the same), plus ``epochs`` and ``batch_size``, which its ``fit`` passes to the canned
-estimator's ``fit``. ``TabularClassifier`` and ``TabularRegressor`` take those of
+Each canned adapter takes the constructor arguments of the canned estimator of the same
+name in :mod:`colonnade.estimators` (see its docstring for what they mean), plus the
+learning rate(s), ``epochs``, ``batch_size``, ``random_state`` and ``verbose``.
+``TabularClassifier`` and ``TabularRegressor`` take those of
 :class:`colonnade.estimators.TabularClassifier` but ``label`` (``y`` becomes the label
 column) and pick their own epochs and batch size. As scikit-learn asks, ``__init__``
 only stores its arguments; each ``fit(X, y)`` builds a new colonnade estimator from
@@ -17,22 +19,56 @@ only stores its arguments; each ``fit(X, y)`` builds a new colonnade estimator f
 - a ``model_dir`` given gets a new sub-directory per fit (``model_dir/fit-<random>``, kept;
   ``model_dir_`` says which): a scikit-learn ``fit`` starts over, it never resumes.
 
-``X`` is a pandas DataFrame or a pyarrow Table, since feature columns read columns by
-name (in a ``Pipeline``, ``set_output(transform="pandas")`` keeps transformers' output a
-DataFrame). ``y`` is an array, list or Series, one label per row. Classifiers predict
-the labels themselves: ``classes_`` is ``label_vocabulary`` when given, otherwise the
-sorted distinct values of ``y`` (as every scikit-learn classifier; ``n_classes`` then
-follows them). Regressors predict an ``(n,)`` array, ``(n, label_dimension)`` for
-``label_dimension > 1``.
+``X`` is what scikit-learn's ``check_array`` takes (an array, memmap, list of rows or
+DataFrame) or an Arrow table; an unnamed ``X``'s columns are ``x0``, ``x1``, ... (or
+``feature_names_in_``'s names when fitted on a DataFrame): see
+:mod:`colonnade.sklearn.inputs`. With ``feature_columns=None`` (the default) each fit
+builds the columns from ``X``: standardized numeric columns for numeric ``X``,
+colonnade's zero-configuration rules otherwise. ``y`` is an array, list or Series, one
+label per row. Classifiers predict the labels themselves: ``classes_`` is
+``label_vocabulary`` when given, otherwise the sorted distinct values of ``y`` (as every
+scikit-learn classifier; ``n_classes`` then follows them). Regressors predict an
+``(n,)`` array, ``(n, label_dimension)`` for ``label_dimension > 1``.
+
+The adapters' defaults are their own, not TF's (the canned estimators keep TF's): TF's
+DNN default (Adagrad at 0.001) and one epoch leave a model at the majority class on
+small tables. Measured by ``benchmarks/sklearn_defaults.py`` (3-fold cross-validation,
+random_state=0; R² on scikit-learn's diabetes data, accuracy on its breast cancer data,
+R² on the regression set of its estimator checks, accuracy on 3,000 census rows with
+five deep columns (the wide&deep tour's), where the majority class scores 0.76):
+
+=============================  ========  ======  =======  ======  =======
+setting (default: 10 epochs)   diabetes  cancer  checks   census  seconds
+=============================  ========  ======  =======  ======  =======
+linear: Ftrl 0.2 (default)     0.472     0.975   0.778    0.829   71
+linear: Ftrl 0.2, 5 epochs     0.424     0.979   0.734    0.824   28
+linear: Ftrl 0.05              0.485     0.979   0.609    0.787   71
+linear: Ftrl 0.01              0.413     0.947   0.169    0.774   59
+linear: Adam 0.01, 5 epochs    0.485     0.974   0.301    0.826   27
+DNN: Adagrad 0.05 (default)    0.458     0.972   0.713    0.821   35
+DNN: Adagrad 0.05, 20 epochs   0.420     0.972   0.683    0.821   53
+DNN: Adagrad 0.001 (TF 2's)    0.192     0.596   -0.184   0.774   42
+DNN: Adagrad 0.01              0.492     0.956   0.640    0.816   45
+DNN: Adam 0.001                0.494     0.968   0.565    0.822   43
+DNN: Adam 0.01                 0.435     0.974   0.698    0.813   53
+DNN: Adam 0.01, 5 epochs       0.485     0.965   0.699    0.819   22
+=============================  ========  ======  =======  ======  =======
+
+(seconds: the four cross-validations together, on 2 busy cores.) Ftrl at 0.2 and
+Adagrad at 0.05 are the best or near it on every set; TF 2's DNN default does not
+learn the breast cancer data in ten epochs. Regressors also train on ``y`` standardized
+(per column) and fold the scale into the output layer afterwards, as
+``TabularRegressor`` does, so these learning rates suit targets in any unit.
+
+A pickled fitted adapter carries its model as the bytes of its export (see
+:mod:`colonnade.sklearn.adapters`): the export format stays pickle-free.
 
 scikit-learn is needed (``pip install scikit-learn``); the rest of colonnade does not
 depend on it.
 
->>> import pandas as pd
->>> import colonnade as cn
 >>> from colonnade.sklearn import LinearClassifier
->>> X = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
->>> clf = LinearClassifier([cn.feature_columns.numeric_column("x")], epochs=30)
+>>> X = [[0.0], [1.0], [2.0], [3.0]]
+>>> clf = LinearClassifier(epochs=30, random_state=0)
 >>> clf.fit(X, ["no", "no", "yes", "yes"]).predict(X).tolist()
 ['no', 'no', 'yes', 'yes']
 """
@@ -65,14 +101,17 @@ __all__ = [
     "TabularRegressor",
 ]
 
-# The adapters' defaults, chosen for scikit-learn users (see the module docstring for the
-# measurements); the canned estimators keep TF's.
+# The adapters' defaults, chosen for scikit-learn users by benchmarks/sklearn_defaults.py
+# (the module docstring gives the measurements); the canned estimators keep TF's.
+# Ten passes over the data: enough on a few hundred rows, where one pass is 10-20 steps.
 EPOCHS = 10
 BATCH_SIZE = 32
-LINEAR_OPTIMIZER = "Adam"
-LINEAR_LEARNING_RATE = 0.01
-DNN_OPTIMIZER = "Adam"
-DNN_LEARNING_RATE = 0.001
+# Ftrl at 0.2: what TF gives the name "Ftrl", and the best linear setting measured.
+LINEAR_OPTIMIZER = "Ftrl"
+LINEAR_LEARNING_RATE = 0.2
+# Adagrad at 0.05 (TF 1's DNN default): TF 2's 0.001 barely moves in ten epochs.
+DNN_OPTIMIZER = "Adagrad"
+DNN_LEARNING_RATE = 0.05
 HIDDEN_UNITS = (64, 32)
 _SUM_OVER_BATCH_SIZE = core.Reduction.SUM_OVER_BATCH_SIZE
 
@@ -268,9 +307,10 @@ _TABULAR_DOC = """{name} as a scikit-learn estimator (see :mod:`colonnade.sklear
     ``y`` instead), with the same defaults and meaning: ``model_dir``, ``seed``,
     ``columns``, ``verbose``. Each ``fit`` infers the feature columns (unless
     ``columns`` is given), holds out a seeded validation split and stops early, as
-    :class:`colonnade.estimators.{name}` does. After ``fit``: ``estimator_`` (the
-    fitted :class:`colonnade.estimators.{name}`) and ``columns_`` (its
-    :class:`~colonnade.feature_columns.infer.ColumnPlan`).
+    :class:`colonnade.estimators.{name}` does (the columns inferred for the adapter's
+    task: a classifier's ``y`` is always classes). After ``fit``: ``estimator_`` (the
+    fitted :class:`colonnade.estimators.{name}`; after unpickling, its loaded export)
+    and ``columns_`` (its :class:`~colonnade.feature_columns.infer.ColumnPlan`).
     """
 
 
@@ -295,17 +335,21 @@ class TabularRegressor(TabularTrain, Regressor):
 
 # The scikit-learn estimator checks an adapter does not pass, and why.
 _ROW_ORDER = (
-    "float32 arithmetic: a row's prediction can change in its last bits (about 1e-7 "
+    "float32 arithmetic: a row's prediction can change in its last bit (about 1e-7 "
     "relative) with the other rows of its batch, as BLAS blocks a matrix product by the "
     "batch's shape; the check asks for rtol=1e-7"
 )
+_FLOAT32_ROWS = {
+    "check_methods_sample_order_invariance": _ROW_ORDER,
+    "check_methods_subset_invariance": _ROW_ORDER,
+}
 _EXPECTED_FAILED_CHECKS = {
-    "DNNClassifier": {"check_methods_sample_order_invariance": _ROW_ORDER},
-    "DNNRegressor": {"check_methods_sample_order_invariance": _ROW_ORDER},
-    "DNNLinearCombinedClassifier": {"check_methods_sample_order_invariance": _ROW_ORDER},
-    "DNNLinearCombinedRegressor": {"check_methods_sample_order_invariance": _ROW_ORDER},
-    "TabularClassifier": {"check_methods_sample_order_invariance": _ROW_ORDER},
-    "TabularRegressor": {"check_methods_sample_order_invariance": _ROW_ORDER},
+    "DNNClassifier": _FLOAT32_ROWS,
+    "DNNRegressor": _FLOAT32_ROWS,
+    "DNNLinearCombinedClassifier": _FLOAT32_ROWS,
+    "DNNLinearCombinedRegressor": _FLOAT32_ROWS,
+    "TabularClassifier": _FLOAT32_ROWS,
+    "TabularRegressor": _FLOAT32_ROWS,
 }
 
 
@@ -314,7 +358,7 @@ def expected_failed_checks(estimator) -> dict:
     ``{check name: reason}``: the ``expected_failed_checks`` argument of scikit-learn's
     ``parametrize_with_checks`` and ``check_estimator``.
 
-    >>> list(expected_failed_checks(DNNRegressor()))
-    ['check_methods_sample_order_invariance']
+    >>> sorted(expected_failed_checks(DNNRegressor()))
+    ['check_methods_sample_order_invariance', 'check_methods_subset_invariance']
     """
     return dict(_EXPECTED_FAILED_CHECKS.get(type(estimator).__name__, {}))

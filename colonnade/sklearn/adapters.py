@@ -22,8 +22,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .. import core
 from ..estimators import Predictor, RunConfig
 from ..estimators.loading import load
+from ..estimators.tabular import fold_label_scale
 from ..feature_columns import infer
 from .inputs import build_columns, checked_classes, checked_targets, tabular_input
 
@@ -102,7 +104,7 @@ class Adapter(BaseEstimator):
         params["model_dir"] = path
         return path
 
-    def _seed(self) -> int | None:
+    def _seed(self) -> int:
         """The run's seed: ``random_state`` (an int as is; a RandomState or None draws
         one from it or numpy's global state), unless None with a config that has one."""
         config = getattr(self, "config", None)
@@ -133,6 +135,10 @@ class Adapter(BaseEstimator):
             setattr(self, name + "_", params[name])
         params.update(self._canned_overrides())
         self.estimator_ = self._canned(**params)
+        self._train(table, label, seed)
+        return self
+
+    def _train(self, table: pa.Table, label, seed: int) -> None:
         self.estimator_.fit(
             table,
             label=label,
@@ -141,7 +147,6 @@ class Adapter(BaseEstimator):
             seed=seed,
             verbose=self.verbose,
         )
-        return self
 
     def _wants_columns(self, which: int) -> bool:
         """Whether the columns built from X of kind ``which`` are used (wide&deep without
@@ -247,6 +252,18 @@ class Regressor(RegressorMixin, Adapter):
         y = checked_targets(self, y, table.num_rows, dimension)
         return self._fit_table(table, y, "regression")
 
+    def _train(self, table: pa.Table, label, seed: int) -> None:
+        """Train on the targets standardized (per column), so that one learning rate
+        suits targets of any unit, then fold the scale into the output layer: the model,
+        its checkpoint and its exports predict in ``y``'s units."""
+        mean = label.mean(axis=0, dtype=np.float64)
+        std = label.std(axis=0, dtype=np.float64)
+        std = np.where(std > 0, std, 1.0)
+        super()._train(table, ((label - mean) / std).astype(np.float32), seed)
+        fold_label_scale(self.estimator_, mean, std)
+        core.remove_checkpoint(self.estimator_.latest_checkpoint())
+        self.estimator_.save_checkpoint()  # the newest checkpoint holds the folded weights
+
     def predict(self, X) -> np.ndarray:
         """Predicted values: ``(n,)``, or ``(n, label_dimension)`` when that is above 1."""
         values = self._predictions(X, "predictions").astype(np.float64)
@@ -259,6 +276,11 @@ class TabularTrain:
     the model picks its training settings itself."""
 
     def _fit_table(self, table: pa.Table, label, task: str):
+        if table.num_rows < 2:
+            raise ValueError(
+                f"{type(self).__name__} infers its columns and holds out rows from the "
+                f"data: it needs at least 2 rows; got {table.num_rows} sample"
+            )
         params = self.get_params(deep=False)
         self.model_dir_ = self._fresh_model_dir(params)
         name = "label"

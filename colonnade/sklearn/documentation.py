@@ -27,9 +27,7 @@ _RATE = (
 # Where an adapter's meaning differs from the canned estimator's, or what it adds.
 ADAPTER_ARGUMENTS = {
     "feature_columns": None,  # per adapter: see _column_text
-    "linear_feature_columns": _COLUMNS_FROM_X.format(
-        fitted="linear_feature_columns_", part="wide"
-    )
+    "linear_feature_columns": _COLUMNS_FROM_X.format(fitted="linear_feature_columns_", part="wide")
     + " With either given, only the given ones are used.",
     "dnn_feature_columns": _COLUMNS_FROM_X.format(fitted="dnn_feature_columns_", part="deep")
     + " Used when ``dnn_hidden_units`` is not None.",
@@ -39,9 +37,7 @@ ADAPTER_ARGUMENTS = {
     "linear_optimizer": _NAMED_OPTIMIZER.format(
         default="{linear_optimizer!r}", rate="linear_learning_rate"
     ),
-    "dnn_optimizer": _NAMED_OPTIMIZER.format(
-        default="{dnn_optimizer!r}", rate="dnn_learning_rate"
-    ),
+    "dnn_optimizer": _NAMED_OPTIMIZER.format(default="{dnn_optimizer!r}", rate="dnn_learning_rate"),
     "model_dir": (
         "``None`` (the default): each fit trains in a new temporary directory, removed "
         "when refit or garbage collected; a directory: each fit gets a new sub-directory "
