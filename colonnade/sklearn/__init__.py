@@ -84,9 +84,8 @@ except ImportError as err:  # pragma: no cover - exercised without scikit-learn 
         name="sklearn",
     ) from err
 
-from .. import core
 from ..estimators import canned, tabular
-from .adapters import Classifier, Regressor, TabularTrain
+from .adapters import Classifier, Regressor, TabularTrain, adapter_init
 from .documentation import document
 
 __all__ = [
@@ -113,192 +112,58 @@ LINEAR_LEARNING_RATE = 0.2
 DNN_OPTIMIZER = "Adagrad"
 DNN_LEARNING_RATE = 0.05
 HIDDEN_UNITS = (64, 32)
-_SUM_OVER_BATCH_SIZE = core.Reduction.SUM_OVER_BATCH_SIZE
+# What every canned adapter adds to its canned estimator's arguments, after them.
+_FIT_ARGUMENTS = {"epochs": EPOCHS, "batch_size": BATCH_SIZE, "random_state": None, "verbose": 0}
+# Per kind of canned estimator: the defaults the adapters change, their learning rates
+# ({argument: (the optimizer argument it is for, default)}), and which columns built
+# from X each feature-column argument gets (0: the wide ones, 1: the deep ones).
+_LINEAR = (
+    {"feature_columns": None, "optimizer": LINEAR_OPTIMIZER},
+    {"learning_rate": ("optimizer", LINEAR_LEARNING_RATE)},
+    {"feature_columns": 0},
+)
+_DNN = (
+    {"hidden_units": HIDDEN_UNITS, "feature_columns": None, "optimizer": DNN_OPTIMIZER},
+    {"learning_rate": ("optimizer", DNN_LEARNING_RATE)},
+    {"feature_columns": 1},
+)
+_COMBINED = (
+    {
+        "linear_optimizer": LINEAR_OPTIMIZER,
+        "dnn_optimizer": DNN_OPTIMIZER,
+        "dnn_hidden_units": HIDDEN_UNITS,
+    },
+    {
+        "linear_learning_rate": ("linear_optimizer", LINEAR_LEARNING_RATE),
+        "dnn_learning_rate": ("dnn_optimizer", DNN_LEARNING_RATE),
+    },
+    {"linear_feature_columns": 0, "dnn_feature_columns": 1},
+)
 
 
-@document
-class LinearClassifier(Classifier):
-    _canned = canned.LinearClassifier
-    _column_arguments = {"feature_columns": 0}
-    _rate_arguments = {"learning_rate": "optimizer"}
-
-    def __init__(
-        self,
-        feature_columns=None,
-        model_dir=None,
-        n_classes=2,
-        weight_column=None,
-        label_vocabulary=None,
-        optimizer=LINEAR_OPTIMIZER,
-        config=None,
-        warm_start_from=None,
-        loss_reduction=_SUM_OVER_BATCH_SIZE,
-        sparse_combiner="sum",
-        learning_rate=LINEAR_LEARNING_RATE,
-        epochs=EPOCHS,
-        batch_size=BATCH_SIZE,
-        random_state=None,
-        verbose=0,
-    ):
-        self._keep(locals())
-
-
-@document
-class LinearRegressor(Regressor):
-    _canned = canned.LinearRegressor
-    _column_arguments = {"feature_columns": 0}
-    _rate_arguments = {"learning_rate": "optimizer"}
-
-    def __init__(
-        self,
-        feature_columns=None,
-        model_dir=None,
-        label_dimension=1,
-        weight_column=None,
-        optimizer=LINEAR_OPTIMIZER,
-        config=None,
-        warm_start_from=None,
-        loss_reduction=_SUM_OVER_BATCH_SIZE,
-        sparse_combiner="sum",
-        learning_rate=LINEAR_LEARNING_RATE,
-        epochs=EPOCHS,
-        batch_size=BATCH_SIZE,
-        random_state=None,
-        verbose=0,
-    ):
-        self._keep(locals())
-
-
-@document
-class DNNClassifier(Classifier):
-    _canned = canned.DNNClassifier
-    _column_arguments = {"feature_columns": 1}
-    _rate_arguments = {"learning_rate": "optimizer"}
-
-    def __init__(
-        self,
-        hidden_units=HIDDEN_UNITS,
-        feature_columns=None,
-        model_dir=None,
-        n_classes=2,
-        weight_column=None,
-        label_vocabulary=None,
-        optimizer=DNN_OPTIMIZER,
-        activation_fn="relu",
-        dropout=None,
-        config=None,
-        warm_start_from=None,
-        loss_reduction=_SUM_OVER_BATCH_SIZE,
-        batch_norm=False,
-        learning_rate=DNN_LEARNING_RATE,
-        epochs=EPOCHS,
-        batch_size=BATCH_SIZE,
-        random_state=None,
-        verbose=0,
-    ):
-        self._keep(locals())
-
-
-@document
-class DNNRegressor(Regressor):
-    _canned = canned.DNNRegressor
-    _column_arguments = {"feature_columns": 1}
-    _rate_arguments = {"learning_rate": "optimizer"}
-
-    def __init__(
-        self,
-        hidden_units=HIDDEN_UNITS,
-        feature_columns=None,
-        model_dir=None,
-        label_dimension=1,
-        weight_column=None,
-        optimizer=DNN_OPTIMIZER,
-        activation_fn="relu",
-        dropout=None,
-        config=None,
-        warm_start_from=None,
-        loss_reduction=_SUM_OVER_BATCH_SIZE,
-        batch_norm=False,
-        learning_rate=DNN_LEARNING_RATE,
-        epochs=EPOCHS,
-        batch_size=BATCH_SIZE,
-        random_state=None,
-        verbose=0,
-    ):
-        self._keep(locals())
-
-
-@document
-class DNNLinearCombinedClassifier(Classifier):
-    _canned = canned.DNNLinearCombinedClassifier
-    _column_arguments = {"linear_feature_columns": 0, "dnn_feature_columns": 1}
-    _rate_arguments = {
-        "linear_learning_rate": "linear_optimizer",
-        "dnn_learning_rate": "dnn_optimizer",
+def _adapter(base, canned_class, defaults: dict, rates: dict, columns: dict):
+    """The adapter of ``canned_class``: ``base`` (:class:`Classifier` or
+    :class:`Regressor`) whose ``__init__`` takes the canned estimator's arguments
+    (``defaults`` replacing some of their defaults), then the learning rates and
+    :data:`_FIT_ARGUMENTS`; its docstring made by :func:`document`."""
+    added = {name: default for name, (_, default) in rates.items()} | _FIT_ARGUMENTS
+    attributes = {
+        "_canned": canned_class,
+        "_column_arguments": columns,
+        "_rate_arguments": {name: optimizer for name, (optimizer, _) in rates.items()},
+        "__init__": adapter_init(canned_class, defaults, added),
+        "__module__": __name__,
+        "__qualname__": canned_class.__name__,
     }
-
-    def __init__(
-        self,
-        model_dir=None,
-        linear_feature_columns=None,
-        linear_optimizer=LINEAR_OPTIMIZER,
-        dnn_feature_columns=None,
-        dnn_optimizer=DNN_OPTIMIZER,
-        dnn_hidden_units=HIDDEN_UNITS,
-        dnn_activation_fn="relu",
-        dnn_dropout=None,
-        n_classes=2,
-        weight_column=None,
-        label_vocabulary=None,
-        config=None,
-        warm_start_from=None,
-        loss_reduction=_SUM_OVER_BATCH_SIZE,
-        batch_norm=False,
-        linear_sparse_combiner="sum",
-        linear_learning_rate=LINEAR_LEARNING_RATE,
-        dnn_learning_rate=DNN_LEARNING_RATE,
-        epochs=EPOCHS,
-        batch_size=BATCH_SIZE,
-        random_state=None,
-        verbose=0,
-    ):
-        self._keep(locals())
+    return document(type(canned_class.__name__, (base,), attributes))
 
 
-@document
-class DNNLinearCombinedRegressor(Regressor):
-    _canned = canned.DNNLinearCombinedRegressor
-    _column_arguments = {"linear_feature_columns": 0, "dnn_feature_columns": 1}
-    _rate_arguments = {
-        "linear_learning_rate": "linear_optimizer",
-        "dnn_learning_rate": "dnn_optimizer",
-    }
-
-    def __init__(
-        self,
-        model_dir=None,
-        linear_feature_columns=None,
-        linear_optimizer=LINEAR_OPTIMIZER,
-        dnn_feature_columns=None,
-        dnn_optimizer=DNN_OPTIMIZER,
-        dnn_hidden_units=HIDDEN_UNITS,
-        dnn_activation_fn="relu",
-        dnn_dropout=None,
-        label_dimension=1,
-        weight_column=None,
-        config=None,
-        warm_start_from=None,
-        loss_reduction=_SUM_OVER_BATCH_SIZE,
-        batch_norm=False,
-        linear_sparse_combiner="sum",
-        linear_learning_rate=LINEAR_LEARNING_RATE,
-        dnn_learning_rate=DNN_LEARNING_RATE,
-        epochs=EPOCHS,
-        batch_size=BATCH_SIZE,
-        random_state=None,
-        verbose=0,
-    ):
-        self._keep(locals())
+LinearClassifier = _adapter(Classifier, canned.LinearClassifier, *_LINEAR)
+LinearRegressor = _adapter(Regressor, canned.LinearRegressor, *_LINEAR)
+DNNClassifier = _adapter(Classifier, canned.DNNClassifier, *_DNN)
+DNNRegressor = _adapter(Regressor, canned.DNNRegressor, *_DNN)
+DNNLinearCombinedClassifier = _adapter(Classifier, canned.DNNLinearCombinedClassifier, *_COMBINED)
+DNNLinearCombinedRegressor = _adapter(Regressor, canned.DNNLinearCombinedRegressor, *_COMBINED)
 
 
 _TABULAR_DOC = """{name} as a scikit-learn estimator (see :mod:`colonnade.sklearn`).

@@ -10,6 +10,7 @@ predictions are the same; ``estimator_`` is then the loaded
 
 from __future__ import annotations
 
+import inspect
 import os
 import shutil
 import tempfile
@@ -29,7 +30,7 @@ from ..estimators.tabular import fold_label_scale
 from ..feature_columns import infer
 from .inputs import build_columns, checked_classes, checked_targets, tabular_input
 
-__all__ = ["Adapter", "Classifier", "Regressor", "TabularTrain"]
+__all__ = ["Adapter", "Classifier", "Regressor", "TabularTrain", "adapter_init"]
 
 # The largest seed drawn for random_state=None or a RandomState (RunConfig takes ints).
 _MAX_SEED = 2**31 - 1
@@ -66,6 +67,34 @@ def export_files(estimator) -> dict:
         return _read_tree(estimator.path)
     with tempfile.TemporaryDirectory(prefix="colonnade_sklearn_pickle_") as base:
         return _read_tree(estimator.export_saved_model(base))
+
+
+def adapter_init(canned_class, defaults: dict, added: dict):
+    """An ``__init__`` taking ``canned_class``'s constructor arguments, in its order, with
+    ``defaults`` replacing some of their defaults, then the ``added`` arguments
+    (``{name: default}``); it only stores each argument under its own name, all a
+    scikit-learn ``__init__`` may do. Its ``__signature__`` is what ``get_params``,
+    ``clone`` and ``help`` read: the canned arguments stay in step by construction."""
+    canned = inspect.signature(canned_class.__init__)
+    parameters = [
+        p.replace(default=defaults.get(name, p.default)) if name in defaults else p
+        for name, p in canned.parameters.items()
+    ]
+    parameters += [
+        inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default)
+        for name, default in added.items()
+    ]
+    signature = canned.replace(parameters=parameters, return_annotation=None)
+
+    def __init__(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        for name, value in list(bound.arguments.items())[1:]:
+            setattr(self, name, value)
+
+    __init__.__signature__ = signature
+    __init__.__qualname__ = f"{canned_class.__name__}.__init__"
+    return __init__
 
 
 class Adapter(BaseEstimator):
