@@ -89,7 +89,6 @@ def test_each_canned_adapter_documents_every_argument_in_its_args_section():
             assert "A fit never resumes" in args  # not the canned "training resumes"
 
 
-
 def test_get_params_set_params_and_clone_round_trip():
     clf = sk.DNNClassifier([8, 4], adult_columns(), dropout=0.1, epochs=3)
     params = clf.get_params()

@@ -200,3 +200,12 @@ def test_the_readme_scikit_learn_example_runs_and_learns(monkeypatch):
         exec(compile(block, "README.md", "exec"), scope)
     majority = small("train")["income"].value_counts(normalize=True).max()
     assert (scope["scores"] > majority + 0.02).all(), (scope["scores"], majority)
+
+
+def test_a_pipeline_of_array_transformers_feeds_an_adapter(blobs):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = blobs
+    pipe = make_pipeline(StandardScaler(), sk.DNNClassifier([8], random_state=0)).fit(X * 1e3, y)
+    assert pipe[-1].n_features_in_ == 3 and pipe.score(X * 1e3, y) > 0.8

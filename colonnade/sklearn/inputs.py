@@ -74,14 +74,11 @@ def _array(estimator, X, reset: bool):
     else of objects (strings: the feature columns are inferred as for a DataFrame)."""
     try:
         return validate_data(estimator, X, reset=reset, dtype=NUMERIC_DTYPES)
-    except ValueError as numeric_error:
-        kind = getattr(np.asarray(X, dtype=None) if isinstance(X, list) else X, "dtype", None)
-        if kind is None or kind.kind not in "OUS":
-            raise
-        try:
-            return validate_data(estimator, X, reset=reset, dtype=None)
-        except ValueError:
-            raise numeric_error from None
+    except ValueError:
+        dtype = np.asarray(X).dtype if isinstance(X, (list, tuple)) else getattr(X, "dtype", None)
+        if dtype is None or dtype.kind not in "OUS":
+            raise  # not text: scikit-learn's error stands
+        return validate_data(estimator, X, reset=reset, dtype=None)
 
 
 def tabular_input(estimator, X, *, reset: bool) -> pa.Table:
