@@ -37,7 +37,7 @@ from .callbacks import EarlyStopping
 from .canned import DNNLinearCombinedClassifier, DNNLinearCombinedRegressor
 from .run_config import RunConfig
 
-__all__ = ["TabularClassifier", "TabularRegressor", "recommended_settings"]
+__all__ = ["TabularClassifier", "TabularRegressor", "fold_label_scale", "recommended_settings"]
 
 # Share of the rows held out for early stopping when no validation_data is given: a
 # tenth costs little training data ...
@@ -236,19 +236,22 @@ def _from_pandas(df):
         return checked(df)  # raises the error naming the mixed-type column
 
 
-def _fold_label_scale(estimator, mean: float, std: float) -> None:
-    """Make a wide&deep regressor trained on standardized labels predict in the label's
-    units: its output is ``linear + dnn`` logits, each affine in its last layer's
-    weights, so scaling those by ``std`` and adding ``mean`` to the bias gives
-    ``std * output + mean`` exactly, in the checkpoint and in every export."""
+def fold_label_scale(estimator, mean, std) -> None:
+    """Make a canned model trained on standardized labels predict in the label's units:
+    its output is ``linear + dnn`` logits, each affine in its last layer's weights, so
+    scaling those by ``std`` and adding ``mean`` to the bias gives ``std * output + mean``
+    exactly, in the checkpoint and in every export. ``mean`` and ``std`` are numbers, or
+    one per label column (``label_dimension > 1``). Used by the zero-configuration
+    regressor and colonnade.sklearn's regressors."""
     weights = estimator.get_weights()
     out = {}
     for name, value in weights.items():
         if name.startswith("linear/") or name.startswith("dnn/logits/"):
-            out[name] = value * std
-    out["linear/linear_model/bias_weights"] = (
-        weights["linear/linear_model/bias_weights"] * std + mean
-    )
+            out[name] = value * np.asarray(std, value.dtype)
+    bias = "linear/linear_model/bias_weights"
+    if bias not in out:  # a DNN-only model
+        bias = "dnn/logits/bias"
+    out[bias] = out[bias] + np.asarray(mean, out[bias].dtype)
     estimator.set_weights(out)
 
 
@@ -369,7 +372,7 @@ class _Tabular:
         losses = self.history_.history.get("val_loss")
         self.best_epoch_ = (int(np.argmin(losses)) + 1) if losses else len(self.history_.epoch)
         if scale is not None:
-            _fold_label_scale(self.estimator_, *scale)
+            fold_label_scale(self.estimator_, *scale)
         if scale is not None or (losses and self.best_epoch_ != len(losses)):
             # The best (or rescaled) weights replace the last epoch's as the newest
             # checkpoint, so a later evaluate, export or `colonnade evaluate` reads them.
