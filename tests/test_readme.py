@@ -1,8 +1,8 @@
 """Every code block of README.md runs in the suite, at a small size where it trains.
 
-Each block is known by its key line, its first line that is not an import. It runs here,
-or in the test named in :data:`ELSEWHERE`; a block with neither fails
-:func:`test_every_readme_block_is_run`, so a new example cannot go untested.
+:data:`RUNS` names each block by a line only it holds, and the test that runs it (here,
+in another test file, or CI itself); :func:`test_every_readme_block_is_run` fails on a
+block that no entry names, so a new example cannot go untested.
 """
 
 import importlib.util
@@ -23,53 +23,52 @@ from colonnade.demo import load_adult
 
 ROOT = Path(__file__).resolve().parents[1]
 FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^\1```$", re.S | re.M)
+SETUP = "python3 -m venv .venv && . .venv/bin/activate && pip install . && colonnade demo"
+TOUR = 'model.fit(train, label="income", epochs=3, batch_size=256)'
+TF_WAY = 'ds = cn.data.Dataset.from_files("clicks/*.parquet", label="clicked")'
+ZERO_CONFIG = 'model = cn.estimators.TabularClassifier("income", seed=0).fit("train.parquet")'
+TENSORBOARD = "tensorboard --logdir model_dir"
+PORTING = "model.train(input_fn, steps=10)  # global_step 128 -> 138; model.ckpt-138 is colonnade's"
 
-# Blocks run by another test (path::name), or by CI itself.
-ELSEWHERE = {
-    "python3 -m venv .venv && . .venv/bin/activate && pip install . && colonnade demo": (
-        "tests/test_package.py::test_colonnade_demo_command_runs"
-    ),
-    "clf = DNNClassifier([64, 32], deep_columns, epochs=5)": (
-        "tests/test_sklearn.py::test_readme_example_learns"
+RUNS = {
+    SETUP: "tests/test_package.py::test_colonnade_demo_command_runs",  # line 2: .ci/run
+    TOUR: "tests/test_readme.py::test_tour_and_the_tensorflow_way",
+    TF_WAY: "tests/test_readme.py::test_tour_and_the_tensorflow_way",
+    ZERO_CONFIG: "tests/test_readme.py::test_zero_configuration",
+    TENSORBOARD: "tests/test_readme.py::test_tensorboard_serves_the_training_curves",
+    PORTING: "tests/test_readme.py::test_porting_takes_over_a_tf_model_dir",
+    'scores = cross_val_score(clf, frame.drop(columns="income"), frame["income"], cv=3)': (
+        "tests/test_sklearn_inputs.py::test_the_readme_scikit_learn_example_runs_and_learns"
     ),
     "colonnade serve exports/ --port 8501 --model-name census": (
         "tests/test_serve.py::test_readme_curl_example"
     ),
 }
+"""A line each README block alone holds -> the test that runs the block."""
 
 
-def readme_blocks() -> dict:
-    """``{key line: code}`` of README.md's fenced blocks, dedented (a block inside a list
-    item is indented)."""
+def readme_blocks() -> list:
+    """README.md's fenced blocks, dedented (a block inside a list item is indented)."""
     text = (ROOT / "README.md").read_text()
-    blocks = {}
-    for match in FENCE.finditer(text):
-        code = textwrap.dedent(match.group(3))
-        lines = [line for line in code.splitlines() if line.strip()]
-        key = next((line for line in lines if not line.startswith(("import ", "from "))), lines[0])
-        assert key not in blocks, f"two README blocks share the key line {key!r}"
-        blocks[key] = code
-    return blocks
+    return [textwrap.dedent(match.group(3)) for match in FENCE.finditer(text)]
 
 
-def block(key: str) -> str:
-    return readme_blocks()[key]
+def block(line: str) -> str:
+    """The one README block that holds ``line``."""
+    (found,) = [code for code in readme_blocks() if line in code.splitlines()]
+    return found
 
 
 def test_every_readme_block_is_run():
-    here = (Path(__file__).read_text()).split("def test_every_readme_block_is_run", 1)[1]
-    for key in readme_blocks():
-        if key in ELSEWHERE:
-            path, name = ELSEWHERE[key].split("::")
-            assert f"def {name}(" in (ROOT / path).read_text(), ELSEWHERE[key]
-        else:
-            assert repr(key)[1:-1] in here, f"README block without a test: {key}"
-    # The set-up block's second line is CI's test command (.ci/run runs it verbatim).
-    second = block(
-        "python3 -m venv .venv && . .venv/bin/activate && pip install . && colonnade demo"
-    )
-    assert "pytest" in second.splitlines()[1]
-    assert "sed -n 2p" in (ROOT / ".ci" / "run").read_text()
+    for code in readme_blocks():
+        named = [line for line in RUNS if line in code.splitlines()]
+        assert len(named) >= 1, f"README block without a test:\n{code}"
+    for line, test in RUNS.items():
+        assert block(line)  # exactly one block holds it
+        path, name = test.split("::")
+        assert f"def {name}(" in (ROOT / path).read_text(), test
+    assert "pytest" in block(SETUP).splitlines()[1]  # CI's test command
+    assert "sed -n 2p" in (ROOT / ".ci" / "run").read_text()  # .ci/run runs that line
 
 
 def test_tour_and_the_tensorflow_way(tmp_path, monkeypatch):
@@ -77,7 +76,7 @@ def test_tour_and_the_tensorflow_way(tmp_path, monkeypatch):
     Parquet files of click rows."""
     monkeypatch.chdir(tmp_path)
     namespace = {}
-    exec(compile(block("fc = cn.feature_columns"), "README.md", "exec"), namespace)
+    exec(compile(block(TOUR), "README.md", "exec"), namespace)
     assert (tmp_path / "exports").is_dir()
     step = namespace["model"].get_variable_value("global_step")
 
@@ -85,8 +84,7 @@ def test_tour_and_the_tensorflow_way(tmp_path, monkeypatch):
     clicks = load_adult("test").head(2000).rename(columns={"income": "clicked"})
     clicks.iloc[:1000].to_parquet(tmp_path / "clicks" / "part-0.parquet")
     clicks.iloc[1000:].to_parquet(tmp_path / "clicks" / "part-1.parquet")
-    tf_way = 'ds = cn.data.Dataset.from_files("clicks/*.parquet", label="clicked")'
-    exec(compile(block(tf_way), "README.md", "exec"), namespace)
+    exec(compile(block(TF_WAY), "README.md", "exec"), namespace)
     assert namespace["model"].get_variable_value("global_step") == step + 2  # 2000 rows / 1024
 
 
@@ -95,8 +93,7 @@ def test_zero_configuration(tmp_path, monkeypatch, capsys):
     load_adult("train").head(1000).to_parquet("train.parquet")
     load_adult("test").head(500).to_parquet("test.parquet")
     namespace = {}
-    code = block('model = cn.estimators.TabularClassifier("income", seed=0).fit("train.parquet")')
-    exec(compile(code, "README.md", "exec"), namespace)
+    exec(compile(block(ZERO_CONFIG), "README.md", "exec"), namespace)
     assert "age" in capsys.readouterr().out  # describe(): one line per column
     assert namespace["model"].evaluate("test.parquet")["accuracy"] > 0.7
 
@@ -113,7 +110,7 @@ def test_tensorboard_serves_the_training_curves(tmp_path, monkeypatch):
         columns, label_vocabulary=["<=50K", ">50K"], model_dir="model_dir", config=config
     )
     model.fit(frame[["age", "income"]], label="income", epochs=1, batch_size=100, verbose=0)
-    command = block("tensorboard --logdir model_dir").strip() + " --port 0"
+    command = block(TENSORBOARD).strip() + " --port 0"
     binary = shutil.which("tensorboard", path=str(Path(sys.executable).parent))
     server = subprocess.Popen(
         [binary, *command.split()[1:]], stderr=subprocess.PIPE, text=True, cwd=tmp_path
@@ -161,6 +158,5 @@ def test_porting_takes_over_a_tf_model_dir(tmp_path, monkeypatch):
         "deep": deep,
         "input_fn": lambda: records.batch(32).repeat(),
     }
-    code = block("model = cn.estimators.DNNLinearCombinedClassifier(")
-    exec(compile(code, "README.md", "exec"), namespace)
+    exec(compile(block(PORTING), "README.md", "exec"), namespace)
     assert namespace["model"].get_variable_value("global_step") == 138
