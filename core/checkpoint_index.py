@@ -18,6 +18,7 @@ import difflib
 import hashlib
 import json
 import os
+import tokenize
 
 import numpy as np
 
@@ -136,6 +137,8 @@ def read_npy_header(path: str) -> tuple:
                 raise ValueError(f"unsupported .npy format version {version}")
         except EOFError as e:
             raise ValueError(f"truncated .npy header ({e})") from None
+        except (SyntaxError, tokenize.TokenError) as e:  # numpy re-parses a bad header
+            raise ValueError(f"malformed .npy header ({e})") from None
         return tuple(shape), dtype, os.fstat(f.fileno()).st_size - f.tell()
 
 

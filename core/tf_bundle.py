@@ -55,6 +55,10 @@ TABLE_MAGIC = 0xDB4775248B80FB57  # LevelDB's table magic number, last 8 bytes o
 FOOTER_SIZE = 48  # two block handles padded to 40 bytes, then the magic
 BLOCK_TRAILER_SIZE = 5  # compression type byte + masked CRC32C
 BUNDLE_VERSION = 1  # TF's kTensorBundleVersion: the newest bundle format read here
+# The most slices of a variable partitioned along more than one axis: their overlaps are
+# checked pair by pair (TF's partitioners cut along one axis, checked by sorting, at any
+# count).
+MAX_CROSS_CUT_SLICES = 4096
 
 # TF's DataType enum (types.proto) -> numpy dtype; 7 (DT_STRING) is read separately.
 DT_STRING = 7
@@ -124,6 +128,20 @@ def _proto_fields(data: bytes, what: str):
         else:
             raise ValueError(f"unsupported wire type {wire} (field {number}) in {what}")
         yield number, value
+
+
+def _message(value, number: int, what: str) -> bytes:
+    """Field ``number``'s value as an embedded message (length-delimited bytes)."""
+    if not isinstance(value, bytes):
+        raise ValueError(f"field {number} of {what} should be a message, got the number {value}")
+    return value
+
+
+def _number(value, number: int, what: str) -> int:
+    """Field ``number``'s value as an integer (a varint or fixed-size field)."""
+    if not isinstance(value, int):
+        raise ValueError(f"field {number} of {what} should be a number, got {len(value)} bytes")
+    return value
 
 
 # --------------------------------------------------------------------------- SSTable
@@ -248,8 +266,11 @@ def _parse_shape(data: bytes, what: str) -> list:
     dims = []
     for number, value in _proto_fields(data, what):
         if number == 2:  # Dim {int64 size = 1; string name = 2}
-            sizes = [v for n, v in _proto_fields(value, what) if n == 1]
+            dim = _proto_fields(_message(value, number, what), what)
+            sizes = [_number(v, n, what) for n, v in dim if n == 1]
             dims.append(_signed64(sizes[-1]) if sizes else 0)
+            if dims[-1] < 0:
+                raise ValueError(f"{what} has a dimension of {dims[-1]} (a saved shape is known)")
         elif number == 3 and value:
             raise ValueError(f"{what} has an unknown rank")
     return dims
@@ -259,7 +280,9 @@ def _parse_slice(data: bytes, what: str) -> list:
     extents = []
     for number, value in _proto_fields(data, what):
         if number == 1:  # Extent {int64 start = 1; oneof {int64 length = 2}}
-            fields = dict(_proto_fields(value, what))
+            fields = {
+                n: _number(v, n, what) for n, v in _proto_fields(_message(value, 1, what), what)
+            }
             length = _signed64(fields[2]) if 2 in fields else -1
             extents.append((_signed64(fields.get(1, 0)), length))
     return extents
@@ -270,15 +293,17 @@ def _parse_entry(data: bytes, what: str) -> dict:
     entry["slices"] = []
     for number, value in _proto_fields(data, what):
         if number == 1:
-            entry["dtype"] = value
+            entry["dtype"] = _number(value, number, what)
         elif number == 2:
-            entry["shape"] = _parse_shape(value, what)
+            entry["shape"] = _parse_shape(_message(value, number, what), what)
         elif number in (3, 4, 5):
-            entry[("shard_id", "offset", "size")[number - 3]] = _signed64(value)
+            entry[("shard_id", "offset", "size")[number - 3]] = _signed64(
+                _number(value, number, what)
+            )
         elif number == 6:
-            entry["crc32c"] = value
+            entry["crc32c"] = _number(value, number, what)
         elif number == 7:
-            entry["slices"].append(_parse_slice(value, what))
+            entry["slices"].append(_parse_slice(_message(value, number, what), what))
     return entry
 
 
@@ -286,14 +311,12 @@ def _parse_header(data: bytes, what: str) -> dict:
     header = {"num_shards": 0, "endianness": 0, "producer": 0, "min_consumer": 0}
     header["bad_consumers"] = []
     for number, value in _proto_fields(data, what):
-        if number == 1:
-            header["num_shards"] = value
-        elif number == 2:
-            header["endianness"] = value
+        if number in (1, 2):
+            header[("num_shards", "endianness")[number - 1]] = _number(value, number, what)
         elif number == 3:  # VersionDef {producer = 1; min_consumer = 2; bad_consumers = 3}
-            for n, v in _proto_fields(value, what):
+            for n, v in _proto_fields(_message(value, number, what), what):
                 if n in (1, 2):
-                    header[("producer", "min_consumer")[n - 1]] = v
+                    header[("producer", "min_consumer")[n - 1]] = _number(v, n, what)
                 elif n == 3:
                     header["bad_consumers"].append(v)
     return header
@@ -396,20 +419,15 @@ class TFCheckpointReader(IndexedReader):
         dtype = self._dtype(name, entry)
         self._check_slices_hold(name, entry, dtype)
         self._check_slices_tile(name, entry)
+        pieces = [self._slice_entry(name, extents) for extents in entry["slices"]]
         full = (
             np.full(entry["shape"], b"", dtype)
             if dtype.hasobject
             else np.zeros(entry["shape"], dtype)
         )
-        for extents in entry["slices"]:
+        for extents, piece in zip(entry["slices"], pieces):
             index = tuple(slice(s, None if n < 0 else s + n) for s, n in extents)
             shape = full[index].shape
-            piece = self._slices.get(slice_key(name, extents))
-            if piece is None:
-                raise CheckpointCorruptedError(
-                    f"TF checkpoint {self.path}: index file {self._index_file} lists slice "
-                    f"{extents} of tensor {name!r} but holds no entry for it"
-                )
             full[index] = self._read(f"{name} (slice {extents})", piece, shape)
         return full
 
@@ -426,14 +444,20 @@ class TFCheckpointReader(IndexedReader):
                     f"TF checkpoint {self.path}: slice {extents} of tensor {name!r} lies "
                     f"outside its shape {shape}"
                 )
-            for other, other_extents in boxes:
-                if all(s < oe and os < e for (s, e), (os, oe) in zip(box, other)):
-                    raise CheckpointCorruptedError(
-                        f"TF checkpoint {self.path}: slice {extents} of tensor {name!r} "
-                        f"overlaps its slice {other_extents}"
-                    )
-            boxes.append((box, extents))
-        covered = sum(math.prod(e - s for s, e in box) for box, _ in boxes)
+            boxes.append(box)
+        try:
+            overlap = _first_overlap(np.array(boxes, np.int64).reshape(len(boxes), len(shape), 2))
+        except ValueError as e:
+            raise CheckpointCorruptedError(
+                f"TF checkpoint {self.path}: tensor {name!r} has {e}"
+            ) from None
+        if overlap is not None:
+            later, earlier = (entry["slices"][k] for k in overlap)
+            raise CheckpointCorruptedError(
+                f"TF checkpoint {self.path}: slice {later} of tensor {name!r} overlaps its "
+                f"slice {earlier}"
+            )
+        covered = sum(math.prod(e - s for s, e in box) for box in boxes)
         if covered != math.prod(shape):
             raise CheckpointCorruptedError(
                 f"TF checkpoint {self.path}: the slices of tensor {name!r} cover {covered:,} "
@@ -444,15 +468,28 @@ class TFCheckpointReader(IndexedReader):
         """Before the whole of a partitioned tensor is allocated: its slices' stored bytes
         must be what its shape needs (an index may claim any shape)."""
         pieces = [self._slices.get(slice_key(name, extents)) for extents in entry["slices"]]
-        if dtype.hasobject or None in pieces:
-            return  # strings vary in size; a missing slice is reported where it is read
+        if None in pieces:
+            return  # reported by name once the extents are checked
         stored = sum(piece["size"] for piece in pieces)
-        needed = int(np.prod(entry["shape"], dtype=object)) * dtype.itemsize
-        if stored != needed:
+        # a string takes at least the one byte of its length
+        needed = math.prod(entry["shape"]) * (1 if dtype.hasobject else dtype.itemsize)
+        if stored < needed if dtype.hasobject else stored != needed:
+            at_least = "at least " if dtype.hasobject else ""
             raise CheckpointCorruptedError(
                 f"TF checkpoint {self.path}: tensor {name!r} of shape {entry['shape']} needs "
-                f"{needed:,} bytes but its slices hold {stored:,}; the index is corrupted"
+                f"{at_least}{needed:,} bytes but its slices hold {stored:,}; the index is "
+                "corrupted"
             )
+
+    def _slice_entry(self, name, extents) -> dict:
+        """The index entry of slice ``extents`` of tensor ``name``."""
+        piece = self._slices.get(slice_key(name, extents))
+        if piece is None:
+            raise CheckpointCorruptedError(
+                f"TF checkpoint {self.path}: index file {self._index_file} lists slice "
+                f"{extents} of tensor {name!r} but holds no entry for it"
+            )
+        return piece
 
     def get_slices(self, name: str) -> list:
         """``[(index, array)]``: each saved slice of tensor ``name`` (``index`` a tuple of
@@ -469,12 +506,7 @@ class TFCheckpointReader(IndexedReader):
                 slice(s, dim if n < 0 else s + n) for (s, n), dim in zip(extents, entry["shape"])
             )
             shape = tuple(len(range(*i.indices(dim))) for i, dim in zip(index, entry["shape"]))
-            piece = self._slices.get(slice_key(name, extents))
-            if piece is None:
-                raise CheckpointCorruptedError(
-                    f"TF checkpoint {self.path}: index file {self._index_file} lists slice "
-                    f"{extents} of tensor {name!r} but holds no entry for it"
-                )
+            piece = self._slice_entry(name, extents)
             out.append((index, self._read(f"{name} (slice {extents})", piece, shape)))
         return out
 
@@ -482,7 +514,7 @@ class TFCheckpointReader(IndexedReader):
         dtype = self._dtype(name, entry)
         file = self.data_file(entry["shard_id"])
         where = f"TF checkpoint {self.path}: tensor {name!r} in file {file}"
-        count = int(np.prod(shape, dtype=np.int64))
+        count = math.prod(shape)
         if not dtype.hasobject and entry["size"] != count * dtype.itemsize:
             raise CheckpointCorruptedError(
                 f"{where}: the index records {entry['size']} bytes for {dtype}{list(shape)} "
@@ -492,7 +524,7 @@ class TFCheckpointReader(IndexedReader):
             file_size = os.path.getsize(file)
         except FileNotFoundError:
             raise CheckpointCorruptedError(f"{where}: the data file is missing") from None
-        if entry["offset"] < 0 or entry["size"] > file_size - entry["offset"]:
+        if min(entry["offset"], entry["size"]) < 0 or entry["size"] > file_size - entry["offset"]:
             raise CheckpointCorruptedError(
                 f"{where}: the index places {entry['size']:,} bytes at offset "
                 f"{entry['offset']:,}, outside the file's {file_size:,} bytes (a corrupted "
@@ -575,6 +607,42 @@ class TFCheckpointReader(IndexedReader):
                 except CheckpointCorruptedError as e:
                     return str(e)
         return None
+
+
+def _first_overlap(boxes: np.ndarray):
+    """``(i, j)`` of two boxes that overlap (``j < i``; when boxes are cut along one axis
+    only, as TF's partitioners cut, the pair is found by sorting), or ``None``.
+    ``boxes[k, axis]`` is box ``k``'s ``(start, end)`` on ``axis``; a crafted index may
+    list tens of thousands of slices, so there is no loop over pairs in Python."""
+    starts, ends = boxes[..., 0], boxes[..., 1]
+    cut = (starts != starts[:1]) | (ends != ends[:1])
+    axes = np.flatnonzero(cut.any(axis=0))
+    if boxes.shape[1] == 0:  # slices of a scalar: each is the whole
+        return (1, 0) if len(boxes) > 1 else None
+    if axes.size <= 1:  # intervals on one axis: after sorting, each starts after the last
+        axis = int(axes[0]) if axes.size else 0
+        order = np.lexsort((ends[:, axis], starts[:, axis]))
+        reach = np.maximum.accumulate(ends[order, axis])
+        bad = np.flatnonzero(starts[order[1:], axis] < reach[:-1])
+        if not bad.size:
+            return None
+        later = order[bad[0] + 1]
+        earlier = order[: bad[0] + 1][ends[order[: bad[0] + 1], axis] > starts[later, axis]][0]
+        return max(int(later), int(earlier)), min(int(later), int(earlier))
+    count = len(boxes)
+    if count > MAX_CROSS_CUT_SLICES:
+        raise ValueError(
+            f"{count:,} slices cut along several axes (at most {MAX_CROSS_CUT_SLICES:,} are read)"
+        )
+    rows = max(1, (1 << 22) // count)  # every pair, a block of rows at a time
+    for first in range(0, count, rows):
+        s, e = starts[first : first + rows, None], ends[first : first + rows, None]
+        hit = ((s < ends[None]) & (starts[None] < e)).all(axis=2)
+        hit &= np.arange(first, first + len(s))[:, None] > np.arange(count)[None]
+        if hit.any():
+            i, j = np.argwhere(hit)[0]
+            return first + int(i), int(j)
+    return None
 
 
 def bundle_problem(prefix, verify: bool = False) -> str | None:

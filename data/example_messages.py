@@ -117,13 +117,13 @@ def _canonical_entries(buf, starts, ends):
     if starts.size == 0:
         return None
     key_len, key_s = read_varints(buf, starts + 1)
-    key_e = key_s + key_len.astype(np.int64)
-    ok = (buf[starts] == 0x0A) & (key_e < ends)
-    at = np.minimum(key_e, ends)
+    key_e = key_s + key_len.astype(np.int64)  # a length of 2^63 or more: key_e < key_s
+    ok = (buf[starts] == 0x0A) & (key_s <= key_e) & (key_e < ends)
+    at = np.where(ok, key_e, ends)
     ok &= buf[at] == 0x12
     val_len, val_s = read_varints(buf, at + 1)
     val_e = val_s + val_len.astype(np.int64)
-    ok &= val_e == ends
+    ok &= (val_s <= val_e) & (val_e == ends)
     return (key_s, key_e, val_s, val_e) if ok.all() else None
 
 
@@ -156,7 +156,7 @@ def _canonical_single(buf, starts, ends, tags):
     length, payload_s = read_varints(buf, starts + 1)
     payload_e = payload_s + length.astype(np.int64)
     empty = starts == ends
-    ok = empty | (_tag_table(tags)[tag] & (payload_e == ends))
+    ok = empty | (_tag_table(tags)[tag] & (payload_s <= payload_e) & (payload_e == ends))
     if not ok.all():
         return None
     tag = np.where(empty, 0, tag)

@@ -7,12 +7,16 @@ the consumer, with the producer's frames in its traceback. When the consumer sto
 no thread outlives the iteration. The join waits at most :data:`JOIN_TIMEOUT_SECONDS`: a
 producer stuck inside its source (a hung network read, a generator that never yields) is
 left behind as a daemon thread, with a warning naming it, instead of hanging the consumer.
+When the consumer stops because of Ctrl-C (a ``KeyboardInterrupt`` raised while it waits
+for an item, or being handled where it closes the iterator) the wait is
+:data:`INTERRUPTED_JOIN_SECONDS`: an interrupt stops the program promptly.
 """
 
 from __future__ import annotations
 
 import logging
 import queue
+import sys
 import threading
 
 __all__ = ["prefetch"]
@@ -22,6 +26,9 @@ logger = logging.getLogger("colonnade")
 # How long the consumer waits for a stopped producer to finish its current item. It stops
 # between items, so this bounds one read/transform of the source, not the whole pass.
 JOIN_TIMEOUT_SECONDS = 30.0
+# The wait when the consumer is interrupted (Ctrl-C, or SIGTERM handled as it): long
+# enough for a producer between items to notice, short enough to feel immediate.
+INTERRUPTED_JOIN_SECONDS = 0.5
 
 # How often a producer blocked on a full queue checks whether the consumer has gone.
 _POLL_SECONDS = 0.05
@@ -88,21 +95,31 @@ def prefetch(make_iterator, size):
             yield item
     finally:
         stop.set()
-        _join(thread)
+        _join(thread, INTERRUPTED_JOIN_SECONDS if _interrupted() else JOIN_TIMEOUT_SECONDS)
 
 
-def _join(thread) -> bool:
-    """Join a stopped producer for at most :data:`JOIN_TIMEOUT_SECONDS`; report whether it
-    ended. One still running is a daemon (it cannot keep the process alive), so it is
-    left behind with a warning rather than raised about: this runs while the consumer
-    closes, often while an exception is already propagating."""
-    thread.join(JOIN_TIMEOUT_SECONDS)
+def _interrupted() -> bool:
+    """Whether the consumer is leaving because of a ``KeyboardInterrupt``: raised in it,
+    or being handled by the code that closes it (then it is the ``GeneratorExit``'s
+    context)."""
+    error = sys.exc_info()[1]
+    return isinstance(error, KeyboardInterrupt) or isinstance(
+        getattr(error, "__context__", None), KeyboardInterrupt
+    )
+
+
+def _join(thread, timeout) -> bool:
+    """Join a stopped producer for at most ``timeout`` seconds; report whether it ended.
+    One still running is a daemon (it cannot keep the process alive), so it is left
+    behind with a warning rather than raised about: this runs while the consumer closes,
+    often while an exception is already propagating."""
+    thread.join(timeout)
     if not thread.is_alive():
         return True
     logger.warning(
         "the input thread %r did not stop within %.1f s of being asked to (its source is "
         "blocked inside a read or a transform); leaving it behind as a daemon thread",
         thread.name,
-        JOIN_TIMEOUT_SECONDS,
+        timeout,
     )
     return False

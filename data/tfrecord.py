@@ -129,9 +129,12 @@ class _Decompressed:
     def read(self, size):
         """Up to ``size`` more bytes; ``b""`` at the end. Decompression never makes more
         than ``size`` bytes at once (a small compressed file can expand a thousandfold):
-        input it has not used yet waits in ``self._pending``."""
+        input it has not used yet waits in ``self._pending``. An uncompressed file is
+        asked for at most what it holds: ``read(n)`` reserves ``n`` bytes up front, and a
+        record's length (up to 2 GiB) is only a claim."""
         if self._z is None:
-            return self._file.read(size)
+            left = os.fstat(self._file.fileno()).st_size - self._file.tell()
+            return self._file.read(max(0, min(size, left)))
         out = []
         have = 0
         while have < size and not self._done:

@@ -9,6 +9,7 @@ package works without it.
 
 from .run import RunStats, current_run
 from .scoring import predict_dataset
+from .settle import JobFailure
 from .strategy import RayStrategy
 
-__all__ = ["RayStrategy", "RunStats", "current_run", "predict_dataset"]
+__all__ = ["JobFailure", "RayStrategy", "RunStats", "current_run", "predict_dataset"]

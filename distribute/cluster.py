@@ -16,6 +16,7 @@ from ..estimators import distributed as trainer
 from . import hosts, state
 from .coordinator import Coordinator
 from .parameter_server import ParameterServer
+from .settle import JobFailure
 from .tables import ShapeOnly, network_tables
 from .worker import Worker, WorkerStats
 
@@ -228,7 +229,7 @@ class Cluster:
         _refuse_restart_of_ray_split(self.shards, f"worker {i} died")
         self.replacements[i] += 1
         if self.replacements[i] > WORKER_REPLACEMENTS:
-            raise RuntimeError(
+            raise JobFailure(
                 f"worker {i} died {self.replacements[i]} times in one train() call; giving up"
             )
         logger.warning("worker %d died; starting a new worker in its place", i)
@@ -325,6 +326,27 @@ class Cluster:
         """A checkpoint of ``step`` was written (restores after a server dies use it)."""
         self.consumed_at = {k: v for k, v in self.consumed_at.items() if k == step}
 
+    @staticmethod
+    def is_job_failure(error) -> bool:
+        """Whether ``error`` says the job's actors failed (Ray's errors, or a
+        :class:`JobFailure`), not the program (a hook, the input)."""
+        return isinstance(error, (ray.exceptions.RayError, JobFailure))
+
+    def explain_death(self, error, estimator):
+        """A clear error for a Ray actor's death that training does not recover from (the
+        coordinator's, or a server's found while handling another failure), else None."""
+        if not isinstance(error, ray.exceptions.RayActorError):
+            return None
+        roles = [("the coordinator", self.coordinator, "drain")]
+        roles += [(f"parameter server {j}", s, "ping") for j, s in enumerate(self.servers)]
+        dead = [name for name, actor, method in roles if not _answers(actor, method)]
+        return JobFailure(
+            f"{' and '.join(dead) or 'an actor of the job'} died (Ray: "
+            f"{type(error).__name__}), and training stopped; the estimator holds the latest "
+            f"checkpoint, {estimator.latest_checkpoint()} (global step "
+            f"{estimator.global_step}): run train again to resume from it"
+        )
+
     def summary(self) -> dict:
         """The workers' summed :class:`WorkerStats` as a dict, with the servers' busy
         seconds (``server_pull_s``, ``server_apply_s``) summed over the servers, the
@@ -343,6 +365,17 @@ class Cluster:
         return out
 
 
+def _answers(actor, method: str) -> bool:
+    """Whether ``actor`` (None: gone) answers a call of its ``method`` in time."""
+    if actor is None:
+        return False
+    try:
+        ray.get(getattr(actor, method).remote(), timeout=PING_TIMEOUT_S)
+    except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
+        return False
+    return True
+
+
 def _plain(value):
     """A worker resource as Ray takes it: a nested mapping as a plain dict."""
     return {k: _plain(v) for k, v in value.items()} if isinstance(value, dict) else value
@@ -350,7 +383,7 @@ def _plain(value):
 
 def _refuse_restart_of_ray_split(shards, what: str) -> None:
     if any(reads_streamed_split(shard) for shard in shards):
-        raise RuntimeError(
+        raise JobFailure(
             f"{what}, and the workers read parts of a lazy Ray dataset's streaming_split, "
             "which cannot be handed to new workers mid-pass: training stopped; run train "
             "again to resume from the latest checkpoint. A materialized dataset "

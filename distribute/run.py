@@ -18,6 +18,7 @@ import threading
 import time
 
 from ..estimators import distributed as trainer
+from .settle import settle_failed_run
 
 logger = logging.getLogger("colonnade")
 
@@ -84,6 +85,9 @@ class Run:
         self.strategy, self.estimator = strategy, estimator
         self.shards, self.last_step = shards, last_step
         self.cluster = None
+        self.saved: dict = {}  # step -> path of each checkpoint this run wrote
+        self.hooked = estimator.global_step  # the last step whose hooks all ran
+        self.hooking = self.hooked  # the step whose hooks are running (or last ran)
 
     @property
     def worker_actors(self) -> list:
@@ -110,9 +114,21 @@ class Run:
             return RunStats(
                 **summary, start_s=started - began, train_s=time.perf_counter() - started
             )
+        except Exception as error:
+            # a hook that failed at a step: nothing saved of later steps may stay latest
+            in_hooks = self.hooking != self.hooked and not self.cluster.is_job_failure(error)
+            settle_failed_run(self.estimator, self.saved, self.hooked if in_hooks else None)
+            clear = self.cluster.explain_death(error, self.estimator)
+            if clear is None:
+                raise
+            raise clear from error
         finally:
             _running.run = previous
             self.cluster.shutdown()
+
+    def _saved(self, step: int) -> None:
+        self.saved[step] = self.estimator.latest_checkpoint()
+        self.cluster.saved(step)
 
     def _drive(self, input_fn, hooks, saving_listeners, verbose) -> None:
         """The chief's loop: the hooks on each finished step, until every worker is
@@ -126,15 +142,17 @@ class Run:
             saving_listeners,
             verbose,
             fetch_state=cluster.sync_estimator,
-            saved=cluster.saved,
+            saved=self._saved,
         )
         started = time.monotonic()
         with chief.running():
             while True:
                 finished = cluster.poll()
                 for step, loss, rows in cluster.take_records():
+                    self.hooking = step
                     if chief.after_step(step, loss, rows):
                         cluster.stop()
+                    self.hooked = step
                 if finished and cluster.sync_estimator():  # else: restored, training goes on
                     break
             cluster.close()

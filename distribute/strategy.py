@@ -118,7 +118,7 @@ class RayStrategy:
         for hook in hooks:
             if not isinstance(hook, SessionRunHook):
                 raise TypeError(f"hooks must be SessionRunHook instances, got {type(hook)}")
-        from .state import trained_parts
+        from .state import ensure_slots, trained_parts
 
         trained_parts(estimator)  # a clear error for what cannot be distributed, first
         shards = shard_input(input_fn, self.num_workers, self.mode)
@@ -130,6 +130,7 @@ class RayStrategy:
         first_step = estimator.global_step
         last_step = max_steps if steps is None else first_step + steps
         if estimator.latest_checkpoint() is None:  # what a failed server restarts from
+            ensure_slots(estimator)  # saved too: a restore reads the servers' whole state
             estimator.save_checkpoint()
         stats = Run(self, estimator, shards, last_step).train(
             input_fn, hooks, saving_listeners, verbose

@@ -49,7 +49,7 @@ def _is_inside(root: str, path: str) -> bool:
 def inside_export(root: str, name, what: str) -> str:
     """The real path of ``name`` (relative to the export ``root``, a real path), refusing
     absolute paths, ``..`` and symlinks that lead out of the export, and non-files."""
-    if not isinstance(name, str) or not name:
+    if not isinstance(name, str) or not name or "\0" in name:
         raise ExportError(f"{what}: expected a relative path inside the export, got {name!r}")
     if os.path.isabs(name) or ".." in name.replace("\\", "/").split("/"):
         raise ExportError(
@@ -260,9 +260,13 @@ def _index_entry(key, entry, where: str):
     ):
         raise ExportError(f"{where}: array {key!r}: expected a shape of ints >= 0, got {shape!r}")
     try:
-        dtype = np.dtype(entry.get("dtype"))
-    except TypeError:
-        raise ExportError(f"{where}: array {key!r}: unknown dtype {entry.get('dtype')!r}") from None
+        if not isinstance(entry.get("dtype"), str):  # np.dtype also builds from lists, dicts
+            raise TypeError
+        dtype = np.dtype(entry["dtype"])
+    except (TypeError, ValueError):
+        raise ExportError(
+            f"{where}: array {key!r}: unknown dtype {entry.get('dtype')!r:.120}"
+        ) from None
     if dtype.kind not in _NUMERIC_KINDS:
         raise ExportError(
             f"{where}: array {key!r}: expected a numeric dtype, got {dtype}; never objects"

@@ -296,8 +296,9 @@ class CheckpointSaverHook(SessionRunHook):
 
     A diverged model is never saved: when a variable holds NaN or inf, the save is skipped
     with a warning naming the variables, so the latest checkpoint stays the last good one
-    (the loss can still be finite at the step the weights overflow; the
-    :class:`NanTensorHook` then fails the next step). ``end()`` is called by the training
+    (the loss can still be finite at the step the weights overflow), and training stops
+    there: the :class:`NanTensorHook` fails it with ``NonFiniteStateError`` (or, with
+    ``fail_on_nan_loss=False``, it ends with that warning). ``end()`` is called by the training
     loop only when training ends cleanly (or is interrupted with ``KeyboardInterrupt``):
     a run that fails does not write its state as the latest checkpoint.
     """
@@ -326,9 +327,11 @@ class CheckpointSaverHook(SessionRunHook):
         return [x for x in self.listeners if isinstance(x, CheckpointSaverListener)]
 
     def _save(self) -> bool:
-        """Save (unless diverged); True when a listener asks to stop."""
+        """Save (unless diverged); True when a listener asks to stop, or when the state
+        diverged: training stops there (``NanTensorHook.end`` then raises
+        ``NonFiniteStateError``) instead of refusing every later save."""
         if self._diverged():
-            return False
+            return True
         step = self.estimator.global_step
         for listener in self._tf_listeners():
             listener.before_save(None, step)
@@ -348,7 +351,7 @@ class CheckpointSaverHook(SessionRunHook):
         if bad:
             logger.warning(
                 "not saving a checkpoint at step %d: variables %s hold NaN or inf; the "
-                "latest checkpoint stays the last finite one",
+                "latest checkpoint stays the last finite one; stopping training",
                 self.estimator.global_step,
                 bad[:10],
             )

@@ -84,6 +84,7 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10: the same parser, published as the tomli package
     import tomli as tomllib
 
+from ..data.dataset import MAX_ROWS
 from ..estimators.from_config import EstimatorConfig, parse_estimator_config
 from ..estimators.input_fn import DEFAULT_BATCH_SIZE
 from ..feature_columns import config_checks as check
@@ -191,6 +192,33 @@ def _label(v, where):
     return check.strings(v, where)[0] if isinstance(v, str) else check.strings(v, where)
 
 
+def _batch_size(v, where) -> int:
+    if check.integer(1)(v, where) > MAX_ROWS:
+        raise ConfigError(
+            f"expected an integer from 1 to {MAX_ROWS:,} (2^31 - 1), got {v:,}", where
+        )
+    return v
+
+
+def _check_integers(document) -> None:
+    """Refuse an integer outside int64 anywhere in a parsed config, naming its key: TOML
+    integers are 64-bit, but Python's parser takes any size, and numpy's "Maximum
+    allowed dimension exceeded" or "int too big to convert" named no field."""
+    stack = [("", document)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, dict):
+            stack += [(f"{where}.{k}" if where else k, v) for k, v in value.items()]
+        elif isinstance(value, list):
+            stack += [(f"{where}[{i}]", v) for i, v in enumerate(value)]
+        elif isinstance(value, int) and not -(2**63) <= value < 2**63:
+            raise ConfigError(
+                f"the integer {value} does not fit in 64 bits (TOML's integers are from "
+                "-2^63 to 2^63 - 1)",
+                where,
+            )
+
+
 def _data(table, base_dir) -> DataConfig:
     keys = {"train", "eval", "predict", "label", "weight_column", "batch_size", "epochs"}
     t = Table(table, "data", keys | {"shuffle"})
@@ -207,7 +235,7 @@ def _data(table, base_dir) -> DataConfig:
         predict=predict,
         label=t.get("label", _label, required=needs_label, hint='the label column, e.g. "y"'),
         weight_column=t.get("weight_column", check.string),
-        batch_size=t.get("batch_size", check.integer(1), DEFAULT_BATCH_SIZE),
+        batch_size=t.get("batch_size", _batch_size, DEFAULT_BATCH_SIZE),
         epochs=t.get("epochs", check.integer(1), 1),
         shuffle=t.get("shuffle", check.boolean, True),
     )
@@ -350,4 +378,5 @@ def load_config(path) -> JobConfig:
         raise ConfigError(f"not valid TOML: {e}") from None
     except RecursionError:
         raise ConfigError("not a usable TOML file: arrays or tables nested too deeply") from None
+    _check_integers(mapping)
     return parse_config(mapping, os.path.dirname(os.path.abspath(path)), path)

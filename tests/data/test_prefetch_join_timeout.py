@@ -1,9 +1,12 @@
 """prefetch never hangs its consumer on a producer that does not stop: the join is bounded."""
 
 import logging
+import os
+import signal
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from colonnade.data import prefetch as prefetch_mod
@@ -59,3 +62,68 @@ def test_an_input_error_arrives_at_the_item_that_raised_it():
     assert [next(iterator) for _ in range(3)] == [0, 1, 2]  # the good items come first
     with pytest.raises(ValueError, match="bad item 3"):
         next(iterator)
+
+
+def _interrupt_when(event, seconds=10):
+    """Send this process SIGINT (Ctrl-C) 0.3 s after ``event`` is set (the main thread is
+    then waiting for input); a list that gets the time it was sent."""
+    sent = []
+
+    def wait_then_interrupt():
+        if event.wait(seconds):
+            time.sleep(0.3)
+            sent.append(time.monotonic())
+            os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=wait_then_interrupt, daemon=True).start()
+    return sent
+
+
+def test_ctrl_c_while_the_consumer_waits_for_a_blocked_source_stops_promptly():
+    """Issue 29: Ctrl-C while the input blocked took the whole join timeout (30 s) to
+    stop; an interrupted consumer waits INTERRUPTED_JOIN_SECONDS for its producer."""
+    blocked, release = threading.Event(), threading.Event()
+
+    def source():
+        yield 1
+        blocked.set()
+        release.wait(60)
+        yield 2
+
+    iterator = prefetch_mod.prefetch(source, 1)
+    assert next(iterator) == 1
+    sent = _interrupt_when(blocked)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            next(iterator)
+        assert time.monotonic() - sent[0] < 2.0
+    finally:
+        release.set()
+
+
+def test_ctrl_c_during_training_on_a_blocked_input_stops_promptly_and_saves(tmp_path):
+    """The same through ``train``: the steps run are saved and Ctrl-C returns at once
+    (the iterator is closed while the KeyboardInterrupt is handled)."""
+    import colonnade as cn
+
+    blocked, release = threading.Event(), threading.Event()
+    rng = np.random.default_rng(0)
+
+    def batches():
+        for _ in range(3):
+            yield {"x": rng.normal(size=8)}, rng.normal(size=8)
+        blocked.set()
+        release.wait(60)
+
+    est = cn.estimators.LinearRegressor(
+        [cn.feature_columns.numeric_column("x")],
+        config=cn.estimators.RunConfig(model_dir=str(tmp_path), log_step_count_steps=0),
+    )
+    sent = _interrupt_when(blocked)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            est.train(batches, verbose=0)
+        assert time.monotonic() - sent[0] < 2.0
+    finally:
+        release.set()
+    assert cn.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-3")
