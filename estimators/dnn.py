@@ -40,6 +40,29 @@ def resolve_activation(activation_fn):
     )
 
 
+MAX_KERNEL_ELEMENTS = (1 << 31) - 1
+"""The largest kernel a hidden layer may have (8 GiB of float32): a size beyond it is a
+typo or a hostile config, refused by name before anything is allocated."""
+
+
+def check_hidden_units(input_dim: int, hidden_units) -> None:
+    """``hidden_units`` is a non-empty list of positive integers whose kernels (input
+    width x units, layer by layer) stay within :data:`MAX_KERNEL_ELEMENTS`."""
+    units = list(hidden_units or [])
+    if not units or any(
+        isinstance(u, bool) or not isinstance(u, (int, np.integer)) or u < 1 for u in units
+    ):
+        raise ValueError(
+            f"hidden_units must be a non-empty list of positive ints, got {hidden_units!r}"
+        )
+    for i, (fan_in, width) in enumerate(zip([input_dim, *units], units)):
+        if int(fan_in) * int(width) > MAX_KERNEL_ELEMENTS:
+            raise ValueError(
+                f"hidden layer {i} ({int(fan_in):,} inputs x {int(width):,} units) would "
+                f"have {int(fan_in) * int(width):,} weights, more than {MAX_KERNEL_ELEMENTS:,}"
+            )
+
+
 class DNNTower:
     """``input -> [dense -> activation -> dropout -> batch norm] * n -> logits``.
 
@@ -56,10 +79,7 @@ class DNNTower:
         batch_norm=False,
         rng=None,
     ):
-        if not hidden_units or any(int(u) < 1 for u in hidden_units):
-            raise ValueError(
-                f"hidden_units must be a non-empty list of positive ints, got {hidden_units!r}"
-            )
+        check_hidden_units(input_dim, hidden_units)
         if dropout is not None and not 0 <= dropout < 1:
             raise ValueError(f"dropout must be in [0, 1), got {dropout}")
         rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)

@@ -429,3 +429,16 @@ def test_fit_takes_a_dataset_and_a_label_name():
     est = E.LinearClassifier(columns(), config=quiet_config())
     est.fit(cn.data.Dataset.from_pandas(frame), label="y", epochs=3)
     assert est.evaluate(cn.data.Dataset.from_pandas(frame), label="y")["accuracy"] > 0.8
+
+
+def test_hidden_units_are_checked_before_anything_is_allocated():
+    """A config's hidden_units = [2**40] (issue 29) ended in numpy's MemoryError; it is
+    refused naming the layer and its size, as are non-integers."""
+    columns = [fc.numeric_column("x", shape=(4,))]
+    with pytest.raises(ValueError, match=r"hidden layer 0 \(4 inputs x 1,099,511,627,776 units\)"):
+        E.DNNClassifier([2**40], columns).model
+    with pytest.raises(ValueError, match=r"hidden layer 1 \(8 inputs x 1,073,741,824"):
+        E.DNNRegressor([8, 2**30], columns).model
+    for bad in ([1.5], [True], [], [0]):
+        with pytest.raises(ValueError, match="non-empty list of positive ints"):
+            E.DNNClassifier(bad, columns).model
