@@ -63,6 +63,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from . import infer_rules
 from .infer_crosses import crosses
 from .infer_rules import (
     categorical_columns,
@@ -283,6 +284,8 @@ def infer(
             values = sample.column(name).to_numpy(zero_copy_only=False).astype(np.float64)
             wide, deep, reason = numeric_columns(s, values[~np.isnan(values)])
             linear.append(wide)
+            if infer_rules.NUMERIC_IN_WIDE:
+                linear.append(deep[0])
             dnn.extend(deep)
             candidates.append(wide)
             decisions.append(ColumnDecision(name, "numeric", reason))

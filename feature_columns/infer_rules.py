@@ -74,6 +74,12 @@ CLIP_QUANTILES = (0.001, 0.999)
 # is a code (a hash, an id), not a quantity: it is read as a category.
 FLOAT32_EXACT, FLOAT64_EXACT = 2**24, 2**53
 
+# The wide part also gets the number itself, normalized as in the deep part: with a
+# weight per category it then holds the linear baseline (a logistic/ridge regression on
+# one-hot categories and standardized numbers), which the quantile buckets alone only
+# approximate by steps (small tables: too few rows per bucket to learn the steps).
+NUMERIC_IN_WIDE = True
+
 # The deep part also gets an embedding of a number's quantile bucket when it has at least
 # this many buckets (a piecewise-constant encoding, Gorishniy et al. 2022).
 NUMERIC_BUCKET_EMBEDDING = True
@@ -263,6 +269,8 @@ def numeric_columns(stats: ColumnStats, sample: np.ndarray):
     )
     if dtype != "float32":
         reason += f"; read as {dtype}: integers up to {stats.max:.6g} are not exact in float32"
+    if NUMERIC_IN_WIDE:
+        reason += "; the normalized number also in the wide part (a linear term)"
     buckets = len(boundaries) + 1
     if NUMERIC_BUCKET_EMBEDDING and buckets >= BUCKET_EMBEDDING_MIN:
         width = min(EMBEDDING_MAX, math.ceil(EMBEDDING_FACTOR * buckets**0.25))

@@ -290,3 +290,19 @@ def test_inference_is_linear_in_columns(monkeypatch):
     infer(df, "y", progress=lines.append)
     assert sum(converted) <= 3 * width, sum(converted)  # was width * width
     assert lines and lines[0] == f"read 200 rows of {width + 1} columns"
+
+
+def test_the_wide_part_holds_the_linear_baseline():
+    # a weight per standardized number (and per category): the wide part can be the
+    # logistic regression the benchmark's linear baseline fits, not only its steps
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"x": rng.normal(5.0, 2.0, 300), "k": rng.choice(["a", "b"], 300)})
+    df["y"] = (df["x"] > 5).astype(int)
+    plan = infer(df, "y")
+    linear = {c.name: c for c in plan.linear}
+    assert {"x", "x_bucketized", "k"} <= set(linear)
+    from colonnade.feature_columns import transform_features
+
+    values = transform_features({"x": [5.0, 7.0]}, [linear["x"]])["x"].ravel()
+    mean, std = df["x"].mean(), df["x"].std(ddof=0)
+    np.testing.assert_allclose(values, [(5.0 - mean) / std, (7.0 - mean) / std], rtol=1e-4)
