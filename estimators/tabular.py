@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import math
 import tempfile
 
@@ -84,6 +85,12 @@ DNN_LEARNING_RATE = 0.001
 LINEAR_OPTIMIZER = "Ftrl"
 LINEAR_LEARNING_RATE = 0.05
 LINEAR_L1 = 0.001
+# BLAS threads while training: a batch's matrix products (at most 1024 rows, often dozens
+# of (batch, 1) pieces of an input layer) are too small to split, and BLAS's threads wait
+# on each other more than they compute (breast cancer's fit on a loaded 2-core machine:
+# 120 s with OpenBLAS's default threads, 33 s with one). Set through threadpoolctl when
+# it is installed (it comes with scikit-learn); said in the notes either way.
+TRAINING_BLAS_THREADS = 1
 
 
 def validation_fraction(rows: int) -> float:
@@ -208,6 +215,21 @@ class _BestEpoch(EarlyStopping):
         return {k: [epoch[k] for epoch in self.logs] for k in self.logs[0]} if self.logs else {}
 
 
+def blas_threads():
+    """``(context manager, note)``: BLAS held to :data:`TRAINING_BLAS_THREADS` threads
+    while it is entered, or a no-op when threadpoolctl is not installed."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        note = "BLAS threads as configured (pip install threadpoolctl to train with 1)"
+        return contextlib.nullcontext(), note
+    limit = TRAINING_BLAS_THREADS
+    note = (
+        f"BLAS held to {limit} thread(s) while training: a batch's products are too small to split"
+    )
+    return threadpool_limits(limits=limit, user_api="blas"), note
+
+
 def early_stopping_for(validation_rows: int) -> tuple:
     """``(patience, min_epochs)`` for a validation split of ``validation_rows``: on a
     split smaller than :data:`STEADY_VALIDATION_ROWS` the loss moves by chance between
@@ -303,6 +325,8 @@ class _Tabular:
                 "losses (history_, TensorBoard's per-epoch loss and eval/loss) are in the "
                 "label's units"
             )
+        threads, note = blas_threads()
+        notes.append(note)
         for note in notes:
             plan = plan.with_note(note)
         self.columns_ = plan
@@ -313,15 +337,16 @@ class _Tabular:
         if valid is not None:
             stopper = _BestEpoch(valid, self.label, scale, patience, min_epochs)
             callbacks, epochs = [stopper], MAX_EPOCHS
-        self.history_ = self.estimator_.fit(
-            train,
-            label=self.label,
-            epochs=epochs,
-            batch_size=batch_size,
-            callbacks=callbacks,
-            seed=seed,
-            verbose=self.verbose,
-        )
+        with threads:
+            self.history_ = self.estimator_.fit(
+                train,
+                label=self.label,
+                epochs=epochs,
+                batch_size=batch_size,
+                callbacks=callbacks,
+                seed=seed,
+                verbose=self.verbose,
+            )
         if valid is not None:
             self.history_.history = stopper.history()
         elif scale is not None:
