@@ -97,7 +97,12 @@ def test_regressor_and_small_data_note(tmp_path, few_epochs):
         cn.estimators.TabularClassifier("y", model_dir=str(tmp_path / "c")).fit(df)
 
 
-def test_cli_without_config_writes_a_reusable_inferred_toml(tmp_path, few_epochs, capsys):
+def test_cli_without_config_writes_a_reusable_inferred_toml(
+    tmp_path, few_epochs, capsys, monkeypatch
+):
+    from colonnade.cli import inferred
+
+    monkeypatch.setattr(inferred, "PROGRESS_EVERY_S", 0.0)  # every progress line
     data = tmp_path / "train.parquet"
     _synthetic().to_parquet(data)
     model_dir = tmp_path / "model"
@@ -105,6 +110,7 @@ def test_cli_without_config_writes_a_reusable_inferred_toml(tmp_path, few_epochs
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "y: label: binary" in out and "k: categorical" in out
+    assert "inferring the columns of" in out and "infer: read 600 rows of 3 columns" in out
     config = model_dir / "inferred.toml"
     job = load_config(config)
     assert job.data.label == "y" and job.model.type == "DNNLinearCombinedClassifier"
