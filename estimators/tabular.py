@@ -85,6 +85,10 @@ DNN_LEARNING_RATE = 0.001
 LINEAR_OPTIMIZER = "Ftrl"
 LINEAR_LEARNING_RATE = 0.05
 LINEAR_L1 = 0.001
+# After training, the deep part's logits are weighted by the one of these with the lowest
+# validation loss (a wide/deep blend chosen on validation; 0 keeps the wide part only):
+# on small tables the deep part overfits what the wide part already fits.
+BLEND_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
 # BLAS threads while training: a batch's matrix products (at most 1024 rows, often dozens
 # of (batch, 1) pieces of an input layer) are too small to split, and BLAS's threads wait
 # on each other more than they compute (breast cancer's fit on a loaded 2-core machine:
@@ -175,19 +179,25 @@ class _BestEpoch(EarlyStopping):
         self.min_epochs = min_epochs
         self.logs: list = []
 
-    def _validate(self) -> dict:
+    def validate(self, name=None) -> dict:
+        """The metrics on the validation rows, in the label's units; TensorBoard's under
+        ``eval`` (``eval_<name>`` with a ``name``)."""
         estimator = self.estimator
+
+        def evaluate():
+            return estimator.evaluate(self.validation, label=self.label, name=name, verbose=0)
+
         if self.scale is None:
-            return estimator.evaluate(self.validation, label=self.label, verbose=0)
+            return evaluate()
         trained = estimator.get_weights()
         _fold_label_scale(estimator, *self.scale)
         try:
-            return estimator.evaluate(self.validation, label=self.label, verbose=0)
+            return evaluate()
         finally:
             estimator.set_weights(trained)
 
     def on_epoch_end(self, epoch, logs) -> None:
-        results = self._validate()
+        results = self.validate()
         if self.scale is not None:
             logs["loss"] = float(logs["loss"]) * self.scale[1] ** 2
             write_scalars(self.estimator.model_dir, results["global_step"], {"loss": logs["loss"]})
@@ -228,6 +238,27 @@ def blas_threads():
         f"BLAS held to {limit} thread(s) while training: a batch's products are too small to split"
     )
     return threadpool_limits(limits=limit, user_api="blas"), note
+
+
+def _choose_blend(estimator, validate) -> tuple:
+    """``(deep weight, note)``: the deep part's logits scaled by the weight of
+    :data:`BLEND_WEIGHTS` with the lowest validation loss (the wide part's kept), folded
+    into the output layer's weights (exact: the logits are affine in them), so the model
+    and its exports stay one wide&deep model."""
+    trained = estimator.get_weights()
+    deep = {k: v for k, v in trained.items() if k.startswith("dnn/logits/")}
+    losses = {}
+    for weight in BLEND_WEIGHTS:
+        estimator.set_weights({k: v * weight for k, v in deep.items()})
+        losses[weight] = float(validate("blend")["loss"])
+    best = min(BLEND_WEIGHTS, key=lambda w: (losses[w], -w))
+    estimator.set_weights({k: v * best for k, v in deep.items()})
+    tried = ", ".join(f"{w:g}: {loss:.4g}" for w, loss in losses.items())
+    note = (
+        f"the deep part's logits weighted {best:g} (the wide part's 1), the weight of "
+        f"{list(BLEND_WEIGHTS)} with the lowest validation loss ({tried})"
+    )
+    return best, note
 
 
 def early_stopping_for(validation_rows: int) -> tuple:
@@ -349,6 +380,10 @@ class _Tabular:
             )
         if valid is not None:
             self.history_.history = stopper.history()
+            if BLEND_WEIGHTS:
+                with threads:
+                    self.deep_weight_, note = _choose_blend(self.estimator_, stopper.validate)
+                self.columns_ = self.columns_.with_note(note)
         elif scale is not None:
             self.history_.history["loss"] = [
                 v * scale[1] ** 2 for v in self.history_.history["loss"]
@@ -357,7 +392,7 @@ class _Tabular:
         self.best_epoch_ = (int(np.argmin(losses)) + 1) if losses else len(self.history_.epoch)
         if scale is not None:
             _fold_label_scale(self.estimator_, *scale)
-        if scale is not None or (losses and self.best_epoch_ != len(losses)):
+        if scale is not None or (losses and self.best_epoch_ != len(losses)) or valid is not None:
             # The best (or rescaled) weights replace the last epoch's as the newest
             # checkpoint, so a later evaluate, export or `colonnade evaluate` reads them.
             core.remove_checkpoint(self.estimator_.latest_checkpoint())

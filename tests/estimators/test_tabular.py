@@ -57,6 +57,7 @@ def test_the_best_epoch_is_restored_and_checkpointed(tmp_path, monkeypatch):
     monkeypatch.setattr(tabular, "MAX_EPOCHS", 6)
     monkeypatch.setattr(tabular, "PATIENCE", 10)  # run all epochs past the best
     monkeypatch.setattr(tabular, "DNN_LEARNING_RATE", 0.05)  # noisy: the last is not best
+    monkeypatch.setattr(tabular, "BLEND_WEIGHTS", ())  # the best epoch's weights as they are
     df, valid = _synthetic(400, 0), _synthetic(300, 1)
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
     model.fit(df, validation_data=valid)
@@ -456,3 +457,18 @@ def test_training_holds_blas_to_one_thread(tmp_path, few_epochs, monkeypatch):
     model.fit(_synthetic())
     assert seen and set(seen) == {tabular.TRAINING_BLAS_THREADS}
     assert any("BLAS held to 1 thread" in n for n in model.columns_.notes)
+
+
+def test_the_blend_of_wide_and_deep_is_chosen_on_validation(tmp_path, few_epochs):
+    df, valid = _synthetic(400, 0), _synthetic(300, 1)
+    model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
+    model.fit(df, validation_data=valid)
+    (note,) = [n for n in model.columns_.notes if n.startswith("the deep part's logits")]
+    tried = dict(
+        (float(w), float(v))
+        for w, v in (p.split(": ") for p in note.split("(")[-1][:-1].split(", "))
+    )
+    assert set(tried) == set(tabular.BLEND_WEIGHTS)
+    assert model.deep_weight_ == min(tried, key=tried.get)
+    # what is checkpointed is the blend: its loss is the lowest tried
+    assert model.evaluate(valid)["loss"] == pytest.approx(min(tried.values()), rel=1e-3)
