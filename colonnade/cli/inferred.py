@@ -115,8 +115,9 @@ def cmd_train_inferred(data, label, model_dir=None, seed=0) -> None:
         f"# Written by `colonnade train --data {data} --label {label}`: the inferred columns\n"
         f"# and settings. `colonnade train {INFERRED_CONFIG}` trains them again in\n"
         f"# {RETRAIN_DIR}/ for the best epoch count found ({model.best_epoch_}), at fixed\n"
-        "# learning rates (fit halves them on a plateau) and on the label as it is (a\n"
-        "# TabularRegressor trains on it standardized).\n\n"
+        "# learning rates (fit halves them on a plateau), on the label as it is (a\n"
+        "# TabularRegressor trains on it standardized) and with the deep part's logits\n"
+        "# unweighted (fit weights them by a blend chosen on validation).\n\n"
     )
     with open(path, "w", encoding="utf-8") as f:
         f.write(header + to_toml(config))
