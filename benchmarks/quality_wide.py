@@ -142,41 +142,29 @@ def randhie():
     return _split(sm.datasets.randhie.load_pandas().data, "mdvis", "regression")
 
 
-def health_insurance():
-    return _split(_pydataset("HI"), "whi", "binary")
+# pydataset tables used as they are: name -> (pydataset name, label, task, dropped columns)
+PYDATASET_TABLES = {
+    "health_insurance": ("HI", "whi", "binary", ()),
+    "star": ("Star", "tmathssk", "regression", ()),
+    "males": ("Males", "wage", "regression", ("nr",)),
+    "chile": ("Chile", "vote", "multiclass", ()),
+    "slid": ("SLID", "wages", "regression", ()),
+    "computers": ("Computers", "price", "regression", ()),
+    "fishing": ("Fishing", "mode", "multiclass", ()),
+    "treatment": ("Treatment", "re78", "regression", ()),
+    "car": ("Car", "choice", "multiclass", ()),
+}
 
 
-def star():
-    return _split(_pydataset("Star"), "tmathssk", "regression")
+def pydataset_table(name):
+    """A loader of :data:`PYDATASET_TABLES`' ``name``."""
+    source, label, task, dropped = PYDATASET_TABLES[name]
 
+    def load():
+        return _split(_pydataset(source).drop(columns=list(dropped)), label, task)
 
-def males():
-    frame = _pydataset("Males").drop(columns=["nr"])
-    return _split(frame, "wage", "regression")
-
-
-def chile():
-    return _split(_pydataset("Chile"), "vote", "multiclass")
-
-
-def slid():
-    return _split(_pydataset("SLID"), "wages", "regression")
-
-
-def computers():
-    return _split(_pydataset("Computers"), "price", "regression")
-
-
-def fishing():
-    return _split(_pydataset("Fishing"), "mode", "multiclass")
-
-
-def treatment():
-    return _split(_pydataset("Treatment"), "re78", "regression")
-
-
-def car():
-    return _split(_pydataset("Car"), "choice", "multiclass")
+    load.__name__ = name
+    return load
 
 
 def diamonds():
@@ -193,15 +181,7 @@ DATASETS = {
     "diabetes": diabetes,
     "fair": fair,
     "randhie": randhie,
-    "health_insurance": health_insurance,
-    "star": star,
-    "males": males,
-    "chile": chile,
-    "slid": slid,
-    "computers": computers,
-    "fishing": fishing,
-    "treatment": treatment,
-    "car": car,
+    **{name: pydataset_table(name) for name in PYDATASET_TABLES},
     "diamonds": diamonds,
 }
 
@@ -376,16 +356,10 @@ def run(datasets, models, seeds, emit=print):
                     result = {"skipped": str(e)}
                 except Exception as e:  # noqa: BLE001 -- a crash is a result here
                     result = {"skipped": f"crashed: {type(e).__name__}: {e}"[:300]}
-                line = {
-                    "dataset": name,
-                    "task": task,
-                    "rows": len(train) + len(test),
-                    "model": model,
-                    "seed": seed,
-                    **result,
-                    "seconds": round(time.perf_counter() - started, 1),
-                    "load": round(os.getloadavg()[0], 1),
-                }
+                seconds = round(time.perf_counter() - started, 1)
+                line = dict(dataset=name, task=task, rows=len(train) + len(test))
+                line.update(model=model, seed=seed, **result)
+                line.update(seconds=seconds, load=round(os.getloadavg()[0], 1))
                 emit(json.dumps(line))
                 lines.append(line)
     return lines
