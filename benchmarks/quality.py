@@ -3,6 +3,9 @@ wide&deep and linear models, on the same train/test split, several seeds each.
 
     python benchmarks/quality.py [--datasets adult,...] [--models tabular,...] [--seeds 0,1,2]
 
+(The wide benchmark, 17 tables against linear, HistGradientBoosting, LightGBM and XGBoost
+baselines: ``benchmarks/quality_wide.py``.)
+
 Every model runs once per seed (``--seeds``, default ``0,1,2``): its initial weights,
 shuffles and (tabular) validation split and sample; the boosted trees' ``random_state``.
 The train/test split stays the same for every seed, so seeds compare the models, not the

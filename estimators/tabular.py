@@ -1,7 +1,7 @@
 """Zero-configuration models: :class:`TabularClassifier` and :class:`TabularRegressor`.
 
 ``fit(data)`` infers the feature columns (:func:`colonnade.feature_columns.infer`), holds
-out a seeded validation split (streamed for files: :func:`row_keys`), trains a wide&deep
+out a seeded, stratified validation split (:mod:`.tabular_split`), trains a wide&deep
 model with colonnade's recommended settings (a regression label standardized, learning
 rates halved on a plateau), stops when the validation loss stops improving and keeps the
 best epoch's weights. Each setting is a named constant below and a note in
@@ -23,19 +23,20 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import math
 import tempfile
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .. import core
 from ..feature_columns.infer import ColumnPlan, infer
 from .callbacks import EarlyStopping
 from .canned import DNNLinearCombinedClassifier, DNNLinearCombinedRegressor
 from .run_config import RunConfig
+from .tabular_split import in_memory, part
+from .tensorboard import write_scalars
 
 __all__ = ["TabularClassifier", "TabularRegressor", "fold_label_scale", "recommended_settings"]
 
@@ -59,6 +60,12 @@ MAX_EPOCHS = 30
 # Epochs without a lower validation loss before stopping: one or two bad epochs are often
 # noise, or a step size too large for the last stretch (which the halving below fixes).
 PATIENCE = 3
+# A validation split below this many rows gives a loss that moves by chance between
+# epochs by as much as training moves it (20% of a 1,000-row table holds 38-88 positives:
+# seeds stopped at epochs 2-4 with AUCs 0.013 apart): there training never stops before
+# MIN_EPOCHS_NOISY epochs and waits PATIENCE_NOISY epochs without improvement.
+STEADY_VALIDATION_ROWS = 2_000
+NOISY_EXTRA_PATIENCE, MIN_EPOCHS_NOISY = 2, 6
 # After each epoch without a lower validation loss, every learning rate is multiplied by
 # this (reduce on plateau): large steps early, small ones once the loss stops falling,
 # with no schedule length to guess in advance.
@@ -78,6 +85,16 @@ DNN_LEARNING_RATE = 0.001
 LINEAR_OPTIMIZER = "Ftrl"
 LINEAR_LEARNING_RATE = 0.05
 LINEAR_L1 = 0.001
+# After training, the deep part's logits are weighted by the one of these with the lowest
+# validation loss (a wide/deep blend chosen on validation; 0 keeps the wide part only):
+# on small tables the deep part overfits what the wide part already fits.
+BLEND_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
+# BLAS threads while training: a batch's matrix products (at most 1024 rows, often dozens
+# of (batch, 1) pieces of an input layer) are too small to split, and BLAS's threads wait
+# on each other more than they compute (breast cancer's fit on a loaded 2-core machine:
+# 120 s with OpenBLAS's default threads, 33 s with one). Set through threadpoolctl when
+# it is installed (it comes with scikit-learn); said in the notes either way.
+TRAINING_BLAS_THREADS = 1
 
 
 def validation_fraction(rows: int) -> float:
@@ -128,114 +145,6 @@ def recommended_settings(plan: ColumnPlan, rows: int) -> dict:
     return settings
 
 
-def _in_memory(data):
-    """``data`` as an Arrow table when it is in memory already, else None (files and
-    Datasets are streamed)."""
-    if isinstance(data, pd.DataFrame):
-        return _from_pandas(data)
-    if isinstance(data, pa.Table):
-        return data
-    if isinstance(data, pa.RecordBatch):
-        return pa.Table.from_batches([data])
-    return None
-
-
-def _stream(data):
-    """A label-less ``cn.data.Dataset`` over a file/glob/list of paths or a Dataset."""
-    from ..data import Dataset
-
-    if isinstance(data, Dataset):
-        return data.with_label(None)
-    return Dataset.from_files(data)
-
-
-def row_keys(table, seed: int) -> np.ndarray:
-    """A seeded 64-bit hash of each row's values (all columns, in name order): the key
-    that puts a row in the validation split when it falls below a threshold.
-
-    It depends on the row alone, not on its position, the batch it is read in or the
-    order of the files, so a file streamed in any order splits as the same data in
-    memory does, with no state kept between batches; identical rows fall on the same
-    side (no duplicate leaks from training into validation). Each column's value hash
-    (pandas' ``hash_array``) is mixed into the key with SplitMix64's finalizer; the key
-    starts from the seed's.
-
-    >>> t = pa.table({"x": [1.0, 2.0, 1.0], "k": ["a", "b", "a"]})
-    >>> keys = row_keys(t, seed=0)
-    >>> bool(keys[0] == keys[2]), bool(keys[0] == keys[1]), bool((keys == row_keys(t, 1)).any())
-    (True, False, False)
-    """
-    start = _mix(np.array([int(seed) % 2**64], dtype=np.uint64) + np.uint64(GOLDEN_GAMMA))
-    keys = np.full(table.num_rows, start[0])
-    for name in sorted(table.column_names):
-        column = table.column(name)
-        if pa.types.is_dictionary(column.type):
-            column = column.cast(column.type.value_type)
-        t = column.type
-        if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t):
-            values = column.cast(pa.float64()).to_numpy(zero_copy_only=False)
-        else:
-            values = column.cast(pa.string()).to_numpy(zero_copy_only=False)
-        keys = _mix(keys ^ pd.util.hash_array(values, categorize=False))
-    return keys
-
-
-# SplitMix64's increment: the seed is offset by it so that no seed starts the key at 0.
-GOLDEN_GAMMA = 0x9E3779B97F4A7C15
-
-
-def _mix(z: np.ndarray) -> np.ndarray:
-    """SplitMix64's finalizer: every input bit flips about half the output bits."""
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-def _validation_mask(table, seed: int, fraction: float) -> np.ndarray:
-    return row_keys(table, seed) < np.uint64(min(int(fraction * 2.0**64), 2**64 - 1))
-
-
-def _rows_for(table, label, seed, fraction, side, scale):
-    """The rows of ``table`` with a label, on ``side`` (``"train"``, ``"validation"`` or
-    ``"all"``) of the split, the label standardized by ``scale = (mean, std)`` if given."""
-    keep = pc.is_valid(table.column(label))
-    if side != "all":
-        valid = pa.array(_validation_mask(table, seed, fraction))
-        keep = pc.and_(keep, valid if side == "validation" else pc.invert(valid))
-    table = table.filter(keep)
-    if scale is not None:
-        mean, std = scale
-        y = table.column(label).cast(pa.float64()).to_numpy()
-        i = table.column_names.index(label)
-        table = table.set_column(i, label, pa.array((y - mean) / std, pa.float32()))
-    return table
-
-
-def _part(data, label, seed, fraction, side, scale):
-    """One side of the split of ``data``: a table for in-memory data; for files and
-    Datasets a Dataset that selects its rows batch by batch while streaming (memory
-    bounded by the batches, not the data)."""
-    table = _in_memory(data)
-    if table is not None:
-        return _rows_for(table, label, seed, fraction, side, scale)
-    stream = _stream(data)
-
-    def rows(batch):
-        return _rows_for(pa.Table.from_batches([batch]), label, seed, fraction, side, scale)
-
-    rows.__name__ = f"{side}_rows"
-    return stream.map(rows)
-
-
-def _from_pandas(df):
-    try:
-        return pa.Table.from_pandas(df, preserve_index=False)
-    except (pa.ArrowTypeError, pa.ArrowInvalid):
-        from ..feature_columns.infer_stats import table_from_pandas as checked
-
-        return checked(df)  # raises the error naming the mixed-type column
-
-
 def fold_label_scale(estimator, mean, std) -> None:
     """Make a canned model trained on standardized labels predict in the label's units:
     its output is ``linear + dnn`` logits, each affine in its last layer's weights, so
@@ -256,11 +165,47 @@ def fold_label_scale(estimator, mean, std) -> None:
 
 
 class _BestEpoch(EarlyStopping):
-    """EarlyStopping that halves the learning rates after an epoch without improvement
-    (:data:`LR_DECAY`) and restores the best weights also when training ran out of
-    epochs after the best one (Keras restores them only when it stops early)."""
+    """EarlyStopping on a validation loss it measures itself after each epoch, in the
+    label's units (a regressor trained on standardized labels is scaled back for the
+    measurement: the ``val_`` history and TensorBoard's ``eval/loss`` are in the units of
+    a later ``evaluate``, and so is the per-epoch training ``loss`` it writes, where the
+    per-step one would be standardized).
+
+    It halves the learning rates after an epoch without improvement (:data:`LR_DECAY`),
+    stops no earlier than after ``min_epochs`` epochs, and restores the best weights also
+    when training ran out of epochs after the best one (Keras restores them only when it
+    stops early)."""
+
+    def __init__(self, validation, label, scale, patience, min_epochs):
+        super().__init__(patience=patience, restore_best_weights=True)
+        self.validation, self.label, self.scale = validation, label, scale
+        self.min_epochs = min_epochs
+        self.logs: list = []
+
+    def validate(self, name=None) -> dict:
+        """The metrics on the validation rows, in the label's units; TensorBoard's under
+        ``eval`` (``eval_<name>`` with a ``name``)."""
+        estimator = self.estimator
+
+        def evaluate():
+            return estimator.evaluate(self.validation, label=self.label, name=name, verbose=0)
+
+        if self.scale is None:
+            return evaluate()
+        trained = estimator.get_weights()
+        fold_label_scale(estimator, *self.scale)
+        try:
+            return evaluate()
+        finally:
+            estimator.set_weights(trained)
 
     def on_epoch_end(self, epoch, logs) -> None:
+        results = self.validate()
+        if self.scale is not None:
+            logs["loss"] = float(logs["loss"]) * self.scale[1] ** 2
+            write_scalars(self.estimator.model_dir, results["global_step"], {"loss": logs["loss"]})
+        logs.update({f"val_{k}": v for k, v in results.items() if k != "global_step"})
+        self.logs.append(dict(logs))
         if self._improved(float(logs[self.monitor])):
             self.best_epoch = epoch
         else:
@@ -268,13 +213,69 @@ class _BestEpoch(EarlyStopping):
                 rate = optimizer.learning_rate
                 if isinstance(rate, (int, float)):
                     optimizer.learning_rate = rate * LR_DECAY
+            if epoch + 1 < self.min_epochs:  # too early to stop: the count starts later
+                self.wait = min(self.wait, self.patience - 1)
         super().on_epoch_end(epoch, logs)
 
     def on_train_end(self, logs) -> None:
-        last = len(logs.get(self.monitor, [])) - 1
+        last = len(self.logs) - 1
         if self.stopped_epoch is None and self.best_weights is not None:
             if getattr(self, "best_epoch", last) != last:
                 self.estimator.set_weights(self.best_weights)
+
+    def history(self) -> dict:
+        """The per-epoch logs as ``History.history``: one list per key."""
+        return {k: [epoch[k] for epoch in self.logs] for k in self.logs[0]} if self.logs else {}
+
+
+def blas_threads():
+    """``(context manager, note)``: BLAS held to :data:`TRAINING_BLAS_THREADS` threads
+    while it is entered, or a no-op when threadpoolctl is not installed."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        note = "BLAS threads as configured (pip install threadpoolctl to train with 1)"
+        return contextlib.nullcontext(), note
+    limit = TRAINING_BLAS_THREADS
+    note = (
+        f"BLAS held to {limit} thread(s) while training: a batch's products are too small to split"
+    )
+    return threadpool_limits(limits=limit, user_api="blas"), note
+
+
+def _choose_blend(estimator, validate) -> tuple:
+    """``(deep weight, note)``: the deep part's logits scaled by the weight of
+    :data:`BLEND_WEIGHTS` with the lowest validation loss (the wide part's kept), folded
+    into the output layer's weights (exact: the logits are affine in them), so the model
+    and its exports stay one wide&deep model."""
+    trained = estimator.get_weights()
+    deep = {k: v for k, v in trained.items() if k.startswith("dnn/logits/")}
+    losses = {}
+    for weight in BLEND_WEIGHTS:
+        estimator.set_weights({k: v * weight for k, v in deep.items()})
+        losses[weight] = float(validate("blend")["loss"])
+    best = min(BLEND_WEIGHTS, key=lambda w: (losses[w], -w))
+    estimator.set_weights({k: v * best for k, v in deep.items()})
+    tried = ", ".join(f"{w:g}: {loss:.4g}" for w, loss in losses.items())
+    note = (
+        f"the deep part's logits weighted {best:g} (the wide part's 1), the weight of "
+        f"{list(BLEND_WEIGHTS)} with the lowest validation loss ({tried})"
+    )
+    return best, note
+
+
+def early_stopping_for(validation_rows: int) -> tuple:
+    """``(patience, min_epochs)`` for a validation split of ``validation_rows``: on a
+    split smaller than :data:`STEADY_VALIDATION_ROWS` the loss moves by chance between
+    epochs (a few dozen positives), so training waits longer and never stops before
+    :data:`MIN_EPOCHS_NOISY` epochs, and waits :data:`NOISY_EXTRA_PATIENCE` epochs more.
+
+    >>> early_stopping_for(300), early_stopping_for(20_000)
+    ((5, 6), (3, 1))
+    """
+    if validation_rows < STEADY_VALIDATION_ROWS:
+        return PATIENCE + NOISY_EXTRA_PATIENCE, MIN_EPOCHS_NOISY
+    return PATIENCE, 1
 
 
 class _Tabular:
@@ -294,15 +295,15 @@ class _Tabular:
         ``self``. ``validation_data``: data with the label column, or None for a seeded
         split of ``data``.
 
-        Files and Datasets are streamed, never read whole: the split keeps a row for
-        validation when the seeded hash of its values (:func:`row_keys`) falls in the
-        lowest :func:`validation_fraction` of the keys (10%, more on small tables, at most
-        :data:`VALIDATION_MAX_ROWS` rows), batch by batch. A regression label is
-        standardized for training (the ``history_`` losses are in those units) and the
-        model is scaled back after it, so predictions, evaluations and exports are in the
-        label's units."""
+        Files and Datasets are streamed, never read whole. The split holds out a
+        seeded random :func:`validation_fraction` of each class (of all rows for a
+        regression; 10%, more on small tables, at most :data:`VALIDATION_MAX_ROWS` rows):
+        :func:`~.tabular_split.validation_mask`, batch by batch for a stream. A regression
+        label is standardized for training and the model is scaled back after it, so
+        predictions, evaluations, exports and the ``history_`` losses are in the label's
+        units."""
         seed = 0 if self.seed is None else int(self.seed)
-        table = _in_memory(data)
+        table = in_memory(data)
         plan = self.columns
         if plan is None:
             plan = infer(
@@ -327,53 +328,74 @@ class _Tabular:
         if self._regression and plan.label_mean is not None:
             scale = (float(plan.label_mean), float(plan.label_std))
         labelled = plan.rows - plan.label_nulls
-        train, valid, notes = self._split(
+        train, valid, notes, n_valid = self._split(
             data if table is None else table, validation_data, labelled, seed, scale
         )
-        train_rows = notes.pop()
+        train_rows = labelled - n_valid if validation_data is None else labelled
         settings = recommended_settings(plan, train_rows)
         batch_size = settings.pop("batch_size")
         notes.append(
             f"batch size {batch_size}: the power of two nearest {train_rows} training rows / "
             f"{STEPS_PER_EPOCH} steps per epoch, within [{MIN_BATCH_SIZE}, {MAX_BATCH_SIZE}]"
         )
+        patience, min_epochs = early_stopping_for(n_valid)
         if valid is not None:
+            noisy = ""
+            if min_epochs > 1:
+                noisy = (
+                    f"; {n_valid} validation rows (< {STEADY_VALIDATION_ROWS}) give a loss "
+                    f"that moves by chance: never stop before epoch {min_epochs}"
+                )
             notes.append(
                 f"learning rates x{LR_DECAY} after each epoch without a lower validation "
-                f"loss; stop after {PATIENCE} such epochs in a row (at most {MAX_EPOCHS}) "
-                "and keep the best epoch's weights"
+                f"loss; stop after {patience + 1} such epochs in a row (at most {MAX_EPOCHS})"
+                f"{noisy}; keep the best epoch's weights"
             )
         if scale is not None:
             notes.append(
                 f"trained on the label standardized (mean {scale[0]:.4g}, std "
                 f"{scale[1]:.4g}) so the default learning rates suit any unit; the output "
-                "layer is scaled back after training: predictions are in the label's units"
+                "layer is scaled back for each validation and after training: predictions, "
+                "losses (history_, TensorBoard's per-epoch loss and eval/loss) are in the "
+                "label's units"
             )
+        threads, note = blas_threads()
+        notes.append(note)
         for note in notes:
             plan = plan.with_note(note)
         self.columns_ = plan
         self.model_dir_ = self.model_dir or tempfile.mkdtemp(prefix="colonnade_tabular_")
         self.estimator_ = self._build(plan, settings, seed)
         self.settings_ = dict(settings, batch_size=batch_size)
-        callbacks, epochs, vdata = [], SMALL_DATA_EPOCHS, None
+        callbacks, epochs = [], SMALL_DATA_EPOCHS
         if valid is not None:
-            self._stopper = _BestEpoch(patience=PATIENCE, restore_best_weights=True)
-            callbacks, epochs, vdata = [self._stopper], MAX_EPOCHS, (valid, self.label)
-        self.history_ = self.estimator_.fit(
-            train,
-            label=self.label,
-            epochs=epochs,
-            batch_size=batch_size,
-            validation_data=vdata,
-            callbacks=callbacks,
-            seed=seed,
-            verbose=self.verbose,
-        )
+            stopper = _BestEpoch(valid, self.label, scale, patience, min_epochs)
+            callbacks, epochs = [stopper], MAX_EPOCHS
+        with threads:
+            self.history_ = self.estimator_.fit(
+                train,
+                label=self.label,
+                epochs=epochs,
+                batch_size=batch_size,
+                callbacks=callbacks,
+                seed=seed,
+                verbose=self.verbose,
+            )
+        if valid is not None:
+            self.history_.history = stopper.history()
+            if BLEND_WEIGHTS:
+                with threads:
+                    self.deep_weight_, note = _choose_blend(self.estimator_, stopper.validate)
+                self.columns_ = self.columns_.with_note(note)
+        elif scale is not None:
+            self.history_.history["loss"] = [
+                v * scale[1] ** 2 for v in self.history_.history["loss"]
+            ]
         losses = self.history_.history.get("val_loss")
         self.best_epoch_ = (int(np.argmin(losses)) + 1) if losses else len(self.history_.epoch)
         if scale is not None:
             fold_label_scale(self.estimator_, *scale)
-        if scale is not None or (losses and self.best_epoch_ != len(losses)):
+        if scale is not None or (losses and self.best_epoch_ != len(losses)) or valid is not None:
             # The best (or rescaled) weights replace the last epoch's as the newest
             # checkpoint, so a later evaluate, export or `colonnade evaluate` reads them.
             core.remove_checkpoint(self.estimator_.latest_checkpoint())
@@ -381,29 +403,26 @@ class _Tabular:
         return self
 
     def _split(self, data, validation_data, rows, seed, scale):
-        """``(train, validation or None, notes + [training rows])``."""
+        """``(train, validation or None, notes, validation rows)``; the validation rows
+        keep the label's units (:class:`_BestEpoch` measures in them)."""
         label = self.label
+        stratify = not self._regression
+        everything = (seed, 0.0, stratify)
         if validation_data is not None:
-            train = _part(data, label, seed, 0.0, "all", scale)
-            valid = _part(validation_data, label, seed, 0.0, "all", scale)
-            return train, valid, [rows]
+            valid = part(validation_data, label, everything, "all", None)
+            n_valid = valid.num_rows if isinstance(valid, pa.Table) else STEADY_VALIDATION_ROWS
+            return part(data, label, everything, "all", scale), valid, [], n_valid
         if rows < MIN_ROWS_FOR_VALIDATION:
             note = (
                 f"{rows} rows are too few for a validation split "
                 f"(< {MIN_ROWS_FOR_VALIDATION}): "
                 f"trained on all rows for {SMALL_DATA_EPOCHS} epochs, no early stopping"
             )
-            return _part(data, label, seed, 0.0, "all", scale), None, [note, rows]
+            return part(data, label, everything, "all", scale), None, [note], 0
         fraction = validation_fraction(rows)
-        train = _part(data, label, seed, fraction, "train", scale)
-        valid = _part(data, label, seed, fraction, "validation", scale)
-        if isinstance(valid, pa.Table) and valid.num_rows == 0:
-            note = (
-                f"the seeded split left no rows for validation ({rows} rows, mostly "
-                f"duplicates): trained on all rows for {SMALL_DATA_EPOCHS} epochs, "
-                "no early stopping"
-            )
-            return _part(data, label, seed, 0.0, "all", scale), None, [note, rows]
+        split = (seed, fraction, stratify)
+        train = part(data, label, split, "train", scale)
+        valid = part(data, label, split, "validation", None)
         n_valid = valid.num_rows if isinstance(valid, pa.Table) else round(rows * fraction)
         how = "" if isinstance(valid, pa.Table) else "about "
         why = ""
@@ -413,11 +432,13 @@ class _Tabular:
                 f"{VALIDATION_MIN_ROWS} rows (at most {VALIDATION_MAX_FRACTION:.0%}), so "
                 "the loss that picks the epoch is steady"
             )
+        drawn = "of each class (stratified)" if stratify else "of the rows"
         note = (
-            f"held out {how}{n_valid} rows ({fraction:.1%}, a seeded hash of each row's "
-            f"values) for early stopping on the validation loss{why}"
+            f"held out {how}{n_valid} rows ({fraction:.1%} {drawn}, drawn by a seeded "
+            f"random permutation: copies of a row fall on both sides) for early stopping on "
+            f"the validation loss{why}"
         )
-        return train, valid, [note, rows - n_valid]
+        return train, valid, [note], n_valid
 
     def _build(self, plan, settings, seed):
         cls = DNNLinearCombinedRegressor if self._regression else DNNLinearCombinedClassifier
@@ -425,7 +446,12 @@ class _Tabular:
             linear_feature_columns=list(plan.linear),
             dnn_feature_columns=list(plan.dnn),
             config=RunConfig(
-                model_dir=self.model_dir_, tf_random_seed=seed, log_step_count_steps=0
+                model_dir=self.model_dir_,
+                tf_random_seed=seed,
+                log_step_count_steps=0,
+                # the per-step loss of standardized labels would read as a loss in other
+                # units than eval/loss: _BestEpoch writes one per epoch in the label's
+                **({"save_summary_steps": 0} if self._regression else {}),
             ),
             **settings,
         )
@@ -437,15 +463,32 @@ class _Tabular:
             raise RuntimeError(f"this {type(self).__name__} is not fitted yet; call fit(data)")
         return self.estimator_
 
+    def _typed(self, data):
+        """In-memory ``data`` with each feature column of nulls only (Arrow's untyped
+        null, e.g. a pandas column of None) given the type its columns read: missing
+        values, as a null in a typed column is. Files and Datasets as they are."""
+        table = in_memory(data)
+        if table is None:
+            return data
+        untyped = {f.name for f in table.schema if pa.types.is_null(f.type)}
+        for column in self.columns_.linear + self.columns_.dnn:
+            for key, wanted in column.parse_spec().items():
+                if key in untyped:
+                    i = table.column_names.index(key)
+                    table = table.set_column(i, key, table.column(i).cast(wanted))
+                    untyped.discard(key)
+        return table
+
     def evaluate(self, data, **kwargs) -> dict:
-        """Metrics on labelled ``data``, as the canned estimators' ``evaluate``."""
+        """Metrics on labelled ``data``, as the canned estimators' ``evaluate``; a null in
+        any feature is read as the plan says (``columns_.describe()``)."""
         kwargs.setdefault("verbose", self.verbose)
-        return self._fitted().evaluate(data, label=self.label, **kwargs)
+        return self._fitted().evaluate(self._typed(data), label=self.label, **kwargs)
 
     def predict(self, data, **kwargs):
-        """Predictions, as the canned estimators' ``predict``."""
+        """Predictions, as the canned estimators' ``predict``; nulls as in :meth:`evaluate`."""
         kwargs.setdefault("verbose", self.verbose)
-        return self._fitted().predict(data, **kwargs)
+        return self._fitted().predict(self._typed(data), **kwargs)
 
     def export_saved_model(self, export_dir_base, serving_input_receiver_fn=None) -> str:
         """An export for ``cn.load``; returns its path (``serving_input_receiver_fn`` as

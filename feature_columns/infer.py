@@ -22,7 +22,9 @@ The rules, each a named constant of :mod:`.infer_rules` or :mod:`.infer_crosses`
   bucket of its own and the other values quantile buckets too) and, in the deep part, itself
   normalized (``log1p`` then standardized when it is non-negative and right-skewed,
   clipped to its 0.1%/99.9% quantiles and standardized otherwise) and an embedding of
-  its bucket (a piecewise-constant encoding); nulls read as the median;
+  its bucket (a piecewise-constant encoding); nulls read as the median (also in later
+  data when the training data had none); integers beyond float32's exact range (Unix
+  timestamps stored as numbers) are read as float64, beyond float64's as categories;
 - a string with few distinct values gets a vocabulary list (values seen at least
   :data:`~.infer_rules.MIN_VALUE_COUNT` times, by frequency) with one OOV bucket; with many, a hash
   bucket of about twice its distinct count; the deep part gets an indicator for a
@@ -31,7 +33,8 @@ The rules, each a named constant of :mod:`.infer_rules` or :mod:`.infer_crosses`
   column (:func:`~.time_parts.categorical_column_with_time_part`): hour, weekday, month,
   and the day of the month when the sample spans several months; the instant itself is
   not a feature, as later rows hold values never trained on;
-- long text is dropped with the reason (too long to be categorical);
+- long text (long values, each seen about once) is dropped with the reason; long values
+  that recur (a handful of long category names) are categorical like any string;
 - crosses: the categorical pairs (bucketized numbers and timestamp parts included) whose
   information about the label, measured out of sample on the sample's two halves, most
   exceeds that of the better single column (and zero); at most :data:`~.infer_crosses.MAX_CROSSES`;
@@ -53,18 +56,21 @@ id: dropped: an id (400 distinct values in 400 rows)
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from . import infer_rules
 from .infer_crosses import crosses
 from .infer_rules import (
     categorical_columns,
     drop_reason,
     label_task,
     numeric_columns,
+    read_dtype,
     time_part_columns,
 )
 from .infer_stats import SAMPLE_ROWS, ColumnStats, Reservoir, inference_kind, record_batches
@@ -167,13 +173,36 @@ class ColumnPlan:
         return replace(self, notes=self.notes + (note,))
 
 
-def infer(data, label: str, *, task: str | None = None, exclude=(), seed: int = 0) -> ColumnPlan:
+# infer reports its progress (``progress=``) after each batch read and after each this
+# many columns decided: a wide table (10,000 columns) takes tens of seconds.
+PROGRESS_COLUMNS = 1000
+
+
+# A class with fewer rows than this is warned about: a model sees a handful of examples.
+RARE_CLASS_ROWS = 10
+
+
+def _rare_classes(label_stats, task: str) -> str:
+    """``"'a': 3 rows, ..."`` for the classes below :data:`RARE_CLASS_ROWS` rows."""
+    if task == "regression":
+        return ""
+    counts = label_stats.distinct.counts
+    rare = sorted((c, v) for v, c in counts.items() if c < RARE_CLASS_ROWS)
+    return ", ".join(f"{v!r}: {c} rows" for c, v in rare)
+
+
+def infer(
+    data, label: str, *, task: str | None = None, exclude=(), seed: int = 0, progress=None
+) -> ColumnPlan:
     """Infer the feature columns of a wide&deep model from ``data`` in one streaming pass.
 
     ``data``: a DataFrame, an Arrow table, Parquet/CSV path(s) or a ``cn.data.Dataset``;
     ``label``: the label column; ``task``: ``"binary"``, ``"multiclass"`` or
     ``"regression"`` to override the inferred one; ``exclude``: columns not to use;
-    ``seed``: the sample's seed. See the module docstring for the rules.
+    ``seed``: the sample's seed; ``progress``: None, or a function called with a line
+    of text after each record batch read and every :data:`PROGRESS_COLUMNS` columns
+    decided (the CLI prints them). See the module docstring for the rules. The work is
+    linear in rows and in columns.
 
     >>> import colonnade as cn, pandas as pd
     >>> df = pd.DataFrame({"k": ["a", "b", "c"] * 40, "c": 1, "y": [0.5, 1.5, 2.0] * 40})
@@ -202,6 +231,8 @@ def infer(data, label: str, *, task: str | None = None, exclude=(), seed: int = 
         for name in schema.names:
             stats[name].add(batch.column(name))
         reservoir.add(batch)
+        if progress is not None:
+            progress(f"read {stats[label].count} rows of {len(schema.names)} columns")
     if schema is None:
         raise ValueError("the data has no rows; infer needs data to learn columns from")
     rows = stats[label].count
@@ -219,7 +250,9 @@ def infer(data, label: str, *, task: str | None = None, exclude=(), seed: int = 
     sample = reservoir.table
     sample = sample.filter(pc.is_valid(sample.column(label)))
     linear, dnn, candidates = [], [], []
-    for name in schema.names:
+    for done, name in enumerate(schema.names):
+        if progress is not None and done and done % PROGRESS_COLUMNS == 0:
+            progress(f"decided {done} of {len(schema.names)} columns")
         if name == label:
             continue
         s = stats[name]
@@ -232,16 +265,27 @@ def infer(data, label: str, *, task: str | None = None, exclude=(), seed: int = 
             continue
         kind = inference_kind(s.type)
         if kind == "boolean":
-            col = numeric_column(name, default_value=0.0 if s.nulls else None)
+            col = numeric_column(name, default_value=0.0)
             linear.append(col)
             dnn.append(col)
             decisions.append(
-                ColumnDecision(name, "boolean", "true/false read as 1/0 in both parts")
+                ColumnDecision(
+                    name, "boolean", "true/false read as 1/0 in both parts; nulls as 0 (false)"
+                )
             )
+        elif kind == "numeric" and read_dtype(s) is None:
+            wide, deep, reason = categorical_columns(s)
+            linear.append(wide)
+            dnn.append(deep)
+            candidates.append(wide)
+            reason = f"integers beyond 2**53 are codes, not quantities: {reason}"
+            decisions.append(ColumnDecision(name, "categorical", reason))
         elif kind == "numeric":
             values = sample.column(name).to_numpy(zero_copy_only=False).astype(np.float64)
             wide, deep, reason = numeric_columns(s, values[~np.isnan(values)])
             linear.append(wide)
+            if infer_rules.NUMERIC_IN_WIDE:
+                linear.append(deep[0])
             dnn.extend(deep)
             candidates.append(wide)
             decisions.append(ColumnDecision(name, "numeric", reason))
@@ -262,8 +306,19 @@ def infer(data, label: str, *, task: str | None = None, exclude=(), seed: int = 
             decisions.append(ColumnDecision(name, "categorical", reason))
     if not linear:
         raise ValueError(
-            f"no usable feature column: {'; '.join(d.line() for d in decisions[1:]) or 'none'}"
+            "no usable feature column: a model needs at least one feature that varies, but "
+            f"every column was dropped ({'; '.join(d.line() for d in decisions[1:]) or 'none'})"
+            "; give data whose features are not all null, constant, ids or free text"
         )
+    rare = _rare_classes(label_stats, task)
+    if rare:
+        note = (
+            f"classes with fewer than {RARE_CLASS_ROWS} rows ({rare}): the validation split "
+            "is stratified (at least one row of each on both sides when it has two), but "
+            "what is learned and measured about them is mostly chance"
+        )
+        warnings.warn(f"label {label!r}: {note}", stacklevel=2)
+        notes.append(note)
     for cross, reason in crosses(candidates, sample, label, task):
         linear.append(cross)
         decisions.append(ColumnDecision(cross.name, "cross", reason))

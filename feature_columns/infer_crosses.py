@@ -78,7 +78,9 @@ def _codes(column, sample: pa.Table) -> np.ndarray:
     id 0, the others shifted by one)."""
     from .transform_cache import transform_features
 
-    ids = transform_features(sample, [column])[column.name]
+    # only the features the column reads: converting the whole sample per column made
+    # inference quadratic in the number of columns
+    ids = transform_features(sample.select(list(column.input_keys)), [column])[column.name]
     out = np.zeros(sample.num_rows, dtype=np.int64)
     if ids.row_splits is None:
         out[:] = ids.ids + 1

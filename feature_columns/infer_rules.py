@@ -33,6 +33,7 @@ __all__ = [
     "drop_reason",
     "label_task",
     "numeric_columns",
+    "read_dtype",
     "time_part_columns",
 ]
 
@@ -44,9 +45,12 @@ MAX_NULL_FRACTION = 0.95
 ID_DISTINCT_FRACTION = 0.9
 # ... but only when there are enough rows for the share to mean something.
 ID_MIN_ROWS = 50
-# A string column whose values average more characters than this is free text, which a
-# categorical column would treat as an id.
+# A string column whose values average more characters than this, each value seen on
+# average fewer than TEXT_MAX_REPEATS times, is free text, which a categorical column
+# would treat as an id. Length alone does not make text: german credit's credit_history
+# has 5 values averaging 45 characters, a category like any other.
 TEXT_MEAN_LENGTH = 40
+TEXT_MAX_REPEATS = 2
 
 # -- numbers
 # Bucket boundaries at these quantiles: 20 equal-frequency buckets, the usual
@@ -64,6 +68,17 @@ LOG_SKEW = 1.0
 # Quantiles a non-log number is clipped to before standardizing, so outliers cannot
 # saturate the first layer.
 CLIP_QUANTILES = (0.001, 0.999)
+
+# Integers are exact in float32 up to 2**24 and in float64 up to 2**53: larger ones
+# (Unix timestamps in seconds, ~1.7e9) are read as float64, and beyond 2**53 an integer
+# is a code (a hash, an id), not a quantity: it is read as a category.
+FLOAT32_EXACT, FLOAT64_EXACT = 2**24, 2**53
+
+# The wide part also gets the number itself, normalized as in the deep part: with a
+# weight per category it then holds the linear baseline (a logistic/ridge regression on
+# one-hot categories and standardized numbers), which the quantile buckets alone only
+# approximate by steps (small tables: too few rows per bucket to learn the steps).
+NUMERIC_IN_WIDE = True
 
 # The deep part also gets an embedding of a number's quantile bucket when it has at least
 # this many buckets (a piecewise-constant encoding, Gorishniy et al. 2022).
@@ -165,11 +180,14 @@ def drop_reason(stats: ColumnStats, rows: int):
     distinct = stats.distinct.distinct()
     if distinct <= 1:
         return "constant"
-    if kind == "string" and stats.length_sum / non_null > TEXT_MEAN_LENGTH:
-        return (
-            f"free text (values average {stats.length_sum / non_null:.0f} characters, "
-            f"> {TEXT_MEAN_LENGTH}); too long to be categorical"
-        )
+    mean_length = stats.length_sum / non_null
+    if kind == "string" and mean_length > TEXT_MEAN_LENGTH:
+        if distinct * TEXT_MAX_REPEATS > non_null:
+            return (
+                f"free text (values average {mean_length:.0f} characters, > "
+                f"{TEXT_MEAN_LENGTH}, and {distinct} distinct in {non_null} rows: each seen "
+                f"< {TEXT_MAX_REPEATS} times on average); too many to be categorical"
+            )
     # Strings, and integers spread densely over their range (row numbers, serials);
     # a sparse spread of integers (amounts, weights) is a quantity.
     dense_integers = (
@@ -183,13 +201,29 @@ def drop_reason(stats: ColumnStats, rows: int):
     return None
 
 
+def read_dtype(stats: ColumnStats) -> str | None:
+    """The dtype a number is read in: ``"float32"`` (TF's default) when its values are
+    exact in it, ``"float64"`` for integers beyond :data:`FLOAT32_EXACT` (Unix
+    timestamps, large counts), None for integers beyond :data:`FLOAT64_EXACT` (not a
+    quantity a float holds: a code, read as a category)."""
+    if not pa.types.is_integer(stats.type) or stats.min is None:
+        return "float32"
+    largest = max(abs(stats.min), abs(stats.max))
+    if largest <= FLOAT32_EXACT:
+        return "float32"
+    return "float64" if largest <= FLOAT64_EXACT else None
+
+
 def numeric_columns(stats: ColumnStats, sample: np.ndarray):
     """``(wide column, deep column, reason)`` of a number."""
     name = stats.name
     mean, std, skew = stats.moments()
     finite = sample[np.isfinite(sample)]
     median = float(np.median(finite)) if finite.size else mean
-    default = median if stats.nulls else None
+    dtype = read_dtype(stats)
+    # Always a default: a null in a later table (a test split, a request) reads as the
+    # median, as a null with no training example goes to the boosted trees' larger side.
+    default = median
     boundaries = sorted({float(q) for q in np.quantile(finite, QUANTILES)}) if finite.size else []
     spike = ""
     if finite.size:
@@ -208,9 +242,9 @@ def numeric_columns(stats: ColumnStats, sample: np.ndarray):
                 f"; {counts[top] / finite.size:.0%} of values are {value:.4g}: that value "
                 "is a bucket of its own and the others get quantile buckets too"
             )
-    # distinct in float32 (TF bucketizes in it) and strictly inside the range (a bucket
-    # below the minimum is never used)
-    boundaries = sorted({float(np.float32(b)) for b in boundaries})
+    # distinct in the read dtype (TF bucketizes in it) and strictly inside the range (a
+    # bucket below the minimum is never used)
+    boundaries = sorted({float(np.dtype(dtype).type(b)) for b in boundaries})
     boundaries = [b for b in boundaries if stats.min < b <= stats.max] or [median]
     if stats.min >= 0 and skew > LOG_SKEW:
         logs = np.log1p(finite)
@@ -225,11 +259,18 @@ def numeric_columns(stats: ColumnStats, sample: np.ndarray):
             else standardize(mean, std or 1.0)
         )
         how = f"skewness {skew:.1f}: clipped to [{lo:.4g}, {hi:.4g}], standardized"
-    deep = [numeric_column(name, default_value=default, normalizer_fn=norm)]
-    raw = numeric_column(name, default_value=default)
+    deep = [numeric_column(name, default_value=default, dtype=dtype, normalizer_fn=norm)]
+    raw = numeric_column(name, default_value=default, dtype=dtype)
     wide = bucketized_column(raw, boundaries)
-    nulls = f"; nulls ({stats.nulls}) read as the median {median:.4g}" if stats.nulls else ""
-    reason = f"{len(boundaries) + 1} quantile buckets (wide){spike}; {how} (deep){nulls}"
+    nulls = f"nulls ({stats.nulls} here, or" if stats.nulls else "nulls (none here, but"
+    reason = (
+        f"{len(boundaries) + 1} quantile buckets (wide){spike}; {how} (deep); {nulls} in "
+        f"later data) read as the median {median:.4g}"
+    )
+    if dtype != "float32":
+        reason += f"; read as {dtype}: integers up to {stats.max:.6g} are not exact in float32"
+    if NUMERIC_IN_WIDE:
+        reason += "; the normalized number also in the wide part (a linear term)"
     buckets = len(boundaries) + 1
     if NUMERIC_BUCKET_EMBEDDING and buckets >= BUCKET_EMBEDDING_MIN:
         width = min(EMBEDDING_MAX, math.ceil(EMBEDDING_FACTOR * buckets**0.25))
@@ -258,7 +299,8 @@ def categorical_columns(stats: ColumnStats):
     else:
         size = HASH_BUCKETS_PER_VALUE * distinct
         size = int(min(max(size, HASH_BUCKETS_MIN), HASH_BUCKETS_MAX))
-        col = categorical_column_with_hash_bucket(name, size)
+        dtype = "int64" if pa.types.is_integer(stats.type) else "string"
+        col = categorical_column_with_hash_bucket(name, size, dtype=dtype)
         card = min(distinct, size)
         approx = "" if stats.distinct.exact else "~"
         reason = f"{approx}{distinct} distinct values (> {VOCABULARY_MAX}): hash bucket of {size}"

@@ -23,6 +23,7 @@ import math
 import os
 import re
 import tempfile
+import time
 
 __all__ = ["INFERRED_CONFIG", "cmd_train_inferred", "to_toml"]
 
@@ -73,6 +74,24 @@ def to_toml(config: dict) -> str:
     return "\n".join(out)
 
 
+# Seconds at least between two progress lines while inferring (a line per batch read
+# would flood a large file's run).
+PROGRESS_EVERY_S = 2.0
+
+
+class _Progress:
+    """Prints infer's progress lines, at most one per :data:`PROGRESS_EVERY_S` seconds."""
+
+    def __init__(self):
+        self.last = time.monotonic()
+
+    def __call__(self, line: str) -> None:
+        now = time.monotonic()
+        if now - self.last >= PROGRESS_EVERY_S:
+            self.last = now
+            print(f"infer: {line}", flush=True)
+
+
 def cmd_train_inferred(data, label, model_dir=None, seed=0) -> None:
     """Infer, print the plan, train, print a JSON summary, write ``inferred.toml``."""
     from ..estimators import TabularClassifier, TabularRegressor
@@ -80,7 +99,8 @@ def cmd_train_inferred(data, label, model_dir=None, seed=0) -> None:
 
     if not os.path.exists(data) and not any(c in data for c in "*?["):
         raise FileNotFoundError(2, "No such file or directory", data)
-    plan = infer(data, label, seed=seed)
+    print(f"inferring the columns of {data} ...", flush=True)
+    plan = infer(data, label, seed=seed, progress=_Progress())
     model_dir = model_dir or tempfile.mkdtemp(prefix="colonnade_train_")
     cls = TabularRegressor if plan.task == "regression" else TabularClassifier
     model = cls(label, model_dir=model_dir, seed=seed, columns=plan)
@@ -95,8 +115,9 @@ def cmd_train_inferred(data, label, model_dir=None, seed=0) -> None:
         f"# Written by `colonnade train --data {data} --label {label}`: the inferred columns\n"
         f"# and settings. `colonnade train {INFERRED_CONFIG}` trains them again in\n"
         f"# {RETRAIN_DIR}/ for the best epoch count found ({model.best_epoch_}), at fixed\n"
-        "# learning rates (fit halves them on a plateau) and on the label as it is (a\n"
-        "# TabularRegressor trains on it standardized).\n\n"
+        "# learning rates (fit halves them on a plateau), on the label as it is (a\n"
+        "# TabularRegressor trains on it standardized) and with the deep part's logits\n"
+        "# unweighted (fit weights them by a blend chosen on validation).\n\n"
     )
     with open(path, "w", encoding="utf-8") as f:
         f.write(header + to_toml(config))
