@@ -85,7 +85,9 @@ def serve(
     where = f"http://{host}:{port}/v1/models/{model_name}"
     processes = f" ({workers} worker processes)" if workers > 1 else ""
     print(f"serving {model_name!r} at {where}{processes}", flush=True)
-    options = {"host": host, "port": port, "access_log": False, "log_level": "warning"}
+    from .protocol import uvicorn_options
+
+    options = {"host": host, "port": port, **uvicorn_options()}
     if workers == 1:
         uvicorn.run(create_app(store, model_name, freeze_heap=True), **options)
         return
