@@ -175,3 +175,32 @@ def test_a_version_linked_from_outside_the_base_is_refused(tmp_path):
     os.symlink(real, only_outside / "5")
     with pytest.raises(PermissionError, match="outside the base directory"):
         ModelStore(str(only_outside))
+
+
+def test_a_body_sent_slower_than_the_time_budget_gets_503(guarded):
+    head = (
+        f"POST /v1/models/{NAME}:predict HTTP/1.1\r\nHost: x\r\n"
+        "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+    ).encode()
+    with socket.create_connection(("127.0.0.1", guarded["port"]), timeout=30) as conn:
+        conn.sendall(head + b'{"instances"')  # and nothing more
+        start = time.perf_counter()
+        answer = conn.makefile("rb").readline().decode()
+        waited = time.perf_counter() - start
+    assert answer.startswith("HTTP/1.1 503"), answer
+    assert LIMITS.request_seconds - 0.5 < waited < LIMITS.request_seconds + 5
+
+
+def test_requests_past_max_pending_are_refused_busy():
+    from colonnade.serving.workers import Busy, WorkerPools
+
+    pools = WorkerPools(Limits(max_pending=2))
+    try:
+        pools.admit()
+        pools.admit()
+        with pytest.raises(Busy, match="2 requests in work, its limit"):
+            pools.admit()
+        pools.release()
+        pools.admit()  # room again
+    finally:
+        pools.close()
