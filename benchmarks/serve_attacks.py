@@ -27,7 +27,6 @@ import http.client
 import json
 import os
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -35,11 +34,11 @@ import time
 
 import numpy as np
 import pyarrow as pa
+from serve import NAME, free_port, start_server  # benchmarks/serve.py
 
 import colonnade as cn
 
 fc = cn.feature_columns
-NAME = "census"
 GOOD = json.dumps({"instances": [{"age": 41.0, "city": "rome"}]}).encode()
 
 
@@ -58,28 +57,6 @@ def export_parsing_model(root: str) -> str:
     spec = fc.make_parse_example_spec(columns)
     receiver = cn.estimators.export.build_parsing_serving_input_receiver_fn(spec)
     return est.export_saved_model(os.path.join(root, "exports"), receiver)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(export: str, port: int) -> subprocess.Popen:
-    command = [sys.executable, "-m", "colonnade", "serve", export, "--port", str(port)]
-    server = subprocess.Popen(command + ["--model-name", NAME], stdout=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            conn.request("GET", f"/v1/models/{NAME}")
-            if conn.getresponse().status == 200:
-                return server
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    raise RuntimeError("the server did not start")
 
 
 def post(port: int, body: bytes, timeout: float = 60) -> int:
@@ -175,7 +152,34 @@ def attacks(root: str) -> dict:
     }
 
 
-def main() -> None:
+def run_attack(port: int, name: str, plan: tuple, requests: int) -> dict:
+    """Good requests' p50 alone, then while ``plan``'s threads attack; one JSON line."""
+    threads, target, bodies = plan
+    baseline = good_p50_ms(port, requests)
+    statuses, stop = [], threading.Event()
+    extra = (bodies,) if bodies is not None else ()
+    workers = [
+        threading.Thread(target=target, args=(port, *extra, statuses, stop)) for _ in range(threads)
+    ]
+    for worker in workers:
+        worker.start()
+    time.sleep(1.0)  # the attack is under way
+    attacked = good_p50_ms(port, requests)
+    stop.set()
+    for worker in workers:
+        worker.join(120)
+    return {
+        "attack": name,
+        "good_p50_ms": round(baseline, 3),
+        "good_p50_under_attack_ms": round(attacked, 3),
+        "ratio": round(attacked / baseline, 2),
+        "within_2x": attacked <= 2 * baseline,
+        "attack_statuses": {str(s): statuses.count(s) for s in sorted(set(statuses))},
+        "load_average": round(os.getloadavg()[0], 2),
+    }
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=200, help="good requests a measure")
     parser.add_argument("--attacks", default="", help="comma-separated names (default: all)")
@@ -189,36 +193,11 @@ def main() -> None:
         try:
             good_p50_ms(port, 50)  # warm up
             for name in wanted:
-                threads, target, bodies = plans[name]
-                baseline = good_p50_ms(port, args.requests)
-                statuses, stop = [], threading.Event()
-                extra = (bodies,) if bodies is not None else ()
-                workers = [
-                    threading.Thread(target=target, args=(port, *extra, statuses, stop))
-                    for _ in range(threads)
-                ]
-                for worker in workers:
-                    worker.start()
-                time.sleep(1.0)  # the attack is under way
-                attacked = good_p50_ms(port, args.requests)
-                stop.set()
-                for worker in workers:
-                    worker.join(120)
-                counts = {str(s): statuses.count(s) for s in sorted(set(statuses))}
-                line = {
-                    "attack": name,
-                    "good_p50_ms": round(baseline, 3),
-                    "good_p50_under_attack_ms": round(attacked, 3),
-                    "ratio": round(attacked / baseline, 2),
-                    "within_2x": attacked <= 2 * baseline,
-                    "attack_statuses": counts,
-                    "load_average": round(os.getloadavg()[0], 2),
-                }
-                print(json.dumps(line), flush=True)
+                print(json.dumps(run_attack(port, name, plans[name], args.requests)), flush=True)
         finally:
-            server.terminate()
-            server.wait(30)
+            server.kill()  # nothing of its state is kept
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -22,14 +22,23 @@ import colonnade as cn
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
-from test_serve import NAME, Client, frame, serve, train_export  # noqa: E402
+import test_serve  # noqa: E402
+from test_serve import (  # noqa: E402
+    NAME,
+    Client,
+    expected_frame,
+    frame,
+    serve,
+    train_export,
+)
 
 E, fc = cn.estimators, cn.feature_columns
+client = test_serve.client  # the fixture: a keep-alive Client of this module's server
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 @pytest.fixture(scope="module")
-def labelled(tmp_path_factory):
+def server(tmp_path_factory):
     """A server of a binary classifier with version labels."""
     root = tmp_path_factory.mktemp("serve_tf_api")
     first = train_export(root / "model", root / "exports")
@@ -44,18 +53,7 @@ def parsing(tmp_path_factory):
     yield from serve(root, root / "exports", first)
 
 
-@pytest.fixture()
-def client(labelled):
-    c = Client(labelled["port"])
-    yield c
-    c.conn.close()
-
-
-def expected(server, rows):
-    return cn.load(server["store"].serving().path).predict(pd.DataFrame(rows))
-
-
-def test_classify_answers_label_score_pairs_per_example(labelled, client):
+def test_classify_answers_label_score_pairs_per_example(server, client):
     # TF Serving's documented request: a context shared by all examples, list values.
     request = {
         "signature_name": "classification",
@@ -65,7 +63,7 @@ def test_classify_answers_label_score_pairs_per_example(labelled, client):
     status, body = client.call("POST", f"/v1/models/{NAME}:classify", request)
     assert status == 200, body
     assert set(body) == {"results"}
-    want = expected(labelled, [{"age": 25.0, "city": "rome"}, {"age": 61.0, "city": "rome"}])
+    want = expected_frame(server, [{"age": 25.0, "city": "rome"}, {"age": 61.0, "city": "rome"}])
     for result, (_, row) in zip(body["results"], want.iterrows()):
         assert [label for label, _ in result] == ["0", "1"]
         scores = [score for _, score in result]
@@ -82,7 +80,7 @@ def test_classify_answers_label_score_pairs_per_example(labelled, client):
         assert status == 400 and re.search(match, body["error"]), body
 
 
-def test_regress_answers_one_value_per_example(labelled, client):
+def test_regress_answers_one_value_per_example(server, client):
     # TF Serving's example request shape; a binary classifier regresses its logistic.
     city = {"b64": base64.b64encode(b"oslo").decode()}  # bytes as TF Serving encodes them
     request = {
@@ -91,7 +89,7 @@ def test_regress_answers_one_value_per_example(labelled, client):
     }
     status, body = client.call("POST", f"/v1/models/{NAME}:regress", request)
     assert status == 200, body
-    want = expected(labelled, [{"age": 30.0, "city": "oslo"}, {"age": 70.0, "city": "paris"}])
+    want = expected_frame(server, [{"age": 30.0, "city": "oslo"}, {"age": 70.0, "city": "paris"}])
     np.testing.assert_allclose(body["results"], want["logistic"], rtol=1e-5)
     assert list(body) == ["results"]
 
@@ -103,8 +101,8 @@ def test_regress_of_a_regressor_and_classify_refused(tmp_path):
     data = frame(100)
     est.fit(data, label="y", epochs=1, batch_size=50, verbose=0)
     path = est.export_saved_model(str(tmp_path / "exports"))
-    server = serve(tmp_path, tmp_path / "exports", path)
-    info = next(server)
+    running = serve(tmp_path, tmp_path / "exports", path)
+    info = next(running)
     try:
         c = Client(info["port"])
         status, body = c.call(
@@ -117,11 +115,11 @@ def test_regress_of_a_regressor_and_classify_refused(tmp_path):
         assert status == 400 and "not a classifier" in body["error"]
         c.conn.close()
     finally:
-        next(server, None)
+        next(running, None)
 
 
-def test_version_labels_pick_a_version(labelled, client):
-    version = labelled["store"].serving().version
+def test_version_labels_pick_a_version(server, client):
+    version = server["store"].serving().version
     row = {"instances": [{"age": 50.0, "city": "oslo"}]}
     status, body = client.call("POST", f"/v1/models/{NAME}/labels/stable:predict", row)
     assert status == 200 and len(body["predictions"]) == 1
@@ -142,7 +140,7 @@ def test_version_labels_pick_a_version(labelled, client):
     assert status == 404 and "labelled 'canary'" in body["error"]
 
 
-def test_a_null_in_one_row_is_a_missing_value_typed_by_the_signature(labelled, client):
+def test_a_null_in_one_row_is_a_missing_value_typed_by_the_signature(server, client):
     # city: a missing category, alone in its column or not (a vocabulary miss: id -1).
     status, alone = client.predict({"instances": [{"age": 41.0, "city": None}]})
     assert status == 200, alone
@@ -202,8 +200,8 @@ def test_instances_of_b64_examples_answer_as_predict_examples(parsing, tmp_path)
 
 def test_a_swapped_out_version_has_status_end(tmp_path):
     base = tmp_path / "exports"
-    server = serve(tmp_path, base, train_export(tmp_path / "model", base))
-    info = next(server)
+    running = serve(tmp_path, base, train_export(tmp_path / "model", base))
+    info = next(running)
     client = Client(info["port"])
     try:
         store = info["store"]
@@ -226,7 +224,7 @@ def test_a_swapped_out_version_has_status_end(tmp_path):
         assert status == 404 and "never seen" in body["error"]
     finally:
         client.conn.close()
-        next(server, None)
+        next(running, None)
 
 
 def readme_serving_request():
@@ -253,17 +251,15 @@ def test_the_readme_curl_example_answers_on_the_tours_model(tmp_path, monkeypatc
     scope = {}
     exec(compile(code, "README.md tour", "exec"), scope)
     name, path, body = readme_serving_request()
-    import test_serve
-
     monkeypatch.setattr(test_serve, "NAME", name)
-    server = serve(tmp_path, Path(scope["path"]).parent, scope["path"])
-    info = next(server)
+    running = serve(tmp_path, Path(scope["path"]).parent, scope["path"])
+    info = next(running)
     try:
         c = Client(info["port"])
         status, answer = c.call("POST", path, body.encode())
         c.conn.close()
     finally:
-        next(server, None)
+        next(running, None)
     assert status == 200, answer
     (prediction,) = answer["predictions"]
     assert {"logits", "logistic", "probabilities", "classes"} <= prediction.keys()
