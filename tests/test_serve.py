@@ -190,6 +190,7 @@ def test_status_and_metadata(server, client):
         ({"inputs": {"age": [1, "x"], "city": ["a", "b"]}}, "'age': its values do not make"),
         ({"instances": [], "signature_name": "classify"}, "signature_name 'classify'"),
         ({"examples": [{"b64": "AAAA"}]}, "takes no serialized examples"),
+        ({"instances": [{"b64": "AAAA"}]}, r"takes no serialized examples \('instances'\)"),
     ],
 )
 def test_bad_requests_get_400_naming_the_field(client, body, match):

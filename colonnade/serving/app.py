@@ -25,6 +25,7 @@ to the log, not to the client).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import logging
 import re
@@ -168,7 +169,7 @@ def create_app(
     """
     limits = limits or Limits()
     if max_body_bytes is not None:
-        limits = Limits(**{**limits.__dict__, "max_body_bytes": max_body_bytes})
+        limits = dataclasses.replace(limits, max_body_bytes=max_body_bytes)
     labels = dict(version_labels or {})
     pools = WorkerPools(limits)
     specs: dict = {}  # id(model) -> (model, InputSpec): one pickled spec a version

@@ -186,9 +186,11 @@ def _serialized_instances(instances, spec: InputSpec):
     """The ``{"b64": ...}`` items of ``instances`` when they are serialized examples for
     a parsing export (TF Serving's form for its ``examples`` input, which TFX's client
     sends: ``[{"b64": ...}]`` or ``[{"examples": {"b64": ...}}]``), else ``None``."""
-    if spec.parse_features is None or not isinstance(instances, list) or not instances:
+    if not isinstance(instances, list) or not instances:
         return None
     first = instances[0]
+    if spec.parse_features is None:
+        return instances if isinstance(first, dict) and set(first) == {"b64"} else None
     if isinstance(first, dict) and set(first) == {"examples"}:
         return [row.get("examples") if isinstance(row, dict) else row for row in instances]
     if isinstance(first, dict) and set(first) == {"b64"}:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from .inference import predict_table
-from .requests import BadRequest, Decoded, InputSpec, decode_request
+from .requests import BadRequest, Decoded, InputSpec, NeedsParseProcess, decode_request
 
 __all__ = ["Batcher", "Limits", "ParsePool", "WorkerPools", "predict_arrays"]
 
@@ -148,16 +148,17 @@ class _ParseProcess:
         child.close()
 
     def call(self, task, seconds: float):
-        """Send ``task``, wait ``seconds`` at most for the reply; ``None`` on timeout or
-        a dead process (then killed)."""
+        """Send ``task`` and wait ``seconds`` at most for the reply; ``None`` past them,
+        ``("ended",)`` if the process ended meanwhile (then it is killed in both)."""
         try:
             self.conn.send(task)
             if self.conn.poll(max(seconds, 0.0)):
                 return self.conn.recv()
+            reply = None
         except (EOFError, OSError):
-            pass
+            reply = ("ended",)
         self.kill()
-        return None
+        return reply
 
     def kill(self) -> None:
         self.process.kill()
@@ -200,11 +201,17 @@ class ParsePool:
                 self._waiters, worker.call, (verb, raw, spec), remaining
             )
         finally:
-            if reply is None:
+            if reply is None or reply[0] == "ended":
                 worker = await loop.run_in_executor(self._waiters, _ParseProcess, self.memory_bytes)
             idle.put_nowait(worker)
         if reply is None:
             raise Busy("decoding the request ran past its time budget; it was stopped")
+        if reply[0] == "ended":
+            raise BadRequest(
+                "the parse process ended while decoding this request (over its "
+                f"{self.memory_bytes:,}-byte memory budget?); send fewer rows per request",
+                413,
+            )
         if reply[0] == "error":
             raise BadRequest(reply[2], reply[1]) if reply[1] < 500 else RuntimeError(reply[2])
         with pa.ipc.open_stream(reply[1]) as reader:
@@ -335,8 +342,6 @@ class WorkerPools:
 
     async def decode(self, verb: str, raw: bytes, spec: InputSpec, deadline: float) -> Decoded:
         """``raw`` decoded on a thread when small and plain JSON, else in a parse process."""
-        from .requests import NeedsParseProcess
-
         if len(raw) <= self.limits.inline_body_bytes and b'"b64"' not in raw:
             try:
                 return await self.on_thread(deadline, decode_request, verb, raw, spec, False)
