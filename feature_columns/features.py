@@ -223,7 +223,7 @@ class Features:
             raise ValueError(
                 f"feature {key!r}{who} has only missing values and so no type (Arrow type "
                 f"{arr.type}, e.g. a pandas column of None); expected a typed column. Give it "
-                "a dtype, e.g. df[{key!r}].astype('string') or .astype('float64'); a typed "
+                f"a dtype, e.g. df[{key!r}].astype('string') or .astype('float64'); a typed "
                 "column of nulls is read as missing values"
             )
         if len(arr) != self.num_rows:

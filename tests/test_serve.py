@@ -23,6 +23,7 @@ pytest.importorskip("starlette")
 uvicorn = pytest.importorskip("uvicorn")
 
 from colonnade.serving import ModelStore, create_app  # noqa: E402
+from colonnade.serving.protocol import uvicorn_options  # noqa: E402
 
 fc = cn.feature_columns
 E = cn.estimators
@@ -87,12 +88,12 @@ def server(tmp_path_factory):
     yield from serve(root, base, first)
 
 
-def serve(root, base, first):
+def serve(root, base, first, **app_options):
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     store = ModelStore(str(base), poll_interval=0.1)
-    config = uvicorn.Config(create_app(store, NAME), log_level="warning", access_log=False)
+    config = uvicorn.Config(create_app(store, NAME, **app_options), **uvicorn_options())
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -189,6 +190,7 @@ def test_status_and_metadata(server, client):
         ({"inputs": {"age": [1, "x"], "city": ["a", "b"]}}, "'age': its values do not make"),
         ({"instances": [], "signature_name": "classify"}, "signature_name 'classify'"),
         ({"examples": [{"b64": "AAAA"}]}, "takes no serialized examples"),
+        ({"instances": [{"b64": "AAAA"}]}, r"takes no serialized examples \('instances'\)"),
     ],
 )
 def test_bad_requests_get_400_naming_the_field(client, body, match):
@@ -220,7 +222,7 @@ def test_body_over_the_limit_is_refused(server):
     )
     answer = conn.makefile("rb").read().decode()  # the server closes after refusing
     conn.close()
-    assert answer.startswith("HTTP/1.1 400") and "byte limit" in answer
+    assert answer.startswith("HTTP/1.1 413") and "byte limit" in answer
     # Chunked, with no Content-Length: the read stops past the limit.
     client = http.client.HTTPConnection("127.0.0.1", server["port"], timeout=30)
     chunk = b" " * (1 << 20)
@@ -233,7 +235,7 @@ def test_body_over_the_limit_is_refused(server):
         pytest.skip("the server closed the connection before the client read the answer")
     finally:
         client.close()
-    assert status == 400 and "byte limit" in body["error"]
+    assert status == 413 and "byte limit" in body["error"]
 
 
 def test_a_new_version_is_swapped_in_without_dropping_requests(server):
@@ -328,7 +330,7 @@ def test_batcher_merges_concurrent_requests_and_isolates_a_bad_one(server, monke
 
     import pyarrow as pa
 
-    from colonnade.serving import app
+    from colonnade.serving import workers as app
 
     model = server["store"].serving()
     tables = [pa.table({"age": [a], "city": [["rome"]]}) for a in (20.0, 50.0, -1.0, 70.0)]
@@ -371,7 +373,7 @@ def test_refreeze_heap_moves_live_objects_out_of_the_collectors_view():
 
 
 def test_row_answers_written_without_objects_read_back_as_objects():
-    from colonnade.serving.app import answer
+    from colonnade.serving.answers import answer
 
     arrays = {
         "logits": np.array([[1.5], [np.nan]], np.float32),
@@ -517,6 +519,10 @@ def test_workers_each_serve_and_each_swap_in_a_new_version(tmp_path):
     command = [sys.executable, "-m", "colonnade", "serve", str(base), "--port", str(port)]
     command += ["--model-name", NAME, "--workers", "2", "--poll-interval", "0.1"]
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # Trained before connecting: an idle keep-alive connection is closed after 5 s.
+    row = {"instances": [{"age": 50.0, "city": "oslo"}]}
+    staging = train_export(tmp_path / "model2", tmp_path / "staging", steps_seed=1)
+    expected = cn.load(staging).predict(pd.DataFrame(row["instances"]))
     clients = {}  # worker pid -> a keep-alive connection it answers
     try:
         deadline = time.monotonic() + 120
@@ -537,10 +543,13 @@ def test_workers_each_serve_and_each_swap_in_a_new_version(tmp_path):
                 client.conn.close()
             else:
                 clients[pid] = client
+            for pid, kept in list(clients.items()):  # keep them alive; drop any closed
+                try:
+                    kept.call("GET", f"/v1/models/{NAME}")
+                except OSError:
+                    kept.conn.close()
+                    del clients[pid]
         first = int(body["model_version_status"][0]["version"])
-        row = {"instances": [{"age": 50.0, "city": "oslo"}]}
-        staging = train_export(tmp_path / "model2", tmp_path / "staging", steps_seed=1)
-        expected = cn.load(staging).predict(pd.DataFrame(row["instances"]))
         shutil.move(staging, base / str(first + 1))
         for pid, client in clients.items():  # each worker polls and swaps on its own
             while True:

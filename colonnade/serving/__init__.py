@@ -1,12 +1,15 @@
 """``colonnade serve``: TF Serving's REST API for colonnade exports.
 
 Users leaving TF Serving keep their clients: ``POST /v1/models/NAME:predict`` with
-``{"instances": [...]}`` or ``{"inputs": {...}}``, ``GET /v1/models/NAME`` and
-``/metadata``. ``EXPORT`` is one export or a base directory of numbered versions; the
-newest is served and newer ones are swapped in while the server runs.
+``{"instances": [...]}`` or ``{"inputs": {...}}``, ``:classify`` and ``:regress``,
+``GET /v1/models/NAME`` and ``/metadata`` (``docs/serving.md``). ``EXPORT`` is one
+export or a base directory of numbered versions; the newest is served and newer ones
+are swapped in while the server runs.
 
 - :mod:`.versions`: :class:`ModelStore`, the versions on disk, the loaded one, the poller;
-- :mod:`.app`: the ASGI app (:func:`create_app`).
+- :mod:`.app`: the ASGI app (:func:`create_app`);
+- :mod:`.requests`, :mod:`.answers`: request bodies to Arrow, predictions to JSON;
+- :mod:`.workers`: the threads, parse processes and budgets (:class:`Limits`).
 
 ``serve(..., workers=N)`` (``colonnade serve --workers N``) runs ``N`` server processes
 on one listening socket (uvicorn's workers): each loads the model, polls for new
@@ -70,13 +73,17 @@ def serve(
     model_name: str = DEFAULT_MODEL_NAME,
     poll_interval: float = DEFAULT_POLL_INTERVAL,
     workers: int = DEFAULT_WORKERS,
+    version_labels: dict | None = None,
 ) -> None:
     """Serve ``export`` (an export directory, or a base directory of numbered versions)
     over HTTP at ``host:port`` until interrupted, in ``workers`` processes sharing the
     listening socket (each with its own model and version poller). Raises
     ``ImportError`` without the ``serve`` extra, ``FileNotFoundError`` when ``export``
     holds no export, ``ExportError`` when its newest version cannot be loaded (checked
-    before any worker starts), and ``ValueError`` for ``workers`` < 1."""
+    before any worker starts), and ``ValueError`` for ``workers`` < 1.
+    ``version_labels`` maps TF Serving version labels to versions (``{"stable": 3}``)
+    for ``/v1/models/NAME/labels/LABEL``. Request budgets are ``Limits``' defaults
+    (``docs/serving.md``)."""
     import uvicorn
 
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -85,15 +92,19 @@ def serve(
     where = f"http://{host}:{port}/v1/models/{model_name}"
     processes = f" ({workers} worker processes)" if workers > 1 else ""
     print(f"serving {model_name!r} at {where}{processes}", flush=True)
-    options = {"host": host, "port": port, "access_log": False, "log_level": "warning"}
+    from .protocol import uvicorn_options
+
+    options = {"host": host, "port": port, **uvicorn_options()}
     if workers == 1:
-        uvicorn.run(create_app(store, model_name, freeze_heap=True), **options)
+        app = create_app(store, model_name, freeze_heap=True, version_labels=version_labels)
+        uvicorn.run(app, **options)
         return
     del store  # each worker loads its own; this one only checked that it loads
     settings = {
         "export": os.path.abspath(os.fspath(export)),
         "model_name": model_name,
         "poll_interval": poll_interval,
+        "version_labels": version_labels,
     }
     os.environ[_WORKER_SETTINGS] = json.dumps(settings)  # inherited by the workers
     del options["host"], options["port"]
@@ -129,4 +140,5 @@ def worker_app():
     from the settings ``serve`` left in the environment."""
     settings = json.loads(os.environ[_WORKER_SETTINGS])
     store = ModelStore(settings["export"], poll_interval=settings["poll_interval"])
-    return create_app(store, settings["model_name"], freeze_heap=True)
+    labels = settings["version_labels"]
+    return create_app(store, settings["model_name"], freeze_heap=True, version_labels=labels)

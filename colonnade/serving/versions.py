@@ -27,7 +27,7 @@ from ..estimators.export import MODEL_FILE, Predictor, export_version
 from ..feature_columns import make_parse_example_spec
 from ..feature_columns.transform_cache import ValueIds
 
-__all__ = ["ModelStore", "ServedModel", "find_versions"]
+__all__ = ["ModelStore", "ServedModel", "find_versions", "load_inside"]
 
 logger = logging.getLogger("colonnade.serving")
 
@@ -44,7 +44,8 @@ class ServedModel:
     of the model's feature columns); ``outputs`` maps each prediction key to its width
     (``0`` for a ``(n,)`` prediction, ``k`` for ``(n, k)``) and ``output_dtypes`` to its
     numpy dtype. ``value_ids`` is this version's memo of categorical ids for tiny
-    requests.
+    requests. ``parse_features`` is the recorded ``tf.Example`` spec (JSON form) of an
+    export that takes serialized examples, else ``None``.
     """
 
     version: int
@@ -54,6 +55,7 @@ class ServedModel:
     outputs: dict
     output_dtypes: dict
     value_ids: ValueIds
+    parse_features: dict | None = None
 
     @classmethod
     def load(cls, version: int, path: str) -> ServedModel:
@@ -73,7 +75,12 @@ class ServedModel:
             outputs[key] = value.shape[1] if value.ndim == 2 else 0
             dtypes[key] = value.dtype
         inputs = {field.name: field.type for field in schema}
-        return cls(version, predictor.path, predictor, inputs, outputs, dtypes, ValueIds())
+        parse_features = None
+        if predictor.takes_examples:
+            parse_features = predictor.serving_input_receiver.features
+        return cls(
+            version, predictor.path, predictor, inputs, outputs, dtypes, ValueIds(), parse_features
+        )
 
 
 def find_versions(base: str) -> dict:
@@ -89,6 +96,21 @@ def find_versions(base: str) -> dict:
         if version is not None and os.path.isfile(os.path.join(path, MODEL_FILE)):
             found[version] = path
     return found
+
+
+def load_inside(base: str, version: int, path: str) -> ServedModel:
+    """Load ``version`` at ``path``, refusing a version directory that resolves (through
+    a symlink) outside ``base``: the base directory is what the operator pointed the
+    server at, and a link out of it would serve whatever it names. A link to another
+    place inside ``base`` is followed."""
+    real_base, real = os.path.realpath(base), os.path.realpath(path)
+    if os.path.commonpath([real_base, real]) != real_base:
+        raise PermissionError(
+            f"version directory {path!r} is a symlink to {real!r}, outside the base "
+            f"directory {real_base!r}; refused. Copy the export into the base directory "
+            "(or link to a place inside it)"
+        )
+    return ServedModel.load(version, path)
 
 
 def _fingerprint(path: str) -> tuple:
@@ -144,7 +166,7 @@ class ModelStore:
         errors = []
         for version in sorted(versions, reverse=True):
             try:
-                self._loaded = {version: ServedModel.load(version, versions[version])}
+                self._loaded = {version: load_inside(self.path, version, versions[version])}
                 break
             except Exception as e:
                 errors.append(e)
@@ -199,7 +221,7 @@ class ModelStore:
                 if failed is not None and failed[0] == _fingerprint(path):
                     continue
                 try:
-                    model = ServedModel.load(version, path)
+                    model = load_inside(self.path, version, path)
                 except Exception as e:
                     self._note_failure(version, path, e)
                     continue
