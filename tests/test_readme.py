@@ -41,7 +41,7 @@ RUNS = {
         "tests/test_sklearn_inputs.py::test_the_readme_scikit_learn_example_runs_and_learns"
     ),
     "colonnade serve exports/ --port 8501 --model-name census": (
-        "tests/test_serve.py::test_readme_curl_example"
+        "tests/test_serve_tf_api.py::test_the_readme_curl_example_answers_on_the_tours_model"
     ),
 }
 """A line each README block alone holds -> the test that runs the block."""
