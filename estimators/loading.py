@@ -7,11 +7,11 @@ import shutil
 import tempfile
 import weakref
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 from .. import core
+from ..data.tensor_slices import table_from_columns
 from . import export_checks as checks
 from . import receivers
 from .estimator import Estimator
@@ -98,7 +98,7 @@ class ModelFnPredictor:
         """Predictions for ``rows`` (a DataFrame, Arrow table, dict of columns or list of
         row dicts), one row per input row, in order."""
         if isinstance(rows, dict):
-            rows = pa.table({k: np.asarray(v) for k, v in rows.items()})
+            rows = table_from_columns(rows, "predict")
         elif isinstance(rows, (list, tuple)) and rows and all(isinstance(r, dict) for r in rows):
             rows = pa.Table.from_pylist(list(rows))
         return self._estimator.predict(
@@ -114,6 +114,7 @@ class _ExportedEstimator(Estimator):
     def __init__(self, model_fn, model_dir, params, weights, stored, path):
         super().__init__(model_fn, model_dir=model_dir, params=params)
         self._weights, self._stored, self._path = weights, stored, path
+        self.train_state.weights_from = path  # not untrained: no "running initialization"
 
     def restore_new_variables(self) -> None:
         made = {f"model/{n}": tuple(v.shape) for n, v in self.model.variables().items()}

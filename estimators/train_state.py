@@ -62,6 +62,7 @@ class TrainState:
         self.inferring = False  # whether evaluate/predict/export holds a checkpoint
         self.partial = False  # whether the variables hold a checkpoint without its slots
         self.tf_manager = None  # saves TF bundles in a TF model_dir taken over
+        self.weights_from = None  # where the weights come from when not a checkpoint (export)
 
     # ------------------------------------------------------------------ the model
 
@@ -365,7 +366,11 @@ class TrainState:
     def log_untrained(self) -> None:
         """Say at INFO, as TF, that model_dir has no checkpoint: evaluate and predict
         then use the model's initial values (TF's "running initialization")."""
-        if not self.holds and core.latest_checkpoint(self.model_dir) is None:
+        if (
+            self.weights_from is None
+            and not self.holds
+            and core.latest_checkpoint(self.model_dir) is None
+        ):
             logger.info(
                 "Could not find trained model in model_dir: %s, running initialization",
                 self.model_dir,

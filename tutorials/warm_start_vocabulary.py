@@ -239,13 +239,14 @@ def run(args, work_dir: str) -> dict:
     # good as last month's before it has seen a single new example.
     warm_metrics = new_model.evaluate(test)
     print(f"\nvariables remapped by VocabInfo: {names['linear']}, {names['embedding']}")
+    warm = new_model.get_weights()  # in memory: as TF's, get_variable_value reads checkpoints
     all_kept = show_rows(
         old_tokens,
         new_tokens,
         old_model.get_variable_value(names["linear"]),
-        new_model.get_variable_value(names["linear"]),
+        warm[names["linear"]],
         old_model.get_variable_value(names["embedding"]),
-        new_model.get_variable_value(names["embedding"]),
+        warm[names["embedding"]],
     )
     print(f"\nevery token in both vocabularies kept its rows exactly: {all_kept}")
     print(

@@ -436,9 +436,9 @@ def test_hidden_units_are_checked_before_anything_is_allocated():
     refused naming the layer and its size, as are non-integers."""
     columns = [fc.numeric_column("x", shape=(4,))]
     with pytest.raises(ValueError, match=r"hidden layer 0 \(4 inputs x 1,099,511,627,776 units\)"):
-        E.DNNClassifier([2**40], columns).model
+        E.DNNClassifier([2**40], columns)
     with pytest.raises(ValueError, match=r"hidden layer 1 \(8 inputs x 1,073,741,824"):
-        E.DNNRegressor([8, 2**30], columns).model
+        E.DNNRegressor([8, 2**30], columns)
     for bad in ([1.5], [True], [], [0]):
         with pytest.raises(ValueError, match="non-empty list of positive ints"):
-            E.DNNClassifier(bad, columns).model
+            E.DNNClassifier(bad, columns)
