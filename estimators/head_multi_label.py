@@ -99,6 +99,7 @@ class MultiLabelHead(ClassNames, Head):
         object.__setattr__(self, "classes_for_class_based_metrics", tuple(ids))
 
     prediction_keys = ("logits", "probabilities", "classes")
+    label_width = None  # multi-hot rows or lists of class ids: label_array checks them
 
     def label_array(self, labels):
         lists = _class_lists(labels, self.n_classes)

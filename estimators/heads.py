@@ -41,6 +41,28 @@ from .head_multi_label import MultiLabelHead
 from .head_regression import LogisticRegressionHead, PoissonRegressionHead, RegressionHead
 
 
+def _check_label_range(labels, n_classes):
+    """TF's label-range check of class-id (or, for a binary head, probability) labels."""
+    if labels.size and labels.min() < 0:
+        raise ValueError(f"Labels must be >= 0; got a minimum of {labels.min()}")
+    if labels.size and labels.max() > n_classes - 1:
+        raise ValueError(
+            f"Labels must be <= {n_classes} - 1; got a maximum of {labels.max()} (labels are "
+            f"class ids in [0, {n_classes - 1}])"
+        )
+
+
+def _binary_labels(labels, label_vocabulary):
+    """A binary head's labels as float32 (batch, 1): class ids 0/1 or, as TF accepts,
+    probabilities in [0, 1] (soft labels) when they are floats without a vocabulary."""
+    raw = as_column(labels)
+    if label_vocabulary is None and raw.dtype.kind == "f":
+        refuse_non_finite(raw, "labels", "missing label")
+        _check_label_range(raw, 2)
+        return raw.astype(np.float32)
+    return _label_ids(raw, 2, label_vocabulary).astype(np.float32)
+
+
 def _label_ids(labels, n_classes, label_vocabulary):
     """Class ids of shape (batch, 1) from raw labels, validated."""
     labels = as_column(labels)
@@ -65,11 +87,7 @@ def _label_ids(labels, n_classes, label_vocabulary):
         if not np.all(labels == np.round(labels)):
             raise ValueError("classification labels must be whole numbers (class ids)")
     ids = labels.astype(np.int64)
-    if ids.size and (ids.min() < 0 or ids.max() >= n_classes):
-        raise ValueError(
-            f"labels must be class ids in [0, {n_classes - 1}]; got values from {ids.min()} "
-            f"to {ids.max()}"
-        )
+    _check_label_range(ids, n_classes)
     return ids
 
 
@@ -93,7 +111,7 @@ def _check_thresholds(thresholds):
     thresholds = tuple(float(t) for t in thresholds or ())
     bad = [t for t in thresholds if not 0.0 < t < 1.0]
     if bad:
-        raise ValueError(f"thresholds must be in (0, 1), got {bad}")
+        raise ValueError(f"thresholds not in (0, 1): {bad}; each threshold must be in (0, 1)")
     return thresholds
 
 
@@ -156,7 +174,7 @@ class BinaryClassHead(Head):
         return ("logits", "logistic", "probabilities", *CLASS_PREDICTION_KEYS)
 
     def label_array(self, labels):
-        return _label_ids(labels, 2, self.label_vocabulary).astype(np.float32)
+        return _binary_labels(labels, self.label_vocabulary)
 
     def _unreduced_loss(self, labels, logits):
         return core_losses.sigmoid_cross_entropy_with_logits(labels, logits)
@@ -368,6 +386,7 @@ def regression_head(
         loss_fn=loss_fn,
         inverse_link_fn=inverse_link_fn,
         name=name,
+        report_rmse=False,
     )
 
 
@@ -387,6 +406,7 @@ def poisson_regression_head(
         weight_column=weight_column,
         compute_full_loss=compute_full_loss,
         name=name,
+        report_rmse=False,
     )
 
 
@@ -397,7 +417,9 @@ def logistic_regression_head(
 ) -> LogisticRegressionHead:
     """TF's ``logistic_regression_head``: labels are probabilities in [0, 1],
     predictions ``sigmoid(logits)``, the loss sigmoid cross-entropy."""
-    return LogisticRegressionHead(1, loss_reduction, weight_column=weight_column, name=name)
+    return LogisticRegressionHead(
+        1, loss_reduction, weight_column=weight_column, name=name, report_rmse=False
+    )
 
 
 def classification_head(

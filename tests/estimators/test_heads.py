@@ -200,17 +200,17 @@ def test_multi_label_unknown_vocabulary_name_is_named():
 
 
 def test_head_argument_errors():
-    with pytest.raises(ValueError, match="thresholds must be in"):
+    with pytest.raises(ValueError, match=r"thresholds not in \(0, 1\)"):
         E.binary_classification_head(thresholds=[1.5])
     with pytest.raises(ValueError, match="n_classes must be > 2"):
         E.multi_class_head(2)
     with pytest.raises(ValueError, match="label_vocabulary has 2 entries but there are 3"):
         E.multi_class_head(3, label_vocabulary=["a", "b"])
-    with pytest.raises(ValueError, match="labels must be in \\[0, 1\\]"):
+    with pytest.raises(ValueError, match=r"Labels must be in range \[0, 1\]"):
         E.logistic_regression_head().label_array([0.5, 1.5])
     with pytest.raises(ValueError, match="counts, >= 0"):
         E.poisson_regression_head().label_array([1.0, -1.0])
-    with pytest.raises(ValueError, match=r"logits must have shape \(batch, 3\)"):
+    with pytest.raises(ValueError, match=r"logits shape must be \(batch, 3\)"):
         E.multi_class_head(3).predictions(np.zeros((2, 2), np.float32))
     with pytest.raises(ValueError, match=r"\['probs'\] are not among"):
         E.multi_class_head(3).predictions(np.zeros((2, 3), np.float32), keys=["probs"])
@@ -286,7 +286,7 @@ def test_train_spec_needs_an_optimizer_or_a_train_op_fn_and_labels():
     head = E.binary_classification_head()
     with pytest.raises(ValueError, match="needs an optimizer or a train_op_fn"):
         head.create_estimator_spec({}, "train", logits, np.array([0, 1]))
-    with pytest.raises(ValueError, match="needs labels in mode 'eval'"):
+    with pytest.raises(ValueError, match=r"You must provide a labels Tensor\. Given: None\."):
         head.create_estimator_spec({}, "eval", logits)
 
 
@@ -298,7 +298,7 @@ def test_loss_fn_replaces_the_loss_and_its_shape_is_checked():
     loss = head.loss(np.array([1.0, 3.0]), np.array([[0.0], [1.0]], np.float32))
     assert float(loss) == pytest.approx(1.5)
     bad = E.regression_head(loss_fn=lambda labels, logits: cn.core.sum(logits))
-    with pytest.raises(ValueError, match=r"loss_fn '<lambda>' must return .* \(2, 1\), got \(\)"):
+    with pytest.raises(ValueError, match=r"loss_fn '<lambda>' must return .* \(2, 1\).*loss_shape: \(\)"):
         bad.loss(np.array([1.0, 3.0]), np.array([[0.0], [1.0]], np.float32))
 
 

@@ -18,15 +18,18 @@
 
 import numpy as np
 import pytest
+from tf_test_case import TFTestCase
 
 import colonnade as cn
-
-from tf_test_case import TFTestCase
 
 BinaryClassHead = cn.estimators.binary_classification_head
 TRAIN, EVAL, PREDICT = "train", "eval", "infer"
 LOSS_MEAN, ACCURACY, PRECISION, RECALL = "average_loss", "accuracy", "precision", "recall"
-PREDICTION_MEAN, LABEL_MEAN, ACCURACY_BASELINE = "prediction/mean", "label/mean", "accuracy_baseline"
+PREDICTION_MEAN, LABEL_MEAN, ACCURACY_BASELINE = (
+    "prediction/mean",
+    "label/mean",
+    "accuracy_baseline",
+)
 AUC, AUC_PR, LOSS_REGULARIZATION = "auc", "auc_precision_recall", "regularization_loss"
 ACCURACY_AT_THRESHOLD = "accuracy/positive_threshold_%g"
 PRECISION_AT_THRESHOLD = "precision/positive_threshold_%g"
@@ -40,21 +43,19 @@ def _results(metrics):
 class BinaryClassHeadTest(TFTestCase):
     def test_threshold_too_small(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_threshold_too_small"""
-        with self.assertRaisesRegexp(ValueError, r"thresholds not in \(0, 1\)"):
+        with self.assertRaisesRegex(ValueError, r"thresholds not in \(0, 1\)"):
             BinaryClassHead(thresholds=(0.0, 0.5))
 
     def test_threshold_too_large(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_threshold_too_large"""
-        with self.assertRaisesRegexp(ValueError, r"thresholds not in \(0, 1\)"):
+        with self.assertRaisesRegex(ValueError, r"thresholds not in \(0, 1\)"):
             BinaryClassHead(thresholds=(0.5, 1.0))
 
     def test_invalid_loss_reduction(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_invalid_loss_reduction"""
-        with self.assertRaisesRegexp(
-            ValueError, r"Invalid loss_reduction: invalid_loss_reduction"
-        ):
+        with self.assertRaisesRegex(ValueError, r"Invalid loss_reduction: invalid_loss_reduction"):
             BinaryClassHead(loss_reduction="invalid_loss_reduction")
-        with self.assertRaisesRegexp(ValueError, r"Invalid loss_reduction: none"):
+        with self.assertRaisesRegex(ValueError, r"Invalid loss_reduction: none"):
             BinaryClassHead(loss_reduction=cn.core.Reduction.NONE)
 
     def test_loss_fn_arg_labels_missing(self):
@@ -63,7 +64,7 @@ class BinaryClassHeadTest(TFTestCase):
         def _loss_fn(logits):
             del logits
 
-        with self.assertRaisesRegexp(
+        with self.assertRaisesRegex(
             ValueError,
             r"loss_fn must contain argument: labels\. Given arguments: \(\'logits\',\)",
         ):
@@ -75,7 +76,7 @@ class BinaryClassHeadTest(TFTestCase):
         def _loss_fn(labels):
             del labels
 
-        with self.assertRaisesRegexp(
+        with self.assertRaisesRegex(
             ValueError,
             r"loss_fn must contain argument: logits\. Given arguments: \(\'labels\',\)",
         ):
@@ -95,7 +96,7 @@ class BinaryClassHeadTest(TFTestCase):
         def _loss_fn(labels, logits, name=None):
             del labels, logits, name
 
-        with self.assertRaisesRegexp(ValueError, r"loss_fn has unexpected args: \['name'\]"):
+        with self.assertRaisesRegex(ValueError, r"loss_fn has unexpected args: \['name'\]"):
             BinaryClassHead(loss_fn=_loss_fn)
 
     def test_invalid_logits_shape(self):
@@ -103,7 +104,7 @@ class BinaryClassHeadTest(TFTestCase):
         head = BinaryClassHead()
         self.assertEqual(1, head.logits_dimension)
         logits_2x2 = np.array(((45.0, 44.0), (41.0, 42.0)))
-        with self.assertRaisesRegexp(ValueError, "logits shape"):
+        with self.assertRaisesRegex(ValueError, "logits shape"):
             head.predictions(logits_2x2, ["probabilities"])
 
     def test_invalid_labels_shape(self):
@@ -112,7 +113,7 @@ class BinaryClassHeadTest(TFTestCase):
         labels_2x2 = np.array(((45.0, 44.0), (41.0, 42.0)))
         logits_2x1 = np.array(((45.0,), (41.0,)))
         features = {"x": np.array(((42.0,),))}
-        with self.assertRaisesRegexp(ValueError, "Mismatched label shape"):
+        with self.assertRaisesRegex(ValueError, "Mismatched label shape"):
             head.loss(logits=logits_2x1, labels=labels_2x2, features=features, mode=EVAL)
 
     def test_incompatible_labels_shape(self):
@@ -121,9 +122,9 @@ class BinaryClassHeadTest(TFTestCase):
         values_2x1 = np.array(((0.0,), (1.0,)))
         values_3x1 = np.array(((0.0,), (1.0,), (0.0,)))
         features = {"x": values_2x1}
-        with self.assertRaisesRegexp(ValueError, "labels shape"):
+        with self.assertRaisesRegex(ValueError, "labels shape"):
             head.loss(logits=values_2x1, labels=values_3x1, features=features, mode=EVAL)
-        with self.assertRaisesRegexp(ValueError, "labels shape"):
+        with self.assertRaisesRegex(ValueError, "labels shape"):
             head.loss(logits=values_3x1, labels=values_2x1, features=features, mode=EVAL)
 
     def test_predict(self):
@@ -154,9 +155,7 @@ class BinaryClassHeadTest(TFTestCase):
             spec.export_outputs.keys(),
         )
         self.assertAllClose(expected_probabilities, spec.export_outputs["serving_default"].scores)
-        self.assertAllEqual(
-            [[b"0", b"1"]] * 2, spec.export_outputs["serving_default"].classes
-        )
+        self.assertAllEqual([[b"0", b"1"]] * 2, spec.export_outputs["serving_default"].classes)
         self.assertAllClose(expected_logistics, spec.export_outputs["regression"].value)
 
     def test_predict_with_vocabulary_list(self):
@@ -206,13 +205,15 @@ class BinaryClassHeadTest(TFTestCase):
         logits = np.array([[-10.0], [10.0]], dtype=np.float32)
         labels = np.array([[1], [0]], dtype=np.int64)
         features = {"x": np.array(((42,),), dtype=np.int32)}
-        with self.assertRaisesRegexp(ValueError, "loss_shape"):
+        with self.assertRaisesRegex(ValueError, "loss_shape"):
             head.loss(logits=logits, labels=labels, features=features, mode=EVAL)
 
     def test_eval_labels_none(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_eval_labels_none"""
         head = BinaryClassHead()
-        with self.assertRaisesRegexp(ValueError, r"You must provide a labels Tensor\. Given: None\."):
+        with self.assertRaisesRegex(
+            ValueError, r"You must provide a labels Tensor\. Given: None\."
+        ):
             head.loss(
                 logits=np.array(((45,), (-41,)), dtype=np.float32),
                 labels=None,
@@ -368,7 +369,9 @@ class BinaryClassHeadTest(TFTestCase):
     def test_train_labels_none(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_train_labels_none"""
         head = BinaryClassHead()
-        with self.assertRaisesRegexp(ValueError, r"You must provide a labels Tensor\. Given: None\."):
+        with self.assertRaisesRegex(
+            ValueError, r"You must provide a labels Tensor\. Given: None\."
+        ):
             head.loss(
                 logits=np.array(((45,), (-41,)), dtype=np.float32),
                 labels=None,
@@ -431,7 +434,7 @@ class BinaryClassHeadTest(TFTestCase):
         logits = np.array([[0.5], [-0.3]], dtype=np.float32)
         labels = np.array([[1.2], [0.4]], dtype=np.float32)
         features = {"x": np.array([[42]], dtype=np.float32)}
-        with self.assertRaisesRegexp(ValueError, r"Labels must be <= 2 - 1"):
+        with self.assertRaisesRegex(ValueError, r"Labels must be <= 2 - 1"):
             head.loss(logits=logits, labels=labels, features=features, mode=TRAIN)
 
     def test_float_labels_train_create_loss(self):
@@ -540,7 +543,7 @@ class BinaryClassHeadTest(TFTestCase):
         logits = np.array([[[10], [-10]], [[12], [-12]]], dtype=np.float32)
         labels = np.array([[[0], [0]], [[1], [1]]], dtype=np.float64)
         weights = np.array([[1.0], [2.0]], dtype=np.float32)
-        with self.assertRaisesRegexp(ValueError, "weights shape"):
+        with self.assertRaisesRegex(ValueError, "weights shape"):
             head.loss(logits=logits, labels=labels, features={"weights": weights}, mode=TRAIN)
 
     def test_multi_dim_train_weights_wrong_outer_dim(self):
@@ -549,7 +552,7 @@ class BinaryClassHeadTest(TFTestCase):
         logits = np.array([[[10], [-10]], [[12], [-12]]], dtype=np.float32)
         labels = np.array([[[0], [0]], [[1], [1]]], dtype=np.float64)
         weights = np.array([[[1.0, 1.1], [1.5, 1.6]], [[2.0, 2.1], [2.5, 2.6]]])
-        with self.assertRaisesRegexp(ValueError, "weights shape"):
+        with self.assertRaisesRegex(ValueError, "weights shape"):
             head.loss(logits=logits, labels=labels, features={"weights": weights}, mode=TRAIN)
 
     def test_multi_dim_weighted_eval(self):
@@ -579,6 +582,8 @@ class BinaryClassHeadTest(TFTestCase):
         self.assertAllClose(expected_metrics, _results(updated), rtol=tol, atol=tol)
 
 
-@pytest.mark.skip(reason="graph-only: Keras optimizer get_updates / tf.summary / lookup tables in a graph")
+@pytest.mark.skip(
+    reason="graph-only: Keras optimizer get_updates / tf.summary / lookup tables in a graph"
+)
 def test_binary_class_head_for_estimator_graph_only():
     """binary_class_head_test.py::BinaryClassHeadForEstimator (6 tests, graph mode only)"""
