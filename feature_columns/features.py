@@ -301,6 +301,17 @@ class Ragged:
             return np.arange(self.num_rows + 1, dtype=np.int64)
         return self.row_splits
 
+    @property
+    def rectangular(self) -> bool:
+        """Whether every row holds as many values (a scalar, fixed-size or equal-length
+        list column): what TensorFlow holds as a dense tensor, whose ignore values (``''``,
+        ``-1``, weight ``0``) its categorical columns drop, rather than as a
+        ``SparseTensor``, whose values they all keep."""
+        if self.row_splits is None or self.num_rows < 2:
+            return True
+        lengths = np.diff(self.row_splits)
+        return bool((lengths == lengths[0]).all())
+
 
 def flatten(arr: pa.Array) -> Ragged:
     """The :class:`Ragged` view of a scalar or list column (one level of lists)."""
@@ -335,6 +346,26 @@ def _valid_mask(arr: pa.Array) -> np.ndarray | None:
     return arr.is_valid().to_numpy(zero_copy_only=False)
 
 
+def ignored_entries(values: pa.Array) -> np.ndarray | None:
+    """Where ``values`` hold TensorFlow's ignore value of categorical input, ``''`` for
+    strings and ``-1`` for numbers (TF drops them when a dense feature becomes sparse
+    ids: see :attr:`Ragged.rectangular`), or ``None`` when none do. Checked on a
+    dictionary, so once per distinct value."""
+    kind = value_kind(values.type)
+    if kind == "string":
+        # empty strings are equal neighbouring offsets: numpy on the offsets buffer costs
+        # an eighth of Arrow's binary_length + equal + any on this per-batch path
+        large = pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type)
+        offsets = np.frombuffer(values.buffers()[1], np.int64 if large else np.int32)
+        offsets = offsets[values.offset : values.offset + len(values) + 1]
+        mask = offsets[1:] == offsets[:-1]
+    elif kind in ("integer", "floating"):
+        mask = values.to_numpy(zero_copy_only=False) == -1
+    else:
+        return None
+    return mask if mask.any() else None
+
+
 def encode(ragged: Ragged) -> Encoded:
     """Dictionary-encode the flat values of ``ragged`` (dictionary-typed input is used as
     it is, trimmed to the entries this batch uses when the dictionary is the larger)."""
@@ -353,6 +384,10 @@ def encode(ragged: Ragged) -> Encoded:
         entry_valid = dict_valid[codes]
         valid = entry_valid if valid is None else valid & entry_valid
         dictionary = pc.fill_null(dictionary, "" if value_kind(dictionary.type) == "string" else 0)
+    ignored = ignored_entries(dictionary)
+    if ignored is not None and ragged.rectangular:
+        kept = ~ignored[codes]
+        valid = kept if valid is None else valid & kept
     if len(dictionary) == 0 and len(codes):
         # Every value is null (missing): TF gives such rows no ids. One placeholder entry
         # keeps ``codes`` (all 0, all invalid) indexable by the lookups.

@@ -298,7 +298,9 @@ def test_loss_fn_replaces_the_loss_and_its_shape_is_checked():
     loss = head.loss(np.array([1.0, 3.0]), np.array([[0.0], [1.0]], np.float32))
     assert float(loss) == pytest.approx(1.5)
     bad = E.regression_head(loss_fn=lambda labels, logits: cn.core.sum(logits))
-    with pytest.raises(ValueError, match=r"loss_fn '<lambda>' must return .* \(2, 1\).*loss_shape: \(\)"):
+    with pytest.raises(
+        ValueError, match=r"loss_fn '<lambda>' must return .* \(2, 1\).*loss_shape: \(\)"
+    ):
         bad.loss(np.array([1.0, 3.0]), np.array([[0.0], [1.0]], np.float32))
 
 

@@ -198,7 +198,7 @@ def test_layer_errors():
         fc.LinearModel([cat], sparse_combiner="max")
     with pytest.raises(ValueError, match="unknown combiner 'sqrt'"):
         fc.embedding_column(cat, 2, combiner="sqrt")
-    with pytest.raises(ValueError, match="dimension must be >= 1"):
+    with pytest.raises(ValueError, match="dimension must be at least 1"):
         fc.embedding_column(cat, 0)
     with pytest.raises(ValueError, match="both ckpt_to_load_from and tensor_name_in_ckpt"):
         fc.embedding_column(cat, 2, ckpt_to_load_from="/tmp/x")

@@ -46,7 +46,11 @@ class TFTestCase(unittest.TestCase):
         )
 
     def assertAllEqual(self, expected, actual, msg=None):  # noqa: N802
-        expected, actual = np.asarray(as_numpy(expected)), np.asarray(as_numpy(actual))
+        try:
+            expected, actual = np.asarray(as_numpy(expected)), np.asarray(as_numpy(actual))
+        except ValueError:  # ragged lists: compare them as lists
+            self.assertEqual(_lists(expected), _lists(actual), msg)
+            return
         if expected.dtype.kind == "S" or actual.dtype.kind in "SO":
             expected = np.vectorize(_text, otypes=[object])(expected) if expected.size else expected
             actual = np.vectorize(_text, otypes=[object])(actual) if actual.size else actual
@@ -59,5 +63,44 @@ class TFTestCase(unittest.TestCase):
     assertRaisesRegexp = unittest.TestCase.assertRaisesRegex  # noqa: N815
 
 
+def _lists(value):
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_lists(v) for v in value]
+    return _text(value.item() if isinstance(value, np.generic) else value)
+
+
 def _text(value):
     return value.decode() if isinstance(value, bytes) else value
+
+
+def sparse_rows(indices, values, dense_shape):
+    """TF's 2-D ``SparseTensor(indices, values, dense_shape)`` as one list per row: the
+    ragged (Arrow list) form colonnade reads."""
+    rows = [[] for _ in range(int(dense_shape[0]))]
+    for (row, _), value in sorted(zip((tuple(i) for i in indices), values), key=lambda p: p[0]):
+        rows[row].append(value)
+    return rows
+
+
+def as_sparse(ids):
+    """``CategoricalIds`` as TF's ``(indices, values, dense_shape)`` of its id tensor."""
+    lists = ids.to_lists()
+    indices = [(r, j) for r, row in enumerate(lists) for j in range(len(row))]
+    values = [v for row in lists for v in row]
+    width = max((len(row) for row in lists), default=0)
+    return indices, values, (len(lists), width)
+
+
+def example_bytes(features: dict) -> bytes:
+    """One serialized ``tf.Example`` of ``features`` (name -> list of values): TF's
+    ``example_pb2.Example(...).SerializeToString()`` in the ported tests."""
+    import pyarrow as pa
+
+    from colonnade.data.example_writer import encode_examples
+
+    return encode_examples(pa.RecordBatch.from_pydict({k: [v] for k, v in features.items()}))[0]
+
+
+def assign(layer, name, value):
+    """Set the layer's variable ``name`` (TF's ``var.assign(value)``)."""
+    layer.checkpoint_children()[name].assign(np.asarray(value, dtype=np.float32))
