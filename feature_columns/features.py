@@ -264,15 +264,17 @@ def as_features(features) -> Features:
         for key, value in features.items():
             if not isinstance(key, str):
                 raise TypeError(f"feature names must be strings, got {key!r}")
-            try:
-                lengths[key] = len(value)
-            except TypeError as e:
-                raise TypeError(
-                    f"feature {key!r} must be an array or list with one entry per row, "
-                    f"got {type(value).__name__}"
-                ) from e
+            if not hasattr(value, "__len__") or getattr(value, "ndim", 1) == 0:
+                raise ValueError(
+                    f"Feature {key!r} cannot have rank 0: give an array or list with one entry "
+                    f"per row, got {type(value).__name__} {value!r}"
+                )
+            lengths[key] = len(value)
         if len(set(lengths.values())) > 1:
-            raise ValueError(f"features have different numbers of rows: {lengths}")
+            raise ValueError(
+                "Batch size (first dimension) of each feature must be same. Features have "
+                f"different numbers of rows: {lengths}"
+            )
         num_rows = next(iter(lengths.values())) if lengths else 0
         return Features(dict(features), num_rows)
     raise TypeError(

@@ -212,7 +212,8 @@ def read_numeric_rows(column, key: str, arr: pa.Array, size: int, dtype: str, de
         r = int(bad[0])
         raise ValueError(
             f"column {column.name!r} needs {size} values per row of feature {key!r}, but row "
-            f"{r} has {int(lengths[r])} ({bad.size} rows differ)"
+            f"{r} has {int(lengths[r])} ({bad.size} rows differ): Cannot reshape a tensor with "
+            f"{int(lengths.sum())} elements to shape [{n},{size}]"
         )
     nulls = null_rows * size + flat.null_count
     if nulls:

@@ -192,7 +192,9 @@ def test_layer_errors():
     cat = fc.categorical_column_with_identity("k", 3)
     with pytest.raises(ValueError, match="Wrap a categorical column with embedding_column"):
         fc.DenseFeatures([cat])
-    with pytest.raises(ValueError, match="duplicate feature column name \\['x'\\]"):
+    with pytest.raises(
+        ValueError, match="Duplicate feature column name found for columns: \\['x'\\]"
+    ):
         fc.DenseFeatures([fc.numeric_column("x"), fc.numeric_column("x", default_value=0.0)])
     with pytest.raises(ValueError, match="unknown sparse_combiner 'max'"):
         fc.LinearModel([cat], sparse_combiner="max")

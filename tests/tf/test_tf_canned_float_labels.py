@@ -14,6 +14,7 @@
 # ==============================================================================
 # Ported to colonnade: TF's inputs, expected values and tolerances are kept verbatim;
 # graph-mode branches are replaced by their eager equivalents.
+# ruff: noqa: E501
 """TF's float (soft) label tests of binary classifiers, ported: tensorflow_estimator's
 canned/linear_testing_utils.py (``_testFromCheckpointFloatLabels``) and
 canned/dnn_testing_utils.py (``test_float_labels``, ``test_binary_classification_float_labels``).

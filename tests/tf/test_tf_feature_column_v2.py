@@ -14,6 +14,7 @@
 # ==============================================================================
 # Ported to colonnade: TF's inputs, expected values and tolerances are kept verbatim;
 # graph-mode branches are replaced by their eager equivalents.
+# ruff: noqa: E501
 """TF's tensorflow/python/feature_column/feature_column_v2_test.py, ported.
 
 Translation rules: TF's ``SparseTensor`` inputs become one list per row (``sparse_rows``),
@@ -486,3 +487,249 @@ class CrossedColumnTest(TFTestCase):
         for val in values:
             self.assertIn(val, list(range(hash_bucket_size)))
         self.assertAllEqual([2, 4], dense_shape)
+
+
+def _linear(features, columns, **kwargs):
+    """TF's ``fc_old.linear_model(features, columns)``: the layer and its predictions."""
+    model = fc.LinearModel(columns, **kwargs)
+    return model, model(features)
+
+
+WIRE = sparse_rows([[0, 0], [1, 0], [1, 1]], ["omar", "stringer", "marlo"], [2, 2])
+
+
+class OldLinearModelTest(TFTestCase):
+    """feature_column_v2_test.py::OldLinearModelTest, with the v2 ``LinearModel`` layer for
+    ``fc_old.linear_model`` (same variables, same math)."""
+
+    def test_raises_if_empty_feature_columns(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_raises_if_empty_feature_columns"""
+        with self.assertRaisesRegex(ValueError, "feature_columns must not be empty"):
+            fc.linear_model(features={}, feature_columns=[])
+
+    def test_should_be_feature_column(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_should_be_feature_column"""
+        with self.assertRaisesRegex(ValueError, "must be a .*FeatureColumn"):
+            fc.linear_model(features={"a": [[0]]}, feature_columns="NotSupported")
+
+    def test_does_not_support_dict_columns(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_does_not_support_dict_columns"""
+        with self.assertRaisesRegex(
+            ValueError, "Expected feature_columns to be iterable, found dict."
+        ):
+            fc.linear_model(features={"a": [[0]]}, feature_columns={"a": fc.numeric_column("a")})
+
+    def test_raises_if_duplicate_name(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_raises_if_duplicate_name"""
+        with self.assertRaisesRegex(ValueError, "Duplicate feature column name found for columns"):
+            fc.linear_model(
+                features={"a": [[0]]},
+                feature_columns=[fc.numeric_column("a"), fc.numeric_column("a")],
+            )
+
+    def test_dense_bias(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_dense_bias"""
+        price = fc.numeric_column("price")
+        features = {"price": [[1.0], [5.0]]}
+        model, predictions = _linear(features, [price])
+        self.assertAllClose([0.0], model.checkpoint_children()["bias_weights"])
+        assign(model, "price/weights", [[10.0]])
+        assign(model, "bias_weights", [5.0])
+        self.assertAllClose([[15.0], [55.0]], model(features))
+
+    def test_sparse_bias(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_sparse_bias"""
+        wire_cast = fc.categorical_column_with_hash_bucket("wire_cast", 4)
+        features = {"wire_cast": WIRE}
+        model, _ = _linear(features, [wire_cast])
+        self.assertAllClose(
+            [[0.0], [0.0], [0.0], [0.0]], model.checkpoint_children()["wire_cast/weights"]
+        )
+        assign(model, "wire_cast/weights", [[10.0], [100.0], [1000.0], [10000.0]])
+        assign(model, "bias_weights", [5.0])
+        self.assertAllClose([[1005.0], [10015.0]], model(features))
+
+    def test_dense_and_sparse_bias(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_dense_and_sparse_bias"""
+        wire_cast = fc.categorical_column_with_hash_bucket("wire_cast", 4)
+        price = fc.numeric_column("price")
+        features = {"wire_cast": WIRE, "price": [[1.0], [5.0]]}
+        model, _ = _linear(features, [wire_cast, price])
+        assign(model, "wire_cast/weights", [[10.0], [100.0], [1000.0], [10000.0]])
+        assign(model, "bias_weights", [5.0])
+        assign(model, "price/weights", [[10.0]])
+        self.assertAllClose([[1015.0], [10065.0]], model(features))
+
+    def test_dense_multi_output(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_dense_multi_output"""
+        price = fc.numeric_column("price")
+        features = {"price": [[1.0], [5.0]]}
+        model, _ = _linear(features, [price], units=3)
+        self.assertAllClose(np.zeros((3,)), model.checkpoint_children()["bias_weights"])
+        self.assertAllClose(np.zeros((1, 3)), model.checkpoint_children()["price/weights"])
+        assign(model, "price/weights", [[10.0, 100.0, 1000.0]])
+        assign(model, "bias_weights", [5.0, 6.0, 7.0])
+        self.assertAllClose([[15.0, 106.0, 1007.0], [55.0, 506.0, 5007.0]], model(features))
+
+    def test_sparse_multi_output(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_sparse_multi_output"""
+        wire_cast = fc.categorical_column_with_hash_bucket("wire_cast", 4)
+        features = {"wire_cast": WIRE}
+        model, _ = _linear(features, [wire_cast], units=3)
+        self.assertAllClose(np.zeros((4, 3)), model.checkpoint_children()["wire_cast/weights"])
+        assign(
+            model,
+            "wire_cast/weights",
+            [
+                [10.0, 11.0, 12.0],
+                [100.0, 110.0, 120.0],
+                [1000.0, 1100.0, 1200.0],
+                [10000.0, 11000.0, 12000.0],
+            ],
+        )
+        assign(model, "bias_weights", [5.0, 6.0, 7.0])
+        self.assertAllClose(
+            [[1005.0, 1106.0, 1207.0], [10015.0, 11017.0, 12019.0]], model(features)
+        )
+
+    def test_dense_multi_dimension(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_dense_multi_dimension"""
+        price = fc.numeric_column("price", shape=2)
+        features = {"price": [[1.0, 2.0], [5.0, 6.0]]}
+        model, _ = _linear(features, [price])
+        self.assertAllClose([[0.0], [0.0]], model.checkpoint_children()["price/weights"])
+        assign(model, "price/weights", [[10.0], [100.0]])
+        self.assertAllClose([[210.0], [650.0]], model(features))
+
+    def test_sparse_combiner(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_sparse_combiner"""
+        wire_cast = fc.categorical_column_with_hash_bucket("wire_cast", 4)
+        features = {"wire_cast": WIRE}
+        model, _ = _linear(features, [wire_cast], sparse_combiner="mean")
+        assign(model, "wire_cast/weights", [[10.0], [100.0], [1000.0], [10000.0]])
+        assign(model, "bias_weights", [5.0])
+        self.assertAllClose([[1005.0], [5010.0]], model(features))
+
+    def test_sparse_combiner_with_negative_weights(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_sparse_combiner_with_negative_weights
+        (TF's weights constant [[1., 1., -1.0]] holds the weight of each sparse value, one
+        per value: [[1.], [1., -1.]] row by row)"""
+        wire_cast = fc.categorical_column_with_hash_bucket("wire_cast", 4)
+        wire_cast_weights = fc.weighted_categorical_column(wire_cast, "weights")
+        features = {"wire_cast": WIRE, "weights": [[1.0], [1.0, -1.0]]}
+        model, _ = _linear(features, [wire_cast_weights], sparse_combiner="sum")
+        name = wire_cast_weights.name + "/weights"
+        assign(model, name, [[10.0], [100.0], [1000.0], [10000.0]])
+        assign(model, "bias_weights", [5.0])
+        self.assertAllClose([[1005.0], [-9985.0]], model(features))
+
+    def test_dense_multi_dimension_multi_output(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_dense_multi_dimension_multi_output"""
+        price = fc.numeric_column("price", shape=2)
+        features = {"price": [[1.0, 2.0], [5.0, 6.0]]}
+        model, _ = _linear(features, [price], units=3)
+        self.assertAllClose(np.zeros((3,)), model.checkpoint_children()["bias_weights"])
+        self.assertAllClose(np.zeros((2, 3)), model.checkpoint_children()["price/weights"])
+        assign(model, "price/weights", [[1.0, 2.0, 3.0], [10.0, 100.0, 1000.0]])
+        assign(model, "bias_weights", [2.0, 3.0, 4.0])
+        self.assertAllClose([[23.0, 205.0, 2007.0], [67.0, 613.0, 6019.0]], model(features))
+
+    def test_raises_if_shape_mismatch(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_raises_if_shape_mismatch"""
+        price = fc.numeric_column("price", shape=2)
+        with self.assertRaisesRegex(
+            Exception, r"Cannot reshape a tensor with 2 elements to shape \[2,2\]"
+        ):
+            fc.linear_model({"price": [[1.0], [5.0]]}, [price])
+
+    def test_dense_reshaping(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_dense_reshaping"""
+        price = fc.numeric_column("price", shape=[1, 2])
+        features = {"price": [[[1.0, 2.0]], [[5.0, 6.0]]]}
+        model, predictions = _linear(features, [price])
+        self.assertAllClose([[0.0], [0.0]], predictions)
+        assign(model, "price/weights", [[10.0], [100.0]])
+        self.assertAllClose([[210.0], [650.0]], model(features))
+
+    def test_dense_multi_column(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_dense_multi_column"""
+        price1 = fc.numeric_column("price1", shape=2)
+        price2 = fc.numeric_column("price2")
+        features = {"price1": [[1.0, 2.0], [5.0, 6.0]], "price2": [[3.0], [4.0]]}
+        model, predictions = _linear(features, [price1, price2])
+        self.assertAllClose([[0.0], [0.0]], predictions)
+        assign(model, "price1/weights", [[10.0], [100.0]])
+        assign(model, "price2/weights", [[1000.0]])
+        assign(model, "bias_weights", [7.0])
+        self.assertAllClose([[3217.0], [4657.0]], model(features))
+
+    def test_fills_cols_to_vars(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_fills_cols_to_vars"""
+        price1 = fc.numeric_column("price1", shape=2)
+        price2 = fc.numeric_column("price2")
+        features = {"price1": [[1.0, 2.0], [5.0, 6.0]], "price2": [[3.0], [4.0]]}
+        cols_to_vars = {}
+        fc.linear_model(features, [price1, price2], cols_to_vars=cols_to_vars)
+        self.assertEqual(3, len(cols_to_vars))
+        self.assertEqual((2, 1), tuple(cols_to_vars[price1][0].shape))
+        self.assertEqual((1, 1), tuple(cols_to_vars[price2][0].shape))
+        self.assertEqual((1,), tuple(cols_to_vars["bias"][0].shape))
+
+    def test_dense_collection(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_dense_collection: TF adds the
+        variables to the named graph collections; without graphs the argument is accepted
+        (docs/tf_differences.md)"""
+        price = fc.numeric_column("price")
+        out = fc.linear_model({"price": [[1.0], [5.0]]}, [price], weight_collections=["my-vars"])
+        self.assertEqual((2, 1), tuple(out.shape))
+
+    def test_dense_trainable_false(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_dense_trainable_false"""
+        price = fc.numeric_column("price")
+        model, _ = _linear({"price": [[1.0], [5.0]]}, [price], trainable=False)
+        self.assertEqual([], model.trainable_variables)
+
+    def test_static_batch_size_mismatch(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_static_batch_size_mismatch"""
+        price1 = fc.numeric_column("price1")
+        price2 = fc.numeric_column("price2")
+        features = {"price1": [[1.0], [5.0], [7.0]], "price2": [[3.0], [4.0]]}
+        with self.assertRaisesRegex(
+            ValueError, r"Batch size \(first dimension\) of each feature must be same."
+        ):
+            fc.linear_model(features, [price1, price2])
+
+    def test_with_1d_sparse_tensor(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_with_1d_sparse_tensor"""
+        price = fc.numeric_column("price")
+        price_buckets = fc.bucketized_column(price, boundaries=[0.0, 10.0, 100.0])
+        body_style = fc.categorical_column_with_vocabulary_list(
+            "body-style", vocabulary_list=["hardtop", "wagon", "sedan"]
+        )
+        features = {"price": [-1.0, 12.0], "body-style": ["sedan", "hardtop"]}
+        model, _ = _linear(features, [price_buckets, body_style])
+        assign(model, "price_bucketized/weights", [[10.0], [100.0], [1000.0], [10000.0]])
+        assign(model, "body-style/weights", [[-10.0], [-100.0], [-1000.0]])
+        assign(model, "bias_weights", [5.0])
+        self.assertAllClose([[10 - 1000 + 5.0], [1000 - 10 + 5.0]], model(features))
+
+    def test_with_rank_0_feature(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_with_rank_0_feature"""
+        price = fc.numeric_column("price")
+        with self.assertRaisesRegex(ValueError, "Feature .* cannot have rank 0"):
+            fc.linear_model({"price": np.array(0)}, [price])
+
+    def test_multiple_linear_models(self):
+        """feature_column_v2_test.py::OldLinearModelTest.test_multiple_linear_models"""
+        price = fc.numeric_column("price")
+        features1 = {"price": [[1.0], [5.0]]}
+        features2 = {"price": [[2.0], [10.0]]}
+        model1, _ = _linear(features1, [price])
+        model2, _ = _linear(features2, [price])
+        assign(model1, "price/weights", [[10.0]])
+        assign(model1, "bias_weights", [5.0])
+        self.assertAllClose([[15.0], [55.0]], model1(features1))
+        self.assertAllClose([0.0], model2.checkpoint_children()["bias_weights"])
+        assign(model2, "price/weights", [[10.0]])
+        assign(model2, "bias_weights", [5.0])
+        self.assertAllClose([[25.0], [105.0]], model2(features2))

@@ -14,6 +14,7 @@
 # ==============================================================================
 # Ported to colonnade: TF's inputs, expected values and tolerances are kept verbatim;
 # graph-mode branches are replaced by their eager equivalents.
+# ruff: noqa: E501
 """TF's tensorflow_estimator/python/estimator/head/regression_head_test.py, ported."""
 
 import numpy as np
