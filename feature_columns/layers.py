@@ -246,7 +246,8 @@ class DenseFeatures(_Layer):
         for c in self.feature_columns:
             if not isinstance(c, DenseColumn):
                 raise ValueError(
-                    f"{type(self).__name__} takes dense columns; {c.name!r} is a "
+                    f"{type(self).__name__} takes dense columns: Items of feature_columns must "
+                    f"be a DenseColumn; {c.name!r} is a "
                     f"{type(c).__name__}. Wrap a categorical column with embedding_column or "
                     "indicator_column"
                 )

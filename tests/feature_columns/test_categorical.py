@@ -90,7 +90,7 @@ def test_vocabulary_file_integers_and_full_length(tmp_path):
             lambda p: fc.categorical_column_with_vocabulary_file(
                 "c", p / "v.txt", vocabulary_size=9
             ),
-            "only 3 lines",
+            "only 3 entries",
         ),
         (
             lambda p: fc.categorical_column_with_vocabulary_file("c", p / "dup.txt"),
@@ -104,7 +104,7 @@ def test_vocabulary_file_integers_and_full_length(tmp_path):
             lambda p: fc.categorical_column_with_vocabulary_file(
                 "c", p / "v.txt", num_oov_buckets=1, default_value=0
             ),
-            "not both",
+            "Can't specify both",
         ),
     ],
 )
@@ -128,12 +128,12 @@ def test_vocabulary_file_errors(tmp_path, make, match):
         (
             {"vocabulary_list": ["a"], "num_oov_buckets": -1},
             ValueError,
-            "num_oov_buckets must be at least 0",
+            "Invalid num_oov_buckets",
         ),
         (
             {"vocabulary_list": ["a"], "num_oov_buckets": 2, "default_value": 0},
             ValueError,
-            "not both",
+            "Can't specify both",
         ),
         ({"vocabulary_list": ["a"], "default_value": 5}, ValueError, "\\[0, 1\\)"),
         ({"vocabulary_list": ["a"], "dtype": "int64"}, ValueError, "does not match"),

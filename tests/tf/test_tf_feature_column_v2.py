@@ -29,6 +29,7 @@ import copy
 
 import numpy as np
 import pyarrow as pa
+import pytest
 from tf_test_case import TFTestCase, as_sparse, assign, example_bytes, sparse_rows
 
 import colonnade as cn
@@ -733,3 +734,268 @@ class OldLinearModelTest(TFTestCase):
         assign(model2, "price/weights", [[10.0]])
         assign(model2, "bias_weights", [5.0])
         self.assertAllClose([[25.0], [105.0]], model2(features2))
+
+
+class InputLayerTest(TFTestCase):
+    """feature_column_v2_test.py::InputLayerTest (fc_old.input_layer is ``input_layer``)."""
+
+    def test_column_order(self):
+        """feature_column_v2_test.py::InputLayerTest.test_column_order"""
+        price_a = fc.numeric_column("price_a")
+        price_b = fc.numeric_column("price_b")
+        features = {"price_a": [[1.0]], "price_b": [[3.0]]}
+        self.assertAllClose([[1.0, 3.0]], fc.input_layer(features, [price_a, price_b]))
+        self.assertAllClose([[1.0, 3.0]], fc.input_layer(features, [price_b, price_a]))
+
+    def test_fails_for_categorical_column(self):
+        """feature_column_v2_test.py::InputLayerTest.test_fails_for_categorical_column"""
+        animal = fc.categorical_column_with_identity("animal", num_buckets=4)
+        features = {"animal": sparse_rows([[0, 0], [0, 1]], [1, 2], [1, 2])}
+        with self.assertRaisesRegex(Exception, "must be a .*DenseColumn"):
+            fc.input_layer(features, [animal])
+
+    def test_static_batch_size_mismatch(self):
+        """feature_column_v2_test.py::InputLayerTest.test_static_batch_size_mismatch"""
+        price1 = fc.numeric_column("price1")
+        price2 = fc.numeric_column("price2")
+        features = {"price1": [[1.0], [5.0], [7.0]], "price2": [[3.0], [4.0]]}
+        with self.assertRaisesRegex(
+            ValueError, r"Batch size \(first dimension\) of each feature must be same."
+        ):
+            fc.input_layer(features, [price1, price2])
+
+    def test_with_1d_sparse_tensor(self):
+        """feature_column_v2_test.py::InputLayerTest.test_with_1d_sparse_tensor"""
+        embedding_values = (
+            (1.0, 2.0, 3.0, 4.0, 5.0),  # id 0
+            (6.0, 7.0, 8.0, 9.0, 10.0),  # id 1
+            (11.0, 12.0, 13.0, 14.0, 15.0),  # id 2
+        )
+
+        def _initializer(shape, dtype, partition_info=None):
+            del shape, dtype, partition_info
+            return embedding_values
+
+        price = fc.numeric_column("price")
+        body_style = fc.categorical_column_with_vocabulary_list(
+            "body-style", vocabulary_list=["hardtop", "wagon", "sedan"]
+        )
+        one_hot_body_style = fc.indicator_column(body_style)
+        country = fc.categorical_column_with_vocabulary_list(
+            "country", vocabulary_list=["US", "JP", "CA"]
+        )
+        embedded_country = fc.embedding_column(country, dimension=5, initializer=_initializer)
+        features = {
+            "price": [11.0, 12.0],
+            "body-style": ["sedan", "hardtop"],
+            "country": ["CA", "US"],
+        }
+        net = fc.input_layer(features, [price, one_hot_body_style, embedded_country])
+        self.assertEqual(1 + 3 + 5, net.shape[1])
+        self.assertAllEqual(
+            [
+                [0.0, 0.0, 1.0, 11.0, 12.0, 13.0, 14.0, 15.0, 11.0],
+                [1.0, 0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 12.0],
+            ],
+            net,
+        )
+
+    def test_with_rank_0_feature(self):
+        """feature_column_v2_test.py::InputLayerTest.test_with_rank_0_feature"""
+        price = fc.numeric_column("price")
+        with self.assertRaisesRegex(ValueError, "Feature .* cannot have rank 0"):
+            fc.input_layer({"price": np.array(0)}, [price])
+
+
+class MakeParseExampleSpecTest(TFTestCase):
+    def test_no_feature_columns(self):
+        """feature_column_v2_test.py::MakeParseExampleSpecTest.test_no_feature_columns"""
+        self.assertEqual([], fc.make_parse_example_spec([]).names)
+
+    def test_invalid_type(self):
+        """feature_column_v2_test.py::MakeParseExampleSpecTest.test_invalid_type"""
+        with self.assertRaisesRegex(
+            ValueError, "All feature_columns must be FeatureColumn instances.*invalid_column"
+        ):
+            fc.make_parse_example_spec((fc.numeric_column("key1", shape=(2,)), "invalid_column"))
+
+    def test_equal_keys_different_parse_spec(self):
+        """feature_column_v2_test.py::MakeParseExampleSpecTest.test_equal_keys_different_parse_spec"""
+        with self.assertRaisesRegex(
+            ValueError, "feature_columns contain different parse_spec for key key1"
+        ):
+            fc.make_parse_example_spec(
+                (
+                    fc.numeric_column("key1", shape=(2,)),
+                    fc.categorical_column_with_hash_bucket("key1", 10),
+                )
+            )
+
+
+WIRE_VOCABULARY = ("omar", "stringer", "marlo")  # TF's testdata/wire_vocabulary.txt
+WARRIORS_VOCABULARY = (30, 35, 11, 23, 22)  # TF's testdata/warriors_vocabulary.txt
+
+
+@pytest.fixture(scope="class")
+def vocabulary_files(request, tmp_path_factory):
+    root = tmp_path_factory.mktemp("vocab")
+    wire, warriors = root / "wire_vocabulary.txt", root / "warriors_vocabulary.txt"
+    wire.write_text("".join(f"{v}\n" for v in WIRE_VOCABULARY))
+    warriors.write_text("".join(f"{v}\n" for v in WARRIORS_VOCABULARY))
+    request.cls._wire_vocabulary_file_name = str(wire)
+    request.cls._wire_vocabulary_size = 3
+    request.cls._warriors_vocabulary_file_name = str(warriors)
+    request.cls._warriors_vocabulary_size = 5
+
+
+WIRE_INPUT = sparse_rows(((0, 0), (1, 0), (1, 1)), ("marlo", "skywalker", "omar"), (2, 2))
+
+
+@pytest.mark.usefixtures("vocabulary_files")
+class VocabularyFileCategoricalColumnTest(TFTestCase):
+    def _file_column(self, **kwargs):
+        kwargs.setdefault("vocabulary_file", self._wire_vocabulary_file_name)
+        kwargs.setdefault("vocabulary_size", self._wire_vocabulary_size)
+        return fc.categorical_column_with_vocabulary_file(key="aaa", **kwargs)
+
+    def test_vocabulary_file_none(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_vocabulary_file_none"""
+        with self.assertRaisesRegex(ValueError, "Missing vocabulary_file"):
+            fc.categorical_column_with_vocabulary_file(
+                key="aaa", vocabulary_file=None, vocabulary_size=3
+            )
+
+    def test_vocabulary_file_empty_string(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_vocabulary_file_empty_string"""
+        with self.assertRaisesRegex(ValueError, "Missing vocabulary_file"):
+            fc.categorical_column_with_vocabulary_file(
+                key="aaa", vocabulary_file="", vocabulary_size=3
+            )
+
+    def test_invalid_vocabulary_file(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_invalid_vocabulary_file
+        (TF: an OpError when the table initializes; here when the column first reads it)"""
+        with self.assertRaisesRegex(Exception, "file_does_not_exist"):
+            column = fc.categorical_column_with_vocabulary_file(
+                key="aaa", vocabulary_file="file_does_not_exist", vocabulary_size=10
+            )
+            _transform({"aaa": WIRE_INPUT}, column)
+
+    def test_invalid_vocabulary_size(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_invalid_vocabulary_size"""
+        with self.assertRaisesRegex(ValueError, "Invalid vocabulary_size"):
+            self._file_column(vocabulary_size=-1)
+        with self.assertRaisesRegex(ValueError, "Invalid vocabulary_size"):
+            self._file_column(vocabulary_size=0)
+
+    def test_too_large_vocabulary_size(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_too_large_vocabulary_size"""
+        with self.assertRaisesRegex(ValueError, "Invalid vocab_size"):
+            column = self._file_column(vocabulary_size=self._wire_vocabulary_size + 1)
+            _transform({"aaa": WIRE_INPUT}, column)
+
+    def test_invalid_num_oov_buckets(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_invalid_num_oov_buckets"""
+        with self.assertRaisesRegex(ValueError, "Invalid num_oov_buckets"):
+            fc.categorical_column_with_vocabulary_file(
+                key="aaa", vocabulary_file="path", vocabulary_size=3, num_oov_buckets=-1
+            )
+
+    def test_invalid_dtype(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_invalid_dtype"""
+        with self.assertRaisesRegex(ValueError, "dtype must be string or integer"):
+            fc.categorical_column_with_vocabulary_file(
+                key="aaa", vocabulary_file="path", vocabulary_size=3, dtype="float64"
+            )
+
+    def test_invalid_buckets_and_default_value(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_invalid_buckets_and_default_value"""
+        with self.assertRaisesRegex(ValueError, "both num_oov_buckets and default_value"):
+            self._file_column(num_oov_buckets=100, default_value=2)
+
+    def test_invalid_input_dtype_int32(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_invalid_input_dtype_int32"""
+        column = self._file_column(dtype="string")
+        inputs = sparse_rows(((0, 0), (1, 0), (1, 1)), (12, 24, 36), (2, 2))
+        with self.assertRaisesRegex(ValueError, "dtype must be compatible"):
+            _transform({"aaa": inputs}, column)
+
+    def test_invalid_input_dtype_string(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_invalid_input_dtype_string"""
+        column = self._file_column(
+            vocabulary_file=self._warriors_vocabulary_file_name,
+            vocabulary_size=self._warriors_vocabulary_size,
+            dtype="int32",
+        )
+        inputs = sparse_rows(((0, 0), (1, 0), (1, 1)), ("omar", "stringer", "marlo"), (2, 2))
+        with self.assertRaisesRegex(ValueError, "dtype must be compatible"):
+            _transform({"aaa": inputs}, column)
+
+    def test_get_sparse_tensors(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_get_sparse_tensors"""
+        out = _transform({"aaa": WIRE_INPUT}, self._file_column())
+        self.assertIsNone(out.weights)
+        self.assertAllEqual(((0, 0), (1, 0), (1, 1)), as_sparse(out)[0])
+        self.assertAllEqual((2, -1, 0), out.ids)
+
+    def test_get_sparse_tensors_none_vocabulary_size(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_get_sparse_tensors_none_vocabulary_size"""
+        column = fc.categorical_column_with_vocabulary_file(
+            key="aaa", vocabulary_file=self._wire_vocabulary_file_name
+        )
+        self.assertAllEqual((2, -1, 0), _transform({"aaa": WIRE_INPUT}, column).ids)
+
+    def test_get_sparse_tensors_dense_input(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_get_sparse_tensors_dense_input"""
+        out = _transform({"aaa": (("marlo", ""), ("skywalker", "omar"))}, self._file_column())
+        indices, values, dense_shape = as_sparse(out)
+        self.assertAllEqual(((0, 0), (1, 0), (1, 1)), indices)
+        self.assertAllEqual((2, -1, 0), values)
+        self.assertAllEqual((2, 2), dense_shape)
+
+    def test_get_sparse_tensors_default_value_in_vocabulary(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_get_sparse_tensors_default_value_in_vocabulary"""
+        out = _transform({"aaa": WIRE_INPUT}, self._file_column(default_value=2))
+        self.assertAllEqual((2, 2, 0), out.ids)
+
+    def test_get_sparse_tensors_with_oov_buckets(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_get_sparse_tensors_with_oov_buckets"""
+        inputs = sparse_rows(
+            ((0, 0), (1, 0), (1, 1), (1, 2)), ("marlo", "skywalker", "omar", "heisenberg"), (2, 3)
+        )
+        out = _transform({"aaa": inputs}, self._file_column(num_oov_buckets=100))
+        self.assertAllEqual((2, 33, 0, 62), out.ids)
+
+    def test_get_sparse_tensors_small_vocabulary_size(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_get_sparse_tensors_small_vocabulary_size"""
+        out = _transform(
+            {"aaa": WIRE_INPUT}, self._file_column(vocabulary_size=self._wire_vocabulary_size - 1)
+        )
+        self.assertAllEqual((-1, -1, 0), out.ids)
+
+    def _warriors(self, **kwargs):
+        return self._file_column(
+            vocabulary_file=self._warriors_vocabulary_file_name,
+            vocabulary_size=self._warriors_vocabulary_size,
+            dtype="int32",
+            **kwargs,
+        )
+
+    def test_get_sparse_tensors_int32(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_get_sparse_tensors_int32"""
+        inputs = sparse_rows(((0, 0), (1, 0), (1, 1), (2, 2)), (11, 100, 30, 22), (3, 3))
+        self.assertAllEqual((2, -1, 0, 4), _transform({"aaa": inputs}, self._warriors()).ids)
+
+    def test_get_sparse_tensors_int32_dense_input(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_get_sparse_tensors_int32_dense_input"""
+        default_value = -100
+        column = self._warriors(default_value=default_value)
+        out = _transform({"aaa": ((11, -1, -1), (100, 30, -1), (-1, -1, 22))}, column)
+        self.assertAllEqual([[2], [default_value, 0], [4]], out.to_lists())
+
+    def test_get_sparse_tensors_int32_with_oov_buckets(self):
+        """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_get_sparse_tensors_int32_with_oov_buckets"""
+        inputs = sparse_rows(((0, 0), (1, 0), (1, 1), (2, 2)), (11, 100, 30, 22), (3, 3))
+        self.assertAllEqual(
+            (2, 60, 0, 4), _transform({"aaa": inputs}, self._warriors(num_oov_buckets=100)).ids
+        )
