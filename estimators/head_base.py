@@ -106,6 +106,19 @@ def rows_of(logits_shape, values, what):
     return values.reshape(int(np.prod(outer)), -1)
 
 
+def logits_array(logits):
+    """``logits`` as given when a Tensor or array; nested lists as a float32 array (a
+    ValueError, not numpy's or an IndexError, when they are ragged or not numbers)."""
+    if not isinstance(logits, (list, tuple)):
+        return logits
+    try:
+        return np.asarray(logits, dtype=np.float32)
+    except (ValueError, TypeError) as e:
+        raise ValueError(
+            f"logits must be a rectangular (batch, logits_dimension) array of numbers: {e}"
+        ) from None
+
+
 def weight_key(weight_column):
     """The feature key of a ``weight_column``: a name, or a ``numeric_column``'s key."""
     if weight_column is None or isinstance(weight_column, str):
@@ -240,7 +253,7 @@ class Head:
     def predictions(self, logits, keys=None) -> dict:
         """The prediction dict of a batch of logits: the :attr:`prediction_keys`
         entries (or those of ``keys``), in that order, as host arrays."""
-        logits = self._checked_logits(host(logits))
+        logits = self._checked_logits(host(logits_array(logits)))
         if logits.dtype.kind != "f":
             logits = logits.astype(np.float32)  # TF casts integer logits to float32
         wanted = self.prediction_keys if keys is None else tuple(keys)
@@ -270,7 +283,7 @@ class Head:
                 f"You must provide a labels Tensor. Given: None. {type(self).__name__} needs "
                 "labels: have the input_fn yield (features, labels)"
             )
-        logits = as_tensor(logits)
+        logits = as_tensor(logits_array(logits))
         shape = tuple(logits.shape)
         weights = self.weights(features)
         if len(shape) > 2 and shape[-1] == self.logits_dimension:
@@ -420,7 +433,7 @@ class Head:
         callables in ``update_ops`` are called after it (eagerly, other update ops have
         already run). ``regularization_losses`` are added to the training loss.
         """
-        logits = as_tensor(logits)
+        logits = as_tensor(logits_array(logits))
         if mode == PREDICT:
             self._checked_logits(logits.value)
             predictions = self.predictions(logits)

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from .features import ColumnArgumentError
+
 __all__ = [
     "ColumnArgumentError",
     "CategoricalColumn",
@@ -125,12 +127,6 @@ class VariableSpec:
 
 
 # ---------------------------------------------------------------- argument checks
-
-
-class ColumnArgumentError(ValueError, TypeError):
-    """A bad argument to a feature column or a feature of the wrong kind. TensorFlow
-    raises ``ValueError`` for these; it is also a ``TypeError``, which colonnade raised
-    for some of them, so handlers written for either keep working."""
 
 
 def check_key(key, what: str = "key") -> str:

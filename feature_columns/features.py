@@ -30,8 +30,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 __all__ = [
+    "ColumnArgumentError",
     "Encoded",
     "Features",
+    "MissingFeatureError",
     "Ragged",
     "as_features",
     "dtype_name",
@@ -126,6 +128,20 @@ _LIST_TYPES = (
 )
 
 
+class ColumnArgumentError(ValueError, TypeError):
+    """A bad argument to a feature column or a feature of the wrong kind. TensorFlow
+    raises ``ValueError`` for these; it is also a ``TypeError``, which colonnade raised
+    for some of them, so handlers written for either keep working."""
+
+
+class MissingFeatureError(KeyError, ValueError):
+    """A feature a column reads is not in the data: TensorFlow's ``ValueError``, also the
+    ``KeyError`` colonnade raised before."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 def value_kind(arrow_type: pa.DataType) -> str:
     """``"string"``, ``"integer"``, ``"floating"``, ``"boolean"``, ``"list"`` or
     ``"other"`` for an Arrow value type (dictionary types report their value type).
@@ -207,15 +223,17 @@ class Features:
         return key in self._source
 
     def column(self, key: str, needed_by: str | None = None) -> pa.Array:
-        """The feature ``key`` as one Arrow array; a clear ``KeyError`` if it is absent."""
+        """The feature ``key`` as one Arrow array; a clear ``MissingFeatureError`` (a
+        ``KeyError`` and TF's ``ValueError``) if it is absent."""
         with self._lock:
             arr = self._arrays.get(key)
         if arr is not None:
             return arr
         if key not in self._source:
             who = f" (needed by feature column {needed_by!r})" if needed_by else ""
-            raise KeyError(
-                f"feature {key!r} not found{who}; the data has columns {sorted(self.names)}"
+            raise MissingFeatureError(
+                f"{key} is not in features dictionary: feature {key!r} not found{who}; the "
+                f"data has columns {sorted(self.names)}"
             )
         arr = _to_arrow(key, self._source[key])
         if _all_null_untyped(arr):

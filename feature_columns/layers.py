@@ -36,6 +36,7 @@ from . import fused_tables
 from .base import CategoricalColumn, DenseColumn, FeatureColumn, VariableSpec
 from .dense import check_combiner, embedding_lookup
 from .fused_tables import FusedColumns, fuse_linear_weights, plan_dense_output
+from .named_initializers import call_initializer
 from .transform_cache import TransformCache
 
 __all__ = [
@@ -134,7 +135,7 @@ class _Layer:
         elif spec.ckpt_to_load_from is not None:
             value = _load_from_checkpoint(spec, self.name)
         else:
-            value = spec.initializer(tuple(spec.shape), DEFAULT_DTYPE, self._rng)
+            value = call_initializer(spec.initializer, tuple(spec.shape), DEFAULT_DTYPE, self._rng)
             got = tuple(np.shape(value))
             if got != tuple(spec.shape):
                 raise ValueError(

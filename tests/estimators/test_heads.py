@@ -403,3 +403,36 @@ def test_model_fn_variable_recreated_with_another_shape_is_named(tmp_path):
     est.train(lambda: ({"x": np.ones((4, 2), np.float32)}, y), steps=1, verbose=0)
     with pytest.raises(ValueError, match=r"'tower/w' already exists with shape \(2, 1\).*\(3, 1\)"):
         est.train(lambda: ({"x": np.ones((4, 3), np.float32)}, y), steps=1, verbose=0)
+
+
+def test_list_logits_are_arrays_and_ragged_ones_a_value_error():
+    head = E.binary_classification_head()
+    # sigmoid cross-entropy of logits 1 and 2 with labels 1 and 0, by hand
+    expected = (np.log1p(np.exp(-1.0)) + np.log1p(np.exp(2.0))) / 2
+    assert np.isclose(float(head.loss([[1], [0]], [[1.0], [2.0]])), expected, rtol=1e-6)
+    with pytest.raises(
+        ValueError, match=r"logits must be a rectangular \(batch, logits_dimension\)"
+    ):
+        head.loss([[1], [0]], [[1.0], [2.0, 3.0]])
+
+
+def test_regression_per_value_weights_and_weight_normalizer():
+    """TF's regression_head_test values: (batch, label_dimension) weights, and a
+    numeric_column weight whose normalizer_fn adds 1 (loss 101.6 / 3)."""
+    head = E.regression_head(weight_column="w", label_dimension=3)
+    spec = head.create_estimator_spec(
+        {"w": np.array([[1.0, 0.1, 1.5]])},
+        "eval",
+        np.array([[45.0, 41.0, 44.0]]),
+        labels=np.array([[35.0, 42.0, 45.0]]),
+    )
+    assert np.isclose(float(spec.loss), 101.6 / 3, rtol=1e-6)
+    assert np.isclose(spec.eval_metric_ops["average_loss"].result(), 101.6 / 2.6, rtol=1e-6)
+    weight = cn.feature_columns.numeric_column("w", normalizer_fn=lambda x: x + 1.0)
+    head = E.regression_head(weight_column=weight)
+    loss = head.loss(
+        np.array([[35.0], [42.0], [45.0]]),
+        np.array([[45.0], [41.0], [44.0]]),
+        features={"w": np.array([[0.0], [-0.9], [0.5]])},
+    )
+    assert np.isclose(float(loss), 101.6 / 3, rtol=1e-6)

@@ -1,0 +1,99 @@
+"""TF arguments and error types the feature columns accept and raise as TF does (issue 24):
+Keras-style initializers, ``use_safe_embedding_lookup``, ``weight_collections``,
+``file_format`` of vocabulary files, ``numeric_column(shape=())``, and ValueErrors (not
+pyarrow's or KeyError) for nested or missing features."""
+
+import gzip
+
+import numpy as np
+import pytest
+
+import colonnade as cn
+from colonnade.data.tfrecord import TFRecordWriter
+
+fc = cn.feature_columns
+
+
+class KerasStyleInitializer:
+    """TF 2's initializer objects: ``__call__(shape, dtype=None, **kwargs)``."""
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        return np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+
+
+def keras_style_function(shape, dtype=None, **kwargs):
+    return np.full(shape, 2.0, np.float32)
+
+
+@pytest.mark.parametrize(
+    "initializer, row_2",
+    [(KerasStyleInitializer(), [4.0, 5.0]), (keras_style_function, [2.0, 2.0])],
+)
+def test_embedding_column_takes_keras_style_initializers(initializer, row_2):
+    column = fc.embedding_column(
+        fc.categorical_column_with_identity("k", 3), 2, initializer=initializer
+    )
+    out = fc.input_layer({"k": [[2]]}, [column]).numpy()
+    assert out.tolist() == [row_2]  # row 2 of arange(6).reshape(3, 2) / of a table of 2s
+
+
+@pytest.mark.parametrize("safe", [True, False])
+def test_use_safe_embedding_lookup_is_accepted_and_lookups_agree(safe):
+    ids = fc.categorical_column_with_identity("k", 3)
+    table = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+    init = lambda shape, dtype=None: np.array(table, np.float32)  # noqa: E731
+    column = fc.embedding_column(ids, 2, initializer=init, use_safe_embedding_lookup=safe)
+    shared = fc.shared_embedding_columns([ids], 2, initializer=init, use_safe_embedding_lookup=safe)
+    for c in (column, shared[0]):
+        out = fc.input_layer({"k": [[0, 2], [1]]}, [c]).numpy()
+        assert out.tolist() == [[3.0, 4.0], [3.0, 4.0]]  # mean of rows 0 and 2; row 1
+    with pytest.raises(ValueError, match="use_safe_embedding_lookup must be True or False"):
+        fc.embedding_column(ids, 2, use_safe_embedding_lookup="yes")
+
+
+def test_weight_collections_is_accepted():
+    price = fc.numeric_column("price")
+    out = fc.linear_model({"price": [[1.0]]}, [price], weight_collections=["my-vars"])
+    assert out.numpy().tolist() == [[0.0]]
+    out = fc.input_layer({"price": [[3.0]]}, [price], weight_collections=["my-vars"])
+    assert out.numpy().tolist() == [[3.0]]
+
+
+def test_vocabulary_file_in_tfrecord_gzip_format(tmp_path):
+    path = str(tmp_path / "vocab.tfrecord.gz")
+    with TFRecordWriter(path, "GZIP") as w:
+        for word in (b"omar", b"stringer", b"marlo"):
+            w.write(word)
+    with gzip.open(path) as f:  # a real gzip file, as TF writes them
+        assert f.read(1)
+    for fmt in (None, "tfrecord_gzip"):  # None: from the name's tfrecord.gz ending
+        column = fc.categorical_column_with_vocabulary_file("w", path, file_format=fmt)
+        ids = fc.transform_features({"w": [["marlo", "omar"]]}, [column])["w"]
+        assert column.vocabulary_size == 3 and ids.to_lists() == [[2, 0]]
+    assert fc.from_config(fc.to_config([column]))[0] == column
+    with pytest.raises(ValueError, match="Unsupported file_format 'csv'"):
+        fc.categorical_column_with_vocabulary_file("w", path, file_format="csv")
+
+
+def test_numeric_column_with_empty_shape_is_a_scalar():
+    column = fc.numeric_column("x", shape=())
+    assert column.shape == () and column.variable_shape == ()
+    out = fc.input_layer({"x": [1.5, -2.0]}, [column]).numpy()
+    assert out.tolist() == [[1.5], [-2.0]]
+
+
+@pytest.mark.parametrize(
+    "value", [[[["a"], ["b"]], [["c"]]], [{"a": 1}]], ids=["list of lists", "records"]
+)
+def test_nested_categorical_features_are_a_value_error(value):
+    column = fc.categorical_column_with_hash_bucket("s", 10)
+    with pytest.raises(ValueError, match="column 's' reads strings or integers.*feature 's' holds"):
+        fc.transform_features({"s": value}, [column])
+
+
+def test_a_missing_feature_is_tfs_value_error_and_still_a_key_error():
+    column = fc.numeric_column("bbb")
+    with pytest.raises(ValueError, match="bbb is not in features dictionary"):
+        fc.transform_features({"a": [1.0]}, [column])
+    with pytest.raises(KeyError):
+        fc.transform_features({"a": [1.0]}, [column])
