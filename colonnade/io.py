@@ -14,9 +14,19 @@ files, use ``cn.data.Dataset.from_tfrecord(paths, features, label=...)``.
 {'age': [39, 50]}
 """
 
-from colonnade.data.example import parse_example, parse_sequence_example, parse_single_example
+from colonnade.data.example import (
+    parse_example,
+    parse_sequence_example,
+    parse_single_example,
+    parse_single_sequence_example,
+)
 from colonnade.data.example_writer import write_tfrecord
-from colonnade.data.parse_spec import FixedLenFeature, FixedLenSequenceFeature, VarLenFeature
+from colonnade.data.parse_spec import (
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    SparseFeature,
+    VarLenFeature,
+)
 from colonnade.data.tfrecord import (
     DataLossError,
     TFRecordOptions,
@@ -30,10 +40,12 @@ __all__ = [
     "FixedLenSequenceFeature",
     "TFRecordOptions",
     "TFRecordWriter",
+    "SparseFeature",
     "VarLenFeature",
     "parse_example",
     "parse_sequence_example",
     "parse_single_example",
+    "parse_single_sequence_example",
     "tf_record_iterator",
     "write_tfrecord",
 ]

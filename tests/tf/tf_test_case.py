@@ -104,3 +104,65 @@ def example_bytes(features: dict) -> bytes:
 def assign(layer, name, value):
     """Set the layer's variable ``name`` (TF's ``var.assign(value)``)."""
     layer.checkpoint_children()[name].assign(np.asarray(value, dtype=np.float32))
+
+
+def _varint(n: int) -> bytes:
+    n &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def bytes_feature(values) -> bytes:
+    """TF's ``feature(bytes_list=BytesList(value=values))``, serialized."""
+    return _field(1, b"".join(_field(1, v if isinstance(v, bytes) else v.encode()) for v in values))
+
+
+def float_feature(values) -> bytes:
+    """TF's ``feature(float_list=FloatList(value=values))``, serialized (packed)."""
+    return _field(2, _field(1, np.asarray(values, "<f4").tobytes()) if len(values) else b"")
+
+
+def int64_feature(values) -> bytes:
+    """TF's ``feature(int64_list=Int64List(value=values))``, serialized (packed)."""
+    packed = b"".join(_varint(int(v)) for v in values)
+    return _field(3, _field(1, packed) if len(values) else b"")
+
+
+def example(features: dict | None = None) -> bytes:
+    """TF's ``example(features=features({name: feature}))``, serialized; a feature is one
+    of the ``*_feature`` values above, or ``b""`` for TF's empty ``feature()``."""
+    entries = b"".join(
+        _field(1, _field(1, name.encode()) + _field(2, value))
+        for name, value in (features or {}).items()
+    )
+    return _field(1, entries) if features is not None else b""
+
+
+def sparse_of(column) -> tuple:
+    """A parsed list column (or ``SparseFeature`` struct column) as TF's
+    ``(indices, values, dense_shape)`` of the ``SparseTensor`` TF's parser returns."""
+    import pyarrow as pa
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if pa.types.is_struct(column.type):
+        names = [column.type.field(i).name for i in range(column.type.num_fields)]
+        parts = [column.field(i) for i in range(len(names))]
+        rows = np.repeat(np.arange(len(column)), np.diff(parts[-1].offsets.to_numpy()))
+        idx = [p.flatten().to_numpy(zero_copy_only=False) for p in parts[:-1]]
+        indices = np.stack([rows, *idx], axis=1) if rows.size else np.empty((0, 1 + len(idx)))
+        return indices, parts[-1].flatten().to_numpy(zero_copy_only=False), None
+    lengths = np.diff(column.offsets.to_numpy())
+    rows = np.repeat(np.arange(len(column)), lengths)
+    within = np.arange(rows.size) - np.repeat(column.offsets.to_numpy()[:-1], lengths)
+    indices = np.stack([rows, within], axis=1) if rows.size else np.empty((0, 2), np.int64)
+    width = int(lengths.max()) if lengths.size else 0
+    return indices, column.flatten().to_numpy(zero_copy_only=False), (len(column), width)
