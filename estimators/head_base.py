@@ -260,7 +260,8 @@ class Head:
         unknown = [k for k in wanted if k not in self.prediction_keys]
         if unknown:
             raise ValueError(
-                f"prediction keys {unknown} are not among this head's {list(self.prediction_keys)}"
+                f"Prediction key must be in PredictionKeys, given: {unknown[0]}; this head's "
+                f"keys are {list(self.prediction_keys)}"
             )
         values = self._predictions(logits)
         return {k: values[k] for k in self.prediction_keys if k in wanted}

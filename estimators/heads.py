@@ -41,14 +41,15 @@ from .head_multi_label import MultiLabelHead
 from .head_regression import LogisticRegressionHead, PoissonRegressionHead, RegressionHead
 
 
-def _check_label_range(labels, n_classes):
-    """TF's label-range check of class-id (or, for a binary head, probability) labels."""
+def _check_label_range(labels, n_classes, bound="n_classes - 1"):
+    """TF's label-range check of class-id (or, for a binary head, probability) labels;
+    ``bound`` is how TF's message names the largest label."""
     if labels.size and labels.min() < 0:
         raise ValueError(f"Labels must be >= 0; got a minimum of {labels.min()}")
     if labels.size and labels.max() > n_classes - 1:
         raise ValueError(
-            f"Labels must be <= {n_classes} - 1; got a maximum of {labels.max()} (labels are "
-            f"class ids in [0, {n_classes - 1}])"
+            f"Labels must be <= {bound}; got a maximum of {labels.max()} (labels are class "
+            f"ids in [0, {n_classes - 1}])"
         )
 
 
@@ -58,7 +59,7 @@ def _binary_labels(labels, label_vocabulary):
     raw = as_column(labels)
     if label_vocabulary is None and raw.dtype.kind == "f":
         refuse_non_finite(raw, "labels", "missing label")
-        _check_label_range(raw, 2)
+        _check_label_range(raw, 2, "2 - 1")
         return raw.astype(np.float32)
     return _label_ids(raw, 2, label_vocabulary).astype(np.float32)
 
@@ -329,7 +330,9 @@ def multi_class_head(
 ) -> MultiClassHead:
     """TF's ``multi_class_head`` / ``MultiClassHead``: softmax over ``n_classes`` (at
     least 3) logits; arguments as :func:`binary_classification_head`."""
-    if n_classes is None or n_classes < 3:
+    if n_classes is None:
+        raise ValueError("n_classes cannot be None: give the number of classes, at least 3")
+    if n_classes < 3:
         raise ValueError(f"n_classes must be > 2, got {n_classes}")
     return MultiClassHead(
         n_classes,

@@ -212,7 +212,7 @@ def test_head_argument_errors():
         E.poisson_regression_head().label_array([1.0, -1.0])
     with pytest.raises(ValueError, match=r"logits shape must be \(batch, 3\)"):
         E.multi_class_head(3).predictions(np.zeros((2, 2), np.float32))
-    with pytest.raises(ValueError, match=r"\['probs'\] are not among"):
+    with pytest.raises(ValueError, match=r"Prediction key must be in PredictionKeys, given: probs"):
         E.multi_class_head(3).predictions(np.zeros((2, 3), np.float32), keys=["probs"])
 
 
