@@ -119,7 +119,8 @@ def _not_sequence_error(column) -> ValueError:
 def _check_categorical(column, fn: str):
     if not isinstance(column, CategoricalColumn):
         raise ValueError(
-            f"{fn} needs a categorical column (categorical_column_with_*, bucketized or crossed), "
+            f"Unsupported input type. {fn} needs a categorical column (categorical_column_with_*, "
+            "bucketized or crossed), "
             f"got {type(column).__name__}: {column!r}"
         )
     return column
@@ -155,6 +156,11 @@ class IndicatorColumn(WrapsCategorical, DenseColumn):
     @property
     def dimension(self) -> int:
         return self.categorical_column.num_buckets
+
+    @property
+    def variable_shape(self) -> list:
+        """TF's ``[1, num_buckets]``: the dense tensor of one example."""
+        return [1, self.categorical_column.num_buckets]
 
     def transform(self, cache):
         """``(batch, num_buckets)`` counts; for a sequence column ``(padded, lengths)``

@@ -999,3 +999,139 @@ class VocabularyFileCategoricalColumnTest(TFTestCase):
         self.assertAllEqual(
             (2, 60, 0, 4), _transform({"aaa": inputs}, self._warriors(num_oov_buckets=100)).ids
         )
+
+
+class IdentityCategoricalColumnTest(TFTestCase):
+    def test_get_sparse_tensors_with_default_value_and_sparse_inputs(self):
+        """feature_column_v2_test.py::IdentityCategoricalColumnTest.test_get_sparse_tensors_with_default_value_and_placeholder_inputs
+        (sparse input: -1 and 99 are out of range and take default_value)"""
+        column = fc.categorical_column_with_identity(key="aaa", num_buckets=4, default_value=3)
+        inputs = sparse_rows(((0, 0), (1, 0), (1, 1)), (1, -1, 99), (2, 2))
+        out = _transform({"aaa": inputs}, column)
+        self.assertIsNone(out.weights)
+        indices, values, dense_shape = as_sparse(out)
+        self.assertAllEqual(((0, 0), (1, 0), (1, 1)), indices)
+        self.assertAllEqual((1, 3, 3), values)
+        self.assertAllEqual((2, 2), dense_shape)
+
+    def test_linear_model(self):
+        """feature_column_v2_test.py::IdentityCategoricalColumnTest.test_old_linear_model"""
+        column = fc.categorical_column_with_identity(key="aaa", num_buckets=3)
+        self.assertEqual(3, column.num_buckets)
+        features = {"aaa": sparse_rows(((0, 0), (1, 0), (1, 1)), (0, 2, 1), (2, 2))}
+        model, predictions = _linear(features, (column,))
+        self.assertAllClose(((0.0,), (0.0,)), predictions)
+        assign(model, "aaa/weights", ((1.0,), (2.0,), (3.0,)))
+        self.assertAllClose(((1.0,), (5.0,)), model(features))
+
+
+class TransformFeaturesTest(TFTestCase):
+    def test_transform_multi_column(self):
+        """feature_column_v2_test.py::TransformFeaturesTest.transform_multi_column"""
+        bucketized_price = fc.bucketized_column(fc.numeric_column("price"), boundaries=[0, 2, 4, 6])
+        hashed_sparse = fc.categorical_column_with_hash_bucket("wire", 10)
+        features = {"price": [[-1.0], [5.0]], "wire": WIRE}
+        transformed = fc.transform_features(features, [bucketized_price, hashed_sparse])
+        self.assertAllEqual([[0], [3]], transformed[bucketized_price.name].to_lists())
+        self.assertAllEqual([6, 4, 1], transformed[hashed_sparse.name].ids)
+
+
+class IndicatorColumnTest(TFTestCase):
+    def test_indicator_column(self):
+        """feature_column_v2_test.py::IndicatorColumnTest.test_indicator_column"""
+        a = fc.categorical_column_with_hash_bucket("a", 4)
+        indicator_a = fc.indicator_column(a)
+        self.assertEqual(indicator_a.categorical_column.name, "a")
+        self.assertEqual(indicator_a.name, "a_indicator")
+        self.assertEqual(indicator_a.variable_shape, [1, 4])
+
+    def test_not_categorical_input(self):
+        """feature_column_v2_test.py::IndicatorColumnTest.test_not_categorical_input"""
+        with self.assertRaisesRegex(ValueError, "Unsupported input type."):
+            fc.indicator_column("aaa")
+
+    def test_1D_shape_succeeds(self):  # noqa: N802
+        """feature_column_v2_test.py::IndicatorColumnTest.test_1D_shape_succeeds"""
+        animal = fc.indicator_column(fc.categorical_column_with_hash_bucket("animal", 4))
+        self.assertAllEqual(
+            [[0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 1.0, 0.0]],
+            _transform({"animal": ["fox", "fox"]}, animal),
+        )
+
+    def test_2D_shape_succeeds(self):  # noqa: N802
+        """feature_column_v2_test.py::IndicatorColumnTest.test_2D_shape_succeeds"""
+        animal = fc.indicator_column(fc.categorical_column_with_hash_bucket("animal", 4))
+        features = {"animal": sparse_rows([[0, 0], [1, 0]], ["fox", "fox"], [2, 1])}
+        self.assertAllEqual(
+            [[0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 1.0, 0.0]], _transform(features, animal)
+        )
+
+    def test_multi_hot(self):
+        """feature_column_v2_test.py::IndicatorColumnTest.test_multi_hot"""
+        animal = fc.indicator_column(fc.categorical_column_with_identity("animal", num_buckets=4))
+        features = {"animal": sparse_rows([[0, 0], [0, 1]], [1, 1], [1, 2])}
+        self.assertAllEqual([[0.0, 2.0, 0.0, 0.0]], _transform(features, animal))
+
+    def test_multi_hot2(self):
+        """feature_column_v2_test.py::IndicatorColumnTest.test_multi_hot2"""
+        animal = fc.indicator_column(fc.categorical_column_with_identity("animal", num_buckets=4))
+        features = {"animal": sparse_rows([[0, 0], [0, 1]], [1, 2], [1, 2])}
+        self.assertAllEqual([[0.0, 1.0, 1.0, 0.0]], _transform(features, animal))
+
+    def test_deep_copy(self):
+        """feature_column_v2_test.py::IndicatorColumnTest.test_deep_copy"""
+        column = fc.indicator_column(fc.categorical_column_with_hash_bucket("a", 4))
+        column_copy = copy.deepcopy(column)
+        self.assertEqual(column_copy.categorical_column.name, "a")
+        self.assertEqual(column.name, "a_indicator")
+        self.assertEqual(column.variable_shape, [1, 4])
+
+    def test_transform(self):
+        """feature_column_v2_test.py::IndicatorColumnTest.test_transform"""
+        a = fc.categorical_column_with_vocabulary_list(
+            key="aaa", vocabulary_list=("omar", "stringer", "marlo")
+        )
+        features = {
+            "aaa": sparse_rows(((0, 0), (1, 0), (1, 1)), ("marlo", "skywalker", "omar"), (2, 2))
+        }
+        self.assertAllEqual([[0, 0, 1], [1, 0, 0]], _transform(features, fc.indicator_column(a)))
+
+    def test_transform_with_weighted_column(self):
+        """feature_column_v2_test.py::IndicatorColumnTest.test_transform_with_weighted_column"""
+        ids = fc.categorical_column_with_vocabulary_list(key="ids", vocabulary_list=("a", "b", "c"))
+        indicator = fc.indicator_column(fc.weighted_categorical_column(ids, "weights"))
+        features = {"ids": [["c", "b", "a", "c"]], "weights": [[2.0, 4.0, 6.0, 1.0]]}
+        self.assertAllEqual([[6.0, 4.0, 3.0]], _transform(features, indicator))
+
+    def test_transform_with_missing_value_in_weighted_column(self):
+        """feature_column_v2_test.py::IndicatorColumnTest.test_transform_with_missing_value_in_weighted_column"""
+        ids = fc.categorical_column_with_vocabulary_list(key="ids", vocabulary_list=("a", "b", "c"))
+        indicator = fc.indicator_column(fc.weighted_categorical_column(ids, "weights"))
+        features = {"ids": [["c", "b", "unknown"]], "weights": [[2.0, 4.0, 6.0]]}
+        self.assertAllEqual([[0.0, 4.0, 2.0]], _transform(features, indicator))
+
+    def test_transform_with_missing_value_in_categorical_column(self):
+        """feature_column_v2_test.py::IndicatorColumnTest.test_transform_with_missing_value_in_categorical_column"""
+        ids = fc.categorical_column_with_vocabulary_list(key="ids", vocabulary_list=("a", "b", "c"))
+        self.assertAllEqual(
+            [[0.0, 1.0, 1.0]],
+            _transform({"ids": [["c", "b", "unknown"]]}, fc.indicator_column(ids)),
+        )
+
+    def test_linear_model(self):
+        """feature_column_v2_test.py::IndicatorColumnTest.test_old_linear_model"""
+        animal = fc.indicator_column(fc.categorical_column_with_identity("animal", num_buckets=4))
+        features = {"animal": sparse_rows([[0, 0], [0, 1]], [1, 2], [1, 2])}
+        model, predictions = _linear(features, [animal])
+        self.assertAllClose(
+            [[0.0], [0.0], [0.0], [0.0]], model.checkpoint_children()["animal_indicator/weights"]
+        )
+        self.assertAllClose([[0.0]], predictions)
+        assign(model, "animal_indicator/weights", [[1.0], [2.0], [3.0], [4.0]])
+        self.assertAllClose([[2.0 + 3.0]], model(features))
+
+    def test_input_layer(self):
+        """feature_column_v2_test.py::IndicatorColumnTest.test_input_layer"""
+        animal = fc.indicator_column(fc.categorical_column_with_identity("animal", num_buckets=4))
+        features = {"animal": sparse_rows([[0, 0], [0, 1]], [1, 2], [1, 2])}
+        self.assertAllClose([[0.0, 1.0, 1.0, 0.0]], fc.input_layer(features, [animal]))
