@@ -93,9 +93,13 @@ def _label_ids(labels, n_classes, label_vocabulary):
 
 
 def _check_vocabulary(label_vocabulary, n_classes):
-    vocab = None if label_vocabulary is None else tuple(label_vocabulary)
-    if vocab is None:
+    if label_vocabulary is None:
         return None
+    if not isinstance(label_vocabulary, (list, tuple, np.ndarray)):
+        raise ValueError(
+            f"label_vocabulary must be a list or tuple. Given type: {type(label_vocabulary)}"
+        )
+    vocab = tuple(label_vocabulary)
     if len(set(vocab)) != len(vocab):
         dups = sorted(str(v) for v, k in collections.Counter(vocab).items() if k > 1)
         raise ValueError(
@@ -103,7 +107,7 @@ def _check_vocabulary(label_vocabulary, n_classes):
         )
     if len(vocab) != n_classes:
         raise ValueError(
-            f"label_vocabulary has {len(vocab)} entries but there are {n_classes} classes"
+            f"Length of label_vocabulary must be n_classes ({n_classes}). Given: {len(vocab)}"
         )
     return vocab
 
@@ -112,7 +116,9 @@ def _check_thresholds(thresholds):
     thresholds = tuple(float(t) for t in thresholds or ())
     bad = [t for t in thresholds if not 0.0 < t < 1.0]
     if bad:
-        raise ValueError(f"thresholds not in (0, 1): {bad}; each threshold must be in (0, 1)")
+        raise ValueError(
+            f"thresholds not in (0, 1): thresholds must be in (0, 1) range. Given: {bad[0]}"
+        )
     return thresholds
 
 

@@ -204,7 +204,9 @@ def test_head_argument_errors():
         E.binary_classification_head(thresholds=[1.5])
     with pytest.raises(ValueError, match="n_classes must be > 2"):
         E.multi_class_head(2)
-    with pytest.raises(ValueError, match="label_vocabulary has 2 entries but there are 3"):
+    with pytest.raises(
+        ValueError, match=r"Length of label_vocabulary must be n_classes \(3\)\. Given: 2"
+    ):
         E.multi_class_head(3, label_vocabulary=["a", "b"])
     with pytest.raises(ValueError, match=r"Labels must be in range \[0, 1\]"):
         E.logistic_regression_head().label_array([0.5, 1.5])
