@@ -44,12 +44,14 @@ from .head_regression import LogisticRegressionHead, PoissonRegressionHead, Regr
 def _check_label_range(labels, n_classes, bound="n_classes - 1"):
     """TF's label-range check of class-id (or, for a binary head, probability) labels;
     ``bound`` is how TF's message names the largest label."""
-    if labels.size and labels.min() < 0:
-        raise ValueError(f"Labels must be >= 0; got a minimum of {labels.min()}")
-    if labels.size and labels.max() > n_classes - 1:
+    if not labels.size:
+        return
+    low, high = labels.min(), labels.max()
+    broken = "Labels must be >= 0" if low < 0 else f"Labels must be <= {bound}"
+    if low < 0 or high > n_classes - 1:
         raise ValueError(
-            f"Labels must be <= {bound}; got a maximum of {labels.max()} (labels are class "
-            f"ids in [0, {n_classes - 1}])"
+            f"{broken}: labels must be class ids in [0, {n_classes - 1}]; got values from "
+            f"{low} to {high}"
         )
 
 

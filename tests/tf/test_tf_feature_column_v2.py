@@ -432,29 +432,30 @@ class CrossedColumnTest(TFTestCase):
         with self.assertRaisesRegex(ValueError, "hash_bucket_size must be > 1"):
             fc.crossed_column(["a", "c"], None)
 
+    def _crossed_name(self, inner_keys, outer_keys):
+        """TF's crossed-name tests: bucketized 'a', a cross of ``inner_keys``, and the
+        name of a cross of ``outer_keys`` ('b': the bucketized column, 'x': that cross)."""
+        b = fc.bucketized_column(fc.numeric_column("a", dtype="int32"), boundaries=[0, 1])
+        crossed1 = fc.crossed_column(inner_keys, 10)
+        return fc.crossed_column([{"b": b, "x": crossed1}.get(k, k) for k in outer_keys], 10).name
+
     def test_name(self):
         """feature_column_v2_test.py::CrossedColumnTest.test_name"""
-        a = fc.numeric_column("a", dtype="int32")
-        b = fc.bucketized_column(a, boundaries=[0, 1])
-        crossed1 = fc.crossed_column(["d1", "d2"], 10)
-        crossed2 = fc.crossed_column([b, "c", crossed1], 10)
-        self.assertEqual("a_bucketized_X_c_X_d1_X_d2", crossed2.name)
+        self.assertEqual(
+            "a_bucketized_X_c_X_d1_X_d2", self._crossed_name(["d1", "d2"], ["b", "c", "x"])
+        )
 
     def test_name_ordered_alphabetically(self):
         """feature_column_v2_test.py::CrossedColumnTest.test_name_ordered_alphabetically"""
-        a = fc.numeric_column("a", dtype="int32")
-        b = fc.bucketized_column(a, boundaries=[0, 1])
-        crossed1 = fc.crossed_column(["d1", "d2"], 10)
-        crossed2 = fc.crossed_column([crossed1, "c", b], 10)
-        self.assertEqual("a_bucketized_X_c_X_d1_X_d2", crossed2.name)
+        self.assertEqual(
+            "a_bucketized_X_c_X_d1_X_d2", self._crossed_name(["d1", "d2"], ["x", "c", "b"])
+        )
 
     def test_name_leaf_keys_ordered_alphabetically(self):
         """feature_column_v2_test.py::CrossedColumnTest.test_name_leaf_keys_ordered_alphabetically"""
-        a = fc.numeric_column("a", dtype="int32")
-        b = fc.bucketized_column(a, boundaries=[0, 1])
-        crossed1 = fc.crossed_column(["d2", "c"], 10)
-        crossed2 = fc.crossed_column([crossed1, "d1", b], 10)
-        self.assertEqual("a_bucketized_X_c_X_d1_X_d2", crossed2.name)
+        self.assertEqual(
+            "a_bucketized_X_c_X_d1_X_d2", self._crossed_name(["d2", "c"], ["x", "d1", "b"])
+        )
 
     def test_num_buckets(self):
         """feature_column_v2_test.py::CrossedColumnTest.test_num_buckets"""
@@ -692,13 +693,7 @@ class OldLinearModelTest(TFTestCase):
 
     def test_static_batch_size_mismatch(self):
         """feature_column_v2_test.py::OldLinearModelTest.test_static_batch_size_mismatch"""
-        price1 = fc.numeric_column("price1")
-        price2 = fc.numeric_column("price2")
-        features = {"price1": [[1.0], [5.0], [7.0]], "price2": [[3.0], [4.0]]}
-        with self.assertRaisesRegex(
-            ValueError, r"Batch size \(first dimension\) of each feature must be same."
-        ):
-            fc.linear_model(features, [price1, price2])
+        self.assert_batch_size_mismatch(fc.linear_model)
 
     def test_with_1d_sparse_tensor(self):
         """feature_column_v2_test.py::OldLinearModelTest.test_with_1d_sparse_tensor"""
@@ -756,13 +751,7 @@ class InputLayerTest(TFTestCase):
 
     def test_static_batch_size_mismatch(self):
         """feature_column_v2_test.py::InputLayerTest.test_static_batch_size_mismatch"""
-        price1 = fc.numeric_column("price1")
-        price2 = fc.numeric_column("price2")
-        features = {"price1": [[1.0], [5.0], [7.0]], "price2": [[3.0], [4.0]]}
-        with self.assertRaisesRegex(
-            ValueError, r"Batch size \(first dimension\) of each feature must be same."
-        ):
-            fc.input_layer(features, [price1, price2])
+        self.assert_batch_size_mismatch(fc.input_layer)
 
     def test_with_1d_sparse_tensor(self):
         """feature_column_v2_test.py::InputLayerTest.test_with_1d_sparse_tensor"""

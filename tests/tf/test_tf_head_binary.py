@@ -42,6 +42,19 @@ def _results(metrics):
 
 
 class BinaryClassHeadTest(TFTestCase):
+    def _assert_labels_required(self, head, mode):
+        """TF's test_*_labels_none: labels=None is TF's ValueError."""
+        logits = np.array(((45,), (-41,)), dtype=np.float32)
+        with self.assertRaisesRegex(
+            ValueError, r"You must provide a labels Tensor\. Given: None\."
+        ):
+            head.loss(
+                logits=logits,
+                labels=None,
+                features={"x": np.array(((42,),), dtype=np.int32)},
+                mode=mode,
+            )
+
     def test_threshold_too_small(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_threshold_too_small"""
         with self.assertRaisesRegex(ValueError, r"thresholds not in \(0, 1\)"):
@@ -62,26 +75,20 @@ class BinaryClassHeadTest(TFTestCase):
     def test_loss_fn_arg_labels_missing(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_loss_fn_arg_labels_missing"""
 
-        def _loss_fn(logits):
-            del logits
-
-        with self.assertRaisesRegex(
-            ValueError,
+        self.assert_loss_fn_refused(
+            BinaryClassHead,
+            lambda logits: None,
             r"loss_fn must contain argument: labels\. Given arguments: \(\'logits\',\)",
-        ):
-            BinaryClassHead(loss_fn=_loss_fn)
+        )
 
     def test_loss_fn_arg_logits_missing(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_loss_fn_arg_logits_missing"""
 
-        def _loss_fn(labels):
-            del labels
-
-        with self.assertRaisesRegex(
-            ValueError,
+        self.assert_loss_fn_refused(
+            BinaryClassHead,
+            lambda labels: None,
             r"loss_fn must contain argument: logits\. Given arguments: \(\'labels\',\)",
-        ):
-            BinaryClassHead(loss_fn=_loss_fn)
+        )
 
     def test_loss_fn_arg_features_ok(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_loss_fn_arg_features_ok"""
@@ -211,16 +218,7 @@ class BinaryClassHeadTest(TFTestCase):
 
     def test_eval_labels_none(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_eval_labels_none"""
-        head = BinaryClassHead()
-        with self.assertRaisesRegex(
-            ValueError, r"You must provide a labels Tensor\. Given: None\."
-        ):
-            head.loss(
-                logits=np.array(((45,), (-41,)), dtype=np.float32),
-                labels=None,
-                features={"x": np.array(((42,),), dtype=np.int32)},
-                mode=EVAL,
-            )
+        self._assert_labels_required(BinaryClassHead(), EVAL)
 
     def test_eval(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_eval"""
@@ -369,16 +367,7 @@ class BinaryClassHeadTest(TFTestCase):
 
     def test_train_labels_none(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_train_labels_none"""
-        head = BinaryClassHead()
-        with self.assertRaisesRegex(
-            ValueError, r"You must provide a labels Tensor\. Given: None\."
-        ):
-            head.loss(
-                logits=np.array(((45,), (-41,)), dtype=np.float32),
-                labels=None,
-                features={"x": np.array(((42,),), dtype=np.int32)},
-                mode=TRAIN,
-            )
+        self._assert_labels_required(BinaryClassHead(), TRAIN)
 
     def test_train(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_train (eager, plus the spec's

@@ -32,6 +32,13 @@ LOSS_MEAN, PREDICTION_MEAN, LABEL_MEAN = "average_loss", "prediction/mean", "lab
 LOSS_REGULARIZATION = "regularization_loss"
 
 
+def _train_loss(head, labels):
+    """The training loss of TF's logits [[0], [-1], [1]] (Poisson and logistic tests)."""
+    logits = np.array([[0], [-1], [1]], dtype=np.float32)
+    features = {"x": np.array(((42.0,),), dtype=np.int32)}
+    return float(head.loss(logits=logits, labels=labels, features=features, mode=TRAIN))
+
+
 def _results(metrics):
     return {k: metrics[k].result() for k in metrics}
 
@@ -349,12 +356,11 @@ class RegressionHeadTest(TFTestCase):
 class PoissonRegressionHeadTest(TFTestCase):
     def test_train(self):
         """regression_head_test.py::PoissonRegressionHead.test_train"""
-        head = PoissonRegressionHead()
-        logits = np.array([[0], [-1], [1]], dtype=np.float32)
-        labels = np.array([[1], [2], [3]], dtype=np.int32)
-        features = {"x": np.array(((42.0,),), dtype=np.int32)}
-        loss = head.loss(logits=logits, labels=labels, features=features, mode=TRAIN)
-        self.assertAlmostEqual(1.834, float(self.evaluate(loss)), delta=0.001)
+        self.assertAlmostEqual(
+            1.834,
+            _train_loss(PoissonRegressionHead(), np.array([[1], [2], [3]], dtype=np.int32)),
+            delta=0.001,
+        )
 
     def test_predict(self):
         """regression_head_test.py::PoissonRegressionHead.test_predict"""
@@ -367,30 +373,30 @@ class PoissonRegressionHeadTest(TFTestCase):
 
 
 class LogisticRegressionHeadTest(TFTestCase):
+    def _assert_out_of_range(self, head, labels):
+        logits = np.array([[0], [-1], [1]], dtype=np.float32)
+        with self.assertRaisesRegex(ValueError, r"Labels must be in range \[0, 1\]"):
+            head.loss(logits=logits, labels=labels, features={}, mode=TRAIN)
+
     def test_train(self):
         """regression_head_test.py::LogisticRegressionHead.test_train"""
-        head = LogisticRegressionHead()
-        logits = np.array([[0], [-1], [1]], dtype=np.float32)
-        labels = np.array([[0.4], [0.6], [0.8]], dtype=np.float32)
-        features = {"x": np.array(((42.0,),), dtype=np.int32)}
-        loss = head.loss(logits=logits, labels=labels, features=features, mode=TRAIN)
-        self.assertAlmostEqual(0.7066, float(self.evaluate(loss)), delta=0.001)
+        self.assertAlmostEqual(
+            0.7066,
+            _train_loss(
+                LogisticRegressionHead(), np.array([[0.4], [0.6], [0.8]], dtype=np.float32)
+            ),
+            delta=0.001,
+        )
 
     def test_train_labels_too_large(self):
         """regression_head_test.py::LogisticRegressionHead.test_train_labels_too_large"""
         head = LogisticRegressionHead()
-        logits = np.array([[0], [-1], [1]], dtype=np.float32)
-        labels = np.array([[0.4], [1.2], [0.8]], dtype=np.float32)
-        with self.assertRaisesRegex(ValueError, r"Labels must be in range \[0, 1\]"):
-            head.loss(logits=logits, labels=labels, features={}, mode=TRAIN)
+        self._assert_out_of_range(head, np.array([[0.4], [1.2], [0.8]], dtype=np.float32))
 
     def test_train_labels_negative(self):
         """regression_head_test.py::LogisticRegressionHead.test_train_labels_negative"""
         head = LogisticRegressionHead()
-        logits = np.array([[0], [-1], [1]], dtype=np.float32)
-        labels = np.array([[0.4], [-0.2], [0.8]], dtype=np.float32)
-        with self.assertRaisesRegex(ValueError, r"Labels must be in range \[0, 1\]"):
-            head.loss(logits=logits, labels=labels, features={}, mode=TRAIN)
+        self._assert_out_of_range(head, np.array([[0.4], [-0.2], [0.8]], dtype=np.float32))
 
     def test_predict(self):
         """regression_head_test.py::LogisticRegressionHead.test_predict"""

@@ -62,6 +62,22 @@ class TFTestCase(unittest.TestCase):
 
     assertRaisesRegexp = unittest.TestCase.assertRaisesRegex  # noqa: N815
 
+    def assert_loss_fn_refused(self, make_head, loss_fn, pattern):
+        """TF's test_loss_fn_arg_*: a head refuses ``loss_fn`` with a ValueError."""
+        with self.assertRaisesRegex(ValueError, pattern):
+            make_head(loss_fn=loss_fn)
+
+    def assert_batch_size_mismatch(self, layer_fn):
+        """TF's test_static_batch_size_mismatch of ``linear_model`` and ``input_layer``."""
+        import colonnade as cn
+
+        price1 = cn.feature_columns.numeric_column("price1")
+        price2 = cn.feature_columns.numeric_column("price2")
+        features = {"price1": [[1.0], [5.0], [7.0]], "price2": [[3.0], [4.0]]}
+        pattern = r"Batch size \(first dimension\) of each feature must be same."
+        with self.assertRaisesRegex(ValueError, pattern):
+            layer_fn(features, [price1, price2])
+
 
 def _lists(value):
     if isinstance(value, (list, tuple, np.ndarray)):
