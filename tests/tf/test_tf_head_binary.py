@@ -37,6 +37,27 @@ PRECISION_AT_THRESHOLD = "precision/positive_threshold_%g"
 RECALL_AT_THRESHOLD = "recall/positive_threshold_%g"
 
 
+# TF's expected metrics of logits (45, -41) and labels (1, 1), besides the loss
+METRICS_45 = {
+    ACCURACY: 1.0 / 2,
+    PRECISION: 1.0,
+    RECALL: 1.0 / 2,
+    PREDICTION_MEAN: 1.0 / 2,
+    LABEL_MEAN: 2.0 / 2,
+    ACCURACY_BASELINE: 2.0 / 2,
+    AUC: 0.0,
+    AUC_PR: 1.0,
+}
+
+
+# TF's float_labels tests: logits, labels in [0, 1] and features
+FLOAT_LABELS = (
+    np.array([[0.5], [-0.3]], dtype=np.float32),
+    np.array([[0.8], [0.4]], dtype=np.float32),
+    {"x": np.array([[42]], dtype=np.float32)},
+)
+
+
 def _results(metrics):
     return {k: metrics[k].result() for k in metrics}
 
@@ -67,10 +88,7 @@ class BinaryClassHeadTest(TFTestCase):
 
     def test_invalid_loss_reduction(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_invalid_loss_reduction"""
-        with self.assertRaisesRegex(ValueError, r"Invalid loss_reduction: invalid_loss_reduction"):
-            BinaryClassHead(loss_reduction="invalid_loss_reduction")
-        with self.assertRaisesRegex(ValueError, r"Invalid loss_reduction: none"):
-            BinaryClassHead(loss_reduction=cn.core.Reduction.NONE)
+        self.assert_invalid_loss_reduction(BinaryClassHead)
 
     def test_loss_fn_arg_labels_missing(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_loss_fn_arg_labels_missing"""
@@ -229,14 +247,7 @@ class BinaryClassHeadTest(TFTestCase):
         expected_loss = 20.5
         expected_metrics = {
             LOSS_MEAN: expected_loss,
-            ACCURACY: 1.0 / 2,
-            PRECISION: 1.0,
-            RECALL: 1.0 / 2,
-            PREDICTION_MEAN: 1.0 / 2,
-            LABEL_MEAN: 2.0 / 2,
-            ACCURACY_BASELINE: 2.0 / 2,
-            AUC: 0.0,
-            AUC_PR: 1.0,
+            **METRICS_45,
         }
         updated = head.update_metrics(head.metrics(), features, logits, labels)
         self.assertItemsEqual(expected_metrics.keys(), updated.keys())
@@ -265,14 +276,7 @@ class BinaryClassHeadTest(TFTestCase):
         expected_metrics = {
             LOSS_MEAN: 20.5,
             LOSS_REGULARIZATION: 2.0,
-            ACCURACY: 1.0 / 2,
-            PRECISION: 1.0,
-            RECALL: 1.0 / 2,
-            PREDICTION_MEAN: 1.0 / 2,
-            LABEL_MEAN: 2.0 / 2,
-            ACCURACY_BASELINE: 2.0 / 2,
-            AUC: 0.0,
-            AUC_PR: 1.0,
+            **METRICS_45,
         }
         metrics = head.metrics(regularization_losses=regularization_losses)
         updated = head.update_metrics(
@@ -430,36 +434,28 @@ class BinaryClassHeadTest(TFTestCase):
     def test_float_labels_train_create_loss(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_float_labels_train_create_loss"""
         head = BinaryClassHead()
-        logits = np.array([[0.5], [-0.3]], dtype=np.float32)
-        labels = np.array([[0.8], [0.4]], dtype=np.float32)
-        features = {"x": np.array([[42]], dtype=np.float32)}
+        logits, labels, features = FLOAT_LABELS
         loss = head.loss(logits=logits, labels=labels, features=features, mode=TRAIN)
         self.assertAllClose(0.62421611432, self.evaluate(loss))
 
     def test_float_labels_train(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_float_labels_train"""
         head = BinaryClassHead()
-        logits = np.array([[0.5], [-0.3]], dtype=np.float32)
-        labels = np.array([[0.8], [0.4]], dtype=np.float32)
-        features = {"x": np.array([[42]], dtype=np.float32)}
+        logits, labels, features = FLOAT_LABELS
         loss = head.loss(logits=logits, labels=labels, features=features, mode=TRAIN)
         self.assertAlmostEqual(0.6242161, float(self.evaluate(loss)), delta=1.0e-5)
 
     def test_float_labels_eval_create_loss(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_float_labels_eval_create_loss"""
         head = BinaryClassHead()
-        logits = np.array([[0.5], [-0.3]], dtype=np.float32)
-        labels = np.array([[0.8], [0.4]], dtype=np.float32)
-        features = {"x": np.array([[42]], dtype=np.float32)}
+        logits, labels, features = FLOAT_LABELS
         loss = head.loss(logits=logits, labels=labels, features=features, mode=EVAL)
         self.assertAllClose(0.62421611432, self.evaluate(loss), rtol=1e-2, atol=1e-2)
 
     def test_float_labels_eval(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_float_labels_eval"""
         head = BinaryClassHead()
-        logits = np.array([[0.5], [-0.3]], dtype=np.float32)
-        labels = np.array([[0.8], [0.4]], dtype=np.float32)
-        features = {"x": np.array([[42]], dtype=np.float32)}
+        logits, labels, features = FLOAT_LABELS
         expected_loss = 0.6242161
         loss = head.loss(logits=logits, labels=labels, features=features, mode=EVAL)
         self.assertAlmostEqual(expected_loss, float(self.evaluate(loss)), delta=1.0e-5)

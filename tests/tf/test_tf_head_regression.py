@@ -39,6 +39,14 @@ def _train_loss(head, labels):
     return float(head.loss(logits=logits, labels=labels, features=features, mode=TRAIN))
 
 
+# TF's "3d label, 1 example, 1 batch": logits, labels and features with per-value weights
+MULTI_VALUE = (
+    np.array(((45.0, 41.0, 44.0),)),
+    np.array(((35.0, 42.0, 45.0),)),
+    {"x": np.array(((42.0, 43.0, 44.0),)), "label_weights": np.array(((1.0, 0.1, 1.5),))},
+)
+
+
 def _results(metrics):
     return {k: metrics[k].result() for k in metrics}
 
@@ -53,10 +61,7 @@ class RegressionHeadTest(TFTestCase):
 
     def test_invalid_loss_reduction(self):
         """regression_head_test.py::RegressionHead.test_invalid_loss_reduction"""
-        with self.assertRaisesRegex(ValueError, r"Invalid loss_reduction: invalid_loss_reduction"):
-            RegressionHead(loss_reduction="invalid_loss_reduction")
-        with self.assertRaisesRegex(ValueError, r"Invalid loss_reduction: none"):
-            RegressionHead(loss_reduction=cn.core.Reduction.NONE)
+        self.assert_invalid_loss_reduction(RegressionHead)
 
     def test_predict(self):
         """regression_head_test.py::RegressionHead.test_predict"""
@@ -263,12 +268,7 @@ class RegressionHeadTest(TFTestCase):
     def test_weighted_multi_value_eval_create_loss(self):
         """regression_head_test.py::RegressionHead.test_weighted_multi_value_eval_create_loss"""
         head = RegressionHead(weight_column="label_weights", label_dimension=3)
-        logits = np.array(((45.0, 41.0, 44.0),))
-        labels = np.array(((35.0, 42.0, 45.0),))
-        features = {
-            "x": np.array(((42.0, 43.0, 44.0),)),
-            "label_weights": np.array(((1.0, 0.1, 1.5),)),
-        }
+        logits, labels, features = MULTI_VALUE
         loss = head.loss(logits=logits, labels=labels, features=features)
         self.assertAllClose(33.8666667, self.evaluate(loss))
 
@@ -276,12 +276,7 @@ class RegressionHeadTest(TFTestCase):
         """regression_head_test.py::RegressionHead.test_weighted_multi_value_eval"""
         head = RegressionHead(weight_column="label_weights", label_dimension=3)
         self.assertEqual(3, head.logits_dimension)
-        logits = np.array(((45.0, 41.0, 44.0),))
-        labels = np.array(((35.0, 42.0, 45.0),))
-        features = {
-            "x": np.array(((42.0, 43.0, 44.0),)),
-            "label_weights": np.array(((1.0, 0.1, 1.5),)),
-        }
+        logits, labels, features = MULTI_VALUE
         self.assertAllClose(logits, head.predictions(logits)["predictions"])
         updated = head.update_metrics(head.metrics(), features, logits, labels)
         self.assertItemsEqual((LOSS_MEAN, PREDICTION_MEAN, LABEL_MEAN), updated.keys())
@@ -291,12 +286,7 @@ class RegressionHeadTest(TFTestCase):
     def test_weighted_multi_value_train_create_loss(self):
         """regression_head_test.py::RegressionHead.test_weighted_multi_value_train_create_loss"""
         head = RegressionHead(weight_column="label_weights", label_dimension=3)
-        logits = np.array(((45.0, 41.0, 44.0),))
-        labels = np.array(((35.0, 42.0, 45.0),))
-        features = {
-            "x": np.array(((42.0, 43.0, 44.0),)),
-            "label_weights": np.array(((1.0, 0.1, 1.5),)),
-        }
+        logits, labels, features = MULTI_VALUE
         loss = head.loss(logits=logits, labels=labels, features=features, mode=TRAIN)
         self.assertAllClose(33.8666667, self.evaluate(loss))
 

@@ -67,6 +67,15 @@ class TFTestCase(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, pattern):
             make_head(loss_fn=loss_fn)
 
+    def assert_invalid_loss_reduction(self, make_head):
+        """TF's test_invalid_loss_reduction of every head."""
+        import colonnade as cn
+
+        with self.assertRaisesRegex(ValueError, r"Invalid loss_reduction: invalid_loss_reduction"):
+            make_head(loss_reduction="invalid_loss_reduction")
+        with self.assertRaisesRegex(ValueError, r"Invalid loss_reduction: none"):
+            make_head(loss_reduction=cn.core.Reduction.NONE)
+
     def assert_batch_size_mismatch(self, layer_fn):
         """TF's test_static_batch_size_mismatch of ``linear_model`` and ``input_layer``."""
         import colonnade as cn
