@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from .base import CategoricalColumn, KeyedColumn, WrapsCategorical, check_int, check_key, check_type
 from .categorical_inputs import as_int64, check_dtype_arg, check_input, list_spec
-from .dictionary_hashes import dictionary_fingerprints
+from .dictionary_hashes import dictionary_fingerprints, valid_values
 from .features import dtype_name, value_kind
 from .ids import CategoricalIds, FlatIds, OneIdPerValue, compact
 
@@ -67,7 +67,8 @@ class HashedCategoricalColumn(OneIdPerValue, KeyedColumn, CategoricalColumn):
             check_input(self, self.key, enc.ragged.values.type, self.dtype)
             fp = dictionary_fingerprints(cache, self.key, self)
             dict_ids = (fp % np.uint64(self.hash_bucket_size)).astype(np.int64)
-            return FlatIds(dict_ids[enc.codes], enc.valid, enc.ragged)
+            valid = valid_values(enc, fp, self.dtype == "string")
+            return FlatIds(dict_ids[enc.codes], valid, enc.ragged)
 
         return cache.memo(("flat_ids", self), compute)
 

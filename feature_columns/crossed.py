@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from .base import CategoricalColumn, check_int, check_key, check_type
 from .categorical import HashedCategoricalColumn, WeightedCategoricalColumn
 from .categorical_inputs import as_int64
-from .dictionary_hashes import dictionary_fingerprints
+from .dictionary_hashes import dictionary_fingerprints, valid_values
 from .features import value_kind
 from .hashing import DEFAULT_HASH_KEY, fingerprint_cat64
 from .ids import CategoricalIds, drop_invalid
@@ -95,8 +95,9 @@ class CrossedColumn(CategoricalColumn):
             check_type(self, leaf, ragged.values.type, "string|integer", kind)
         if kind == "string":
             enc = cache.encoded(leaf, self.name)
-            hashes = dictionary_fingerprints(cache, leaf, self)[enc.codes]
-            return drop_invalid(hashes, enc.valid, ragged.row_splits, n)
+            fingerprints = dictionary_fingerprints(cache, leaf, self)
+            valid = valid_values(enc, fingerprints, strings=True)
+            return drop_invalid(fingerprints[enc.codes], valid, ragged.row_splits, n)
         values = as_int64(self, leaf, ragged.values)
         valid = values.is_valid().to_numpy(zero_copy_only=False) if values.null_count else None
         ints = pc.fill_null(values, 0).to_numpy(zero_copy_only=False)

@@ -370,7 +370,8 @@ def ignored_entries(values: pa.Array) -> np.ndarray | None:
     """Where ``values`` hold TensorFlow's ignore value of categorical input, ``''`` for
     strings and ``-1`` for numbers (TF drops them when a dense feature becomes sparse
     ids: see :attr:`Ragged.rectangular`), or ``None`` when none do. Checked on a
-    dictionary, so once per distinct value."""
+    dictionary, so once per distinct value; the hashing columns check their
+    fingerprints instead (``dictionary_hashes.valid_values``), which is cheaper."""
     kind = value_kind(values.type)
     if kind == "string":
         # empty strings are equal neighbouring offsets: numpy on the offsets buffer costs
@@ -404,10 +405,6 @@ def encode(ragged: Ragged) -> Encoded:
         entry_valid = dict_valid[codes]
         valid = entry_valid if valid is None else valid & entry_valid
         dictionary = pc.fill_null(dictionary, "" if value_kind(dictionary.type) == "string" else 0)
-    ignored = ignored_entries(dictionary)
-    if ignored is not None and ragged.rectangular:
-        kept = ~ignored[codes]
-        valid = kept if valid is None else valid & kept
     if len(dictionary) == 0 and len(codes):
         # Every value is null (missing): TF gives such rows no ids. One placeholder entry
         # keeps ``codes`` (all 0, all invalid) indexable by the lookups.

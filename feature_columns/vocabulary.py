@@ -24,6 +24,7 @@ from ..data.tfrecord import tf_record_iterator
 from .base import CategoricalColumn, KeyedColumn, check_int, check_key
 from .categorical_inputs import as_int64, check_dtype_arg, check_input, expected_kind, list_spec
 from .dictionary_hashes import dictionary_fingerprints
+from .features import ignored_entries
 from .ids import FlatIds, OneIdPerValue
 
 __all__ = [
@@ -68,7 +69,11 @@ def _vocab_lookup(column, cache, table: pa.Array) -> FlatIds:
         else:
             oov = np.int64(column.default_value)
         dict_ids = np.where(found, dict_ids, oov)
-    return FlatIds(dict_ids[enc.codes], enc.valid, enc.ragged)
+    valid = enc.valid
+    ignored = ignored_entries(enc.dictionary)
+    if ignored is not None and enc.ragged.rectangular:
+        valid = ~ignored[enc.codes] if valid is None else valid & ~ignored[enc.codes]
+    return FlatIds(dict_ids[enc.codes], valid, enc.ragged)
 
 
 def _check_oov(num_oov_buckets, default_value, vocab_size: int | None, column: str):
