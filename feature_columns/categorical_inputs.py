@@ -47,7 +47,7 @@ def as_int64(column, key: str, arr: pa.Array) -> pa.Array:
     try:
         return pc.cast(arr, pa.int64(), safe=True)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
-        raise TypeError(
+        raise ColumnArgumentError(
             f"column {column.name!r} reads integers, but feature {key!r} of type {arr.type} has "
             f"values that are not whole numbers: {e}"
         ) from e

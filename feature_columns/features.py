@@ -194,7 +194,7 @@ def _to_arrow(key: str, value) -> pa.Array:
     try:
         return pa.array(value)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as e:
-        raise TypeError(f"feature {key!r} cannot be converted to Arrow: {e}") from e
+        raise ColumnArgumentError(f"feature {key!r} cannot be converted to Arrow: {e}") from e
 
 
 class Features:

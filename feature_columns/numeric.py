@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from ..core.autodiff import Tensor
 from ..core.backend import DEFAULT_DTYPE, to_device
 from .base import CategoricalColumn, DenseColumn, KeyedColumn, check_key
-from .features import dtype_name, is_list_type, value_kind
+from .features import ColumnArgumentError, dtype_name, is_list_type, value_kind
 from .ids import CategoricalIds
 from .normalizers import Normalizer, normalizer_from_config
 
@@ -131,7 +131,7 @@ def flat_numbers(column, key: str, arr: pa.Array, dtype: str) -> pa.Array:
         return pc.cast(arr, pa.from_numpy_dtype(np.dtype(dtype)))
     kind = value_kind(arr.type)
     if kind not in ("integer", "floating"):
-        raise TypeError(
+        raise ColumnArgumentError(
             f"column {column.name!r} expects numeric values in feature {key!r}, got Arrow type "
             f"{arr.type}"
         )

@@ -97,3 +97,17 @@ def test_a_missing_feature_is_tfs_value_error_and_still_a_key_error():
         fc.transform_features({"a": [1.0]}, [column])
     with pytest.raises(KeyError):
         fc.transform_features({"a": [1.0]}, [column])
+
+
+@pytest.mark.parametrize(
+    "features, column",
+    [
+        ({"x": [["a", "b"]]}, fc.numeric_column("x", shape=2)),
+        ({"s": [[1.5, 2.0]]}, fc.categorical_column_with_identity("s", 5)),
+        ({"x": [[1.0, "a"]]}, fc.numeric_column("x", shape=2)),
+    ],
+    ids=["strings for numbers", "fractions for ids", "mixed types"],
+)
+def test_wrong_kinds_of_values_are_tfs_value_error(features, column):
+    with pytest.raises(ValueError, match="'x'|'s'"):
+        fc.transform_features(features, [column])
