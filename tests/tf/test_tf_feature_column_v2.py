@@ -250,20 +250,14 @@ class BucketizedColumnTest(TFTestCase):
         bucketized_price = fc.bucketized_column(price, boundaries=[0, 2, 4, 6])
         out = _transform({"price": [[-1.0], [1.0], [5.0], [6.0]]}, bucketized_price)
         self.assertIsNone(out.weights)
-        indices, values, dense_shape = as_sparse(out)
-        self.assertAllEqual([[0, 0], [1, 0], [2, 0], [3, 0]], indices)
-        self.assertAllEqual([0, 1, 3, 4], values)
-        self.assertAllEqual([4, 1], dense_shape)
+        self.assert_sparse_equal(([[0, 0], [1, 0], [2, 0], [3, 0]], [0, 1, 3, 4], [4, 1]), out)
 
     def test_get_sparse_tensors_two_input_values(self):
         """feature_column_v2_test.py::BucketizedColumnTest.test_get_sparse_tensors_two_input_values"""
         price = fc.numeric_column("price", shape=[2])
         bucketized_price = fc.bucketized_column(price, boundaries=[0, 2, 4, 6])
         out = _transform({"price": [[-1.0, 1.0], [5.0, 6.0]]}, bucketized_price)
-        indices, values, dense_shape = as_sparse(out)
-        self.assertAllEqual([[0, 0], [0, 1], [1, 0], [1, 1]], indices)
-        self.assertAllEqual([0, 6, 3, 9], values)
-        self.assertAllEqual([2, 2], dense_shape)
+        self.assert_sparse_equal(([[0, 0], [0, 1], [1, 0], [1, 1]], [0, 6, 3, 9], [2, 2]), out)
 
     def test_deep_copy(self):
         """feature_column_v2_test.py::BucketizedColumnTest.test_deep_copy"""
@@ -937,10 +931,7 @@ class VocabularyFileCategoricalColumnTest(TFTestCase):
     def test_get_sparse_tensors_dense_input(self):
         """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_get_sparse_tensors_dense_input"""
         out = _transform({"aaa": (("marlo", ""), ("skywalker", "omar"))}, self._file_column())
-        indices, values, dense_shape = as_sparse(out)
-        self.assertAllEqual(((0, 0), (1, 0), (1, 1)), indices)
-        self.assertAllEqual((2, -1, 0), values)
-        self.assertAllEqual((2, 2), dense_shape)
+        self.assert_sparse_equal((((0, 0), (1, 0), (1, 1)), (2, -1, 0), (2, 2)), out)
 
     def test_get_sparse_tensors_default_value_in_vocabulary(self):
         """feature_column_v2_test.py::VocabularyFileCategoricalColumnTest.test_get_sparse_tensors_default_value_in_vocabulary"""
@@ -998,10 +989,7 @@ class IdentityCategoricalColumnTest(TFTestCase):
         inputs = sparse_rows(((0, 0), (1, 0), (1, 1)), (1, -1, 99), (2, 2))
         out = _transform({"aaa": inputs}, column)
         self.assertIsNone(out.weights)
-        indices, values, dense_shape = as_sparse(out)
-        self.assertAllEqual(((0, 0), (1, 0), (1, 1)), indices)
-        self.assertAllEqual((1, 3, 3), values)
-        self.assertAllEqual((2, 2), dense_shape)
+        self.assert_sparse_equal((((0, 0), (1, 0), (1, 1)), (1, 3, 3), (2, 2)), out)
 
     def test_linear_model(self):
         """feature_column_v2_test.py::IdentityCategoricalColumnTest.test_old_linear_model"""

@@ -62,6 +62,12 @@ class TFTestCase(unittest.TestCase):
 
     assertRaisesRegexp = unittest.TestCase.assertRaisesRegex  # noqa: N815
 
+    def assert_sparse_equal(self, expected, ids):
+        """TF's ``_assert_sparse_tensor_value``: ``ids`` (``CategoricalIds``) as TF's
+        ``(indices, values, dense_shape)``."""
+        for want, got in zip(expected, as_sparse(ids)):
+            self.assertAllEqual(want, got)
+
     def assert_loss_fn_refused(self, make_head, loss_fn, pattern):
         """TF's test_loss_fn_arg_*: a head refuses ``loss_fn`` with a ValueError."""
         with self.assertRaisesRegex(ValueError, pattern):
