@@ -111,3 +111,25 @@ def test_a_missing_feature_is_tfs_value_error_and_still_a_key_error():
 def test_wrong_kinds_of_values_are_tfs_value_error(features, column):
     with pytest.raises(ValueError, match="'x'|'s'"):
         fc.transform_features(features, [column])
+
+
+def test_dense_ignore_values_are_dropped_and_sparse_ones_kept():
+    """TF's _to_sparse_input_and_drop_ignore_values: a dense (rectangular) feature drops
+    '' / -1 / weight 0; a ragged (TF: SparseTensor) one keeps them."""
+    identity = fc.categorical_column_with_identity("i", 4, default_value=0)
+    dense = fc.transform_features({"i": [[1, -1], [-1, 3]]}, [identity])["i"]
+    assert dense.to_lists() == [[1], [3]]
+    ragged = fc.transform_features({"i": [[1, -1], [3]]}, [identity])["i"]
+    assert ragged.to_lists() == [[1, 0], [3]]  # -1 is out of range: default_value
+    weighted = fc.weighted_categorical_column(identity, "w")
+    out = fc.transform_features({"i": [[1, 2], [3, 0]], "w": [[0.5, 0.0], [2.0, 1.0]]}, [weighted])
+    assert out[weighted.name].to_lists() == [[1], [3, 0]]
+    assert out[weighted.name].weights.tolist() == [0.5, 2.0, 1.0]
+    vocab = fc.categorical_column_with_vocabulary_list("s", ["a", "b"], num_oov_buckets=2)
+    assert fc.transform_features({"s": [["a", ""], ["", "b"]]}, [vocab])["s"].to_lists() == [
+        [0],
+        [1],
+    ]
+    cross = fc.crossed_column(["s", "t"], 10)
+    out = fc.transform_features({"s": ["a", ""], "t": ["x", "y"]}, [cross])[cross.name]
+    assert [len(r) for r in out.to_lists()] == [1, 0]  # no value of 's' in row 1: no cross
