@@ -17,9 +17,19 @@ is ``tf.io.gfile`` (local paths, and URLs through fsspec).
 
 from colonnade import gfile
 from colonnade.data.csv_records import decode_csv
-from colonnade.data.example import parse_example, parse_sequence_example, parse_single_example
+from colonnade.data.example import (
+    parse_example,
+    parse_sequence_example,
+    parse_single_example,
+    parse_single_sequence_example,
+)
 from colonnade.data.example_writer import write_tfrecord
-from colonnade.data.parse_spec import FixedLenFeature, FixedLenSequenceFeature, VarLenFeature
+from colonnade.data.parse_spec import (
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    SparseFeature,
+    VarLenFeature,
+)
 from colonnade.data.tfrecord import (
     DataLossError,
     TFRecordOptions,
@@ -33,12 +43,14 @@ __all__ = [
     "FixedLenSequenceFeature",
     "TFRecordOptions",
     "TFRecordWriter",
+    "SparseFeature",
     "VarLenFeature",
     "decode_csv",
     "gfile",
     "parse_example",
     "parse_sequence_example",
     "parse_single_example",
+    "parse_single_sequence_example",
     "tf_record_iterator",
     "write_tfrecord",
 ]

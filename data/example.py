@@ -48,6 +48,7 @@ from .example_messages import (
     map_entries,
     scan_messages,
 )
+from .example_sparse import sparse_columns, with_sparse_parts
 from .parse_spec import (
     FixedLenFeature,
     FixedLenSequenceFeature,
@@ -57,7 +58,13 @@ from .parse_spec import (
 )
 from .wire import pad
 
-__all__ = ["parse_example", "parse_sequence_example", "parse_single_example", "parse_records"]
+__all__ = [
+    "parse_example",
+    "parse_records",
+    "parse_sequence_example",
+    "parse_single_example",
+    "parse_single_sequence_example",
+]
 
 
 def _as_buffer(serialized):
@@ -79,10 +86,13 @@ def _as_buffer(serialized):
     return pad(b"".join(items)), ends - lengths, ends
 
 
-def parse_records(buf, starts, ends, features, first_index=0, source=None) -> pa.Table:
+def parse_records(
+    buf, starts, ends, features, first_index=0, source=None, example_names=None
+) -> pa.Table:
     """:func:`parse_example` on records already in a padded buffer (see
     :func:`.wire.pad`): record ``i`` is ``buf[starts[i]:ends[i]]``. ``first_index`` and
-    ``source`` (a file name) only make error messages point at the right record.
+    ``source`` (a file name) and ``example_names`` (one per record) only make error
+    messages point at the right record.
 
     >>> from colonnade.data.wire import pad
     >>> import numpy as np
@@ -90,29 +100,38 @@ def parse_records(buf, starts, ends, features, first_index=0, source=None) -> pa
     ...               {"x": FixedLenFeature([], "int64", 7)}).to_pydict()
     {'x': [7]}
     """
-    specs = normalize_features(features)
-    ctx = RecordContext(first_index, source)
+    requested = normalize_features(features)
+    specs = with_sparse_parts(requested)
+    ctx = RecordContext(first_index, source, example_names)
     n = starts.size
     owner = np.arange(n)
     top = scan_messages(buf, starts, ends, owner, ctx, "tf.train.Example")
     hit = delimited_fields(top, 1, ctx, owner[top.msg], "tf.train.Example")
     table = features_table(buf, top.start[hit], top.end[hit], top.msg[hit], n, specs, ctx)
+    if specs is not requested and specs != requested:
+        table = sparse_columns(table, requested, ctx.where)
     if isinstance(features, pa.Schema):
         table = table.cast(features)
     return table
 
 
-def parse_example(serialized: Sequence[bytes] | pa.Array, features: dict | pa.Schema) -> pa.Table:
+def parse_example(
+    serialized: Sequence[bytes] | pa.Array, features: dict | pa.Schema, example_names=None
+) -> pa.Table:
     """Parse serialized ``tf.Example`` s into a table with one row per record (TF's
     ``tf.io.parse_example``).
 
     ``serialized``: a list of bytes, or an Arrow binary array. ``features``: a dict of
     feature name to :class:`FixedLenFeature` (``[]`` gives a plain column, a shape a
     fixed-size list), :class:`VarLenFeature` (a list column) or
-    :class:`FixedLenSequenceFeature` (a list column of items); or the ``pyarrow.Schema``
+    :class:`FixedLenSequenceFeature` (a list column of items, every record's padded with
+    ``default_value`` to the batch's longest, as TF pads) or :class:`SparseFeature`; or
+    the ``pyarrow.Schema``
     from ``feature_columns.make_parse_example_spec``, whose columns come back with the
     schema's types and nulls where a record lacks a nullable field (see
-    ``parse_spec._spec_from_field``). Errors name the feature and the record index.
+    ``parse_spec._spec_from_field``). Errors name the feature and the record index, and
+    the record's name from ``example_names`` (TF's: one name per record, for debugging;
+    no effect on the output).
 
     >>> from colonnade.data.example_writer import encode_examples
     >>> records = encode_examples(pa.table({"x": [[1.0, 2.0], [3.0, 4.0]]}))
@@ -123,7 +142,14 @@ def parse_example(serialized: Sequence[bytes] | pa.Array, features: dict | pa.Sc
     ValueError: feature 'y' is required but record 0 does not have it; give ...
     """
     buf, starts, ends = _as_buffer(serialized)
-    return parse_records(buf, starts, ends, features)
+    if example_names is not None:
+        example_names = [n.decode() if isinstance(n, bytes) else str(n) for n in example_names]
+        if len(example_names) != starts.size:
+            raise ValueError(
+                f"example_names must be the same length as serialized: {len(example_names)} "
+                f"names for {starts.size} records"
+            )
+    return parse_records(buf, starts, ends, features, example_names=example_names)
 
 
 def parse_single_example(serialized: bytes, features: dict | pa.Schema) -> dict:
@@ -145,10 +171,7 @@ def parse_single_example(serialized: bytes, features: dict | pa.Schema) -> dict:
     table = parse_example([bytes(serialized)], features)
     out = {}
     for name in table.column_names:
-        column = table.column(name).combine_chunks()
-        while pa.types.is_list(column.type) or pa.types.is_fixed_size_list(column.type):
-            column = column.flatten()
-        values = column.to_numpy(zero_copy_only=False)
+        values = _leaf_values(table.column(name))
         spec = specs[name]
         shape = getattr(spec, "shape", None)
         if isinstance(spec, FixedLenFeature):
@@ -253,3 +276,67 @@ def parse_sequence_example(
             columns[name] = pa.ListArray.from_arrays(pa.array(offsets), step_lists)
     sequences = pa.table(columns) if columns else pa.table({}).slice(0, 0)
     return context, sequences
+
+
+def parse_single_sequence_example(
+    serialized: bytes,
+    context_features: dict | None = None,
+    sequence_features: dict | None = None,
+    example_name=None,
+) -> tuple[dict, dict]:
+    """Parse one serialized ``tf.SequenceExample`` into ``(context, sequences)`` dicts of
+    numpy arrays (TF's ``tf.io.parse_single_sequence_example``): context features as
+    :func:`parse_single_example` gives them; a ``FixedLenSequenceFeature`` an array of
+    shape ``(T,) + shape`` for its ``T`` steps; a ``VarLenFeature`` a list of each step's
+    values. ``example_name`` names the record in errors only.
+
+    >>> from colonnade.data.example_writer import encode_sequence_examples
+    >>> record = encode_sequence_examples([{"user": [7]}], [{"clicks": [[1], [2], [3]]}])[0]
+    >>> ctx, seq = parse_single_sequence_example(
+    ...     record, {"user": FixedLenFeature([], "int64")},
+    ...     {"clicks": FixedLenSequenceFeature([], "int64")})
+    >>> ctx["user"].item(), seq["clicks"].tolist()
+    (7, [1, 2, 3])
+    """
+    if not isinstance(serialized, (bytes, bytearray, memoryview)):
+        raise TypeError(
+            f"parse_single_sequence_example takes bytes, got {type(serialized).__name__}"
+        )
+    if not context_features and not sequence_features:
+        raise ValueError(
+            "At least one of context_features and sequence_features must be provided and non-empty"
+        )
+    try:
+        context, sequences = parse_sequence_example(
+            [bytes(serialized)], context_features, sequence_features
+        )
+    except ValueError as e:
+        if example_name is None:
+            raise
+        raise ValueError(f"{e} (example {example_name!r})") from None
+    context_specs = normalize_features(context_features or {}, "context_features")
+    out_context = {}
+    for name in context.column_names:
+        values = _leaf_values(context.column(name))
+        spec = context_specs[name]
+        out_context[name] = (
+            values.reshape(spec.shape) if isinstance(spec, FixedLenFeature) else values
+        )
+    out_sequences = {}
+    for name, spec in normalize_features(sequence_features or {}, "sequence_features").items():
+        column = sequences.column(name).combine_chunks()
+        if isinstance(spec, FixedLenSequenceFeature):
+            out_sequences[name] = _leaf_values(column).reshape((-1, *spec.shape))
+        else:
+            steps = column.flatten()
+            out_sequences[name] = [_leaf_values(steps.slice(i, 1)) for i in range(len(steps))]
+    return out_context, out_sequences
+
+
+def _leaf_values(column) -> np.ndarray:
+    """The innermost values of a (list) column as a flat numpy array."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    while pa.types.is_list(column.type) or pa.types.is_fixed_size_list(column.type):
+        column = column.flatten()
+    return column.to_numpy(zero_copy_only=False)

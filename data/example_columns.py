@@ -291,4 +291,28 @@ def _column(buf, name, spec, values, counts, entry_owner, n, ctx):
             "allow_missing=True (as in TF)"
         )
     _check_items(name, spec, counts, entry_owner, ctx)
-    return list_column(buf, spec, values, counts, entry_owner, n, spec.shape or ())
+    column = list_column(buf, spec, values, counts, entry_owner, n, spec.shape or ())
+    return padded_items(column, spec, n)
+
+
+def padded_items(column: pa.ListArray, spec, n: int) -> pa.ListArray:
+    """TF's batch of a ``FixedLenSequenceFeature``: every record's items padded with
+    ``default_value`` (``""`` or 0 when ``None``) to as many as the longest record has."""
+    lengths = np.diff(np.asarray(column.offsets, dtype=np.int64))
+    longest = int(lengths.max()) if n else 0
+    if (lengths == longest).all():
+        return column
+    size = int(np.prod(spec.shape, dtype=np.int64)) if spec.shape else 1
+    leaf = column.flatten()
+    while pa.types.is_fixed_size_list(leaf.type):
+        leaf = leaf.flatten()
+    fill = _filler(spec.dtype) if spec.default_value is None else spec.default_value
+    values = leaf.to_numpy(zero_copy_only=False)
+    out = np.full(n * longest * size, fill, dtype=values.dtype if values.size else object)
+    rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    item = np.arange(rows.size, dtype=np.int64) - np.repeat(column.offsets.to_numpy()[:-1], lengths)
+    slots = ((rows * longest + item)[:, None] * size + np.arange(size)).reshape(-1)
+    out[slots] = values
+    padded = _nest(pa.array(out, type=leaf.type), spec.shape or ())
+    offsets = pa.array(np.arange(n + 1, dtype=np.int32) * longest)
+    return pa.ListArray.from_arrays(offsets, padded)

@@ -38,13 +38,15 @@ __all__ = [
 class RecordContext:
     """What an error message needs: where the records came from and the first one's index."""
 
-    def __init__(self, first_index=0, source=None):
+    def __init__(self, first_index=0, source=None, names=None):
         self.first_index = first_index
         self.source = source
+        self.names = names
 
     def where(self, record):
         place = f" of {self.source}" if self.source else ""
-        return f"record {int(record) + self.first_index}{place}"
+        name = f" ({self.names[int(record)]!r})" if self.names is not None else ""
+        return f"record {int(record) + self.first_index}{name}{place}"
 
 
 def scan_messages(buf, starts, ends, owner, ctx, what):

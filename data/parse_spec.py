@@ -23,6 +23,7 @@ import pyarrow as pa
 __all__ = [
     "FixedLenFeature",
     "FixedLenSequenceFeature",
+    "SparseFeature",
     "VarLenFeature",
     "arrow_type",
     "feature_list_kind",
@@ -132,8 +133,10 @@ class FixedLenFeature:
     default_value: object = None
 
     def __post_init__(self):
-        object.__setattr__(self, "shape", _shape(self.shape, "FixedLenFeature"))
         object.__setattr__(self, "dtype", _dtype_name(self.dtype))
+        if self.shape is None:  # TF's error, when it is parsed: "Missing shape for feature"
+            return
+        object.__setattr__(self, "shape", _shape(self.shape, "FixedLenFeature"))
         flat_default(self.default_value, self.shape, self.dtype, "FixedLenFeature")
 
 
@@ -156,9 +159,9 @@ class VarLenFeature:
 class FixedLenSequenceFeature:
     """A sequence of values of ``shape`` each (TF's ``tf.io.FixedLenSequenceFeature``).
 
-    In :func:`parse_example` a record's values are cut into ``shape``-sized items (a list
-    column of them; TF pads the batch to the longest record instead, with
-    ``default_value``); ``allow_missing=True`` is required there, as in TF. In
+    In :func:`parse_example` a record's values are cut into ``shape``-sized items, a list
+    column of them padded with ``default_value`` (``""`` or 0 by default) to the batch's
+    longest record, as TF pads; ``allow_missing=True`` is required there, as in TF. In
     :func:`parse_sequence_example` each step of the feature list is one item.
 
     >>> FixedLenSequenceFeature([], "float32", allow_missing=True).allow_missing
@@ -174,6 +177,45 @@ class FixedLenSequenceFeature:
         object.__setattr__(self, "shape", _shape(self.shape, "FixedLenSequenceFeature"))
         object.__setattr__(self, "dtype", _dtype_name(self.dtype))
         flat_default(self.default_value, (), self.dtype, "FixedLenSequenceFeature")
+
+
+@dataclass(frozen=True)
+class SparseFeature:
+    """A sparse tensor of dense shape ``[batch] + size`` kept in a record as a feature of
+    values (``value_key``) and one of indices per dimension (``index_key``: a name, or a
+    list of names for several dimensions); TF's ``tf.io.SparseFeature``.
+    :func:`parse_example` gives it as a struct column: one ``list<int64>`` per index key
+    and the values under ``value_key``, each record's entries sorted by index unless
+    ``already_sorted``.
+
+    >>> SparseFeature("ix", "val", "float32", 10).size
+    (10,)
+    """
+
+    index_key: object
+    value_key: str
+    dtype: str
+    size: object
+    already_sorted: bool = False
+
+    def __post_init__(self):
+        keys = (self.index_key,) if isinstance(self.index_key, str) else tuple(self.index_key)
+        sizes = (self.size,) if isinstance(self.size, int) else tuple(self.size)
+        if not keys or not all(isinstance(k, str) and k for k in keys):
+            raise ValueError(f"SparseFeature: index_key must be a name or names, got {keys!r}")
+        if len(sizes) != len(keys) or not all(isinstance(s, int) and s > 0 for s in sizes):
+            raise ValueError(
+                f"SparseFeature: size must give one positive integer per index key {keys}, "
+                f"got {self.size!r}"
+            )
+        object.__setattr__(self, "index_key", keys[0] if len(keys) == 1 else keys)
+        object.__setattr__(self, "size", sizes)
+        object.__setattr__(self, "dtype", _dtype_name(self.dtype))
+
+    @property
+    def index_keys(self) -> tuple:
+        """The index keys, one per dimension."""
+        return (self.index_key,) if isinstance(self.index_key, str) else self.index_key
 
 
 @dataclass(frozen=True)
@@ -244,10 +286,12 @@ def normalize_features(features, what="features") -> dict:
             "FixedLenSequenceFeature, or the pyarrow.Schema of make_parse_example_spec; got "
             f"{type(features).__name__}"
         )
-    known = (FixedLenFeature, VarLenFeature, FixedLenSequenceFeature, NullableFixed)
+    known = (FixedLenFeature, VarLenFeature, FixedLenSequenceFeature, NullableFixed, SparseFeature)
     for name, spec in features.items():
         if not isinstance(name, str):
             raise TypeError(f"feature names must be strings, got {name!r}")
+        if isinstance(spec, FixedLenFeature) and spec.shape is None:
+            raise ValueError(f"Missing shape for feature {name}: give FixedLenFeature a shape")
         if not isinstance(spec, known):
             raise TypeError(
                 f"feature {name!r}: expected FixedLenFeature, VarLenFeature or "

@@ -85,7 +85,11 @@ def _weighted(head, weight_column):
         raise TypeError(
             f"weight_column must be a column name or a numeric_column, got {weight_column!r}"
         )
-    return head if head.weight_column is not None else dataclasses.replace(head, weight_column=key)
+    return (
+        head
+        if head.weight_column is not None
+        else dataclasses.replace(head, weight_column=weight_column)
+    )
 
 
 def _linear_part(name, columns, head, combiner, optimizer, default_rate, named_rate, step):

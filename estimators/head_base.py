@@ -53,18 +53,71 @@ def refuse_non_finite(values, what, meaning):
 def check_reduction(loss_reduction) -> str:
     """The reduction a head's ``loss_reduction`` names (TF1's strings accepted); ``none``
     is refused: a head's training loss is one number."""
-    return Reduction.resolve(loss_reduction, allow_none=False)
+    try:
+        return Reduction.resolve(loss_reduction, allow_none=False)
+    except ValueError as e:
+        raise ValueError(f"Invalid loss_reduction: {loss_reduction}. {e}") from None
 
 
-def example_weights(weights, batch):
-    """Per-example weights as ``(batch, 1)`` float32 (ones when ``None``), checked."""
+def check_loss_fn(loss_fn) -> None:
+    """TF's check of a head's ``loss_fn``: it takes ``labels`` and ``logits`` and
+    optionally ``features``, nothing else."""
+    if loss_fn is None:
+        return
+    if not callable(loss_fn):
+        raise ValueError(f"loss_fn must be callable, got {type(loss_fn).__name__}")
+    args = tuple(inspect.signature(loss_fn).parameters)
+    for needed in ("labels", "logits"):
+        if needed not in args:
+            raise ValueError(f"loss_fn must contain argument: {needed}. Given arguments: {args}")
+    unexpected = [a for a in args if a not in ("labels", "logits", "features")]
+    if unexpected:
+        raise ValueError(f"loss_fn has unexpected args: {unexpected}")
+
+
+def example_weights(weights, batch, width=1):
+    """Weights as float32 ``(batch, 1)`` per example, or ``(batch, width)`` per value
+    (ones when ``None``), checked."""
     if weights is None:
         return np.ones((batch, 1), np.float32)
-    w = as_column(np.asarray(weights, dtype=np.float32), "weights")
+    w = np.asarray(weights, dtype=np.float32)
+    if w.ndim == 1 or (w.ndim == 2 and w.shape[1] in (1, width)):
+        w = w.reshape(w.shape[0], -1)
+    else:
+        raise ValueError(
+            f"weights shape {w.shape} must be (batch,), (batch, 1) or (batch, {width})"
+        )
     refuse_non_finite(w, "example weights (weight_column)", "missing weight")
     if w.shape[0] != batch:
         raise ValueError(f"weight column has {w.shape[0]} rows but the batch has {batch}")
     return w
+
+
+def rows_of(logits_shape, values, what):
+    """TF's ``[D0, ..., DN, k]`` ``values`` (labels or weights) of a batch whose logits
+    have ``logits_shape`` ``[D0, ..., DN, dim]``, as ``D0 * ... * DN`` rows: the shape
+    the loss and metrics work on. ``values`` must start with ``[D0, ..., DN]``."""
+    outer = tuple(logits_shape[:-1])
+    values = np.asarray(values)
+    if values.shape[: len(outer)] != outer or values.ndim > len(outer) + 1:
+        raise ValueError(
+            f"{what} shape {values.shape} must be [D0, ..., DN] or [D0, ..., DN, k] of the "
+            f"logits shape {tuple(logits_shape)}"
+        )
+    return values.reshape(int(np.prod(outer)), -1)
+
+
+def logits_array(logits):
+    """``logits`` as given when a Tensor or array; nested lists as a float32 array (a
+    ValueError, not numpy's or an IndexError, when they are ragged or not numbers)."""
+    if not isinstance(logits, (list, tuple)):
+        return logits
+    try:
+        return np.asarray(logits, dtype=np.float32)
+    except (ValueError, TypeError) as e:
+        raise ValueError(
+            f"logits must be a rectangular (batch, logits_dimension) array of numbers: {e}"
+        ) from None
 
 
 def weight_key(weight_column):
@@ -176,11 +229,21 @@ class Head:
     expected_loss_dim = 1
     """The width of the per-example loss a ``loss_fn`` must return (TF's)."""
 
+    per_value_weights = False
+    """Whether weights may also have one value per logit (TF's regression heads)."""
+
+    label_width = 1
+    """The number of values per example labels have (``None``: the head checks)."""
+
     def __post_init__(self):
         """Resolve ``loss_reduction`` (TF1's strings accepted, ``none`` refused) and
-        ``weight_column`` (a name or a ``numeric_column``) to what every head keeps."""
+        ``weight_column`` (a name or a ``numeric_column``, whose ``normalizer_fn`` the
+        weights go through, as TF's) to what every head keeps; check ``loss_fn``."""
         object.__setattr__(self, "loss_reduction", check_reduction(self.loss_reduction))
-        object.__setattr__(self, "weight_column", weight_key(self.weight_column))
+        column = self.weight_column
+        object.__setattr__(self, "weight_column", weight_key(column))
+        object.__setattr__(self, "weight_normalizer", getattr(column, "normalizer_fn", None))
+        check_loss_fn(self.loss_fn)
 
     def _key(self, key: str) -> str:
         """A metric key with the head's ``name`` as suffix (TF's ``auc/name``)."""
@@ -191,12 +254,15 @@ class Head:
     def predictions(self, logits, keys=None) -> dict:
         """The prediction dict of a batch of logits: the :attr:`prediction_keys`
         entries (or those of ``keys``), in that order, as host arrays."""
-        logits = self._checked_logits(host(logits))
+        logits = self._checked_logits(host(logits_array(logits)))
+        if logits.dtype.kind != "f":
+            logits = logits.astype(np.float32)  # TF casts integer logits to float32
         wanted = self.prediction_keys if keys is None else tuple(keys)
         unknown = [k for k in wanted if k not in self.prediction_keys]
         if unknown:
             raise ValueError(
-                f"prediction keys {unknown} are not among this head's {list(self.prediction_keys)}"
+                f"Prediction key must be in PredictionKeys, given: {unknown[0]}; this head's "
+                f"keys are {list(self.prediction_keys)}"
             )
         values = self._predictions(logits)
         return {k: values[k] for k in self.prediction_keys if k in wanted}
@@ -205,23 +271,66 @@ class Head:
         shape = tuple(np.shape(logits))
         if len(shape) != 2 or shape[1] != self.logits_dimension:
             raise ValueError(
-                f"logits must have shape (batch, {self.logits_dimension}) for "
+                f"logits shape must be (batch, {self.logits_dimension}) for "
                 f"{type(self).__name__}, got {shape}"
             )
         return logits
 
+    def _batch(self, logits, labels, features):
+        """``(logits, processed labels, weights)`` of one batch, checked, as rows: TF's
+        ``[D0, ..., DN, dim]`` logits (and their labels and weights) become
+        ``D0 * ... * DN`` rows."""
+        if labels is None:
+            raise ValueError(
+                f"You must provide a labels Tensor. Given: None. {type(self).__name__} needs "
+                "labels: have the input_fn yield (features, labels)"
+            )
+        logits = as_tensor(logits_array(logits))
+        shape = tuple(logits.shape)
+        weights = self.weights(features)
+        if len(shape) > 2 and shape[-1] == self.logits_dimension:
+            labels = rows_of(shape, labels, "labels")
+            weights = None if weights is None else rows_of(shape, weights, "weights")
+            logits = core.reshape(logits, (-1, shape[-1]))
+        self._checked_logits(logits.value)
+        self._check_label_width(labels)
+        label_array = self.label_array(labels)
+        if label_array.shape[0] != logits.shape[0]:
+            raise ValueError(
+                f"labels shape {tuple(np.shape(labels))} does not match logits shape {shape}: "
+                "one row of labels per row of logits"
+            )
+        width = self.logits_dimension if self.per_value_weights else 1
+        return logits, label_array, example_weights(weights, logits.shape[0], width)
+
+    def _check_label_width(self, labels):
+        try:
+            shape = np.shape(labels)
+        except ValueError:  # ragged lists: the head's label_array checks them
+            return
+        if self.label_width is not None and len(shape) == 2 and shape[1] != self.label_width:
+            raise ValueError(
+                f"Mismatched label shape. Expected labels dimension={self.label_width}. "
+                f"Received {shape[1]}. {type(self).__name__} labels have shape "
+                f"(batch, {self.label_width}); got {tuple(shape)}"
+            )
+
     # ------------------------------------------------------------------ loss
 
-    def weights(self, features, batch: int):
-        """The batch's example weights, ``features[weight_column]`` as float32, or
-        ``None`` without a ``weight_column``; a missing column is a ``KeyError`` naming
-        it and the columns there are."""
+    def weights(self, features, batch: int | None = None):
+        """The batch's example weights, ``features[weight_column]`` (through the
+        ``numeric_column``'s ``normalizer_fn``, if it has one) as float32, or ``None``
+        without a ``weight_column``; a missing column is a ``KeyError`` naming it and the
+        columns there are."""
         key = self.weight_column
         if key is None:
             return None
         if features is None:
             raise ValueError(f"weight_column {key!r} needs the features, got None")
-        return feature_column_of(features, key).astype(np.float32)
+        weights = feature_column_of(features, key).astype(np.float32)
+        if self.weight_normalizer is not None:
+            weights = host(self.weight_normalizer(weights)).astype(np.float32)
+        return weights
 
     def unreduced_loss(self, labels, logits):
         """The per-example loss, ``(batch, expected_loss_dim)``, of processed labels
@@ -240,7 +349,8 @@ class Head:
         if loss.shape != expected:
             raise ValueError(
                 f"loss_fn {getattr(self.loss_fn, '__name__', self.loss_fn)!r} must return the "
-                f"per-example loss of shape {expected}, got {loss.shape}"
+                f"per-example loss of shape {expected}; logits_shape: {tuple(logits.shape)}, "
+                f"loss_shape: {tuple(loss.shape)}"
             )
         return loss
 
@@ -251,19 +361,14 @@ class Head:
             unreduced = self._unreduced_loss(labels, logits)
         else:
             unreduced = self._call_loss_fn(labels, as_tensor(logits), features)
-        w = example_weights(weights, logits.shape[0])
+        w = example_weights(weights, logits.shape[0], unreduced.shape[1])
         reduced = core_losses.compute_weighted_loss(unreduced, w, reduction=self.loss_reduction)
         return reduced, unreduced
 
     def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
         """TF's ``Head.loss``: the scalar training loss of raw ``labels`` (weights from
         ``features[weight_column]``), plus the sum of ``regularization_losses``."""
-        if labels is None:
-            raise ValueError(f"{type(self).__name__}.loss needs labels, got None")
-        logits = as_tensor(logits)
-        self._checked_logits(logits.value)
-        label_array = self.label_array(labels)
-        weights = self.weights(features, logits.shape[0])
+        logits, label_array, weights = self._batch(logits, labels, features)
         loss = self.training_loss(label_array, logits, weights, features)[0]
         return _regularized(loss, regularization_losses)
 
@@ -283,10 +388,7 @@ class Head:
         self, eval_metrics, features, logits, labels, regularization_losses=None
     ) -> dict:
         """Feed one batch to ``eval_metrics`` (from :meth:`metrics`); returns them."""
-        logits = as_tensor(logits)
-        self._checked_logits(logits.value)
-        label_array = self.label_array(labels)
-        weights = self.weights(features, logits.shape[0])
+        logits, label_array, weights = self._batch(logits, labels, features)
         unreduced = self.training_loss(label_array, logits, weights, features)[1]
         self._update_metrics(
             eval_metrics,
@@ -299,7 +401,9 @@ class Head:
         return eval_metrics
 
     def _update_metrics(self, metrics, labels, predictions, unreduced, weights, reg_losses):
-        w = None if weights is None else np.asarray(weights).reshape(-1)
+        w = None if weights is None else np.asarray(weights)
+        if w is not None and w.ndim == 2 and w.shape[1] == 1:
+            w = w.reshape(-1)
         metrics[self._key("average_loss")].update(unreduced, w)
         if reg_losses is not None:
             total = sum(float(host(r).reshape(())) for r in reg_losses)
@@ -331,22 +435,16 @@ class Head:
         callables in ``update_ops`` are called after it (eagerly, other update ops have
         already run). ``regularization_losses`` are added to the training loss.
         """
-        logits = as_tensor(logits)
-        self._checked_logits(logits.value)
+        logits = as_tensor(logits_array(logits))
         if mode == PREDICT:
+            self._checked_logits(logits.value)
             predictions = self.predictions(logits)
             return EstimatorSpec(
                 mode, predictions=predictions, export_outputs=self._export_outputs(predictions)
             )
         if mode not in (TRAIN, EVAL):
             raise ValueError(f"mode must be one of {(TRAIN, EVAL, PREDICT)}, got {mode!r}")
-        if labels is None:
-            raise ValueError(
-                f"{type(self).__name__} needs labels in mode {mode!r}, got None: have the "
-                "input_fn yield (features, labels)"
-            )
-        label_array = self.label_array(labels)
-        weights = self.weights(features, logits.shape[0])
+        logits, label_array, weights = self._batch(logits, labels, features)
         loss, unreduced = self.training_loss(label_array, logits, weights, features)
         loss = _regularized(loss, regularization_losses)
         if mode == EVAL:

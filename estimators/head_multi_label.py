@@ -81,24 +81,28 @@ class MultiLabelHead(ClassNames, Head):
     def __post_init__(self):
         super().__post_init__()
         if self.n_classes is None or self.n_classes < 2:
-            raise ValueError(f"n_classes must be > 1, got {self.n_classes}")
+            raise ValueError(
+                f"n_classes must be > 1 for multi-label classification. Given: {self.n_classes}"
+            )
         ids = []
         for c in self.classes_for_class_based_metrics or ():
             if isinstance(c, str):
                 if self.label_vocabulary is None or c not in self.label_vocabulary:
                     raise ValueError(
-                        f"classes_for_class_based_metrics names {c!r}, which is not in "
-                        f"label_vocabulary {self.label_vocabulary}"
+                        f"{c!r} is not in list: classes_for_class_based_metrics names {c!r}, "
+                        f"which is not in label_vocabulary {self.label_vocabulary}"
                     )
                 c = self.label_vocabulary.index(c)
             if not 0 <= int(c) < self.n_classes:
                 raise ValueError(
-                    f"classes_for_class_based_metrics must be in [0, {self.n_classes}), got {c}"
+                    "All classes_for_class_based_metrics must be in range "
+                    f"[0, {self.n_classes - 1}]. Given: {c}"
                 )
             ids.append(int(c))
         object.__setattr__(self, "classes_for_class_based_metrics", tuple(ids))
 
     prediction_keys = ("logits", "probabilities", "classes")
+    label_width = None  # multi-hot rows or lists of class ids: label_array checks them
 
     def label_array(self, labels):
         lists = _class_lists(labels, self.n_classes)

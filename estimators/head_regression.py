@@ -27,8 +27,8 @@ from .head_base import (
 class RegressionHead(Head):
     """Squared error on ``label_dimension`` outputs (TF's ``RegressionHead``);
     ``inverse_link_fn``, a function of an array, maps logits to the predictions. Its
-    metrics are TF's (``average_loss``, ``label/mean``, ``prediction/mean``) plus
-    ``rmse``."""
+    metrics are TF's (``average_loss``, ``label/mean``, ``prediction/mean``) plus, with
+    ``report_rmse`` (the canned regressors'; not TF's ``regression_head``), ``rmse``."""
 
     label_dimension: int = 1
     loss_reduction: str = Reduction.SUM_OVER_BATCH_SIZE
@@ -36,11 +36,20 @@ class RegressionHead(Head):
     loss_fn: object = None
     inverse_link_fn: object = None
     name: str | None = None
+    report_rmse: bool = True
 
     def __post_init__(self):
         super().__post_init__()
-        if self.label_dimension < 1:
-            raise ValueError(f"label_dimension must be >= 1, got {self.label_dimension}")
+        if not isinstance(self.label_dimension, int) or self.label_dimension < 1:
+            raise ValueError(
+                f"Invalid label_dimension {self.label_dimension!r}: it must be an integer >= 1"
+            )
+
+    per_value_weights = True
+
+    @property
+    def label_width(self) -> int:
+        return self.label_dimension
 
     @property
     def logits_dimension(self) -> int:
@@ -82,16 +91,16 @@ class RegressionHead(Head):
         return out
 
     def _new_metrics(self) -> dict:
-        return {
-            "label/mean": m.Mean(),
-            "prediction/mean": m.Mean(),
-            "rmse": m.RootMeanSquaredError(),
-        }
+        out = {"label/mean": m.Mean(), "prediction/mean": m.Mean()}
+        if self.report_rmse:
+            out["rmse"] = m.RootMeanSquaredError()
+        return out
 
     def _update_head_metrics(self, metrics, labels, predictions, w):
         metrics["label/mean"].update(labels, w)
         metrics["prediction/mean"].update(predictions["predictions"], w)
-        metrics["rmse"].update(labels, predictions["predictions"], w)
+        if self.report_rmse:
+            metrics["rmse"].update(labels, predictions["predictions"], w)
 
     def _export_outputs(self, predictions) -> dict:
         value = RegressionOutput(predictions["predictions"])
@@ -161,7 +170,8 @@ class LogisticRegressionHead(RegressionHead):
         labels = super().label_array(labels)
         if ((labels < 0) | (labels > 1)).any():
             raise ValueError(
-                "LogisticRegressionHead labels must be in [0, 1]; got values from "
+                "Labels must be in range [0, 1]: LogisticRegressionHead labels are "
+                f"probabilities; got values from "
                 f"{labels.min()} to {labels.max()}"
             )
         return labels

@@ -41,6 +41,31 @@ from .head_multi_label import MultiLabelHead
 from .head_regression import LogisticRegressionHead, PoissonRegressionHead, RegressionHead
 
 
+def _check_label_range(labels, n_classes, bound="n_classes - 1"):
+    """TF's label-range check of class-id (or, for a binary head, probability) labels;
+    ``bound`` is how TF's message names the largest label."""
+    if not labels.size:
+        return
+    low, high = labels.min(), labels.max()
+    broken = "Labels must be >= 0" if low < 0 else f"Labels must be <= {bound}"
+    if low < 0 or high > n_classes - 1:
+        raise ValueError(
+            f"{broken}: labels must be class ids in [0, {n_classes - 1}]; got values from "
+            f"{low} to {high}"
+        )
+
+
+def _binary_labels(labels, label_vocabulary):
+    """A binary head's labels as float32 (batch, 1): class ids 0/1 or, as TF accepts,
+    probabilities in [0, 1] (soft labels) when they are floats without a vocabulary."""
+    raw = as_column(labels)
+    if label_vocabulary is None and raw.dtype.kind == "f":
+        refuse_non_finite(raw, "labels", "missing label")
+        _check_label_range(raw, 2, "2 - 1")
+        return raw.astype(np.float32)
+    return _label_ids(raw, 2, label_vocabulary).astype(np.float32)
+
+
 def _label_ids(labels, n_classes, label_vocabulary):
     """Class ids of shape (batch, 1) from raw labels, validated."""
     labels = as_column(labels)
@@ -65,18 +90,18 @@ def _label_ids(labels, n_classes, label_vocabulary):
         if not np.all(labels == np.round(labels)):
             raise ValueError("classification labels must be whole numbers (class ids)")
     ids = labels.astype(np.int64)
-    if ids.size and (ids.min() < 0 or ids.max() >= n_classes):
-        raise ValueError(
-            f"labels must be class ids in [0, {n_classes - 1}]; got values from {ids.min()} "
-            f"to {ids.max()}"
-        )
+    _check_label_range(ids, n_classes)
     return ids
 
 
 def _check_vocabulary(label_vocabulary, n_classes):
-    vocab = None if label_vocabulary is None else tuple(label_vocabulary)
-    if vocab is None:
+    if label_vocabulary is None:
         return None
+    if not isinstance(label_vocabulary, (list, tuple, np.ndarray)):
+        raise ValueError(
+            f"label_vocabulary must be a list or tuple. Given type: {type(label_vocabulary)}"
+        )
+    vocab = tuple(label_vocabulary)
     if len(set(vocab)) != len(vocab):
         dups = sorted(str(v) for v, k in collections.Counter(vocab).items() if k > 1)
         raise ValueError(
@@ -84,7 +109,7 @@ def _check_vocabulary(label_vocabulary, n_classes):
         )
     if len(vocab) != n_classes:
         raise ValueError(
-            f"label_vocabulary has {len(vocab)} entries but there are {n_classes} classes"
+            f"Length of label_vocabulary must be n_classes ({n_classes}). Given: {len(vocab)}"
         )
     return vocab
 
@@ -93,7 +118,9 @@ def _check_thresholds(thresholds):
     thresholds = tuple(float(t) for t in thresholds or ())
     bad = [t for t in thresholds if not 0.0 < t < 1.0]
     if bad:
-        raise ValueError(f"thresholds must be in (0, 1), got {bad}")
+        raise ValueError(
+            f"thresholds not in (0, 1): thresholds must be in (0, 1) range. Given: {bad[0]}"
+        )
     return thresholds
 
 
@@ -156,7 +183,7 @@ class BinaryClassHead(Head):
         return ("logits", "logistic", "probabilities", *CLASS_PREDICTION_KEYS)
 
     def label_array(self, labels):
-        return _label_ids(labels, 2, self.label_vocabulary).astype(np.float32)
+        return _binary_labels(labels, self.label_vocabulary)
 
     def _unreduced_loss(self, labels, logits):
         return core_losses.sigmoid_cross_entropy_with_logits(labels, logits)
@@ -311,7 +338,9 @@ def multi_class_head(
 ) -> MultiClassHead:
     """TF's ``multi_class_head`` / ``MultiClassHead``: softmax over ``n_classes`` (at
     least 3) logits; arguments as :func:`binary_classification_head`."""
-    if n_classes is None or n_classes < 3:
+    if n_classes is None:
+        raise ValueError("n_classes cannot be None: give the number of classes, at least 3")
+    if n_classes < 3:
         raise ValueError(f"n_classes must be > 2, got {n_classes}")
     return MultiClassHead(
         n_classes,
@@ -368,6 +397,7 @@ def regression_head(
         loss_fn=loss_fn,
         inverse_link_fn=inverse_link_fn,
         name=name,
+        report_rmse=False,
     )
 
 
@@ -387,6 +417,7 @@ def poisson_regression_head(
         weight_column=weight_column,
         compute_full_loss=compute_full_loss,
         name=name,
+        report_rmse=False,
     )
 
 
@@ -397,7 +428,9 @@ def logistic_regression_head(
 ) -> LogisticRegressionHead:
     """TF's ``logistic_regression_head``: labels are probabilities in [0, 1],
     predictions ``sigmoid(logits)``, the loss sigmoid cross-entropy."""
-    return LogisticRegressionHead(1, loss_reduction, weight_column=weight_column, name=name)
+    return LogisticRegressionHead(
+        1, loss_reduction, weight_column=weight_column, name=name, report_rmse=False
+    )
 
 
 def classification_head(

@@ -68,10 +68,15 @@ class Mean(Metric):
         self.count = 0.0
 
     def update(self, values, weights=None):
+        """Add ``values`` (one row per example) with ``weights`` per example, or per value
+        when they have one weight for each value (TF's weights of the labels' shape)."""
         values = np.asarray(values, dtype=np.float64).reshape(len(np.atleast_1d(values)), -1)
-        w = _weights(weights, values)
-        self.total += float((values * w[:, None]).sum())
-        self.count += float(w.sum()) * values.shape[1]
+        if weights is not None and np.size(weights) == values.size:
+            w = np.asarray(weights, dtype=np.float64).reshape(values.shape)
+        else:
+            w = np.broadcast_to(_weights(weights, values)[:, None], values.shape)
+        self.total += float((values * w).sum())
+        self.count += float(w.sum())
 
     def result(self) -> float:
         return self.total / self.count if self.count else 0.0

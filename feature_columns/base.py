@@ -15,7 +15,10 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from .features import ColumnArgumentError
+
 __all__ = [
+    "ColumnArgumentError",
     "CategoricalColumn",
     "DenseColumn",
     "FeatureColumn",
@@ -128,24 +131,28 @@ class VariableSpec:
 
 def check_key(key, what: str = "key") -> str:
     if not isinstance(key, str) or not key:
-        raise TypeError(f"{what} must be a non-empty string naming a feature, got {key!r}")
+        raise ColumnArgumentError(
+            f"{what} must be a string. Expected a non-empty string naming a feature, got {key!r}"
+        )
     return key
 
 
 def check_int(value, what: str, minimum: int | None = None, column: str | None = None) -> int:
     where = f" (column {column!r})" if column else ""
+    if value is None:
+        raise ColumnArgumentError(f"{what} must be set{where}: give an integer")
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{what} must be an integer{where}, got {value!r}")
+        raise ColumnArgumentError(f"{what} must be an integer{where}, got {value!r}")
     value = int(value)
     if minimum is not None and value < minimum:
-        raise ValueError(f"{what} must be >= {minimum}{where}, got {value}")
+        raise ValueError(f"{what} must be at least {minimum}{where}, got {value}")
     return value
 
 
 def check_type(column: FeatureColumn, key: str, arrow_type: pa.DataType, expected: str, got: str):
     """TypeError unless the feature's value kind (``string``, ``integer``, ...) is expected."""
     if got not in expected.split("|"):
-        raise TypeError(
+        raise ColumnArgumentError(
             f"column {column.name!r} expects {expected.replace('|', ' or ')} values in feature "
             f"{key!r}, got Arrow type {arrow_type}"
         )

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from .base import CategoricalColumn, KeyedColumn, WrapsCategorical, check_int, check_key, check_type
 from .categorical_inputs import as_int64, check_dtype_arg, check_input, list_spec
-from .dictionary_hashes import dictionary_fingerprints
+from .dictionary_hashes import dictionary_fingerprints, valid_values
 from .features import dtype_name, value_kind
 from .ids import CategoricalIds, FlatIds, OneIdPerValue, compact
 
@@ -67,7 +67,8 @@ class HashedCategoricalColumn(OneIdPerValue, KeyedColumn, CategoricalColumn):
             check_input(self, self.key, enc.ragged.values.type, self.dtype)
             fp = dictionary_fingerprints(cache, self.key, self)
             dict_ids = (fp % np.uint64(self.hash_bucket_size)).astype(np.int64)
-            return FlatIds(dict_ids[enc.codes], enc.valid, enc.ragged)
+            valid = valid_values(enc, fp, self.dtype == "string")
+            return FlatIds(dict_ids[enc.codes], valid, enc.ragged)
 
         return cache.memo(("flat_ids", self), compute)
 
@@ -121,7 +122,8 @@ class IdentityCategoricalColumn(OneIdPerValue, KeyedColumn, CategoricalColumn):
     default_value: int | None = None
 
     def flat_ids(self, cache) -> FlatIds:
-        """The values themselves; out-of-range values become ``default_value``."""
+        """The values themselves; out-of-range values become ``default_value``; nulls,
+        and -1 in a rectangular (TF: dense) feature, give no id."""
 
         def compute():
             ragged = cache.ragged(self.key, self.name)
@@ -133,6 +135,9 @@ class IdentityCategoricalColumn(OneIdPerValue, KeyedColumn, CategoricalColumn):
                 valid = values.is_valid().to_numpy(zero_copy_only=False)
                 values = pc.fill_null(values, 0)
             ids = values.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+            ignored = ids == -1  # TF's ignore value of dense integer input: no id
+            if ignored.any() and ragged.rectangular:
+                valid = ~ignored if valid is None else valid & ~ignored
             bad = (ids < 0) | (ids >= self.num_buckets)
             if valid is not None:
                 bad &= valid
@@ -247,6 +252,10 @@ class WeightedCategoricalColumn(WrapsCategorical, CategoricalColumn):
                     f"column {self.name!r}: {int(missing.sum())} values have an id but a null "
                     f"weight in {key!r}"
                 )
+        zero = weights == 0  # TF's ignore value of dense weights: the id is dropped
+        if zero.any() and w.rectangular:
+            kept = ~zero if flat.valid is None else flat.valid & ~zero
+            flat = FlatIds(flat.ids, kept, flat.ragged)
         ids = compact(flat, self.num_buckets)
         if flat.valid is not None:
             weights = weights[flat.valid]

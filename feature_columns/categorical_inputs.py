@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .base import check_type
+from .base import ColumnArgumentError
 from .features import dtype_name, value_kind
 
 __all__ = ["as_int64", "check_dtype_arg", "check_input", "expected_kind", "list_spec"]
@@ -25,13 +25,19 @@ def expected_kind(dtype: str) -> str:
 
 
 def check_input(column, key: str, arrow_type: pa.DataType, dtype: str) -> None:
-    """TypeError unless feature ``key`` holds what a column of ``dtype`` reads: strings for
-    ``string``; integers (or integral floats, as pandas stores ints with missing values)
-    otherwise."""
+    """``ColumnArgumentError`` (a ValueError, as TF's) unless feature ``key`` holds what a
+    column of ``dtype`` reads: strings for ``string``; integers (or integral floats, as
+    pandas stores ints with missing values) otherwise."""
     got = value_kind(arrow_type)
     if dtype != "string" and got == "floating":
         return
-    check_type(column, key, arrow_type, expected_kind(dtype), got)
+    expected = expected_kind(dtype)
+    if got != expected:
+        what = "string or integer" if got not in ("string", "integer") else "compatible"
+        raise ColumnArgumentError(
+            f"column {column.name!r}: input dtype must be {what}: the column's dtype is {dtype}, "
+            f"so it expects {expected} values in feature {key!r}, got Arrow type {arrow_type}"
+        )
 
 
 def as_int64(column, key: str, arr: pa.Array) -> pa.Array:
@@ -41,7 +47,7 @@ def as_int64(column, key: str, arr: pa.Array) -> pa.Array:
     try:
         return pc.cast(arr, pa.int64(), safe=True)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
-        raise TypeError(
+        raise ColumnArgumentError(
             f"column {column.name!r} reads integers, but feature {key!r} of type {arr.type} has "
             f"values that are not whole numbers: {e}"
         ) from e
@@ -52,9 +58,7 @@ def check_dtype_arg(dtype, column: str) -> str:
     column."""
     name = dtype_name(dtype)
     if name != "string" and not name.startswith(("int", "uint")):
-        raise ValueError(
-            f"column {column!r}: dtype must be a string or integer type, got {dtype!r}"
-        )
+        raise ValueError(f"column {column!r}: dtype must be string or integer, got {dtype!r}")
     return name
 
 

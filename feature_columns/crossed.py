@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from .base import CategoricalColumn, check_int, check_key, check_type
 from .categorical import HashedCategoricalColumn, WeightedCategoricalColumn
 from .categorical_inputs import as_int64
-from .dictionary_hashes import dictionary_fingerprints
+from .dictionary_hashes import dictionary_fingerprints, valid_values
 from .features import value_kind
 from .hashing import DEFAULT_HASH_KEY, fingerprint_cat64
 from .ids import CategoricalIds, drop_invalid
@@ -95,8 +95,9 @@ class CrossedColumn(CategoricalColumn):
             check_type(self, leaf, ragged.values.type, "string|integer", kind)
         if kind == "string":
             enc = cache.encoded(leaf, self.name)
-            hashes = dictionary_fingerprints(cache, leaf, self)[enc.codes]
-            return drop_invalid(hashes, enc.valid, ragged.row_splits, n)
+            fingerprints = dictionary_fingerprints(cache, leaf, self)
+            valid = valid_values(enc, fingerprints, strings=True)
+            return drop_invalid(fingerprints[enc.codes], valid, ragged.row_splits, n)
         values = as_int64(self, leaf, ragged.values)
         valid = values.is_valid().to_numpy(zero_copy_only=False) if values.null_count else None
         ints = pc.fill_null(values, 0).to_numpy(zero_copy_only=False)
@@ -179,16 +180,19 @@ def crossed_column(
     ('a_X_b', 100)
     """
     if isinstance(keys, (str, bytes)) or not hasattr(keys, "__iter__"):
-        raise ValueError(f"crossed_column: keys must be a list of two or more keys, got {keys!r}")
+        raise ValueError(f"crossed_column: keys must be a list with length > 1, got {keys!r}")
     keys = tuple(keys)
     if len(keys) < 2:
-        raise ValueError(f"crossed_column needs at least two keys, got {len(keys)}: {keys!r}")
+        raise ValueError(
+            f"crossed_column: keys must be a list with length > 1, got {len(keys)}: {keys!r}"
+        )
     for k in keys:
         if isinstance(k, str):
             check_key(k, "a crossed_column key")
             continue
         if isinstance(k, HashedCategoricalColumn):
             raise ValueError(
+                "categorical_column_with_hash_bucket is not supported for crossing: "
                 f"crossed_column does not cross the hashed column {k.name!r}: hashing before "
                 f"crossing adds collisions; use the feature name {k.key!r} as the key instead"
             )
@@ -199,10 +203,17 @@ def crossed_column(
             )
         if not isinstance(k, CategoricalColumn) or k.is_sequence:
             raise ValueError(
-                "crossed_column keys must be feature names or categorical columns, got "
+                "Unsupported key type. crossed_column keys must be feature names or "
+                "categorical columns, got "
                 f"{type(k).__name__}: {k!r}"
             )
-    size = check_int(hash_bucket_size, "hash_bucket_size", 1, "crossed_column")
+    if (
+        not isinstance(hash_bucket_size, int)
+        or isinstance(hash_bucket_size, bool)
+        or (hash_bucket_size <= 1)
+    ):
+        raise ValueError(f"crossed_column: hash_bucket_size must be > 1, got {hash_bucket_size!r}")
+    size = int(hash_bucket_size)
     if hash_key is not None:
         hash_key = check_int(hash_key, "hash_key", 0)
         if hash_key >= 2**64:

@@ -119,7 +119,8 @@ def _not_sequence_error(column) -> ValueError:
 def _check_categorical(column, fn: str):
     if not isinstance(column, CategoricalColumn):
         raise ValueError(
-            f"{fn} needs a categorical column (categorical_column_with_*, bucketized or crossed), "
+            f"Unsupported input type. {fn} needs a categorical column (categorical_column_with_*, "
+            "bucketized or crossed), "
             f"got {type(column).__name__}: {column!r}"
         )
     return column
@@ -155,6 +156,11 @@ class IndicatorColumn(WrapsCategorical, DenseColumn):
     @property
     def dimension(self) -> int:
         return self.categorical_column.num_buckets
+
+    @property
+    def variable_shape(self) -> list:
+        """TF's ``[1, num_buckets]``: the dense tensor of one example."""
+        return [1, self.categorical_column.num_buckets]
 
     def transform(self, cache):
         """``(batch, num_buckets)`` counts; for a sequence column ``(padded, lengths)``
@@ -339,6 +345,7 @@ def embedding_column(
     tensor_name_in_ckpt: str | None = None,
     max_norm: float | None = None,
     trainable: bool = True,
+    use_safe_embedding_lookup: bool = True,
 ) -> EmbeddingColumn:
     """Dense embedding of a categorical column (TF's ``embedding_column``).
 
@@ -357,6 +364,10 @@ def embedding_column(
         tensor_name_in_ckpt: the table's name in that checkpoint (needed with it).
         max_norm: clip each looked-up row to this l2 norm (TF's default ``None``).
         trainable: whether training updates the table (TF's default ``True``).
+        use_safe_embedding_lookup: TF's choice of ``safe_embedding_lookup_sparse``
+            (default ``True``). Lookups here always drop invalid ids and weights <= 0, as
+            the safe lookup does; with ``False`` TF assumes there are none, so the results
+            agree on every input TF accepts.
 
     >>> from colonnade.feature_columns import categorical_column_with_identity
     >>> e = embedding_column(categorical_column_with_identity("video_id", 1000), 9)
@@ -365,6 +376,7 @@ def embedding_column(
     """
     _check_categorical(categorical_column, "embedding_column")
     where = f"column '{categorical_column.name}_embedding'"
+    check_safe_lookup(use_safe_embedding_lookup, where)
     combiner = check_combiner(combiner)
     dimension, max_norm = _check_embedding_args(
         dimension, initializer, ckpt_to_load_from, tensor_name_in_ckpt, max_norm, trainable, where
@@ -379,6 +391,15 @@ def embedding_column(
         max_norm,
         trainable,
     )
+
+
+def check_safe_lookup(use_safe_embedding_lookup, where: str) -> None:
+    """TF's ``use_safe_embedding_lookup`` must be a bool (see :func:`embedding_column`)."""
+    if not isinstance(use_safe_embedding_lookup, bool):
+        raise ValueError(
+            f"{where}: use_safe_embedding_lookup must be True or False, got "
+            f"{use_safe_embedding_lookup!r}"
+        )
 
 
 def embedding_column_from_config(c: dict, build) -> EmbeddingColumn:
@@ -474,6 +495,7 @@ def shared_embedding_columns(
     tensor_name_in_ckpt: str | None = None,
     max_norm: float | None = None,
     trainable: bool = True,
+    use_safe_embedding_lookup: bool = True,
 ) -> list[SharedEmbeddingColumn]:
     """Embedding columns that share one table (TF's ``shared_embedding_columns`` /
     ``shared_embeddings``): for features of one vocabulary, e.g. watched and impression
@@ -493,6 +515,7 @@ def shared_embedding_columns(
         tensor_name_in_ckpt: the table's name in that checkpoint (needed with it).
         max_norm: clip each looked-up row to this l2 norm (TF's default ``None``).
         trainable: whether training updates the table (TF's default ``True``).
+        use_safe_embedding_lookup: as in :func:`embedding_column`.
 
     >>> from colonnade.feature_columns import categorical_column_with_identity
     >>> a = categorical_column_with_identity("watched", 100)
@@ -513,6 +536,7 @@ def shared_embedding_columns(
     for c in columns:
         _check_categorical(c, "shared_embedding_columns")
     where = "shared_embedding_columns"
+    check_safe_lookup(use_safe_embedding_lookup, where)
     combiner = check_combiner(combiner)
     dimension, max_norm = _check_embedding_args(
         dimension, initializer, ckpt_to_load_from, tensor_name_in_ckpt, max_norm, trainable, where

@@ -24,7 +24,7 @@ from .categorical_inputs import as_int64
 from .features import same_array, value_kind
 from .hashing import fingerprint64
 
-__all__ = ["dictionary_fingerprints", "fingerprint_together"]
+__all__ = ["dictionary_fingerprints", "fingerprint_together", "valid_values"]
 
 
 def dictionary_fingerprints(cache, key: str, needed_by) -> np.ndarray:
@@ -38,6 +38,25 @@ def dictionary_fingerprints(cache, key: str, needed_by) -> np.ndarray:
         return fingerprint64(dictionary)
 
     return cache.memo(("fingerprint64", key), compute)
+
+
+IGNORED_STRING_FINGERPRINT, IGNORED_INTEGER_FINGERPRINT = (
+    np.uint64(fp) for fp in fingerprint64(pa.array(["", "-1"])).tolist()
+)
+"""Fingerprint64 of TF's ignore values of dense categorical input: ``''`` for strings,
+``-1`` for integers (hashed through their decimal strings)."""
+
+
+def valid_values(enc, fingerprints: np.ndarray, strings: bool) -> np.ndarray | None:
+    """Which values of an encoded feature get an id (``None``: all): not null, and, in a
+    rectangular (TF: dense) feature, not TF's ignore value (``''`` if ``strings``, else
+    ``-1``), found by one compare of the dictionary's ``fingerprints``."""
+    target = IGNORED_STRING_FINGERPRINT if strings else IGNORED_INTEGER_FINGERPRINT
+    entries = fingerprints == target
+    if not entries.any() or not enc.ragged.rectangular:
+        return enc.valid
+    kept = ~entries[enc.codes]
+    return kept if enc.valid is None else enc.valid & kept
 
 
 @functools.lru_cache(maxsize=256)

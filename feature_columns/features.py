@@ -30,8 +30,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 __all__ = [
+    "ColumnArgumentError",
     "Encoded",
     "Features",
+    "MissingFeatureError",
     "Ragged",
     "as_features",
     "dtype_name",
@@ -126,6 +128,20 @@ _LIST_TYPES = (
 )
 
 
+class ColumnArgumentError(ValueError, TypeError):
+    """A bad argument to a feature column or a feature of the wrong kind. TensorFlow
+    raises ``ValueError`` for these; it is also a ``TypeError``, which colonnade raised
+    for some of them, so handlers written for either keep working."""
+
+
+class MissingFeatureError(KeyError, ValueError):
+    """A feature a column reads is not in the data: TensorFlow's ``ValueError``, also the
+    ``KeyError`` colonnade raised before."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 def value_kind(arrow_type: pa.DataType) -> str:
     """``"string"``, ``"integer"``, ``"floating"``, ``"boolean"``, ``"list"`` or
     ``"other"`` for an Arrow value type (dictionary types report their value type).
@@ -178,7 +194,7 @@ def _to_arrow(key: str, value) -> pa.Array:
     try:
         return pa.array(value)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as e:
-        raise TypeError(f"feature {key!r} cannot be converted to Arrow: {e}") from e
+        raise ColumnArgumentError(f"feature {key!r} cannot be converted to Arrow: {e}") from e
 
 
 class Features:
@@ -207,15 +223,17 @@ class Features:
         return key in self._source
 
     def column(self, key: str, needed_by: str | None = None) -> pa.Array:
-        """The feature ``key`` as one Arrow array; a clear ``KeyError`` if it is absent."""
+        """The feature ``key`` as one Arrow array; a clear ``MissingFeatureError`` (a
+        ``KeyError`` and TF's ``ValueError``) if it is absent."""
         with self._lock:
             arr = self._arrays.get(key)
         if arr is not None:
             return arr
         if key not in self._source:
             who = f" (needed by feature column {needed_by!r})" if needed_by else ""
-            raise KeyError(
-                f"feature {key!r} not found{who}; the data has columns {sorted(self.names)}"
+            raise MissingFeatureError(
+                f"{key} is not in features dictionary: feature {key!r} not found{who}; the "
+                f"data has columns {sorted(self.names)}"
             )
         arr = _to_arrow(key, self._source[key])
         if _all_null_untyped(arr):
@@ -264,15 +282,17 @@ def as_features(features) -> Features:
         for key, value in features.items():
             if not isinstance(key, str):
                 raise TypeError(f"feature names must be strings, got {key!r}")
-            try:
-                lengths[key] = len(value)
-            except TypeError as e:
-                raise TypeError(
-                    f"feature {key!r} must be an array or list with one entry per row, "
-                    f"got {type(value).__name__}"
-                ) from e
+            if not hasattr(value, "__len__") or getattr(value, "ndim", 1) == 0:
+                raise ValueError(
+                    f"Feature {key!r} cannot have rank 0: give an array or list with one entry "
+                    f"per row, got {type(value).__name__} {value!r}"
+                )
+            lengths[key] = len(value)
         if len(set(lengths.values())) > 1:
-            raise ValueError(f"features have different numbers of rows: {lengths}")
+            raise ValueError(
+                "Batch size (first dimension) of each feature must be same. Features have "
+                f"different numbers of rows: {lengths}"
+            )
         num_rows = next(iter(lengths.values())) if lengths else 0
         return Features(dict(features), num_rows)
     raise TypeError(
@@ -300,6 +320,17 @@ class Ragged:
         if self.row_splits is None:
             return np.arange(self.num_rows + 1, dtype=np.int64)
         return self.row_splits
+
+    @property
+    def rectangular(self) -> bool:
+        """Whether every row holds as many values (a scalar, fixed-size or equal-length
+        list column): what TensorFlow holds as a dense tensor, whose ignore values (``''``,
+        ``-1``, weight ``0``) its categorical columns drop, rather than as a
+        ``SparseTensor``, whose values they all keep."""
+        if self.row_splits is None or self.num_rows < 2:
+            return True
+        lengths = np.diff(self.row_splits)
+        return bool((lengths == lengths[0]).all())
 
 
 def flatten(arr: pa.Array) -> Ragged:
@@ -333,6 +364,27 @@ def _valid_mask(arr: pa.Array) -> np.ndarray | None:
     if arr.null_count == 0:
         return None
     return arr.is_valid().to_numpy(zero_copy_only=False)
+
+
+def ignored_entries(values: pa.Array) -> np.ndarray | None:
+    """Where ``values`` hold TensorFlow's ignore value of categorical input, ``''`` for
+    strings and ``-1`` for numbers (TF drops them when a dense feature becomes sparse
+    ids: see :attr:`Ragged.rectangular`), or ``None`` when none do. Checked on a
+    dictionary, so once per distinct value; the hashing columns check their
+    fingerprints instead (``dictionary_hashes.valid_values``), which is cheaper."""
+    kind = value_kind(values.type)
+    if kind == "string":
+        # empty strings are equal neighbouring offsets: numpy on the offsets buffer costs
+        # an eighth of Arrow's binary_length + equal + any on this per-batch path
+        large = pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type)
+        offsets = np.frombuffer(values.buffers()[1], np.int64 if large else np.int32)
+        offsets = offsets[values.offset : values.offset + len(values) + 1]
+        mask = offsets[1:] == offsets[:-1]
+    elif kind in ("integer", "floating"):
+        mask = values.to_numpy(zero_copy_only=False) == -1
+    else:
+        return None
+    return mask if mask.any() else None
 
 
 def encode(ragged: Ragged) -> Encoded:

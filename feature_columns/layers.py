@@ -36,6 +36,7 @@ from . import fused_tables
 from .base import CategoricalColumn, DenseColumn, FeatureColumn, VariableSpec
 from .dense import check_combiner, embedding_lookup
 from .fused_tables import FusedColumns, fuse_linear_weights, plan_dense_output
+from .named_initializers import call_initializer
 from .transform_cache import TransformCache
 
 __all__ = [
@@ -77,20 +78,33 @@ class _Layer:
     def __init__(self, feature_columns, name: str, trainable: bool, seed):
         if isinstance(feature_columns, FeatureColumn):
             feature_columns = [feature_columns]
+        if isinstance(feature_columns, dict):
+            raise ValueError(
+                "Expected feature_columns to be iterable, found dict. Give "
+                f"{type(self).__name__} a list of feature columns"
+            )
+        if isinstance(feature_columns, str):
+            raise ValueError(
+                f"Items of feature_columns must be a FeatureColumn; {type(self).__name__} got "
+                f"the string {feature_columns!r}"
+            )
         columns = list(feature_columns)
         if not columns:
-            raise ValueError(f"{type(self).__name__} needs at least one feature column")
+            raise ValueError(
+                f"feature_columns must not be empty: {type(self).__name__} needs a column"
+            )
         for c in columns:
             if not isinstance(c, FeatureColumn):
                 raise ValueError(
-                    f"{type(self).__name__} takes feature columns, got {type(c).__name__}: {c!r}"
+                    f"Items of feature_columns must be a FeatureColumn; {type(self).__name__} "
+                    f"got {type(c).__name__}: {c!r}"
                 )
         names = [c.name for c in columns]
         dup = sorted(n for n, k in collections.Counter(names).items() if k > 1)
         if dup:
             raise ValueError(
-                f"duplicate feature column name {dup} in {type(self).__name__}; each column of a "
-                "layer needs its own name"
+                f"Duplicate feature column name found for columns: {dup} in "
+                f"{type(self).__name__}; each column of a layer needs its own name"
             )
         self.name = name
         self.trainable = bool(trainable)
@@ -121,7 +135,7 @@ class _Layer:
         elif spec.ckpt_to_load_from is not None:
             value = _load_from_checkpoint(spec, self.name)
         else:
-            value = spec.initializer(tuple(spec.shape), DEFAULT_DTYPE, self._rng)
+            value = call_initializer(spec.initializer, tuple(spec.shape), DEFAULT_DTYPE, self._rng)
             got = tuple(np.shape(value))
             if got != tuple(spec.shape):
                 raise ValueError(
@@ -233,7 +247,8 @@ class DenseFeatures(_Layer):
         for c in self.feature_columns:
             if not isinstance(c, DenseColumn):
                 raise ValueError(
-                    f"{type(self).__name__} takes dense columns; {c.name!r} is a "
+                    f"{type(self).__name__} takes dense columns: Items of feature_columns must "
+                    f"be a DenseColumn; {c.name!r} is a "
                     f"{type(c).__name__}. Wrap a categorical column with embedding_column or "
                     "indicator_column"
                 )
@@ -298,6 +313,7 @@ class DenseFeatures(_Layer):
 def input_layer(
     features,
     feature_columns,
+    weight_collections=None,
     trainable=True,
     cols_to_vars=None,
     cols_to_output_tensors=None,
@@ -310,8 +326,8 @@ def input_layer(
     ``model_fn`` should use. Elsewhere it is a one-shot convenience: each call builds a
     fresh :class:`DenseFeatures` named ``input_layer`` (new embedding tables, seeded by
     ``seed``); keep a ``DenseFeatures`` to train. ``cols_to_vars`` /
-    ``cols_to_output_tensors``, if dicts, are filled per column.
-    ``.numpy()`` gives the array.
+    ``cols_to_output_tensors``, if dicts, are filled per column; ``weight_collections``
+    (TF's graph collections) is accepted and unused. ``.numpy()`` gives the array.
 
     >>> from colonnade.feature_columns import numeric_column
     >>> input_layer({"b": [1.0], "a": [2.0]}, [numeric_column("b"), numeric_column("a")]).numpy()
@@ -445,11 +461,14 @@ def linear_model(
     feature_columns,
     units=1,
     sparse_combiner="sum",
+    weight_collections=None,
     trainable=True,
     cols_to_vars=None,
     seed=None,
 ) -> Tensor:
     """TF1's ``linear_model``: ``(batch, units)`` weighted sum of the columns plus a bias.
+    ``weight_collections`` (TF's graph collections to add the variables to) is accepted
+    and unused: there are no collections; ``cols_to_vars`` gives the variables.
 
     Inside a ``model_fn``, made on the first call and reused after (as
     :func:`input_layer`); elsewhere each call builds a fresh :class:`LinearModel` (weights

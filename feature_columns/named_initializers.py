@@ -20,7 +20,13 @@ from dataclasses import dataclass
 from ..core import initializers as core_initializers
 from ..core.backend import DEFAULT_DTYPE
 
-__all__ = ["INITIALIZERS", "Initializer", "initializer", "initializer_from_config"]
+__all__ = [
+    "INITIALIZERS",
+    "Initializer",
+    "call_initializer",
+    "initializer",
+    "initializer_from_config",
+]
 
 INITIALIZERS = (
     "zeros",
@@ -84,3 +90,23 @@ def initializer_from_config(config: dict) -> Initializer:
         raise ValueError(f"an initializer config needs a 'type', got {config!r}")
     params = {k: v for k, v in config.items() if k != "type"}
     return initializer(config["type"], **params)
+
+
+def call_initializer(fn, shape: tuple, dtype, rng):
+    """The initial value ``fn`` gives a table of ``shape``: colonnade's ``fn(shape, dtype,
+    rng)`` and TF1's ``fn(shape, dtype, partition_info=None)`` get all three positionally;
+    a Keras-style ``fn(shape, dtype=None, **kwargs)`` (TF 2's initializer objects) gets
+    ``shape`` and ``dtype`` only.
+
+    >>> call_initializer(lambda shape, dtype=None, **kw: [[1.0, 2.0]], (1, 2), "float32", 0)
+    [[1.0, 2.0]]
+    """
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature
+        return fn(shape, dtype, rng)
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    takes_three = len(positional) >= 3 or any(p.kind == p.VAR_POSITIONAL for p in params)
+    if takes_three:
+        return fn(shape, dtype, rng)
+    return fn(shape, dtype=dtype)

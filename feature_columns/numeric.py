@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from ..core.autodiff import Tensor
 from ..core.backend import DEFAULT_DTYPE, to_device
 from .base import CategoricalColumn, DenseColumn, KeyedColumn, check_key
-from .features import dtype_name, is_list_type, value_kind
+from .features import ColumnArgumentError, dtype_name, is_list_type, value_kind
 from .ids import CategoricalIds
 from .normalizers import Normalizer, normalizer_from_config
 
@@ -38,13 +38,13 @@ def check_shape(shape, column: str) -> tuple:
         dims = tuple(shape)
     except TypeError as e:
         raise TypeError(f"column {column!r}: shape must be an int or ints, got {shape!r}") from e
-    if not dims:
-        raise ValueError(f"column {column!r}: shape must have at least one dimension")
     for d in dims:
         if isinstance(d, bool) or not isinstance(d, numbers.Integral):
-            raise TypeError(f"column {column!r}: shape dimensions must be ints, got {shape!r}")
+            raise TypeError(f"column {column!r}: shape dimensions must be integer, got {shape!r}")
         if d < 1:
-            raise ValueError(f"column {column!r}: shape dimensions must be positive, got {shape!r}")
+            raise ValueError(
+                f"column {column!r}: shape dimensions must be greater than 0, got {shape!r}"
+            )
     return tuple(int(d) for d in dims)
 
 
@@ -52,39 +52,56 @@ def check_numeric_dtype(dtype, column: str) -> str:
     name = dtype_name(dtype)
     if name == "string":
         raise ValueError(
-            f"column {column!r}: dtype must be a real integer or floating type convertible to "
-            f"float32, got {dtype!r}"
+            f"column {column!r}: dtype must be convertible to float (a real integer or floating "
+            f"type), got {dtype!r}"
         )
     return name
 
 
 def check_default(default_value, shape: tuple, dtype: str, column: str):
-    """``default_value`` as a flat tuple of ``prod(shape)`` numbers, or ``None``."""
+    """``default_value`` as nested tuples of ``shape`` (TF's form: ``(4.0,)`` for shape
+    ``(1,)``, ``((3.0, 2.0),)`` for ``(1, 2)``), or ``None``."""
     if default_value is None:
         return None
-    size = math.prod(shape)
-    arr = np.asarray(default_value)
+    try:
+        arr = np.asarray(default_value)
+    except ValueError as e:
+        raise ValueError(
+            f"column {column!r}: The shape of default_value must be equal to given shape "
+            f"{shape}, got the ragged {default_value!r}"
+        ) from e
     if arr.dtype.kind not in "iuf" or arr.dtype.kind == "b":
-        raise TypeError(f"column {column!r}: default_value must be numeric, got {default_value!r}")
+        raise TypeError(
+            f"column {column!r}: default_value must be compatible with dtype {dtype}, got "
+            f"{default_value!r}"
+        )
     if arr.ndim == 0:
         arr = np.full(shape, arr)
     elif arr.shape != shape:
-        raise TypeError(
-            f"column {column!r}: default_value of shape {arr.shape} does not match shape {shape}"
+        raise ValueError(
+            f"column {column!r}: The shape of default_value must be equal to given shape "
+            f"{shape}, got {arr.shape}"
         )
     if dtype.startswith(("int", "uint")):
-        if not np.all(arr == np.round(arr)):
+        if arr.dtype.kind == "f":
             raise TypeError(
-                f"column {column!r}: default_value {default_value!r} is not compatible with "
+                f"column {column!r}: default_value {default_value!r} must be compatible with "
                 f"dtype {dtype}"
             )
-        return tuple(int(v) for v in arr.reshape(size))
-    return tuple(float(v) for v in arr.reshape(size))
+        return _nested(arr.astype(np.int64))
+    return _nested(arr.astype(np.float64))
+
+
+def _nested(arr: np.ndarray):
+    """``arr`` as nested tuples of Python numbers (a scalar for a 0-d array)."""
+    if arr.ndim == 0:
+        return arr.item()
+    return tuple(_nested(a) for a in arr)
 
 
 def check_normalizer(fn, column: str):
     if fn is not None and not callable(fn):
-        raise TypeError(f"column {column!r}: normalizer_fn must be callable, got {fn!r}")
+        raise TypeError(f"column {column!r}: normalizer_fn must be a callable, got {fn!r}")
     return fn
 
 
@@ -114,7 +131,7 @@ def flat_numbers(column, key: str, arr: pa.Array, dtype: str) -> pa.Array:
         return pc.cast(arr, pa.from_numpy_dtype(np.dtype(dtype)))
     kind = value_kind(arr.type)
     if kind not in ("integer", "floating"):
-        raise TypeError(
+        raise ColumnArgumentError(
             f"column {column.name!r} expects numeric values in feature {key!r}, got Arrow type "
             f"{arr.type}"
         )
@@ -195,7 +212,8 @@ def read_numeric_rows(column, key: str, arr: pa.Array, size: int, dtype: str, de
         r = int(bad[0])
         raise ValueError(
             f"column {column.name!r} needs {size} values per row of feature {key!r}, but row "
-            f"{r} has {int(lengths[r])} ({bad.size} rows differ)"
+            f"{r} has {int(lengths[r])} ({bad.size} rows differ): Cannot reshape a tensor with "
+            f"{int(lengths.sum())} elements to shape [{n},{size}]"
         )
     nulls = null_rows * size + flat.null_count
     if nulls:
@@ -294,12 +312,24 @@ class NumericColumn(KeyedColumn, DenseColumn):
     def dimension(self) -> int:
         return math.prod(self.shape)
 
+    @property
+    def variable_shape(self) -> tuple:
+        """TF's shape of one example's values: ``shape``."""
+        return self.shape
+
+    @property
+    def flat_default(self) -> tuple | None:
+        """``default_value`` flattened: ``prod(shape)`` numbers, or ``None``."""
+        if self.default_value is None:
+            return None
+        return tuple(np.asarray(self.default_value).reshape(-1).tolist())
+
     def transform(self, cache) -> np.ndarray:
         """``(batch, dimension)`` values in the default float dtype, defaults and the
         normalizer applied."""
         raw = cache.raw(self.key, self.name)
         values = read_numeric_rows(
-            self, self.key, raw, self.dimension, self.dtype, self.default_value
+            self, self.key, raw, self.dimension, self.dtype, self.flat_default
         )
         if self.normalizer_fn is not None:
             values = values.reshape((values.shape[0],) + self.shape)
@@ -316,7 +346,7 @@ class NumericColumn(KeyedColumn, DenseColumn):
     def to_config(self) -> dict:
         out = {"type": "numeric_column", "key": self.key, "shape": list(self.shape)}
         if self.default_value is not None:
-            out["default_value"] = list(self.default_value)
+            out["default_value"] = list(self.flat_default)
         out["dtype"] = self.dtype
         return with_normalizer_config(out, self)
 
@@ -426,6 +456,11 @@ class BucketizedColumn(DenseColumn, CategoricalColumn):
     def dimension(self) -> int:
         return self.num_buckets
 
+    @property
+    def variable_shape(self) -> tuple:
+        """TF's shape of the one-hot dense tensor per example: ``(values, buckets)``."""
+        return (self.source_column.dimension, len(self.boundaries) + 1)
+
     def transform(self, cache) -> CategoricalIds:
         """Bucket ids: element ``i`` of a row falls in ``i * (len(boundaries) + 1) + bucket``."""
         values = cache.get(self.source_column)
@@ -478,18 +513,22 @@ def bucketized_column(
     """
     if not isinstance(source_column, NumericColumn):
         raise ValueError(
+            "source_column must be a column generated with numeric_column(); "
             "bucketized_column needs a numeric_column as source_column, got "
             f"{type(source_column).__name__}"
         )
     if len(source_column.shape) != 1:
         raise ValueError(
+            "source_column must be one-dimensional column: "
             f"bucketized_column needs a one-dimensional source column; {source_column.name!r} "
             f"has shape {source_column.shape}"
         )
     name = f"{source_column.name}_bucketized"
-    if not isinstance(boundaries, (list, tuple)) or not boundaries:
+    if boundaries is None or (isinstance(boundaries, (list, tuple)) and not boundaries):
+        raise ValueError(f"column {name!r}: boundaries must not be empty, got {boundaries!r}")
+    if not isinstance(boundaries, (list, tuple)):
         raise ValueError(
-            f"column {name!r}: boundaries must be a non-empty sorted list or tuple of numbers, "
+            f"column {name!r}: boundaries must be a sorted list (non-empty, of numbers), "
             f"got {boundaries!r}"
         )
     for b in boundaries:
@@ -499,7 +538,7 @@ def bucketized_column(
     for lo, hi in zip(values, values[1:]):
         if not lo < hi:
             raise ValueError(
-                f"column {name!r}: boundaries must be sorted and without duplicates, but "
+                f"column {name!r}: boundaries must be a sorted list without duplicates, but "
                 f"{lo} is followed by {hi}"
             )
     as32 = np.asarray(values, dtype=np.float32)

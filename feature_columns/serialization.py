@@ -69,7 +69,7 @@ COLUMN_KEYS = {
     ),
     "categorical_column_with_vocabulary_file": (
         {"key", "vocabulary_file"},
-        {"vocabulary_size", "dtype", "default_value", "num_oov_buckets"},
+        {"vocabulary_size", "dtype", "default_value", "num_oov_buckets", "file_format"},
     ),
     "weighted_categorical_column": ({"categorical_column", "weight_feature_key"}, {"dtype"}),
     "crossed_column": ({"keys", "hash_bucket_size"}, {"hash_key"}),
@@ -116,6 +116,7 @@ def _vocab_file(c):
             "dtype",
             "default_value",
             "num_oov_buckets",
+            "file_format",
         )
     )
 

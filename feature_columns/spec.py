@@ -37,12 +37,14 @@ def make_parse_example_spec(feature_columns) -> pa.Schema:
     for column in feature_columns:
         if not isinstance(column, FeatureColumn):
             raise ValueError(
-                "make_parse_example_spec takes feature columns, got "
+                "All feature_columns must be FeatureColumn instances: make_parse_example_spec "
+                "takes feature columns, got "
                 f"{type(column).__name__}: {column!r}"
             )
         for key, arrow_type in column.parse_spec().items():
             if key in fields and fields[key] != arrow_type:
                 raise ValueError(
+                    f"feature_columns contain different parse_spec for key {key}: "
                     f"feature {key!r} is read as {fields[key]} by column {owners[key]!r} but as "
                     f"{arrow_type} by column {column.name!r}"
                 )

@@ -22,7 +22,16 @@ import pyarrow as pa
 from .base import WrapsCategorical
 from .categorical import HashedCategoricalColumn, IdentityCategoricalColumn
 from .dictionary_hashes import fingerprint_together
-from .features import Encoded, Features, Ragged, as_features, encode, flatten
+from .features import (
+    ColumnArgumentError,
+    Encoded,
+    Features,
+    Ragged,
+    as_features,
+    encode,
+    flatten,
+    value_kind,
+)
 from .ids import CategoricalIds
 from .vocabulary import VocabularyFileCategoricalColumn, VocabularyListCategoricalColumn
 
@@ -128,8 +137,20 @@ class TransformCache:
         return self.memo(("ragged", key), lambda: flatten(self.raw(key, needed_by)))
 
     def encoded(self, key: str, needed_by: str | None = None) -> Encoded:
-        """The feature ``key`` dictionary-encoded (each distinct value once)."""
-        return self.memo(("encoded", key), lambda: encode(self.ragged(key, needed_by)))
+        """The feature ``key`` dictionary-encoded (each distinct value once); values that
+        are lists or records (a list of lists) are a ``ValueError`` naming both."""
+
+        def compute():
+            ragged = self.ragged(key, needed_by)
+            kind = value_kind(ragged.values.type)
+            if kind in ("list", "other"):
+                raise ColumnArgumentError(
+                    f"column {needed_by!r} reads strings or integers, at most one list of them "
+                    f"per row, but feature {key!r} holds values of type {ragged.values.type}"
+                )
+            return encode(ragged)
+
+        return self.memo(("encoded", key), compute)
 
     def compute(
         self, columns, num_threads: int | None = None, value_ids: ValueIds | None = None

@@ -20,9 +20,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..data.tfrecord import tf_record_iterator
 from .base import CategoricalColumn, KeyedColumn, check_int, check_key
 from .categorical_inputs import as_int64, check_dtype_arg, check_input, expected_kind, list_spec
 from .dictionary_hashes import dictionary_fingerprints
+from .features import ignored_entries
 from .ids import FlatIds, OneIdPerValue
 
 __all__ = [
@@ -67,23 +69,34 @@ def _vocab_lookup(column, cache, table: pa.Array) -> FlatIds:
         else:
             oov = np.int64(column.default_value)
         dict_ids = np.where(found, dict_ids, oov)
-    return FlatIds(dict_ids[enc.codes], enc.valid, enc.ragged)
+    valid = enc.valid
+    ignored = ignored_entries(enc.dictionary)
+    if ignored is not None and enc.ragged.rectangular:
+        valid = ~ignored[enc.codes] if valid is None else valid & ~ignored[enc.codes]
+    return FlatIds(dict_ids[enc.codes], valid, enc.ragged)
 
 
-def _check_oov(num_oov_buckets, default_value, vocab_size: int, column: str):
+def _check_oov(num_oov_buckets, default_value, vocab_size: int | None, column: str):
+    """``(num_oov_buckets, default_value)`` checked (``default_value`` against
+    ``vocab_size`` when it is known)."""
+    if isinstance(num_oov_buckets, int) and num_oov_buckets < 0:
+        raise ValueError(
+            f"column {column!r}: Invalid num_oov_buckets {num_oov_buckets}: it must be >= 0"
+        )
     num_oov = check_int(num_oov_buckets, "num_oov_buckets", 0, column)
     if default_value is None:
         default_value = -1
     default_value = check_int(default_value, "default_value", None, column)
     if num_oov and default_value != -1:
         raise ValueError(
-            f"column {column!r}: give either num_oov_buckets ({num_oov}) or default_value "
-            f"({default_value}), not both"
+            f"Can't specify both num_oov_buckets and default_value in column {column!r} "
+            f"(num_oov_buckets={num_oov}, default_value={default_value}): misses go to one "
+            "or the other"
         )
-    if default_value != -1 and not 0 <= default_value < vocab_size:
+    if vocab_size is not None and default_value >= vocab_size:
         raise ValueError(
-            f"column {column!r}: default_value must be -1 (drop misses) or an id in "
-            f"[0, {vocab_size}), got {default_value}"
+            f"column {column!r}: default_value must be an id in [0, {vocab_size}) or negative "
+            f"(-1: misses get no id), got {default_value}"
         )
     return num_oov, default_value
 
@@ -213,14 +226,47 @@ MAX_VOCABULARY_FILE_BYTES = 1 << 30
 a hostile config or export can make colonnade read."""
 
 
-def read_vocabulary_file(path: str, vocabulary_size, dtype: str, column: str) -> list:
-    """The first ``vocabulary_size`` lines of ``path`` (all when ``None``), one entry a line.
+VOCABULARY_FILE_FORMATS = ("text", "tfrecord_gzip")
+"""TF's vocabulary file formats: one entry a line, or one a record of a GZIP TFRecord file
+(TF's default for a path ending in ``tfrecord.gz``)."""
+
+
+def vocabulary_file_format(path: str, file_format) -> str:
+    """TF's ``file_format`` of a vocabulary file: as given, else from the path's ending."""
+    if file_format is None:
+        return "tfrecord_gzip" if str(path).endswith("tfrecord.gz") else "text"
+    if file_format not in VOCABULARY_FILE_FORMATS:
+        raise ValueError(
+            f"Unsupported file_format {file_format!r} of vocabulary_file {str(path)!r}; "
+            f"expected one of {VOCABULARY_FILE_FORMATS}"
+        )
+    return file_format
+
+
+def _tfrecord_entries(path: str, where: str) -> list:
+    try:
+        return [r.decode("utf-8") for r in tf_record_iterator(path, compression_type="GZIP")]
+    except OSError as e:
+        raise ValueError(f"{where} cannot be read: {e.strerror or e}") from e
+
+
+def read_vocabulary_file(
+    path: str, vocabulary_size, dtype: str, column: str, file_format: str = "text"
+) -> list:
+    """The first ``vocabulary_size`` entries of ``path`` (all when ``None``): one a line,
+    or, for ``file_format="tfrecord_gzip"``, one a record.
 
     ``path`` must be a regular file of at most :data:`MAX_VOCABULARY_FILE_BYTES` (a config
     or an export may name any path: ``/dev/zero`` or a FIFO would be read forever)."""
-    if not isinstance(path, (str, os.PathLike)) or not str(path):
+    if path is None or (isinstance(path, str) and not path):
+        raise ValueError(f"column {column!r}: Missing vocabulary_file: give its path")
+    if not isinstance(path, (str, os.PathLike)):
         raise ValueError(f"column {column!r}: vocabulary_file must be a path, got {path!r}")
     where = f"column {column!r}: vocabulary_file {str(path)!r}"
+    if file_format == "tfrecord_gzip":
+        return _vocabulary_entries(
+            _tfrecord_entries(path, where), vocabulary_size, dtype, column, path
+        )
     try:
         if os.path.exists(path) and not os.path.isfile(path):
             raise ValueError(f"{where} is not a regular file")
@@ -242,12 +288,27 @@ def read_vocabulary_file(path: str, vocabulary_size, dtype: str, column: str) ->
     if lines and lines[-1] == "":
         lines.pop()  # the file's final newline ends the last entry
     lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+    return _vocabulary_entries(lines, vocabulary_size, dtype, column, path)
+
+
+def check_vocabulary_size(vocabulary_size, column: str) -> int:
+    """``vocabulary_size``, an integer >= 1, else TF's ``Invalid vocabulary_size``."""
+    if isinstance(vocabulary_size, int) and not isinstance(vocabulary_size, bool):
+        if vocabulary_size < 1:
+            raise ValueError(
+                f"column {column!r}: Invalid vocabulary_size {vocabulary_size}: it must be >= 1"
+            )
+    return check_int(vocabulary_size, "vocabulary_size", 1, column)
+
+
+def _vocabulary_entries(lines: list, vocabulary_size, dtype: str, column: str, path) -> list:
+    """The first ``vocabulary_size`` of a file's ``lines``, as ``dtype`` values."""
     if vocabulary_size is not None:
-        size = check_int(vocabulary_size, "vocabulary_size", 1, column)
+        size = check_vocabulary_size(vocabulary_size, column)
         if size > len(lines):
             raise ValueError(
-                f"column {column!r}: vocabulary_size={size} but vocabulary_file {str(path)!r} "
-                f"has only {len(lines)} lines"
+                f"column {column!r}: Invalid vocab_size in {str(path)!r}: {size}. It has only "
+                f"{len(lines)} entries; vocabulary_size must be at most that"
             )
         lines = lines[:size]
     if not lines:
@@ -280,11 +341,12 @@ class VocabularyFileCategoricalColumn(_VocabularyColumn):
     dtype: str = "string"
     default_value: int = -1
     num_oov_buckets: int = 0
+    file_format: str = "text"
     _table: pa.Array = field(default=None, compare=False, repr=False)
 
     def _checked_vocabulary(self) -> pa.Array:
         values = read_vocabulary_file(
-            self.vocabulary_file, self.vocabulary_size, self.dtype, self.key
+            self.vocabulary_file, self.vocabulary_size, self.dtype, self.key, self.file_format
         )
         source = f"in file {self.vocabulary_file!r} "
         return _check_vocabulary(values, self.dtype, self.key, source)
@@ -301,6 +363,8 @@ class VocabularyFileCategoricalColumn(_VocabularyColumn):
             "vocabulary_size": self.vocabulary_size,
             "dtype": self.dtype,
         }
+        if self.file_format != "text":
+            out["file_format"] = self.file_format
         return self._with_oov_config(out)
 
 
@@ -311,6 +375,7 @@ def categorical_column_with_vocabulary_file(
     dtype: str = "string",
     default_value: int | None = None,
     num_oov_buckets: int = 0,
+    file_format: str | None = None,
 ) -> VocabularyFileCategoricalColumn:
     """Ids from a vocabulary file, one entry a line (TF's
     ``categorical_column_with_vocabulary_file``): a value's id is its line number.
@@ -327,6 +392,9 @@ def categorical_column_with_vocabulary_file(
         default_value: the id of values not in the vocabulary (TF's default ``None``: -1,
             no id).
         num_oov_buckets: hashed ids for values not in the vocabulary (TF's default 0).
+        file_format: ``"text"`` (one entry a line) or ``"tfrecord_gzip"`` (one a record);
+            TF's default ``None``: ``"tfrecord_gzip"`` for a path ending in
+            ``tfrecord.gz``, else ``"text"``.
 
     >>> import tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "states.txt")
@@ -340,9 +408,15 @@ def categorical_column_with_vocabulary_file(
     path = vocabulary_file
     if isinstance(path, os.PathLike):
         path = os.fspath(path)
-    values = read_vocabulary_file(path, vocabulary_size, dtype, key)
+    if path is None or path == "":
+        raise ValueError(f"column {key!r}: Missing vocabulary_file: give its path")
+    if vocabulary_size is not None:
+        check_vocabulary_size(vocabulary_size, key)
+    _check_oov(num_oov_buckets, default_value, None, key)
+    file_format = vocabulary_file_format(path, file_format)
+    values = read_vocabulary_file(path, vocabulary_size, dtype, key, file_format)
     num_oov, default_value = _check_oov(num_oov_buckets, default_value, len(values), key)
     table = _check_vocabulary(values, dtype, key, f"in file {path!r} ")
     return VocabularyFileCategoricalColumn(
-        key, path, len(values), dtype, default_value, num_oov, table
+        key, path, len(values), dtype, default_value, num_oov, file_format, table
     )

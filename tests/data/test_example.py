@@ -125,7 +125,8 @@ def test_invalid_utf8_names_feature_and_bytes_dtype_reads_it():
 def test_fixed_len_sequence_feature_in_parse_example():
     records = encode_examples(pa.table({"x": [[1, 2, 3, 4], [], None]}))
     got = cn.io.parse_example(records, {"x": S([2], "int64", allow_missing=True)})
-    assert got.column("x").to_pylist() == [[[1, 2], [3, 4]], [], []]
+    # TF pads every record to the longest, with default_value (0 by default)
+    assert got.column("x").to_pylist() == [[[1, 2], [3, 4]], [[0, 0], [0, 0]], [[0, 0], [0, 0]]]
 
 
 def test_garbage_record_is_an_error_naming_it():

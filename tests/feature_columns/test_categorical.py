@@ -90,7 +90,7 @@ def test_vocabulary_file_integers_and_full_length(tmp_path):
             lambda p: fc.categorical_column_with_vocabulary_file(
                 "c", p / "v.txt", vocabulary_size=9
             ),
-            "only 3 lines",
+            "only 3 entries",
         ),
         (
             lambda p: fc.categorical_column_with_vocabulary_file("c", p / "dup.txt"),
@@ -104,7 +104,7 @@ def test_vocabulary_file_integers_and_full_length(tmp_path):
             lambda p: fc.categorical_column_with_vocabulary_file(
                 "c", p / "v.txt", num_oov_buckets=1, default_value=0
             ),
-            "not both",
+            "Can't specify both",
         ),
     ],
 )
@@ -128,12 +128,12 @@ def test_vocabulary_file_errors(tmp_path, make, match):
         (
             {"vocabulary_list": ["a"], "num_oov_buckets": -1},
             ValueError,
-            "num_oov_buckets must be >= 0",
+            "Invalid num_oov_buckets",
         ),
         (
             {"vocabulary_list": ["a"], "num_oov_buckets": 2, "default_value": 0},
             ValueError,
-            "not both",
+            "Can't specify both",
         ),
         ({"vocabulary_list": ["a"], "default_value": 5}, ValueError, "\\[0, 1\\)"),
         ({"vocabulary_list": ["a"], "dtype": "int64"}, ValueError, "does not match"),
@@ -180,7 +180,7 @@ def test_hash_bucket_sliced_dictionary_hashes_only_what_the_batch_uses():
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        ({"hash_bucket_size": 0}, ValueError, "hash_bucket_size must be >= 1"),
+        ({"hash_bucket_size": 0}, ValueError, "hash_bucket_size must be at least 1"),
         ({"hash_bucket_size": 2.5}, TypeError, "hash_bucket_size must be an integer"),
         ({"hash_bucket_size": 10, "dtype": "float32"}, ValueError, "string or integer"),
     ],
@@ -193,7 +193,7 @@ def test_hash_bucket_errors(kwargs, error, match):
 def test_hash_bucket_wrong_input_type():
     col = fc.categorical_column_with_hash_bucket("k", 10)
     with pytest.raises(
-        TypeError, match="column 'k' expects string values .* got Arrow type double"
+        TypeError, match="column 'k': .* expects string values .* got Arrow type double"
     ):
         ids_of(col, {"k": [1.5, 2.5]})
     ints = fc.categorical_column_with_hash_bucket("k", 10, dtype="int64")
@@ -212,7 +212,7 @@ def test_identity_values_default_and_errors():
         ids_of(strict, {"v": [3, 12, 15]})
     with pytest.raises(ValueError, match="default_value must be in \\[0, 10\\)"):
         fc.categorical_column_with_identity("v", 10, default_value=10)
-    with pytest.raises(ValueError, match="num_buckets must be >= 1"):
+    with pytest.raises(ValueError, match="num_buckets must be at least 1"):
         fc.categorical_column_with_identity("v", 0)
     with pytest.raises(TypeError, match="expects integer values"):
         ids_of(strict, {"v": ["3"]})
@@ -293,8 +293,8 @@ def test_cross_null_drops_the_row():
 @pytest.mark.parametrize(
     "keys, match",
     [
-        (["a"], "at least two keys"),
-        ("ab", "list of two or more"),
+        (["a"], "length > 1"),
+        ("ab", "length > 1"),
         (
             [fc.categorical_column_with_hash_bucket("h", 10), "b"],
             "does not cross the hashed column 'h'",
@@ -312,7 +312,7 @@ def test_cross_errors(keys, match):
 
 
 def test_cross_bucket_size_and_float_feature():
-    with pytest.raises(ValueError, match="hash_bucket_size must be >= 1"):
+    with pytest.raises(ValueError, match="hash_bucket_size must be > 1"):
         fc.crossed_column(["a", "b"], 0)
     with pytest.raises(
         TypeError,

@@ -224,7 +224,7 @@ def test_embedding_column_defaults_and_trainable():
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        ({"dimension": 0}, ValueError, "dimension must be >= 1"),
+        ({"dimension": 0}, ValueError, "dimension must be at least 1"),
         ({"max_norm": 0.0}, ValueError, "max_norm must be a positive number, got 0.0"),
         ({"max_norm": True}, ValueError, "max_norm must be a positive number, got True"),
         ({"initializer": 3}, ValueError, "initializer must be callable, got 3"),

@@ -192,13 +192,15 @@ def test_layer_errors():
     cat = fc.categorical_column_with_identity("k", 3)
     with pytest.raises(ValueError, match="Wrap a categorical column with embedding_column"):
         fc.DenseFeatures([cat])
-    with pytest.raises(ValueError, match="duplicate feature column name \\['x'\\]"):
+    with pytest.raises(
+        ValueError, match="Duplicate feature column name found for columns: \\['x'\\]"
+    ):
         fc.DenseFeatures([fc.numeric_column("x"), fc.numeric_column("x", default_value=0.0)])
     with pytest.raises(ValueError, match="unknown sparse_combiner 'max'"):
         fc.LinearModel([cat], sparse_combiner="max")
     with pytest.raises(ValueError, match="unknown combiner 'sqrt'"):
         fc.embedding_column(cat, 2, combiner="sqrt")
-    with pytest.raises(ValueError, match="dimension must be >= 1"):
+    with pytest.raises(ValueError, match="dimension must be at least 1"):
         fc.embedding_column(cat, 0)
     with pytest.raises(ValueError, match="both ckpt_to_load_from and tensor_name_in_ckpt"):
         fc.embedding_column(cat, 2, ckpt_to_load_from="/tmp/x")

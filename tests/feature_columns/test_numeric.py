@@ -65,12 +65,20 @@ def test_numeric_row_length_and_type_errors():
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        ({"shape": 0}, ValueError, "positive"),
-        ({"shape": (2.0,)}, TypeError, "must be ints"),
-        ({"dtype": "string"}, ValueError, "convertible to float32"),
-        ({"shape": (2,), "default_value": [1.0, 2.0, 3.0]}, TypeError, "does not match shape"),
-        ({"dtype": "int64", "default_value": 1.5}, TypeError, "not compatible with dtype int64"),
-        ({"normalizer_fn": 3}, TypeError, "must be callable"),
+        ({"shape": 0}, ValueError, "greater than 0"),
+        ({"shape": (2.0,)}, TypeError, "must be integer"),
+        ({"dtype": "string"}, ValueError, "convertible to float"),
+        (
+            {"shape": (2,), "default_value": [1.0, 2.0, 3.0]},
+            ValueError,
+            "shape of default_value must be equal to given shape",
+        ),
+        (
+            {"dtype": "int64", "default_value": 1.5},
+            TypeError,
+            "must be compatible with dtype int64",
+        ),
+        ({"normalizer_fn": 3}, TypeError, "must be a callable"),
     ],
 )
 def test_numeric_argument_errors(kwargs, error, match):
@@ -137,10 +145,10 @@ def test_bucketize_matches_python_loop(boundaries, values):
         (
             fc.numeric_column("x"),
             [1.0, 0.0],
-            "sorted and without duplicates, but 1.0 is followed by 0.0",
+            "sorted list without duplicates, but 1.0 is followed by 0.0",
         ),
         (fc.numeric_column("x"), [0.0, 0.0], "without duplicates"),
-        (fc.numeric_column("x"), [], "non-empty"),
+        (fc.numeric_column("x"), [], "must not be empty"),
         (fc.numeric_column("x"), [0.0, math.nan], "numbers"),
         (fc.numeric_column("x"), [1.0, 1.0 + 1e-12], "float32"),
         (fc.numeric_column("x", shape=(2, 2)), [0.0], "one-dimensional"),

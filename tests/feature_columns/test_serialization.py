@@ -158,7 +158,7 @@ def test_bad_configs():
         fc.from_config([{"type": "categorical_column_with_hash_bucket", "key": "k"}])
     with pytest.raises(ValueError, match="newer than this colonnade reads"):
         fc.from_config({"format_version": 99, "feature_columns": []})
-    with pytest.raises(ValueError, match=r"\[0\]: hash_bucket_size must be >= 1"):
+    with pytest.raises(ValueError, match=r"\[0\]: crossed_column: hash_bucket_size must be > 1"):
         fc.from_config([{"type": "crossed_column", "keys": ["a", "b"], "hash_bucket_size": 0}])
     with pytest.raises(ValueError, match="unknown initializer 'ortho'"):
         fc.initializer("ortho")
