@@ -653,3 +653,26 @@ def test_sigterm_during_a_command_exits_with_143(monkeypatch, capsys):
     monkeypatch.setattr(cli, "_run", terminated)
     assert cli.main(["train", "job.toml"]) == 143
     assert capsys.readouterr().err.strip() == "colonnade train: terminated (SIGTERM)"
+
+
+def test_serve_takes_version_labels_and_request_budgets(monkeypatch, capsys):
+    """`colonnade serve --version-label stable=3 --max-rows 10 ...` reaches serve() as TF
+    Serving's labels and the request budgets (docs/serving.md); defaults are Limits'."""
+    pytest.importorskip("orjson")
+    from colonnade import cli, serving
+
+    calls = []
+    monkeypatch.setattr(serving, "serve", lambda export, **kw: calls.append((export, kw)))
+    argv = ["serve", "exports/", "--version-label", "stable=3", "--version-label", "canary=4"]
+    argv += ["--max-rows", "10", "--max-body-mb", "0.5", "--request-seconds", "2.5"]
+    assert cli.main(argv) == 0
+    ((export, kw),) = calls
+    assert export == "exports/" and kw["version_labels"] == {"stable": 3, "canary": 4}
+    limits = kw["limits"]
+    assert (limits.max_rows, limits.max_body_bytes, limits.request_seconds) == (10, 1 << 19, 2.5)
+    assert limits.max_values == serving.Limits().max_values  # untouched budgets keep defaults
+    assert cli.main(["serve", "exports/"]) == 0
+    assert calls[-1][1]["limits"] == serving.Limits() and calls[-1][1]["version_labels"] == {}
+    with pytest.raises(SystemExit):
+        cli.main(["serve", "exports/", "--version-label", "stable"])
+    assert "expected LABEL=VERSION" in capsys.readouterr().err

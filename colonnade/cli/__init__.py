@@ -30,6 +30,7 @@ SIGTERM does the same and exits with status 143.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import math
@@ -149,6 +150,50 @@ def _add_serve_parser(sub) -> None:
         metavar="SECONDS",
         help="seconds between looks for a newer version in a base directory (default 2)",
     )
+    serve.add_argument(
+        "--version-label",
+        action="append",
+        type=_version_label,
+        default=[],
+        metavar="LABEL=VERSION",
+        help="a TF Serving version label for /v1/models/NAME/labels/LABEL (repeatable)",
+    )
+    limits = serving_limits()
+    serve.add_argument(
+        "--max-body-mb",
+        type=_positive_float,
+        default=limits.max_body_bytes / 2**20,
+        metavar="MB",
+        help=f"largest request body, else 413 (default {limits.max_body_bytes >> 20})",
+    )
+    serve.add_argument(
+        "--max-rows",
+        type=_positive_int,
+        default=limits.max_rows,
+        metavar="N",
+        help=f"most rows (instances, examples) a request, else 413 (default {limits.max_rows:,})",
+    )
+    serve.add_argument(
+        "--request-seconds",
+        type=_positive_float,
+        default=limits.request_seconds,
+        metavar="SECONDS",
+        help=f"time from a request to its answer, else 503 (default {limits.request_seconds:g})",
+    )
+
+
+def serving_limits():
+    """The server's default request budgets (``colonnade.serving.Limits``)."""
+    from ..serving.limits import Limits
+
+    return Limits()
+
+
+def _version_label(text: str) -> tuple:
+    label, _, version = text.partition("=")
+    if not label or not version.isascii() or not version.isdigit():
+        raise argparse.ArgumentTypeError(f"expected LABEL=VERSION (e.g. stable=3), got {text!r}")
+    return label, int(version)
 
 
 def _positive_float(text: str) -> float:
@@ -266,6 +311,13 @@ def _run_serve(args) -> int:
             model_name=args.model_name,
             poll_interval=args.poll_interval,
             workers=args.workers,
+            version_labels=dict(args.version_label),
+            limits=dataclasses.replace(
+                serving_limits(),
+                max_body_bytes=int(args.max_body_mb * 2**20),
+                max_rows=args.max_rows,
+                request_seconds=args.request_seconds,
+            ),
         )
     except FileNotFoundError as e:
         return _fail("colonnade serve", e, args.verbose, EXIT_CONFIG_ERROR)

@@ -27,11 +27,13 @@ uvicorn); ``import colonnade`` never imports them.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import socket
 
 from .versions import DEFAULT_POLL_INTERVAL, ModelStore, ServedModel
+from .limits import Limits
 
 __all__ = [
     "DEFAULT_HOST",
@@ -39,6 +41,7 @@ __all__ = [
     "DEFAULT_PORT",
     "MISSING_EXTRA",
     "ModelStore",
+    "Limits",
     "ServedModel",
     "create_app",
     "listening_socket",
@@ -74,6 +77,7 @@ def serve(
     poll_interval: float = DEFAULT_POLL_INTERVAL,
     workers: int = DEFAULT_WORKERS,
     version_labels: dict | None = None,
+    limits: Limits | None = None,
 ) -> None:
     """Serve ``export`` (an export directory, or a base directory of numbered versions)
     over HTTP at ``host:port`` until interrupted, in ``workers`` processes sharing the
@@ -82,8 +86,8 @@ def serve(
     holds no export, ``ExportError`` when its newest version cannot be loaded (checked
     before any worker starts), and ``ValueError`` for ``workers`` < 1.
     ``version_labels`` maps TF Serving version labels to versions (``{"stable": 3}``)
-    for ``/v1/models/NAME/labels/LABEL``. Request budgets are ``Limits``' defaults
-    (``docs/serving.md``)."""
+    for ``/v1/models/NAME/labels/LABEL``. ``limits`` sets the request budgets (default
+    :class:`Limits`' values, in ``docs/serving.md``)."""
     import uvicorn
 
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -96,7 +100,9 @@ def serve(
 
     options = {"host": host, "port": port, **uvicorn_options()}
     if workers == 1:
-        app = create_app(store, model_name, freeze_heap=True, version_labels=version_labels)
+        app = create_app(
+            store, model_name, freeze_heap=True, version_labels=version_labels, limits=limits
+        )
         uvicorn.run(app, **options)
         return
     del store  # each worker loads its own; this one only checked that it loads
@@ -105,6 +111,7 @@ def serve(
         "model_name": model_name,
         "poll_interval": poll_interval,
         "version_labels": version_labels,
+        "limits": dataclasses.asdict(limits or Limits()),
     }
     os.environ[_WORKER_SETTINGS] = json.dumps(settings)  # inherited by the workers
     del options["host"], options["port"]
@@ -140,5 +147,7 @@ def worker_app():
     from the settings ``serve`` left in the environment."""
     settings = json.loads(os.environ[_WORKER_SETTINGS])
     store = ModelStore(settings["export"], poll_interval=settings["poll_interval"])
-    labels = settings["version_labels"]
-    return create_app(store, settings["model_name"], freeze_heap=True, version_labels=labels)
+    labels, limits = settings["version_labels"], Limits(**settings["limits"])
+    return create_app(
+        store, settings["model_name"], freeze_heap=True, version_labels=labels, limits=limits
+    )
