@@ -16,6 +16,9 @@ pytestmark = pytest.mark.filterwarnings(
 )
 
 
+SEED = 0
+
+
 def train(model_dir, learning_rate, steps, **nan_hook):
     rng = np.random.default_rng(0)
     rows = pd.DataFrame({"x": rng.normal(size=64) * 10, "y": rng.normal(size=64) * 100})
@@ -26,8 +29,8 @@ def train(model_dir, learning_rate, steps, **nan_hook):
         config=E.RunConfig(
             model_dir=str(model_dir),
             log_step_count_steps=0,
-            save_checkpoints_steps=1,
-            # every step: the state's overflow is seen before the loss's
+            save_checkpoints_steps=1,  # every step: the state's overflow is seen first
+            tf_random_seed=SEED,  # initial weights fixed: the same path to divergence
         ),
     )
     hooks = [E.NanTensorHook(**nan_hook)] if nan_hook else None
