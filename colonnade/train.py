@@ -58,9 +58,13 @@ from colonnade.core.variable_scope import (
 from colonnade.estimators.hooks import (
     CheckpointSaverHook,
     CheckpointSaverListener,
+    FeedFnHook,
+    FinalOpsHook,
+    GlobalStepWaiterHook,
     LoggingTensorHook,
     NanLossDuringTrainingError,
     NanTensorHook,
+    SecondOrStepTimer,
     SessionRunArgs,
     SessionRunContext,
     SessionRunHook,

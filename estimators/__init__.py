@@ -50,10 +50,14 @@ from .hook_runner import (
 )
 from .hooks import (
     CheckpointSaverHook,
+    FeedFnHook,
+    FinalOpsHook,
+    GlobalStepWaiterHook,
     LoggingTensorHook,
     NanLossDuringTrainingError,
     NanTensorHook,
     NonFiniteStateError,
+    SecondOrStepTimer,
     StepCounterHook,
     StopAtStepHook,
     SummarySaverHook,

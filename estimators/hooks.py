@@ -26,6 +26,8 @@ import weakref
 
 import numpy as np
 
+from .. import core
+from ..core.autodiff import value_of
 from .hook_runner import (
     CheckpointSaverListener,
     SessionRunArgs,
@@ -292,7 +294,9 @@ class CheckpointSaverHook(SessionRunHook):
 
     ``checkpoint_dir`` defaults to the estimator's model_dir. ``listeners`` are
     :class:`CheckpointSaverListener` objects (TF's: ``after_save`` returning ``True``
-    stops training), or plain callables called with the saved path.
+    stops training), or plain callables called with the saved path. TF's ``saver`` and
+    ``scaffold`` are graph objects: only ``None`` is taken (the estimator saves its whole
+    state); ``checkpoint_basename`` is ``"model.ckpt"``; ``save_graph_def`` is accepted.
 
     A diverged model is never saved: when a variable holds NaN or inf, the save is skipped
     with a warning naming the variables, so the latest checkpoint stays the last good one
@@ -303,7 +307,23 @@ class CheckpointSaverHook(SessionRunHook):
     a run that fails does not write its state as the latest checkpoint.
     """
 
-    def __init__(self, checkpoint_dir=None, save_secs=None, save_steps=None, listeners=None):
+    def __init__(
+        self,
+        checkpoint_dir=None,
+        save_secs=None,
+        save_steps=None,
+        saver=None,
+        checkpoint_basename="model.ckpt",
+        scaffold=None,
+        listeners=None,
+        save_graph_def=True,
+    ):
+        _refuse_graph_objects("CheckpointSaverHook", saver=saver, scaffold=scaffold)
+        if checkpoint_basename != "model.ckpt":
+            raise ValueError(
+                "CheckpointSaverHook: checkpoints are named model.ckpt-<step>, as restoring "
+                f"(and TF) looks for them; got checkpoint_basename={checkpoint_basename!r}"
+            )
         self.checkpoint_dir = checkpoint_dir
         self.timer = _Every(save_steps, save_secs, "CheckpointSaverHook")
         self.listeners = list(listeners or [])
@@ -380,16 +400,33 @@ class SummarySaverHook(SessionRunHook):
     TensorFlow wrote event files for TensorBoard (colonnade's training does too, see
     :mod:`.tensorboard`); a JSON line per summary (``{"global_step": ..., "loss": ...,
     "wall_time": ...}``, at the global step after the summarized step, as TF) is
-    readable by anything. ``keys`` are further fetchable names to record.
+    readable by anything. It holds what the ``model_fn`` recorded with ``cn.summary``,
+    and ``keys`` (or TF's ``summary_op``: a name or names) are further fetchable names to
+    record. A ``summary_writer`` (anything with ``add_scalar(tag, value, step)``, such as
+    ``tensorboardX.SummaryWriter``) gets the scalars too; TF's ``scaffold`` only as
+    ``None``.
     """
 
-    def __init__(self, save_steps=None, save_secs=None, output_dir=None, keys=None):
+    def __init__(
+        self,
+        save_steps=None,
+        save_secs=None,
+        output_dir=None,
+        summary_writer=None,
+        scaffold=None,
+        summary_op=None,
+        keys=None,
+    ):
+        _refuse_graph_objects("SummarySaverHook", scaffold=scaffold)
         self.timer = _Every(save_steps, save_secs, "SummarySaverHook")
         self.output_dir = output_dir
-        self.keys = list(keys or ["loss"])
+        self.summary_writer = summary_writer
+        ops = [summary_op] if isinstance(summary_op, str) else list(summary_op or [])
+        self.keys = list(keys or ["loss"]) + [op for op in ops if op not in (keys or ["loss"])]
 
     def begin(self) -> None:
-        self.output_dir = self.output_dir or running_estimator("SummarySaverHook").model_dir
+        self.estimator = running_estimator("SummarySaverHook")
+        self.output_dir = self.output_dir or self.estimator.model_dir
         os.makedirs(self.output_dir, exist_ok=True)
         self.path = os.path.join(self.output_dir, "summaries.jsonl")
 
@@ -401,9 +438,146 @@ class SummarySaverHook(SessionRunHook):
         if self.timer.due(step):
             self.timer.mark(step)
             record = {k: _jsonable(v) for k, v in run_values.results["values"].items()}
+            summaries = getattr(self.estimator.model, "train_summaries", {})
+            record.update({tag: _jsonable(value_of(v)) for tag, (_, v) in summaries.items()})
             record.update(global_step=step, wall_time=time.time())
             with open(self.path, "a") as f:
                 f.write(json.dumps(record) + "\n")
+            if self.summary_writer is not None:
+                for tag, value in record.items():
+                    if tag not in ("global_step", "wall_time") and np.ndim(value) == 0:
+                        self.summary_writer.add_scalar(tag, float(value), step)
+
+
+def _refuse_graph_objects(hook: str, **objects) -> None:
+    """TF's graph objects (``saver``, ``scaffold``) have no meaning here: ``None`` only."""
+    given = sorted(name for name, value in objects.items() if value is not None)
+    if given:
+        raise ValueError(
+            f"{hook}: {', '.join(given)} configure TF's graph and session, which colonnade "
+            "has none of; the estimator saves and restores its whole state itself (pass None)"
+        )
+
+
+class SecondOrStepTimer:
+    """TF's timer for hooks that act every N seconds or every N steps: exactly one of
+    ``every_secs`` and ``every_steps``.
+
+    >>> timer = SecondOrStepTimer(every_steps=10)
+    >>> timer.should_trigger_for_step(0), timer.update_last_triggered_step(0)
+    (True, (None, None))
+    >>> timer.should_trigger_for_step(9), timer.should_trigger_for_step(10)
+    (False, True)
+    """
+
+    def __init__(self, every_secs=None, every_steps=None):
+        if (every_secs is None) == (every_steps is None):
+            raise ValueError("Either every_secs or every_steps should be provided.")
+        self._every_secs, self._every_steps = every_secs, every_steps
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the last trigger: the next step triggers."""
+        self._last_step, self._last_time = None, None
+
+    def should_trigger_for_step(self, step: int) -> bool:
+        """Whether ``step`` is due: the first step, then ``every_steps`` steps or
+        ``every_secs`` seconds after the last trigger (never the same step twice)."""
+        if self._last_step is None:
+            return True
+        if step == self._last_step:
+            return False
+        if self._every_secs is not None and _now() >= self._last_time + self._every_secs:
+            return True
+        return self._every_steps is not None and step >= self._last_step + self._every_steps
+
+    def update_last_triggered_step(self, step: int) -> tuple:
+        """Mark ``step`` triggered; ``(seconds, steps)`` since the last trigger, or
+        ``(None, None)`` the first time."""
+        now = _now()
+        elapsed = (None, None)
+        if self._last_step is not None:
+            elapsed = (now - self._last_time, step - self._last_step)
+        self._last_step, self._last_time = step, now
+        return elapsed
+
+    def last_triggered_step(self):
+        """The last step marked, or ``None``."""
+        return self._last_step
+
+
+class FinalOpsHook(SessionRunHook):
+    """Read ``final_ops`` when training (or evaluation) ends: ``final_ops_values`` then
+    holds their values in the same structure. An op is a variable's name
+    (``"dense/kernel"``, ``"global_step"``) or a :class:`~colonnade.core.Variable`;
+    ``final_ops_feed_dict`` must be ``None`` (nothing is fed here)."""
+
+    def __init__(self, final_ops, final_ops_feed_dict=None):
+        if final_ops_feed_dict is not None:
+            raise ValueError("FinalOpsHook: there are no placeholders to feed; pass None")
+        self._final_ops = final_ops
+        self._final_ops_values = None
+
+    @property
+    def final_ops_values(self):
+        """The values read at ``end``; ``None`` before."""
+        return self._final_ops_values
+
+    def begin(self) -> None:
+        self.estimator = running_estimator("FinalOpsHook")
+
+    def end(self, session) -> None:
+        weights = self.estimator.get_weights()
+        weights["global_step"] = np.int64(self.estimator.global_step)
+        self._final_ops_values = _read_ops(self._final_ops, weights)
+
+
+def _read_ops(ops, weights):
+    if isinstance(ops, dict):
+        return {k: _read_ops(v, weights) for k, v in ops.items()}
+    if isinstance(ops, (list, tuple)):
+        return type(ops)(_read_ops(v, weights) for v in ops)
+    if isinstance(ops, core.Variable):
+        return ops.numpy().copy()
+    name = str(ops).removesuffix(":0")
+    if name not in weights:
+        raise KeyError(f"FinalOpsHook: no variable {name!r}; the model has {sorted(weights)[:20]}")
+    return np.asarray(weights[name]).copy()
+
+
+class GlobalStepWaiterHook(SessionRunHook):
+    """TF's hook that holds a worker back until the global step reaches
+    ``wait_until_step`` (other workers advancing it). In one process nothing else
+    advances the step, so a run that would wait forever is refused at its first step,
+    naming both steps; one already there runs as usual."""
+
+    def __init__(self, wait_until_step):
+        self._wait_until_step = int(wait_until_step)
+
+    def begin(self) -> None:
+        self.estimator = running_estimator("GlobalStepWaiterHook")
+
+    def before_run(self, run_context):
+        step = self.estimator.global_step
+        if self._wait_until_step > 0 and step < self._wait_until_step:
+            raise ValueError(
+                f"GlobalStepWaiterHook waits for global step {self._wait_until_step}, which "
+                f"other workers reach; this process is alone at step {step} and would wait "
+                "forever (in one process, drop the hook)"
+            )
+        return None
+
+
+class FeedFnHook(SessionRunHook):
+    """TF's hook that fed placeholders from ``feed_fn()`` each step. There are no
+    placeholders here: values reach the model through the ``input_fn``'s batches, so the
+    hook is refused when made, with that advice, rather than ignoring ``feed_fn``."""
+
+    def __init__(self, feed_fn):
+        raise ValueError(
+            "FeedFnHook: colonnade has no placeholders to feed; put the values feed_fn "
+            "returns into the input_fn's features (e.g. a column of the Dataset, or params)"
+        )
 
 
 def _jsonable(value):
@@ -415,6 +589,10 @@ __all__ = [
     "NonFiniteStateError",
     "CheckpointSaverHook",
     "CheckpointSaverListener",
+    "FeedFnHook",
+    "FinalOpsHook",
+    "GlobalStepWaiterHook",
+    "SecondOrStepTimer",
     "LoggingTensorHook",
     "NanLossDuringTrainingError",
     "NanTensorHook",

@@ -32,8 +32,8 @@ import json
 import os
 import socket
 
-from .versions import DEFAULT_POLL_INTERVAL, ModelStore, ServedModel
 from .limits import Limits
+from .versions import DEFAULT_POLL_INTERVAL, ModelStore, ServedModel
 
 __all__ = [
     "DEFAULT_HOST",
