@@ -138,7 +138,7 @@ def test_reading_compact_buffers_equals_reading_the_whole_tables(tmp_path, linea
 
         # independently of the library: the rows are the ids in the data
         named = {t.variable.name: r for t, r in zip(in_order, rows) if t is not None}
-        a_rows = named["input_layer/a_embedding/embedding_weights"]
+        a_rows = named["dnn/input_from_feature_columns/input_layer/a_embedding/embedding_weights"]
         assert a_rows.tolist() == sorted(set(features["a"].tolist()))
         ef_rows = named["input_layer/fused_0"]
         assert ef_rows.tolist() == sorted({*features["e"].tolist(), *(20 + features["f"]).tolist()})
