@@ -24,6 +24,7 @@ from colonnade.core import (
     ProximalAdagradOptimizer,
     ProximalGradientDescentOptimizer,
     RMSPropOptimizer,
+    Saver,
     VocabInfo,
     checkpoint_exists,
     checkpoints_iterator,

@@ -115,6 +115,7 @@ from .ops import (
     where,
 )
 from .optimizers import *  # noqa: F403  (the optimizer names, listed once in its __all__)
+from .saver import Saver
 from .schedules import (
     cosine_decay,
     cosine_decay_restarts,
