@@ -96,14 +96,26 @@ class ModelFnPredictor:
 
     def predict(self, rows, predict_keys=None, batch_size=8192) -> pd.DataFrame:
         """Predictions for ``rows`` (a DataFrame, Arrow table, dict of columns or list of
-        row dicts), one row per input row, in order."""
+        row dicts), one row per input row, in order. In a dict, a 2-D array is one
+        multi-valued feature (a row per row)."""
         if isinstance(rows, dict):
-            rows = pa.table({k: np.asarray(v) for k, v in rows.items()})
+            rows = pa.table({k: _column(v) for k, v in rows.items()})
         elif isinstance(rows, (list, tuple)) and rows and all(isinstance(r, dict) for r in rows):
             rows = pa.Table.from_pylist(list(rows))
         return self._estimator.predict(
             rows, predict_keys=predict_keys, batch_size=batch_size, verbose=0
         )
+
+
+def _column(values):
+    """One input column: a ``(rows, width)`` array (what TF's ``[None, width]`` placeholder
+    takes) becomes a fixed-size list column, which the ``model_fn`` gets back as that
+    array; a 1-D array stays one value per row."""
+    values = np.asarray(values)
+    if values.ndim == 2:
+        flat = pa.array(values.reshape(-1))
+        return pa.FixedSizeListArray.from_arrays(flat, values.shape[1])
+    return values
 
 
 class _ExportedEstimator(Estimator):

@@ -33,3 +33,15 @@ def test_tf1_decode_csv_and_data_are_tf2s():
     assert cn.compat.v1.data is cn.data
     columns = cn.compat.v1.decode_csv(["k,2.5,3"], record_defaults=[[""], [0.0], [0]])
     assert [list(c) for c in columns] == [["k"], [2.5], [3]]  # strings as str, not bytes
+
+
+def test_glorot_normal_initializer_draws_as_tfs():
+    """TF 2.15's ``tf.compat.v1.glorot_normal_initializer(seed=1)([300, 200])`` has standard
+    deviation 0.06325 (= sqrt(2 / 500)) and largest magnitude 0.14380 (just under its cut,
+    2 * sqrt(2 / 500) / 0.8796); a [1000] vector, 0.0311 and 0.0717 (fans 1000 and 1000)."""
+    kernel = cn.compat.v1.glorot_normal_initializer(seed=1)((300, 200))
+    assert abs(kernel.std() - 0.06325) < 0.002
+    assert 0.140 < abs(kernel).max() <= 2 * (2 / 500) ** 0.5 / 0.87962566103423978
+    vector = cn.compat.v1.glorot_normal_initializer(seed=2)((1000,))
+    assert abs(vector.std() - 0.0316) < 0.002 and abs(vector).max() <= 0.0719
+    assert cn.compat.v1.constant_initializer(0.0)((1,)).tolist() == [0.0]

@@ -8,7 +8,8 @@
 - ``get_variable``, ``variable_scope``, ``get_or_create_global_step``,
   ``get_global_step``;
 - ``data`` (:mod:`colonnade.data`), ``decode_csv`` (TF 1's ``tf.decode_csv``, which TF 2
-  moved to ``tf.io``) and ``gfile`` (TF 1's capitalised ``tf.gfile`` names).
+  moved to ``tf.io``), ``gfile`` (TF 1's capitalised ``tf.gfile`` names) and TF 1's
+  initializer names (``constant_initializer``, ``glorot_normal_initializer``, ...).
 
 >>> import colonnade as cn
 >>> cn.compat.v1.estimator.DNNClassifier.__module__
@@ -29,8 +30,16 @@ from colonnade.core import (
 from colonnade.io import decode_csv
 
 from . import estimator, gfile
+from .initializers import (
+    constant_initializer,
+    glorot_normal_initializer,
+    glorot_uniform_initializer,
+    ones_initializer,
+    zeros_initializer,
+)
 
 __all__ = [
+    "constant_initializer",
     "data",
     "decode_csv",
     "estimator",
@@ -39,13 +48,17 @@ __all__ = [
     "get_or_create_global_step",
     "get_variable",
     "gfile",
+    "glorot_normal_initializer",
+    "glorot_uniform_initializer",
     "layers",
     "logging",
     "losses",
     "metrics",
     "nn",
+    "ones_initializer",
     "saved_model",
     "summary",
     "train",
     "variable_scope",
+    "zeros_initializer",
 ]
