@@ -54,6 +54,9 @@ def test_port_reads_tfs_model_dir_and_predicts_as_tf(deepfm):
     metrics = deepfm.evaluate(lambda: port.input_fn(VALID, batch_size=1000))
     assert metrics["global_step"] == TF["global_step"]
     assert metrics["loss"] == pytest.approx(TF["metrics"]["loss"], rel=1e-5)
+    tf_checkpoint = os.path.join(deepfm.model_dir, "model.ckpt-%d" % TF["global_step"])
+    again = deepfm.evaluate(lambda: port.input_fn(VALID, 1000), checkpoint_path=tf_checkpoint)
+    assert again["loss"] == metrics["loss"]
     # colonnade's auc is exact, TF's counts 200 thresholds (docs/porting.md)
     assert metrics["auc"] == pytest.approx(TF["metrics"]["auc"], abs=2e-3)
 
