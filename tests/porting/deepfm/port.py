@@ -81,7 +81,8 @@ def model_fn(features, labels, mode, params):
         y_d = cn.core.reshape(v1.layers.dense(net, 1, name="deep_out"), shape=[-1])
 
     with v1.variable_scope("DeepFM-out"):
-        y = bias * cn.core.ones_like(y_d) + y_w + y_v + y_d  # PORT: ones_like takes no dtype
+        # PORT: tf.float32 -> np.float32 (colonnade has no dtype constants of its own)
+        y = bias * cn.core.ones_like(y_d, dtype=np.float32) + y_w + y_v + y_d
         prob = cn.core.sigmoid(y)
 
     predictions = {"prob": prob}
