@@ -4,13 +4,13 @@ with hand-made FM variables, an MLP and ``tf.metrics.auc``) on colonnade
 (``make_fixture.py`` wrote ``fixture/``): TF's variable names, predictions and loss, ten
 more steps from TF's step, and the export reloads with ``cn.load(path, model_fns=...)``."""
 
-import importlib.util
 import json
 import os
 import shutil
 
 import numpy as np
 import pytest
+from programs import load_port
 
 import colonnade as cn
 
@@ -21,14 +21,7 @@ TRAIN = [os.path.join(FIXTURE, "tr.libsvm")]
 VALID = [os.path.join(FIXTURE, "va.libsvm")]
 
 
-def load_port():
-    spec = importlib.util.spec_from_file_location("deepfm_port", os.path.join(HERE, "port.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-port = load_port()
+port = load_port("deepfm")
 
 
 @pytest.fixture
@@ -54,7 +47,7 @@ def test_port_reads_tfs_model_dir_and_predicts_as_tf(deepfm):
     metrics = deepfm.evaluate(lambda: port.input_fn(VALID, batch_size=1000))
     assert metrics["global_step"] == TF["global_step"]
     assert metrics["loss"] == pytest.approx(TF["metrics"]["loss"], rel=1e-5)
-    tf_checkpoint = os.path.join(deepfm.model_dir, "model.ckpt-%d" % TF["global_step"])
+    tf_checkpoint = os.path.join(deepfm.model_dir, f"model.ckpt-{TF['global_step']}")
     again = deepfm.evaluate(lambda: port.input_fn(VALID, 1000), checkpoint_path=tf_checkpoint)
     assert again["loss"] == metrics["loss"]
     # colonnade's auc is exact, TF's counts 200 thresholds (docs/porting.md)

@@ -4,7 +4,6 @@
 (``make_fixture.py`` wrote ``fixture/``): same predictions and metrics, training goes on
 from TF's step, and the export loads and predicts the same."""
 
-import importlib.util
 import json
 import os
 import shutil
@@ -12,6 +11,7 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
+from programs import load_port
 
 import colonnade as cn
 
@@ -22,14 +22,7 @@ EVAL_CSV = os.path.join(FIXTURE, "taxi-valid.csv")
 TRAIN_CSV = os.path.join(FIXTURE, "taxi-train.csv")
 
 
-def load_port():
-    spec = importlib.util.spec_from_file_location("taxifare_port", os.path.join(HERE, "port.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-port = load_port()
+port = load_port("taxifare")
 
 
 @pytest.fixture

@@ -18,9 +18,13 @@ metrics and variables' names in tf_results.json.
 import json
 import os
 import shutil
+import sys
 
 import numpy as np
 import tensorflow.compat.v1 as tf
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from programs import prune_model_dir  # noqa: E402  (tests/porting/programs.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PARAMS = {
@@ -141,18 +145,6 @@ def write_libsvm(path, n, seed):
         for row in range(n):
             pairs = " ".join("%d:%g" % (i, v) for i, v in zip(ids[row], values[row]))
             f.write("%d %s\n" % (labels[row], pairs))
-
-
-def prune_model_dir(model_dir, step):
-    """Keeps the last checkpoint and its state file (graphs and events are large)."""
-    keep = {"checkpoint"} | {"model.ckpt-%d.%s" % (step, s) for s in ("index", "data-00000-of-00001")}
-    for name in os.listdir(model_dir):
-        if name not in keep:
-            path = os.path.join(model_dir, name)
-            shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
-    with open(os.path.join(model_dir, "checkpoint"), "w") as f:
-        f.write('model_checkpoint_path: "model.ckpt-%d"\n' % step)
-        f.write('all_model_checkpoint_paths: "model.ckpt-%d"\n' % step)
 
 
 def main():

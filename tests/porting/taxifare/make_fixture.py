@@ -118,6 +118,10 @@ def train_and_evaluate(args):
 # ---- driver (not part of the original) ----
 import json  # noqa: E402
 import os  # noqa: E402
+import sys  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from programs import prune_model_dir  # noqa: E402  (tests/porting/programs.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ARGS = {  # the original's task.py flags, at a small size
@@ -143,19 +147,6 @@ def write_taxi_rows(path, n, seed):
                 "%.2f,%.6f,%.6f,%.6f,%.6f,%d,%d\n"
                 % (fare[i], pickup[i, 0], pickup[i, 1], dropoff[i, 0], dropoff[i, 1], passengers[i], i)
             )
-
-
-def prune_model_dir(model_dir, step):
-    """Keeps what a port reads (the last checkpoint and its state file): graphs, exports,
-    event files and the step-0 checkpoint would make the fixture ten times larger."""
-    keep = {"checkpoint"} | {"model.ckpt-%d.%s" % (step, s) for s in ("index", "data-00000-of-00001")}
-    for name in os.listdir(model_dir):
-        if name not in keep:
-            path = os.path.join(model_dir, name)
-            shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
-    with open(os.path.join(model_dir, "checkpoint"), "w") as f:
-        f.write('model_checkpoint_path: "model.ckpt-%d"\n' % step)
-        f.write('all_model_checkpoint_paths: "model.ckpt-%d"\n' % step)
 
 
 def main():
