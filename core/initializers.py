@@ -88,3 +88,17 @@ def glorot_uniform():
         return _rng(rng).uniform(-limit, limit, shape).astype(dtype)
 
     return init
+
+
+def glorot_normal():
+    """Truncated normal of standard deviation ``sqrt(2 / (fan_in + fan_out)) /
+    0.87962566103423978`` (cut at two of them): TF's ``glorot_normal_initializer``, whose
+    divisor is the standard deviation of a unit normal truncated at ±2, so that the kept
+    values have variance ``2 / (fan_in + fan_out)``."""
+
+    def init(shape, dtype=DEFAULT_DTYPE, rng=None):
+        fan_in, fan_out = compute_fans(shape)
+        stddev = math.sqrt(2.0 / max(fan_in + fan_out, 1)) / 0.87962566103423978
+        return truncated_normal(0.0, stddev)(shape, dtype, rng)
+
+    return init

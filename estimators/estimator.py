@@ -485,7 +485,9 @@ class Estimator:
         )
         if checkpoint is None:
             raise ValueError(f"Couldn't find trained model at {self.model_dir}.")
-        if not core.checkpoint_exists(checkpoint):
+        if not (
+            core.checkpoint_exists(checkpoint) or core.checkpoint_index.is_tf_checkpoint(checkpoint)
+        ):
             raise ValueError(f"checkpoint_path {checkpoint!r} is not a checkpoint")
         model_fn_export.params_to_json(self.params)  # refuses unsavable params first
         weights = {

@@ -96,7 +96,8 @@ class ModelFnPredictor:
 
     def predict(self, rows, predict_keys=None, batch_size=8192) -> pd.DataFrame:
         """Predictions for ``rows`` (a DataFrame, Arrow table, dict of columns or list of
-        row dicts), one row per input row, in order."""
+        row dicts), one row per input row, in order. In a dict, a 2-D array is one
+        multi-valued feature (a row per row)."""
         if isinstance(rows, dict):
             rows = table_from_columns(rows, "predict")
         elif isinstance(rows, (list, tuple)) and rows and all(isinstance(r, dict) for r in rows):

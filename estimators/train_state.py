@@ -332,7 +332,7 @@ class TrainState:
         path = None
         if checkpoint_path is not None:
             path = os.fspath(checkpoint_path)
-            if not core.checkpoint_exists(path):
+            if not (core.checkpoint_exists(path) or core.checkpoint_index.is_tf_checkpoint(path)):
                 raise ValueError(
                     f"checkpoint_path {path!r} is not a checkpoint (expected a path such as "
                     f"{os.path.join(self.model_dir, 'model.ckpt-100')!r})"

@@ -6,7 +6,10 @@
   ``logging``, ``saved_model``, ``summary``: colonnade's modules of those names
   (already TF 1's);
 - ``get_variable``, ``variable_scope``, ``get_or_create_global_step``,
-  ``get_global_step``.
+  ``get_global_step``;
+- ``data`` (:mod:`colonnade.data`), ``decode_csv`` (TF 1's ``tf.decode_csv``, which TF 2
+  moved to ``tf.io``), ``gfile`` (TF 1's capitalised ``tf.gfile`` names) and TF 1's
+  initializer names (``constant_initializer``, ``glorot_normal_initializer``, ...).
 
 >>> import colonnade as cn
 >>> cn.compat.v1.estimator.DNNClassifier.__module__
@@ -15,8 +18,8 @@
 True
 """
 
+from colonnade import data, layers, losses, metrics, nn, saved_model, summary, train
 from colonnade import feature_columns as feature_column
-from colonnade import layers, losses, metrics, nn, saved_model, summary, train
 from colonnade import tf_logging as logging
 from colonnade.core import (
     get_global_step,
@@ -24,22 +27,38 @@ from colonnade.core import (
     get_variable,
     variable_scope,
 )
+from colonnade.io import decode_csv
 
-from . import estimator
+from . import estimator, gfile
+from .initializers import (
+    constant_initializer,
+    glorot_normal_initializer,
+    glorot_uniform_initializer,
+    ones_initializer,
+    zeros_initializer,
+)
 
 __all__ = [
+    "constant_initializer",
+    "data",
+    "decode_csv",
     "estimator",
     "feature_column",
     "get_global_step",
     "get_or_create_global_step",
     "get_variable",
+    "gfile",
+    "glorot_normal_initializer",
+    "glorot_uniform_initializer",
     "layers",
     "logging",
     "losses",
     "metrics",
     "nn",
+    "ones_initializer",
     "saved_model",
     "summary",
     "train",
     "variable_scope",
+    "zeros_initializer",
 ]

@@ -1,0 +1,86 @@
+"""The DeepFM custom ``model_fn`` program (lambdaji/tf_repos, ``tf.estimator.Estimator``
+with hand-made FM variables, an MLP and ``tf.metrics.auc``) on colonnade
+(``tests/porting/deepfm/port.py``) takes over the model_dir TF 2.15 trained
+(``make_fixture.py`` wrote ``fixture/``): TF's variable names, predictions and loss, ten
+more steps from TF's step, and the export reloads with ``cn.load(path, model_fns=...)``."""
+
+import json
+import os
+import shutil
+
+import numpy as np
+import pytest
+from programs import load_port
+
+import colonnade as cn
+
+HERE = os.path.join(os.path.dirname(__file__), "deepfm")
+FIXTURE = os.path.join(HERE, "fixture")
+TF = json.load(open(os.path.join(FIXTURE, "tf_results.json")))
+TRAIN = [os.path.join(FIXTURE, "tr.libsvm")]
+VALID = [os.path.join(FIXTURE, "va.libsvm")]
+
+
+port = load_port("deepfm")
+
+
+@pytest.fixture
+def deepfm(tmp_path):
+    model_dir = str(tmp_path / "model_dir")
+    shutil.copytree(os.path.join(FIXTURE, "model_dir"), model_dir)
+    return cn.compat.v1.estimator.Estimator(
+        model_fn=port.model_fn, model_dir=model_dir, params=port.PARAMS
+    )
+
+
+def first_probs(predict):
+    rows = predict(lambda: port.input_fn(VALID, batch_size=8), predict_keys="prob")
+    return np.array([float(p["prob"]) for p in rows][:8])
+
+
+def test_port_reads_tfs_model_dir_and_predicts_as_tf(deepfm):
+    assert port.PARAMS == TF["params"]
+    assert sorted(deepfm.get_variable_names()) == TF["variables"]
+    np.testing.assert_allclose(
+        first_probs(deepfm.predict), TF["prob_first_8_valid_rows"], atol=1e-5
+    )
+    metrics = deepfm.evaluate(lambda: port.input_fn(VALID, batch_size=1000))
+    assert metrics["global_step"] == TF["global_step"]
+    assert metrics["loss"] == pytest.approx(TF["metrics"]["loss"], rel=1e-5)
+    tf_checkpoint = os.path.join(deepfm.model_dir, f"model.ckpt-{TF['global_step']}")
+    again = deepfm.evaluate(lambda: port.input_fn(VALID, 1000), checkpoint_path=tf_checkpoint)
+    assert again["loss"] == metrics["loss"]
+    # colonnade's auc is exact, TF's counts 200 thresholds (docs/porting.md)
+    assert metrics["auc"] == pytest.approx(TF["metrics"]["auc"], abs=2e-3)
+
+
+def test_port_trains_on_from_tfs_step_and_export_reloads(deepfm, tmp_path):
+    deepfm.train(lambda: port.input_fn(TRAIN, 32, num_epochs=None, perform_shuffle=True), steps=10)
+    assert deepfm.get_variable_value("global_step") == TF["global_step"] + 10
+    # Adam went on from TF's slots: TF saved beta1_power = 0.9 ** 41 at step 40; ten more
+    assert deepfm.get_variable_value("beta1_power") == pytest.approx(0.9**51, rel=1e-5)
+    path = deepfm.export_saved_model(
+        str(tmp_path / "export"), port.serving_input_receiver_fn(port.PARAMS["field_size"])
+    )
+    loaded = cn.load(path, model_fns={"model_fn": port.model_fn})
+    lines = [line.split() for line in open(VALID[0])][:8]
+    rows = {
+        "feat_ids": [[int(p.split(":")[0]) for p in line[1:]] for line in lines],
+        "feat_vals": [[float(p.split(":")[1]) for p in line[1:]] for line in lines],
+    }
+    got = np.asarray(loaded.predict(rows)["prob"], dtype=float).ravel()
+    np.testing.assert_allclose(got, first_probs(deepfm.predict), atol=1e-5)
+
+
+def test_port_trains_from_scratch_like_tf():
+    """The program's own training at the fixture's sizes (40 steps of 32) from a fresh
+    model_dir: the loss falls from log(2) as TF's did (TF: see tf_results.json)."""
+    estimator = cn.compat.v1.estimator.Estimator(
+        model_fn=port.model_fn, params=port.PARAMS, config=cn.estimators.RunConfig(tf_random_seed=1)
+    )
+    estimator.train(
+        lambda: port.input_fn(TRAIN, 32, num_epochs=None, perform_shuffle=True), steps=40
+    )
+    metrics = estimator.evaluate(lambda: port.input_fn(VALID, batch_size=1000))
+    assert metrics["global_step"] == 40
+    assert metrics["loss"] < np.log(2)
