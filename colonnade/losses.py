@@ -21,12 +21,15 @@ from colonnade.core.losses import (
     softmax_cross_entropy,
     sparse_softmax_cross_entropy,
 )
+from colonnade.core.regularizers import get_regularization_loss, get_regularization_losses
 
 __all__ = [
     "Reduction",
     "absolute_difference",
     "compute_weighted_loss",
     "cosine_distance",
+    "get_regularization_loss",
+    "get_regularization_losses",
     "hinge_loss",
     "huber_loss",
     "log_loss",

@@ -21,6 +21,7 @@ from __future__ import annotations
 from . import initializers, nn
 from .autodiff import Tensor, as_tensor
 from .ops import relu as nn_relu
+from .regularizers import add_regularization_loss
 from .variable_scope import current_store, get_variable, unique_name, variable_scope
 
 
@@ -31,21 +32,36 @@ def dense(
     use_bias=True,
     kernel_initializer=None,
     bias_initializer=None,
+    kernel_regularizer=None,
+    bias_regularizer=None,
+    activity_regularizer=None,
+    kernel_constraint=None,
+    bias_constraint=None,
     trainable=True,
     name=None,
+    reuse=None,
 ) -> Tensor:
     """``activation(inputs @ kernel + bias)`` with ``<name>/kernel`` of shape
     ``(inputs.shape[-1], units)`` (Glorot uniform by default) and ``<name>/bias``
-    (zeros), as ``tf.compat.v1.layers.dense``."""
+    (zeros), as ``tf.compat.v1.layers.dense``, in TF's argument order. The regularizers'
+    penalties join the call's regularization losses (:mod:`.regularizers`; the activity
+    one's on the output). Constraints (TF's projections after each update) are refused
+    with a ``ValueError``. ``reuse`` is accepted: variables are always reused by name."""
     inputs = as_tensor(inputs)
     if inputs.ndim != 2:
         raise ValueError(f"dense needs (batch, features) inputs, got shape {inputs.shape}")
+    if kernel_constraint is not None or bias_constraint is not None:
+        raise ValueError(
+            "dense: kernel_constraint and bias_constraint are not supported: apply the "
+            "projection to the variable after the optimizer's update (e.g. in a hook)"
+        )
     scope = name if name is not None else _default_name("dense")
     with variable_scope(scope):
         kernel = get_variable(
             "kernel",
             shape=(inputs.shape[1], int(units)),
             initializer=_or(kernel_initializer, initializers.glorot_uniform()),
+            regularizer=kernel_regularizer,
             trainable=trainable,
         )
         bias = None
@@ -54,12 +70,17 @@ def dense(
                 "bias",
                 shape=(int(units),),
                 initializer=_or(bias_initializer, initializers.zeros()),
+                regularizer=bias_regularizer,
                 trainable=trainable,
             )
     if activation is nn_relu:  # fused: the bias and ReLU applied in place on the product
-        return nn.dense(inputs, kernel, bias, relu=True)
-    out = nn.dense(inputs, kernel, bias)
-    return out if activation is None else activation(out)
+        out = nn.dense(inputs, kernel, bias, relu=True)
+    else:
+        out = nn.dense(inputs, kernel, bias)
+        out = out if activation is None else activation(out)
+    if activity_regularizer is not None:
+        add_regularization_loss(f"{scope}/activity", activity_regularizer, out)
+    return out
 
 
 def dropout(inputs, rate=0.5, training=False, seed=None, name=None) -> Tensor:

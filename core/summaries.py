@@ -3,45 +3,32 @@ the model is called, written to TensorBoard by the training loop.
 
 In TF 1 a summary op joins a graph collection that the estimator's summary saver runs
 every ``save_summary_steps``. Here the estimator calls the ``model_fn`` inside
-:func:`collecting`; each ``scalar``/``histogram`` call records its value under its tag,
-and the estimator writes the training step's values beside ``loss`` on the same steps.
-Outside a collecting call they record nothing (as TF 2's without a default writer).
+:func:`~.model_calls.recording`; each ``scalar``/``histogram`` call records its value
+under its tag, and the estimator writes the training step's values beside ``loss`` on the
+same steps. Outside a recording call they record nothing (as TF 2's without a default
+writer).
 
->>> with collecting() as written:
+>>> from colonnade.core.model_calls import recording
+>>> with recording() as call:
 ...     _ = scalar("accuracy", 0.75, family="train")
->>> written
+>>> call.summaries
 {'train/accuracy': ('scalar', 0.75)}
 """
 
 from __future__ import annotations
 
-import contextlib
-import threading
+from .model_calls import current
 
-__all__ = ["collecting", "histogram", "merge_all", "scalar"]
-
-_local = threading.local()
-
-
-@contextlib.contextmanager
-def collecting():
-    """Record the summaries made inside into the yielded dict ``{tag: (kind, value)}``."""
-    stack = _local.__dict__.setdefault("stack", [])
-    written: dict = {}
-    stack.append(written)
-    try:
-        yield written
-    finally:
-        stack.pop()
+__all__ = ["histogram", "merge_all", "scalar"]
 
 
 def _record(kind, name, value, family) -> bool:
-    stack = getattr(_local, "stack", None)
-    if not stack:
+    call = current()
+    if call is None:
         return False
     if not isinstance(name, str) or not name:
         raise ValueError(f"a summary needs a non-empty name; got {name!r}")
-    stack[-1][f"{family}/{name}" if family else name] = (kind, value)
+    call.summaries[f"{family}/{name}" if family else name] = (kind, value)
     return True
 
 

@@ -30,6 +30,7 @@ import threading
 import numpy as np
 
 from . import initializers
+from .regularizers import add_regularization_loss
 from .variables import Variable
 
 _local = threading.local()
@@ -246,12 +247,31 @@ class VariableStore:
         return {**self._variables, **self._layers}
 
 
-def get_variable(name, shape=None, dtype=None, initializer=None, trainable=True) -> Variable:
+def get_variable(
+    name,
+    shape=None,
+    dtype=None,
+    initializer=None,
+    regularizer=None,
+    trainable=True,
+    collections=None,
+    caching_device=None,
+    partitioner=None,
+    validate_shape=True,
+    use_resource=None,
+    custom_getter=None,
+    constraint=None,
+    synchronization=None,
+    aggregation=None,
+) -> Variable:
     """TF1's ``get_variable`` with ``AUTO_REUSE``: the variable ``<scope>/name`` of the
     current store, created on first request (Glorot uniform for floats when there is no
     ``initializer``; an initializer is a value, or ``fn(shape, dtype=, rng=)``) and
     returned after. Requesting it with another shape raises ``ValueError`` naming the
     variable and both shapes; outside a store raises ``RuntimeError`` (see the module).
+    ``regularizer(variable)`` joins the call's regularization losses
+    (:mod:`.regularizers`). TF's graph arguments (``collections``, ``partitioner``,
+    ``caching_device``...) are accepted and not needed.
 
     >>> import colonnade as cn
     >>> with cn.core.VariableStore().as_default():
@@ -260,7 +280,11 @@ def get_variable(name, shape=None, dtype=None, initializer=None, trainable=True)
     ('b', [0.0, 0.0])
     """
     store = _require_store("get_variable")
-    return store.get_variable(_scope_prefix() + name, shape, dtype, initializer, trainable)
+    full = _scope_prefix() + name
+    variable = store.get_variable(full, shape, dtype, initializer, trainable)
+    if regularizer is not None:
+        add_regularization_loss(full, regularizer, variable)
+    return variable
 
 
 # ------------------------------------------------------------------ global step

@@ -116,10 +116,10 @@ class UserModel:
             "params": dict(self.params),
             "config": self.config,
         }
-        with self.store.as_default(), core.summaries.collecting() as summaries:
+        with self.store.as_default(), core.model_calls.recording() as call:
             spec = self.model_fn(**{k: kwargs[k] for k in self.args})
         if mode == ModeKeys.TRAIN:
-            self.train_summaries = summaries
+            self.train_summaries = call.summaries
         if not isinstance(spec, EstimatorSpec):
             raise TypeError(
                 f"model_fn {fn_name(self.model_fn)} must return an EstimatorSpec, got "
