@@ -28,11 +28,13 @@ JOBS = {"dnn": 1024, "wide_deep": 1024, "wide_deep_b32": 32}
 WARMUP_STEPS = 10
 
 
-def busy_loop(seconds: float) -> None:
-    """Spin on one core for ``seconds`` (a neighbour's job on a shared machine)."""
+def busy_loop(seconds: float, parent: int) -> None:
+    """Spin on one core (a neighbour's job on a shared machine) for ``seconds``, or
+    until the process ``parent`` that started it is gone."""
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        pass
+    while time.monotonic() < deadline and os.getppid() == parent:
+        for _ in range(100_000):
+            pass
 
 
 def measure(job: str, steps: int) -> dict:
@@ -77,7 +79,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--jobs", default=",".join(JOBS))
     parser.add_argument("--quiet", action="store_true", help="no busy loops")
-    parser.add_argument("--busy-seconds", type=float, default=1800)
+    parser.add_argument("--busy-seconds", type=float, default=3600)
     parser.add_argument("--measure", metavar="JOB", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
@@ -88,7 +90,9 @@ def main() -> None:
     loops = []
     if not args.quiet:
         loops = [
-            multiprocessing.Process(target=busy_loop, args=(args.busy_seconds,), daemon=True)
+            multiprocessing.Process(
+                target=busy_loop, args=(args.busy_seconds, os.getpid()), daemon=True
+            )
             for _ in range(cores)
         ]
         for p in loops:
