@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -164,7 +165,7 @@ def main() -> None:
                     runs.setdefault((job, line["impl"]), []).append(line["steps_per_s"])
         ours, theirs = runs.get((job, "colonnade")), runs.get((job, "tensorflow"))
         if ours and theirs:
-            ratio = sorted(ours)[len(ours) // 2] / sorted(theirs)[len(theirs) // 2]
+            ratio = statistics.median(ours) / statistics.median(theirs)
             print(
                 json.dumps(
                     {"bench": "small_batch_ratio", "job": job, "colonnade_over_tf": round(ratio, 2)}
