@@ -114,3 +114,73 @@ def run_estimator_jobs(description: str, census, click_through) -> None:
     args = parser.parse_args()
     print(json.dumps(census(args.epochs, args.batch_size)), flush=True)
     print(json.dumps(click_through(args.click_rows, args.click_batch_size)), flush=True)
+
+
+# The small-batch job (benchmarks/small_batch.py and tf_small_batch.py).
+SMALL_BATCH_ROWS = 200_000
+FM_DIMENSION = 8
+
+
+def deepfm_model_fn(api):
+    """A DeepFM-style ``model_fn`` (Guo et al., 2017) written once for both libraries:
+    ``api`` names the library's functions (``input_layer``, ``linear_model``, ``dense``,
+    ``relu``, ``reshape``, ``reduce_sum``, ``square``, ``float_labels``, ``loss``,
+    ``optimizer``, ``global_step``, ``EstimatorSpec``, ``PREDICT``).
+
+    Logit = linear part + FM's pairwise term over the 26 categorical embeddings
+    (``0.5 * sum((sum_f e_f)^2 - sum_f e_f^2)``) + a [128, 64] ReLU tower over the
+    embeddings and the numerics. ``params`` holds ``wide``, ``embedded`` and ``numeric``
+    feature-column lists.
+    """
+
+    def model_fn(features, labels, mode, params):
+        embedded = api.input_layer(features, params["embedded"])
+        fields = api.reshape(embedded, [-1, len(params["embedded"]), FM_DIMENSION])
+        summed = api.reduce_sum(fields, 1)
+        pairwise = 0.5 * api.reduce_sum(
+            api.square(summed) - api.reduce_sum(api.square(fields), 1), 1, keepdims=True
+        )
+        net = api.concat([embedded, api.input_layer(features, params["numeric"])])
+        for units in (128, 64):
+            net = api.dense(net, units, activation=api.relu)
+        logits = api.dense(net, 1) + pairwise + api.linear_model(features, params["wide"])
+        if mode == api.PREDICT:
+            return api.EstimatorSpec(mode, predictions={"logits": logits})
+        loss = api.loss(api.float_labels(labels), logits)
+        train_op = api.optimizer().minimize(loss, global_step=api.global_step())
+        return api.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    return model_fn
+
+
+def deepfm_params(fc, log1p) -> dict:
+    """The DeepFM job's feature columns: the CTR job's wide columns, 8-dimensional
+    embeddings of its 26 hashed columns, and its log1p numerics."""
+    wide, deep = ctr_columns(fc, log1p=log1p)
+    hashed = wide[N_NUMERIC : N_NUMERIC + N_CATEGORICAL]  # buckets, hashed, crosses
+    return {
+        "wide": wide,
+        "embedded": [fc.embedding_column(h, FM_DIMENSION) for h in hashed],
+        "numeric": deep[:N_NUMERIC],
+    }
+
+
+def step_timer(base, warmup: int):
+    """A ``SessionRunHook`` (subclass of the library's ``base``) timing the steps after
+    the first ``warmup``: ``hook.steps_per_s()`` once training ended."""
+    import time
+
+    class StepTimer(base):
+        def __init__(self):
+            self.calls, self.first, self.last = 0, None, None
+
+        def after_run(self, run_context, run_values):
+            self.calls += 1
+            if self.calls == warmup:
+                self.first = time.perf_counter()
+            self.last = time.perf_counter()
+
+        def steps_per_s(self) -> float:
+            return (self.calls - warmup) / (self.last - self.first)
+
+    return StepTimer()

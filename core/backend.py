@@ -96,6 +96,9 @@ def cupy_available() -> bool:
     return True
 
 
+_NEUTRAL = (int, float, bool, list, tuple)
+
+
 def _module_of(a):
     module = type(a).__module__
     if module.startswith("cupy"):
@@ -112,12 +115,15 @@ def get_xp(*arrays):
     """
     found = None
     for a in arrays:
-        if a is None or isinstance(a, (int, float, bool, list, tuple)):
+        if type(a) is np.ndarray:  # the common case, first: one check per argument
+            kind = "numpy"
+        elif a is None or isinstance(a, _NEUTRAL):
             continue
-        a = getattr(a, "value", a)  # Tensor, Variable
-        if not hasattr(a, "shape"):
-            continue
-        kind = _module_of(a)
+        else:
+            a = getattr(a, "value", a)  # Tensor, Variable
+            if not hasattr(a, "shape"):
+                continue
+            kind = _module_of(a)
         if found is None:
             found = kind
         elif kind != found:

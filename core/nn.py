@@ -8,6 +8,7 @@ import numpy as np
 from . import ops
 from .autodiff import Tensor, as_tensor, make_node, stop_gradient, value_of
 from .backend import get_xp, to_host
+from .threads import product
 
 # SELU's constants (Klambauer et al., 2017), as in tf.nn.selu.
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -37,9 +38,9 @@ def dense(x, kernel, bias=None, relu: bool = False) -> Tensor:
         raise ValueError(f"dense: shapes {shapes} and {kernel.shape} are not aligned")
     bounds = np.cumsum([0] + widths)
     rows = [kernel.value[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
-    out = pieces[0].value @ rows[0]
+    out = product(pieces[0].value, rows[0])
     for piece, k in zip(pieces[1:], rows[1:]):
-        out += piece.value @ k
+        out += product(piece.value, k)
     parents = pieces + [kernel]
     if bias is not None:
         bias = as_tensor(bias)
@@ -54,9 +55,9 @@ def dense(x, kernel, bias=None, relu: bool = False) -> Tensor:
     def backward(g, need):
         if relu:
             g = g * (out > 0)
-        grads = [g @ k.T if need[i] else None for i, k in enumerate(rows)]
+        grads = [product(g, k.T) if need[i] else None for i, k in enumerate(rows)]
         if need[n]:
-            parts = [p.value.T @ g for p in pieces]
+            parts = [product(p.value.T, g) for p in pieces]
             grads.append(parts[0] if n == 1 else get_xp(g).concatenate(parts, axis=0))
         else:
             grads.append(None)

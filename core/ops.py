@@ -22,6 +22,7 @@ import numpy as np
 from .autodiff import Tensor, as_tensor, make_node, value_of
 from .backend import get_xp, scatter_add, segment_sum_array
 from .indexed_rows import IndexedRows
+from .threads import product
 
 # ---------------------------------------------------------------- helpers
 
@@ -251,7 +252,7 @@ def matmul(a, b) -> Tensor:
     def backward(g, need):
         av, bv = a.value, b.value
         if av.ndim == 2 and bv.ndim == 2:
-            return (g @ bv.T if need[0] else None, av.T @ g if need[1] else None)
+            return (product(g, bv.T) if need[0] else None, product(av.T, g) if need[1] else None)
         a2 = av[None, :] if av.ndim == 1 else av
         b2 = bv[:, None] if bv.ndim == 1 else bv
         g2 = g
@@ -266,7 +267,7 @@ def matmul(a, b) -> Tensor:
             gb = unbroadcast(xp.swapaxes(a2, -1, -2) @ g2, b2.shape).reshape(bv.shape)
         return ga, gb
 
-    return make_node(a.value @ b.value, (a, b), backward)
+    return make_node(product(a.value, b.value), (a, b), backward)
 
 
 def _axes(axis, ndim):

@@ -14,6 +14,8 @@ import asyncio
 
 import ray
 
+from ..core.threads import set_cpu_share
+
 
 class Host:
     """Ray actor (asyncio) holding one role object (a server or the coordinator); see
@@ -64,6 +66,13 @@ class Handle:
 
     def __reduce__(self):
         return Handle, (self.host,)
+
+
+def use_assigned_cpus() -> None:
+    """Size colonnade's BLAS threads by the CPUs Ray gave this actor (``num_cpus``; one
+    when it reserved none), not by the machine's cores, which other actors share."""
+    if ray.is_initialized():
+        set_cpu_share(ray.get_runtime_context().get_assigned_resources().get("CPU", 0))
 
 
 _pool: dict = {}  # (job id, options) -> [idle Host actors]

@@ -109,6 +109,9 @@ class _Scorer:
     """One Ray actor's scorer: the export loaded once, then called on each Arrow batch."""
 
     def __init__(self, path, model_fns, predict_keys, forward, batch_size):
+        from .hosts import use_assigned_cpus  # imports Ray, which this module leaves lazy
+
+        use_assigned_cpus()
         self.predictor = load(path, model_fns)
         self.predict_keys, self.forward, self.batch_size = predict_keys, forward, batch_size
 

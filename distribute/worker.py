@@ -88,7 +88,10 @@ class Worker:
     def __init__(self, index, num_workers, estimator, plan, dataset, servers, coordinator):
         import ray
 
+        from .hosts import use_assigned_cpus
+
         self._ray = ray
+        use_assigned_cpus()
         self.index, self.num_workers = index, num_workers
         self.estimator, self.plan, self.dataset = estimator, plan, dataset
         self.servers, self.coordinator = list(servers), coordinator
