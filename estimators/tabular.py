@@ -23,7 +23,6 @@ True
 
 from __future__ import annotations
 
-import contextlib
 import math
 import tempfile
 
@@ -89,12 +88,6 @@ LINEAR_L1 = 0.001
 # validation loss (a wide/deep blend chosen on validation; 0 keeps the wide part only):
 # on small tables the deep part overfits what the wide part already fits.
 BLEND_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
-# BLAS threads while training: a batch's matrix products (at most 1024 rows, often dozens
-# of (batch, 1) pieces of an input layer) are too small to split, and BLAS's threads wait
-# on each other more than they compute (breast cancer's fit on a loaded 2-core machine:
-# 120 s with OpenBLAS's default threads, 33 s with one). Set through threadpoolctl when
-# it is installed (it comes with scikit-learn); said in the notes either way.
-TRAINING_BLAS_THREADS = 1
 
 
 def validation_fraction(rows: int) -> float:
@@ -228,21 +221,6 @@ class _BestEpoch(EarlyStopping):
         return {k: [epoch[k] for epoch in self.logs] for k in self.logs[0]} if self.logs else {}
 
 
-def blas_threads():
-    """``(context manager, note)``: BLAS held to :data:`TRAINING_BLAS_THREADS` threads
-    while it is entered, or a no-op when threadpoolctl is not installed."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        note = "BLAS threads as configured (pip install threadpoolctl to train with 1)"
-        return contextlib.nullcontext(), note
-    limit = TRAINING_BLAS_THREADS
-    note = (
-        f"BLAS held to {limit} thread(s) while training: a batch's products are too small to split"
-    )
-    return threadpool_limits(limits=limit, user_api="blas"), note
-
-
 def _choose_blend(estimator, validate) -> tuple:
     """``(deep weight, note)``: the deep part's logits scaled by the weight of
     :data:`BLEND_WEIGHTS` with the lowest validation loss (the wide part's kept), folded
@@ -359,8 +337,6 @@ class _Tabular:
                 "losses (history_, TensorBoard's per-epoch loss and eval/loss) are in the "
                 "label's units"
             )
-        threads, note = blas_threads()
-        notes.append(note)
         for note in notes:
             plan = plan.with_note(note)
         self.columns_ = plan
@@ -371,21 +347,19 @@ class _Tabular:
         if valid is not None:
             stopper = _BestEpoch(valid, self.label, scale, patience, min_epochs)
             callbacks, epochs = [stopper], MAX_EPOCHS
-        with threads:
-            self.history_ = self.estimator_.fit(
-                train,
-                label=self.label,
-                epochs=epochs,
-                batch_size=batch_size,
-                callbacks=callbacks,
-                seed=seed,
-                verbose=self.verbose,
-            )
+        self.history_ = self.estimator_.fit(
+            train,
+            label=self.label,
+            epochs=epochs,
+            batch_size=batch_size,
+            callbacks=callbacks,
+            seed=seed,
+            verbose=self.verbose,
+        )
         if valid is not None:
             self.history_.history = stopper.history()
             if BLEND_WEIGHTS:
-                with threads:
-                    self.deep_weight_, note = _choose_blend(self.estimator_, stopper.validate)
+                self.deep_weight_, note = _choose_blend(self.estimator_, stopper.validate)
                 self.columns_ = self.columns_.with_note(note)
         elif scale is not None:
             self.history_.history["loss"] = [

@@ -442,23 +442,6 @@ def test_regressor_tensorboard_losses_are_in_label_units(tmp_path, monkeypatch):
     np.testing.assert_allclose(valid, model.history_.history["val_loss"], rtol=1e-5)
 
 
-def test_training_holds_blas_to_one_thread(tmp_path, few_epochs, monkeypatch):
-    threadpoolctl = pytest.importorskip("threadpoolctl")
-    seen = []
-    original = cn.estimators.DNNLinearCombinedClassifier.fit
-
-    def fit(self, *args, **kwargs):
-        blas = [p for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]
-        seen.extend(p["num_threads"] for p in blas)
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(cn.estimators.DNNLinearCombinedClassifier, "fit", fit)
-    model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
-    model.fit(_synthetic())
-    assert seen and set(seen) == {tabular.TRAINING_BLAS_THREADS}
-    assert any("BLAS held to 1 thread" in n for n in model.columns_.notes)
-
-
 def test_the_blend_of_wide_and_deep_is_chosen_on_validation(tmp_path, few_epochs):
     df, valid = _synthetic(400, 0), _synthetic(300, 1)
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
