@@ -49,9 +49,28 @@ def recall(labels, predictions, weights=None, name=None):
     return _pair(m.Recall(), labels, predictions, weights=weights)
 
 
-def auc(labels, predictions, weights=None, curve="ROC", name=None):
-    """Exact area under the ROC (or ``curve="PR"``) curve of scores ``predictions``."""
-    return _pair(m.AUC(curve), labels, predictions, weights=weights)
+def auc(
+    labels,
+    predictions,
+    weights=None,
+    num_thresholds=None,
+    metrics_collections=None,
+    updates_collections=None,
+    curve="ROC",
+    name=None,
+    summation_method="trapezoidal",
+    thresholds=None,
+):
+    """The area under the ROC (or ``curve="PR"``) curve of scores ``predictions``, in
+    TF 1's argument order. By default exact (``docs/tf_differences.md``: TF
+    approximates it at 200 thresholds); with ``num_thresholds`` or ``thresholds``, TF's
+    thresholded area and ``summation_method``, value for value."""
+    if num_thresholds is None and thresholds is None:
+        if summation_method != "trapezoidal":
+            raise ValueError("summation_method needs num_thresholds (or thresholds)")
+        return _pair(m.AUC(curve), labels, predictions, weights=weights)
+    metric = m.ThresholdedAUC(curve, num_thresholds or 200, thresholds, summation_method)
+    return _pair(metric, labels, predictions, weights=weights)
 
 
 def mean_squared_error(labels, predictions, weights=None, name=None):

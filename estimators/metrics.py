@@ -160,6 +160,92 @@ class AUC(Metric):
         return float(np.sum((recall[1:] - recall[:-1]) * precision))
 
 
+class ThresholdedAUC(Metric):
+    """TF 1's ``tf.compat.v1.metrics.auc``: the area under a curve drawn through the
+    confusion matrices at ``thresholds`` (a prediction above a threshold is positive),
+    with TF's edge thresholds, epsilons and ``summation_method``s (``"trapezoidal"``,
+    ``"minoring"``, ``"majoring"``, and for ``curve="PR"`` ``"careful_interpolation"``).
+    What a program that passes ``num_thresholds`` (or ``thresholds``) gets."""
+
+    EDGE = 1e-7  # TF's kepsilon: the first and last thresholds sit just outside [0, 1]
+    EPSILON = 1e-6  # TF's epsilon in the rates
+
+    def __init__(self, curve="ROC", num_thresholds=200, thresholds=None, summation="trapezoidal"):
+        if curve not in ("ROC", "PR"):
+            raise ValueError(f"curve must be 'ROC' or 'PR', got {curve!r}")
+        methods = ("trapezoidal", "minoring", "majoring", "careful_interpolation")
+        if summation not in methods:
+            raise ValueError(f"Invalid summation_method: {summation!r}; one of {methods}")
+        if thresholds is None:
+            if int(num_thresholds) < 2:
+                raise ValueError("`num_thresholds` must be > 1.")
+            inner = [(i + 1) / (num_thresholds - 1) for i in range(int(num_thresholds) - 2)]
+        else:
+            inner = [float(t) for t in thresholds]
+        self.curve, self.summation = curve, summation
+        self.thresholds = np.array([-self.EDGE, *inner, 1.0 + self.EDGE])
+        n = self.thresholds.size
+        self.tp, self.fn, self.tn, self.fp = (np.zeros(n) for _ in range(4))
+
+    def update(self, labels, predictions, weights=None):
+        labels = np.asarray(labels).reshape(-1).astype(bool)
+        predictions = np.asarray(predictions, dtype=np.float64).reshape(-1)
+        w = np.asarray(_weights(weights, labels), dtype=np.float64)
+        # a prediction is positive at every threshold below it: thresholds[:above]
+        above = np.searchsorted(self.thresholds, predictions, side="left")
+        n = self.thresholds.size
+        for positive, (hit, miss) in ((True, ("tp", "fn")), (False, ("fp", "tn"))):
+            per_bin = np.bincount(above[labels == positive], w[labels == positive], n + 1)
+            over = np.cumsum(per_bin[::-1])[::-1][1:]  # weight above thresholds[i]
+            setattr(self, hit, getattr(self, hit) + over)
+            setattr(self, miss, getattr(self, miss) + per_bin.sum() - over)
+
+    def result(self) -> float:
+        tp, fn, tn, fp, eps = self.tp, self.fn, self.tn, self.fp, self.EPSILON
+        if self.curve == "PR" and self.summation == "careful_interpolation":
+            return self._interpolated_pr()
+        recall = (tp + eps) / (tp + fn + eps)
+        if self.curve == "ROC":
+            x, y = fp / (fp + tn + eps), recall
+        else:
+            x, y = recall, (tp + eps) / (tp + fp + eps)
+        if self.summation == "minoring":
+            heights = np.minimum(y[:-1], y[1:])
+        elif self.summation == "majoring":
+            heights = np.maximum(y[:-1], y[1:])
+        else:
+            heights = (y[:-1] + y[1:]) / 2
+        return float(np.sum((x[:-1] - x[1:]) * heights))
+
+    def _interpolated_pr(self) -> float:
+        """TF's ``interpolate_pr_auc`` (Davis & Goadrich, 2006)."""
+        tp, fn, fp = self.tp, self.fn, self.fp
+        positives = tp + fp
+        with np.errstate(divide="ignore", invalid="ignore"):
+            dtp = tp[:-1] - tp[1:]
+            dp = positives[:-1] - positives[1:]
+            slope = np.where(dp != 0, dtp / np.where(dp != 0, dp, 1), 0.0)
+            intercept = tp[1:] - slope * positives[1:]
+            both = (positives[:-1] > 0) & (positives[1:] > 0)
+            ratio = np.where(both, positives[:-1] / np.where(both, positives[1:], 1), 1.0)
+            area = slope * (dtp + intercept * np.log(ratio))
+            denominator = tp[1:] + fn[1:]
+            safe = np.where(denominator != 0, denominator, 1)
+            return float(np.sum(np.where(denominator != 0, area / safe, 0.0)))
+
+    def merge_state(self, metrics) -> None:
+        for other in metrics:
+            same = type(other) is type(self) and np.array_equal(other.thresholds, self.thresholds)
+            if not same or (other.curve, other.summation) != (self.curve, self.summation):
+                raise TypeError("cannot merge AUCs of other thresholds, curves or summations")
+            for name in ("tp", "fn", "tn", "fp"):
+                setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def reset_state(self) -> None:
+        for name in ("tp", "fn", "tn", "fp"):
+            setattr(self, name, np.zeros(self.thresholds.size))
+
+
 class RootMeanSquaredError(Mean):
     """``sqrt(weighted mean of (label - prediction) ** 2)``."""
 

@@ -1,6 +1,7 @@
 """Metrics against brute-force references and hand-computed values."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -73,3 +74,48 @@ def test_hand_computed_classification_metrics():
     mean = m.Mean()
     mean.update(np.array([1.0, 3.0]), np.array([3.0, 1.0]))
     assert mean.result() == 1.5
+
+
+def test_auc_with_thresholds_is_tfs_value_for_value():
+    """tf.compat.v1.metrics.auc's thresholded area, every curve and summation method,
+    two batches merged as an evaluation merges them (golden/make_tf_auc.py, TF 2.15)."""
+    import json
+    from pathlib import Path
+
+    from colonnade.estimators import metric_ops
+
+    golden = json.loads((Path(__file__).parent / "golden" / "tf_auc.json").read_text())
+    labels, scores = np.array(golden["labels"]), np.array(golden["scores"], np.float32)
+    weights = np.array(golden["weights"], np.float32)
+    for case in golden["cases"]:
+        kwargs = {
+            k: case[k]
+            for k in ("curve", "num_thresholds", "summation_method", "thresholds")
+            if k in case
+        }
+        parts = [slice(0, 120), slice(120, 300)]
+        pairs = [
+            metric_ops.auc(
+                labels[p], scores[p], weights=weights[p] if case["weighted"] else None, **kwargs
+            )
+            for p in parts
+        ]
+        metric = pairs[0][0]
+        metric.merge_state([pairs[1][0]])
+        assert metric.result() == pytest.approx(case["auc"], abs=2e-6), case
+
+
+def test_auc_defaults_to_the_exact_area():
+    from sklearn.metrics import roc_auc_score
+
+    from colonnade.estimators import metric_ops
+
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 2, 200)
+    scores = rng.uniform(size=200)
+    value, update = metric_ops.auc(labels, scores)
+    assert update == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
+    with pytest.raises(ValueError, match="summation_method needs num_thresholds"):
+        metric_ops.auc(labels, scores, summation_method="minoring")
+    with pytest.raises(ValueError, match="Invalid summation_method"):
+        metric_ops.auc(labels, scores, num_thresholds=10, summation_method="bogus")
