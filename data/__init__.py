@@ -17,6 +17,7 @@ from . import experimental
 from .columns import required_columns
 from .csv_dataset import make_csv_dataset
 from .dataset import AUTOTUNE, Dataset
+from .iterators import make_one_shot_iterator
 from .text_lines import TextLineDataset
 
 __all__ = [
@@ -25,5 +26,6 @@ __all__ = [
     "TextLineDataset",
     "experimental",
     "make_csv_dataset",
+    "make_one_shot_iterator",
     "required_columns",
 ]

@@ -33,6 +33,7 @@ import pyarrow.dataset as pads
 from .arrow_inputs import csv_format, table_from_arrow, table_from_pandas
 from .columns import as_expression, as_names, check_expression, check_names, split_label
 from .dataset_cache import FileCache, MemoryCache
+from .iterators import OneShotIterator
 from .limits import MAX_ROWS, positive_count  # noqa: F401 (MAX_ROWS: cn.data.dataset's)
 from .plan import (
     INTERLEAVE_UNITS,
@@ -515,6 +516,15 @@ class Dataset:
         if not callable(fn):
             raise TypeError(f"map needs a callable, got {type(fn).__name__}")
         return self.with_plan(Map(self._node, fn, self._label, self._single_label))
+
+    def make_one_shot_iterator(self):
+        """TF 1's one-shot iterator: ``get_next()`` stands for every batch, for an
+        ``input_fn`` that returns it (see :mod:`.iterators`).
+
+        >>> Dataset.from_dict({"x": [1]}).make_one_shot_iterator().get_next().part
+        'features'
+        """
+        return OneShotIterator(self)
 
     def shuffle(
         self,

@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from .. import data as cn_data
 from ..data.dataset import MAX_ROWS
+from ..data.iterators import dataset_of
 from ..data.plan import in_memory
 from ..data.ray_source import is_ray_dataset, mix_blocks
 
@@ -191,6 +192,7 @@ def batches(input_fn, repeat_single=False):
     is yielded forever (a train loop bounded by ``steps``).
     """
     source = input_fn() if callable(input_fn) and not hasattr(input_fn, "__iter__") else input_fn
+    source = dataset_of(source) or source  # TF 1's `return iterator.get_next()`
     if source is None:
         what = "input_fn returned None" if callable(input_fn) else "the input is None"
         raise TypeError(

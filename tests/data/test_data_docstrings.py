@@ -12,6 +12,7 @@ def test_public_names_have_examples():
         "TextLineDataset",
         "experimental",
         "make_csv_dataset",
+        "make_one_shot_iterator",
         "required_columns",
     ]
     public = [
@@ -19,6 +20,7 @@ def test_public_names_have_examples():
         cn.data.required_columns,
         cn.data.TextLineDataset,
         cn.data.make_csv_dataset,
+        cn.data.make_one_shot_iterator,
         cn.data.experimental,
     ]
     public += [

@@ -88,3 +88,32 @@ def test_a_map_returning_a_labels_dict_labels_with_its_keys(tmp_path):
     np.testing.assert_array_equal(
         cn.io.decode_csv(next(iter(TextLineDataset(str(path)))), [[0], [0]])[0], [1, 3]
     )
+
+
+def test_tf1_input_fn_returning_get_next_trains_evaluates_and_predicts(tmp_path):
+    """TF 1's `return dataset.make_one_shot_iterator().get_next()` (and the unpacked
+    `features, labels = iterator.get_next()`): every batch is read, as TF's graph did."""
+    path = tmp_path / "rows.csv"
+    path.write_text(
+        "".join(f"{20 + i % 50},rome,{'>50K' if i % 50 > 25 else '<=50K'}\n" for i in range(96))
+    )
+
+    def input_fn():
+        dataset = TextLineDataset(str(path)).map(parse_csv).batch(16)
+        features, labels = dataset.make_one_shot_iterator().get_next()
+        return features, labels
+
+    def predict_input_fn():
+        ds = TextLineDataset(str(path)).map(lambda v: parse_csv(v)[0]).batch(32)
+        return cn.data.make_one_shot_iterator(ds).get_next()
+
+    fc = cn.feature_columns
+    age = fc.bucketized_column(fc.numeric_column("age"), [30, 40, 45, 50, 60])
+    est = cn.estimators.LinearClassifier([age], model_dir=str(tmp_path / "m"))
+    est.train(input_fn)
+    assert est.get_variable_value("global_step") == 6  # 96 rows in batches of 16
+    assert est.evaluate(input_fn)["accuracy"] > 0.9
+    assert len(list(est.predict(predict_input_fn))) == 96
+    features, _ = TextLineDataset(str(path)).map(parse_csv).make_one_shot_iterator().get_next()
+    with pytest.raises(TypeError, match="stands for every batch of the dataset"):
+        features["age"]
