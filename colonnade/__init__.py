@@ -33,6 +33,7 @@ from . import (  # noqa: E402
     regularizers,
     saved_model,
     sparse,
+    strings,
     summary,
     train,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "regularizers",
     "saved_model",
     "sparse",
+    "strings",
     "summary",
     "train",
     "load",

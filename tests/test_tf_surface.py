@@ -5,6 +5,7 @@ output classes under ``cn.estimators.export``."""
 import logging
 import os
 
+import numpy as np
 import pytest
 
 import colonnade as cn
@@ -140,3 +141,23 @@ def test_sparse_to_dense_pads_each_list_as_tf():
     assert cn.sparse.to_dense(pa.array([[]], pa.list_(pa.float32()))).shape == (1, 0)
     with pytest.raises(TypeError, match="to_dense takes a variable-length feature"):
         cn.sparse.to_dense([1, 2])
+
+
+def test_string_ops_split_and_parse_as_tf():
+    """Values TF 2.15 gives (tf.compat.v1.string_split's values by row, tf.strings.split's
+    ragged lists, tf.strings.to_number's float32)."""
+    s = cn.strings
+    assert s.string_split(["a b  c", "", "d"], " ").to_pylist() == [["a", "b", "c"], [], ["d"]]
+    assert s.string_split(["a,b;c]d"], ",;]").to_pylist() == [["a", "b", "c", "d"]]
+    assert s.string_split(["a,,b"], ",", skip_empty=False).to_pylist() == [["a", "", "b"]]
+    assert s.split(["a  b ", "c"]).to_pylist() == [["a", "b"], ["c"]]
+    assert s.split(["a|b||c"], "|").to_pylist() == [["a", "b", "", "c"]]
+    assert s.split(["a b c"], maxsplit=1).to_pylist() == [["a", "b c"]]
+    assert s.split([b"x y"]).to_pylist() == [["x", "y"]]  # bytes, as lines arrive
+    numbers = s.to_number(["1", "2.5"])
+    assert numbers.dtype == np.float32 and numbers.tolist() == [1.0, 2.5]
+    assert s.to_number([["1"], ["2"]], out_type=np.int64).tolist() == [[1], [2]]
+    with pytest.raises(ValueError, match="could not correctly convert string: x"):
+        s.to_number(["1", "x"])
+    assert cn.compat.v1.string_split is s.string_split
+    assert cn.compat.v1.string_to_number is s.to_number

@@ -28,6 +28,7 @@ from colonnade.core import (
     variable_scope,
 )
 from colonnade.io import decode_csv
+from colonnade.strings import string_split, string_to_number
 
 from . import estimator, gfile
 from .initializers import (
@@ -48,6 +49,8 @@ __all__ = [
     "get_or_create_global_step",
     "get_variable",
     "gfile",
+    "string_split",
+    "string_to_number",
     "glorot_normal_initializer",
     "glorot_uniform_initializer",
     "layers",

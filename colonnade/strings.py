@@ -1,0 +1,97 @@
+"""``cn.strings``: TF's string ops that input functions use on a batch of text, over Arrow.
+
+``split`` gives each string's pieces as one list (an Arrow ``ListArray``: what TF gives as
+a ``SparseTensor``/``RaggedTensor``, and what a categorical feature column reads as a
+multivalent input); ``to_number`` parses numbers as TF's ``strings.to_number``, refusing a
+string that is not one by name. ``cn.compat.v1.string_split`` / ``string_to_number`` are
+TF 1's spellings.
+
+>>> split(["a b", "c"]).to_pylist()
+[['a', 'b'], ['c']]
+>>> to_number(["1.5", "-2"]).tolist()
+[1.5, -2.0]
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = ["split", "string_split", "string_to_number", "to_number"]
+
+
+def _strings(values) -> pa.Array:
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not isinstance(values, pa.Array):
+        flat = np.asarray(values, dtype=object).reshape(-1)
+        values = pa.array([v.decode() if isinstance(v, bytes) else v for v in flat], pa.string())
+    if pa.types.is_binary(values.type) or pa.types.is_large_binary(values.type):
+        values = values.cast(pa.string())
+    if not pa.types.is_string(values.type) and not pa.types.is_large_string(values.type):
+        raise TypeError(f"expected strings, got {values.type}")
+    return values
+
+
+def split(input, sep=None, maxsplit=-1, name=None) -> pa.ListArray:  # noqa: A002 (TF's)
+    """Each string of ``input`` split at ``sep`` (``None``: runs of whitespace, empty
+    pieces dropped, as TF's), at most ``maxsplit`` times (-1: no limit)."""
+    values = _strings(input)
+    limit = None if maxsplit is None or maxsplit < 0 else int(maxsplit)
+    if sep is None:
+        return _without_empty(pc.utf8_split_whitespace(values, max_splits=limit))
+    if sep == "":
+        raise ValueError("split: sep must not be empty (TF splits into characters elsewhere)")
+    return pc.split_pattern(values, pattern=sep, max_splits=limit)
+
+
+def string_split(source, sep=None, skip_empty=True, delimiter=None) -> pa.ListArray:
+    """TF 1's ``string_split``: ``source`` split at any of the characters of ``delimiter``
+    (default a space), empty pieces dropped unless ``skip_empty=False``."""
+    delimiter = sep if delimiter is None else delimiter
+    delimiter = " " if delimiter is None else delimiter
+    values = _strings(source)
+    if len(delimiter) == 1:
+        pieces = pc.split_pattern(values, pattern=delimiter)
+    else:
+        escaped = "".join(re.escape(c) for c in delimiter)
+        pieces = pc.split_pattern_regex(values, pattern=f"[{escaped}]")
+    return _without_empty(pieces) if skip_empty else pieces
+
+
+def _without_empty(pieces: pa.ListArray) -> pa.ListArray:
+    """``pieces`` without their empty strings (rows kept, possibly empty)."""
+    flat = pc.list_flatten(pieces)
+    keep = pc.not_equal(flat, "")
+    rows = pc.list_parent_indices(pieces)
+    counts = np.bincount(rows.filter(keep).to_numpy(), minlength=len(pieces))
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), flat.filter(keep))
+
+
+def to_number(string_tensor, out_type=np.float32, name=None) -> np.ndarray:
+    """The numbers ``string_tensor`` holds, as ``out_type`` (float32 by default, as TF's);
+    a string that is not a number is a ``ValueError`` naming it."""
+    shape = np.shape(string_tensor) if not isinstance(string_tensor, pa.Array) else None
+    values = _strings(string_tensor)
+    kind = pa.from_numpy_dtype(np.dtype(out_type))
+    try:
+        numbers = values.cast(kind).to_numpy(zero_copy_only=False)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        bad = next(v for v in values.to_pylist() if not _parses(v, kind))
+        raise ValueError(f"StringToNumberOp could not correctly convert string: {bad}") from None
+    return numbers if shape is None else numbers.reshape(shape)
+
+
+def _parses(text, kind) -> bool:
+    try:
+        pa.scalar(text).cast(kind)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return False
+    return True
+
+
+string_to_number = to_number
