@@ -351,22 +351,48 @@ class Predictor:
             predict_keys: the predictions to return, e.g. ``["probabilities"]`` (default
                 ``None``: all of the head's).
             batch_size: rows transformed and predicted at once (default 8192)."""
+        arrays = self.predict_arrays(rows, predict_keys, batch_size)
+        if arrays is None:
+            return no_predictions_frame(self.head, predict_keys)
+        return predictions_frame(arrays, predict_keys)
+
+    def predict_arrays(self, rows, predict_keys=None, batch_size: int = 8192):
+        """``{prediction key: array}`` for ``rows`` (as :meth:`predict` takes them), each
+        array with a row per input row, shaped as the head gives it (``probabilities``
+        ``(n, n_classes)``, ``class_ids`` ``(n, 1)``...): TF's form. ``None`` when
+        ``rows`` holds no row."""
         if isinstance(rows, dict):
             rows = table_from_columns(rows, "predict")
         elif isinstance(rows, (list, tuple)) and rows and all(isinstance(r, dict) for r in rows):
             rows = pa.Table.from_pylist(list(rows))
         dataset = inputs.as_dataset(rows, batch_size=batch_size, columns=self.input_columns)
-        frames = []
+        parts = []
         for features, _, cache in transformed_batches(self.network, dataset):
             with core.no_grad():
                 logits = self.network.logits(features, training=False, rng=None, cache=cache)
             predictions = self.head.predictions(logits.value)
-            if predict_keys is not None:
-                predictions = select_keys(predictions, predict_keys)
-            frames.append(predictions_frame(predictions, predict_keys))
-        if not frames:
-            frames.append(no_predictions_frame(self.head, predict_keys))
-        return pd.concat(frames, ignore_index=True)
+            parts.append(
+                predictions if predict_keys is None else select_keys(predictions, predict_keys)
+            )
+        if not parts:
+            return None
+        return {key: np.concatenate([np.asarray(p[key]) for p in parts]) for key in parts[0]}
+
+    def __call__(self, inputs: dict) -> dict:
+        """TF's predictor call (``tf.contrib.predictor.from_saved_model(path)(inputs)``):
+        ``inputs`` is ``{"examples": [serialized tf.Example, ...]}`` for an export that
+        takes examples, else a dict of raw feature columns; returns ``{prediction key:
+        array}`` as :meth:`predict_arrays`."""
+        if not isinstance(inputs, dict):
+            raise TypeError(f"a predictor takes a dict of inputs, got {type(inputs).__name__}")
+        if self.takes_examples and set(inputs) == {"examples"}:
+            rows = self.parse_examples(list(inputs["examples"]))
+        else:
+            rows = inputs
+        arrays = self.predict_arrays(rows)
+        if arrays is None:
+            raise ValueError("a predictor call needs at least one row")
+        return arrays
 
 
 _PART_PREFIXES = {"linear": "model/linear/linear_model/", "dnn": "model/dnn/"}

@@ -130,3 +130,35 @@ def test_export_versions_are_ascii_digits_of_an_int64():
     with pytest.raises(TypeError, match="directory name \\(str\\), got int"):
         export_version(12)
     assert export_version(b"12") == 12 and export_version("²".encode()) is None  # bytes paths
+
+
+def test_a_predictor_called_as_tfs_gives_tfs_dict_of_arrays(tmp_path):
+    """tf.contrib.predictor's call: {"examples": [...]} (or raw columns) -> {key: array},
+    with a binary head's TF keys and shapes (probabilities (n, 2), class_ids (n, 1)...)."""
+    import pandas as pd
+
+    fc = cn.feature_columns
+    x = fc.numeric_column("x")
+    df = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0], "y": [0, 0, 1, 1]})
+    est = cn.estimators.LinearClassifier([x], model_dir=str(tmp_path / "m"))
+    est.fit(df, label="y", epochs=2, verbose=0)
+    receiver = cn.estimators.build_parsing_serving_input_receiver_fn(
+        fc.make_parse_example_spec([x])
+    )
+    predictor = cn.load(est.export_saved_model(str(tmp_path / "e"), receiver))
+    path = tmp_path / "rows.tfrecord"
+    cn.io.write_tfrecord(df[["x"]], str(path))
+    records = list(cn.io.tf_record_iterator(str(path)))
+    out = predictor({"examples": records})
+    assert set(out) == {
+        "logits", "logistic", "probabilities", "class_ids", "classes",
+        "all_class_ids", "all_classes",
+    }  # fmt: skip
+    assert out["probabilities"].shape == (4, 2) and out["class_ids"].shape == (4, 1)
+    frame = predictor.predict(df[["x"]])
+    np.testing.assert_allclose(out["probabilities"][:, 1], frame["probabilities_1"], rtol=1e-6)
+    np.testing.assert_allclose(out["probabilities"].sum(axis=1), 1.0, rtol=1e-6)
+    same = predictor({"x": df["x"].to_numpy()})
+    np.testing.assert_array_equal(same["class_ids"], out["class_ids"])
+    with pytest.raises(TypeError, match="takes a dict of inputs"):
+        predictor([1.0])
