@@ -43,7 +43,9 @@ if __name__ == "__main__":
         "labels": LABELS.tolist(),
         "scores": SCORES.tolist(),
         "weights": WEIGHTS.tolist(),
-        "cases": [dict(case, weighted=w, auc=tf_auc(case, w)) for case in CASES for w in (False, True)],
+        "cases": [
+            dict(case, weighted=w, auc=tf_auc(case, w)) for case in CASES for w in (False, True)
+        ],
     }
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf_auc.json")
     with open(path, "w") as f:
