@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import colonnade as cn
+from colonnade.core.checkpoint_format import is_tf_checkpoint
 from colonnade.demo import load_adult
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +29,7 @@ TOUR = 'model.fit(train, label="income", epochs=3, batch_size=256)'
 TF_WAY = 'ds = cn.data.Dataset.from_files("clicks/*.parquet", label="clicked")'
 ZERO_CONFIG = 'model = cn.estimators.TabularClassifier("income", seed=0).fit("train.parquet")'
 TENSORBOARD = "tensorboard --logdir model_dir"
-PORTING = "model.train(input_fn, steps=10)  # global_step 128 -> 138; model.ckpt-138 is colonnade's"
+PORTING = "model.train(input_fn, steps=10)  # global_step 128 -> 138: model.ckpt-138, a TF bundle"
 
 RUNS = {
     SETUP: "tests/test_package.py::test_colonnade_demo_command_runs",  # line 2: .ci/run
@@ -160,3 +161,5 @@ def test_porting_takes_over_a_tf_model_dir(tmp_path, monkeypatch):
     }
     exec(compile(block(PORTING), "README.md", "exec"), namespace)
     assert namespace["model"].get_variable_value("global_step") == 138
+    latest = cn.train.latest_checkpoint(str(tmp_path / "old_tf_model_dir"))
+    assert latest.endswith("model.ckpt-138") and is_tf_checkpoint(latest)  # as the comment says
