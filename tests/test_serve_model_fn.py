@@ -218,3 +218,12 @@ def test_cli_serves_a_model_fn_export_in_worker_processes(tmp_path):
     finally:
         server.terminate()
         server.wait(30)
+
+
+def test_create_app_of_a_path_takes_model_fns_as_functions_or_import_strings(tmp_path):
+    from colonnade.serving import create_app
+
+    path = train_export(tmp_path)
+    assert callable(create_app(path, NAME, model_fns={"linear_model_fn": linear_model_fn}))
+    with pytest.raises(ModelFnImportError, match="'no_such_module_xyz' does not import"):
+        create_app(path, NAME, model_fns={"linear_model_fn": "no_such_module_xyz:f"})

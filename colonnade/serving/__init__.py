@@ -63,10 +63,21 @@ MISSING_EXTRA = (
 )
 
 
-def create_app(store, model_name=DEFAULT_MODEL_NAME, **kwargs):
-    """The ASGI app serving ``store`` (a :class:`ModelStore`) as ``model_name``; see
+def create_app(store, model_name=DEFAULT_MODEL_NAME, model_fns=None, **kwargs):
+    """The ASGI app serving ``store`` (a :class:`ModelStore`, or an export path to make
+    one of, with ``model_fns``: ``{name: function or "package.module:function"}`` for
+    custom Estimators' exports) as ``model_name``; see
     :func:`colonnade.serving.app.create_app`. Needs the ``serve`` extra."""
     from .app import create_app as _create_app
+
+    if not isinstance(store, ModelStore):
+        functions = {
+            name: import_target(fn) if isinstance(fn, str) else fn
+            for name, fn in (model_fns or {}).items()
+        }
+        store = ModelStore(store, model_fns=functions)
+    elif model_fns is not None:
+        raise ValueError("model_fns goes to the ModelStore: ModelStore(path, model_fns=...)")
 
     return _create_app(store, model_name, **kwargs)
 
