@@ -7,16 +7,19 @@ import shutil
 import tempfile
 import weakref
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 from .. import core
 from ..data.tensor_slices import table_from_columns
 from . import export_checks as checks
+from . import input_fn as inputs
 from . import receivers
 from .estimator import Estimator
 from .export import MODEL_FILE, VARIABLES_PREFIX, Predictor, resolve_export_dir
 from .export_checks import ExportError
+from .inference import predict_batches
 from .model_fn_export import params_from_json
 
 __all__ = ["ModelFnPredictor", "load"]
@@ -98,13 +101,28 @@ class ModelFnPredictor:
         """Predictions for ``rows`` (a DataFrame, Arrow table, dict of columns or list of
         row dicts), one row per input row, in order. In a dict, a 2-D array is one
         multi-valued feature (a row per row)."""
-        if isinstance(rows, dict):
-            rows = table_from_columns(rows, "predict")
-        elif isinstance(rows, (list, tuple)) and rows and all(isinstance(r, dict) for r in rows):
-            rows = pa.Table.from_pylist(list(rows))
         return self._estimator.predict(
-            rows, predict_keys=predict_keys, batch_size=batch_size, verbose=0
+            _as_rows(rows), predict_keys=predict_keys, batch_size=batch_size, verbose=0
         )
+
+    def predict_arrays(self, rows, predict_keys=None, batch_size: int = 8192):
+        """``{prediction key: array}`` of the model_fn's predictions for ``rows`` (as
+        :meth:`predict` takes them), each array with a row per input row in the shape the
+        model_fn gives it: what ``colonnade serve`` answers. ``None`` when ``rows`` holds
+        no row."""
+        dataset = inputs.as_dataset(_as_rows(rows), batch_size=batch_size, columns=None)
+        parts = list(predict_batches(self._estimator, dataset, predict_keys))
+        if not parts:
+            return None
+        return {key: np.concatenate([np.asarray(p[key]) for p in parts]) for key in parts[0]}
+
+
+def _as_rows(rows):
+    if isinstance(rows, dict):
+        return table_from_columns(rows, "predict")
+    if isinstance(rows, (list, tuple)) and rows and all(isinstance(r, dict) for r in rows):
+        return pa.Table.from_pylist(list(rows))
+    return rows
 
 
 class _ExportedEstimator(Estimator):

@@ -88,11 +88,11 @@ def server(tmp_path_factory):
     yield from serve(root, base, first)
 
 
-def serve(root, base, first, **app_options):
+def serve(root, base, first, model_fns=None, **app_options):
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    store = ModelStore(str(base), poll_interval=0.1)
+    store = ModelStore(str(base), poll_interval=0.1, model_fns=model_fns)
     config = uvicorn.Config(create_app(store, NAME, **app_options), **uvicorn_options())
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

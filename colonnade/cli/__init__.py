@@ -158,6 +158,15 @@ def _add_serve_parser(sub) -> None:
         metavar="LABEL=VERSION",
         help="a TF Serving version label for /v1/models/NAME/labels/LABEL (repeatable)",
     )
+    serve.add_argument(
+        "--model-fn",
+        action="append",
+        default=[],
+        metavar="NAME=package.module:function",
+        help="the model_fn of a custom Estimator's export, imported from this environment "
+        "(never from the export); NAME is the name the export records (default: the "
+        "function's __name__); repeatable",
+    )
     limits = serving_limits()
     serve.add_argument(
         "--max-body-mb",
@@ -318,8 +327,9 @@ def _run_serve(args) -> int:
                 max_rows=args.max_rows,
                 request_seconds=args.request_seconds,
             ),
+            model_fns=args.model_fn,
         )
-    except FileNotFoundError as e:
+    except (FileNotFoundError, serving.ModelFnImportError) as e:
         return _fail("colonnade serve", e, args.verbose, EXIT_CONFIG_ERROR)
     except (ExportError, OSError) as e:  # OSError: the port is taken, or not ours to bind
         return _fail("colonnade serve", e, args.verbose, EXIT_FAILURE)

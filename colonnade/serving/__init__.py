@@ -33,6 +33,7 @@ import os
 import socket
 
 from .limits import Limits
+from .model_fns import ModelFnImportError, import_target, model_fn_specs
 from .versions import DEFAULT_POLL_INTERVAL, ModelStore, ServedModel
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "DEFAULT_MODEL_NAME",
     "DEFAULT_PORT",
     "MISSING_EXTRA",
+    "ModelFnImportError",
     "ModelStore",
     "Limits",
     "ServedModel",
@@ -61,10 +63,21 @@ MISSING_EXTRA = (
 )
 
 
-def create_app(store, model_name=DEFAULT_MODEL_NAME, **kwargs):
-    """The ASGI app serving ``store`` (a :class:`ModelStore`) as ``model_name``; see
+def create_app(store, model_name=DEFAULT_MODEL_NAME, model_fns=None, **kwargs):
+    """The ASGI app serving ``store`` (a :class:`ModelStore`, or an export path to make
+    one of, with ``model_fns``: ``{name: function or "package.module:function"}`` for
+    custom Estimators' exports) as ``model_name``; see
     :func:`colonnade.serving.app.create_app`. Needs the ``serve`` extra."""
     from .app import create_app as _create_app
+
+    if not isinstance(store, ModelStore):
+        functions = {
+            name: import_target(fn) if isinstance(fn, str) else fn
+            for name, fn in (model_fns or {}).items()
+        }
+        store = ModelStore(store, model_fns=functions)
+    elif model_fns is not None:
+        raise ValueError("model_fns goes to the ModelStore: ModelStore(path, model_fns=...)")
 
     return _create_app(store, model_name, **kwargs)
 
@@ -78,6 +91,7 @@ def serve(
     workers: int = DEFAULT_WORKERS,
     version_labels: dict | None = None,
     limits: Limits | None = None,
+    model_fns=None,
 ) -> None:
     """Serve ``export`` (an export directory, or a base directory of numbered versions)
     over HTTP at ``host:port`` until interrupted, in ``workers`` processes sharing the
@@ -87,12 +101,19 @@ def serve(
     before any worker starts), and ``ValueError`` for ``workers`` < 1.
     ``version_labels`` maps TF Serving version labels to versions (``{"stable": 3}``)
     for ``/v1/models/NAME/labels/LABEL``. ``limits`` sets the request budgets (default
-    :class:`Limits`' values, in ``docs/serving.md``)."""
+    :class:`Limits`' values, in ``docs/serving.md``). ``model_fns`` names the model_fn
+    of a custom Estimator's export by import string: ``["NAME=package.module:function",
+    ...]`` (``colonnade serve --model-fn``; ``package.module:function`` alone takes the
+    function's ``__name__``) or ``{NAME: "package.module:function"}``; each is imported
+    from this environment (:mod:`.model_fns`), in every worker process, and a bad one
+    raises :class:`ModelFnImportError` naming it."""
     import uvicorn
 
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
-    store = ModelStore(export, poll_interval=poll_interval)
+    targets = model_fn_specs(model_fns)
+    functions = {name: import_target(target) for name, target in targets.items()}
+    store = ModelStore(export, poll_interval=poll_interval, model_fns=functions)
     where = f"http://{host}:{port}/v1/models/{model_name}"
     processes = f" ({workers} worker processes)" if workers > 1 else ""
     print(f"serving {model_name!r} at {where}{processes}", flush=True)
@@ -112,6 +133,7 @@ def serve(
         "poll_interval": poll_interval,
         "version_labels": version_labels,
         "limits": dataclasses.asdict(limits or Limits()),
+        "model_fns": targets,  # import strings: each worker imports them itself
     }
     os.environ[_WORKER_SETTINGS] = json.dumps(settings)  # inherited by the workers
     del options["host"], options["port"]
@@ -146,7 +168,10 @@ def worker_app():
     app factory, called in each worker): its own :class:`ModelStore` and version poller,
     from the settings ``serve`` left in the environment."""
     settings = json.loads(os.environ[_WORKER_SETTINGS])
-    store = ModelStore(settings["export"], poll_interval=settings["poll_interval"])
+    functions = {name: import_target(t) for name, t in settings["model_fns"].items()}
+    store = ModelStore(
+        settings["export"], poll_interval=settings["poll_interval"], model_fns=functions
+    )
     labels, limits = settings["version_labels"], Limits(**settings["limits"])
     return create_app(
         store, settings["model_name"], freeze_heap=True, version_labels=labels, limits=limits

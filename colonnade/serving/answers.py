@@ -188,7 +188,7 @@ def metadata(name: str, model) -> dict:
     """TF Serving's ``GetModelMetadata`` answer for ``model`` (a ``ServedModel``): the
     ``serving_default`` signature."""
     signature = {
-        "inputs": {k: _input_info(k, t) for k, t in model.inputs.items()},
+        "inputs": {k: _input_info(k, t) for k, t in (model.inputs or {}).items()},
         "outputs": {
             k: _output_info(k, model.output_dtypes[k], w) for k, w in model.outputs.items()
         },

@@ -6,7 +6,9 @@ serialized-example body, never on its event loop. It needs no model, only the
 :class:`InputSpec` of the served version, which travels to a parse process by pickle.
 
 Inputs are typed by the export's signature, not by the batch: a JSON ``null`` is a
-missing value of the input's type whether or not another row has a value.
+missing value of the input's type whether or not another row has a value. An export
+that records no inputs (a custom ``model_fn``'s without a serving receiver) takes any
+columns, typed by their JSON values, nested at most :data:`OPEN_INPUT_DEPTH` deep.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ __all__ = [
     "decode_request",
 ]
 
+OPEN_INPUT_DEPTH = 2
+"""How deep a value of an export with unknown inputs may nest lists (a row of a 2-D
+feature): deeper bodies are refused before Arrow converts them."""
 SIGNATURE_NAMES = ("serving_default", "predict")
 """The signature names a predict request may give: TF's estimator exports name their
 prediction signature ``predict`` and serve it as ``serving_default`` too."""
@@ -54,13 +59,14 @@ class NeedsParseProcess(Exception):
 @dataclass(frozen=True)
 class InputSpec:
     """What a request is checked and typed against: ``inputs`` maps each raw input to
-    its Arrow type; ``parse_features`` is the export's recorded ``tf.Example`` spec (its
-    JSON form) when it takes serialized examples, else ``None``; ``max_rows`` and
+    its Arrow type (``None``: not known, any columns are taken); ``parse_features`` is
+    the export's recorded ``tf.Example`` spec (its JSON form) when it takes serialized
+    examples, else ``None``; ``max_rows`` and
     ``max_values`` bound a request (:class:`~.workers.Limits`). ``check_nesting`` is set
     for a body nested deeper than any input reads: each value's depth is then checked
     before Arrow sees it (Arrow takes seconds to convert a number 1,000 lists deep)."""
 
-    inputs: dict
+    inputs: dict | None
     parse_features: dict | None
     max_rows: int
     max_values: int
@@ -91,7 +97,7 @@ def decode_request(verb: str, raw: bytes, spec: InputSpec, examples_allowed: boo
             "the request body must be a JSON object with 'instances' or 'inputs', got a "
             f"JSON {kind_of(body)}"
         )
-    if _bracket_depth(raw) > 2 + max(map(_depth, spec.inputs.values()), default=0):
+    if _bracket_depth(raw) > 2 + _deepest_input(spec):
         spec = InputSpec(spec.inputs, spec.parse_features, spec.max_rows, spec.max_values, True)
     if verb == "predict":
         decoded = _decode_predict(body, spec, examples_allowed)
@@ -99,6 +105,29 @@ def decode_request(verb: str, raw: bytes, spec: InputSpec, examples_allowed: boo
         decoded = Decoded(_decode_examples_verb(verb, body, spec), rows=True)
     _check_size(decoded.table, spec)
     return decoded
+
+
+def _deepest_input(spec: InputSpec) -> int:
+    if spec.inputs is None:
+        return OPEN_INPUT_DEPTH
+    return max(map(_depth, spec.inputs.values()), default=0)
+
+
+def _open_columns(values, field: str) -> dict:
+    """``{column: values}`` of the rows ``values`` (``instances`` or ``examples``) of an
+    export whose inputs are not known: every name any row has, ``None`` where a row
+    lacks it."""
+    if not isinstance(values, list):
+        raise BadRequest(f"{field!r} must be a list of rows, got a JSON {kind_of(values)}")
+    names: dict = {}
+    for i, row in enumerate(values):
+        if not isinstance(row, dict):
+            raise BadRequest(
+                f"{field}[{i}] must be an object of named input columns (this export records "
+                f"no inputs, so bare values have no name), got a JSON {kind_of(row)}"
+            )
+        names.update(dict.fromkeys(row))
+    return {name: [row.get(name) for row in values] for name in names}
 
 
 def _decode_predict(body: dict, spec: InputSpec, examples_allowed: bool) -> Decoded:
@@ -118,7 +147,6 @@ def _decode_predict(body: dict, spec: InputSpec, examples_allowed: bool) -> Deco
             f"the request has {what} 'instances' and 'inputs'; send exactly one: "
             "'instances' (a list of rows) or 'inputs' (a dict of columns)"
         )
-    names = list(spec.inputs)
     if "instances" in body:
         instances = body["instances"]
         serialized = _serialized_instances(instances, spec)
@@ -126,9 +154,14 @@ def _decode_predict(body: dict, spec: InputSpec, examples_allowed: bool) -> Deco
             return Decoded(
                 serialized_to_table(serialized, "instances", spec, examples_allowed), True
             )
-        columns = rows_to_columns(instances, names)
+        if spec.inputs is None:
+            columns = _open_columns(instances, "instances")
+        else:
+            columns = rows_to_columns(instances, list(spec.inputs))
         return Decoded(columns_to_table(columns, spec.inputs, spec.check_nesting), True)
-    columns = inputs_to_columns(body["inputs"], names)
+    inputs = body["inputs"]
+    names = list(inputs) if spec.inputs is None and isinstance(inputs, dict) else spec.inputs
+    columns = inputs_to_columns(inputs, list(names or ()))
     return Decoded(columns_to_table(columns, spec.inputs, spec.check_nesting), False)
 
 
@@ -235,6 +268,8 @@ def serialized_to_table(examples, field: str, spec: InputSpec, allowed: bool) ->
         table = parse_example(serialized, specs_from_json(spec.parse_features))
     except (ValueError, TypeError, KeyError, pa.ArrowException) as e:
         raise BadRequest(f"the examples cannot be parsed: {e}") from None
+    if spec.inputs is None:
+        return table
     return table.select([name for name in spec.inputs if name in table.column_names])
 
 
@@ -273,10 +308,12 @@ def _decode_examples_verb(verb: str, body: dict, spec: InputSpec) -> pa.Table:
                 "context or in the examples, not both"
             )
         rows.append({**context, **example})
-    names = list(spec.inputs)
-    columns = rows_to_columns(rows, names, field="examples")
-    for name in names:
-        scalar = _depth(spec.inputs[name]) == 0
+    if spec.inputs is None:
+        columns = _open_columns(rows, "examples")
+    else:
+        columns = rows_to_columns(rows, list(spec.inputs), field="examples")
+    for name in columns:
+        scalar = spec.inputs is not None and _depth(spec.inputs[name]) == 0
         columns[name] = [_feature_value(v, scalar, name) for v in columns[name]]
     return columns_to_table(columns, spec.inputs, spec.check_nesting)
 
@@ -451,11 +488,12 @@ def columns_to_table(columns: dict, inputs: dict, check_nesting: bool = False) -
     """One Arrow column per input, each checked against the type and rank the model
     reads (a value may be a scalar where a list is read: one value); a column of only
     ``null`` takes the input's type, as any missing value does. ``check_nesting``
-    checks each value's depth before converting (see :class:`InputSpec`)."""
+    checks each value's depth before converting (see :class:`InputSpec`). With
+    ``inputs`` ``None`` (not known) each column takes its values' own type."""
     arrays = {}
     for name, values in columns.items():
-        expected = inputs[name]
-        want_depth = _depth(expected)
+        expected = None if inputs is None else inputs[name]
+        want_depth = OPEN_INPUT_DEPTH if expected is None else _depth(expected)
         if check_nesting and _deeper_than(values, want_depth):
             raise BadRequest(
                 f"input column {name!r} takes {_rank_words(want_depth)} (rank {want_depth + 1} "
@@ -473,6 +511,9 @@ def columns_to_table(columns: dict, inputs: dict, check_nesting: bool = False) -
                 f"input column {name!r} takes {_rank_words(want_depth)} (rank {want_depth + 1} "
                 f"with the batch), got values nested {got_depth} deep (rank {got_depth + 1})"
             )
+        if expected is None:
+            arrays[name] = array
+            continue
         if not _accepts(expected, array.type):
             raise BadRequest(
                 f"input column {name!r} takes {describe(expected)}, got {describe(array.type)}"

@@ -22,10 +22,18 @@ import threading
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
 
+from ..data.example import parse_example
+from ..estimators import export_checks
 from ..estimators.export import MODEL_FILE, Predictor, export_version
+from ..estimators.export_checks import ExportError
+from ..estimators.loading import ModelFnPredictor
+from ..estimators.receivers import specs_from_json
 from ..feature_columns import make_parse_example_spec
 from ..feature_columns.transform_cache import ValueIds
+from .inference import predict_table
+from .model_fns import FLAG
 
 __all__ = ["ModelStore", "ServedModel", "find_versions", "load_inside"]
 
@@ -46,6 +54,14 @@ class ServedModel:
     numpy dtype. ``value_ids`` is this version's memo of categorical ids for tiny
     requests. ``parse_features`` is the recorded ``tf.Example`` spec (JSON form) of an
     export that takes serialized examples, else ``None``.
+
+    An export of a custom ``Estimator(model_fn)`` (``model_fn`` set: its name) reads the
+    inputs of its recorded serving receiver, or, with none recorded, ``inputs`` is
+    ``None``: any columns, typed by their JSON values. Its ``outputs`` are the keys of
+    the model_fn's predictions, known from the first request that succeeds (empty
+    before: a model_fn may compute anything, so no probe row is made up for it). Its
+    model_fn runs one request at a time (it is the user's code, not known to be
+    thread-safe).
     """
 
     version: int
@@ -56,9 +72,17 @@ class ServedModel:
     output_dtypes: dict
     value_ids: ValueIds
     parse_features: dict | None = None
+    model_fn: str | None = None
+    lock: threading.Lock | None = None
 
     @classmethod
-    def load(cls, version: int, path: str) -> ServedModel:
+    def load(cls, version: int, path: str, model_fns: dict | None = None) -> ServedModel:
+        """Load the export at ``path`` as ``version``; an export of a custom Estimator
+        takes its model_fn from ``model_fns`` (``{name: function}``) by the name it
+        records, and is refused, naming that name and ``--model-fn``, without it."""
+        meta = export_checks.read_json(os.path.realpath(path), MODEL_FILE)
+        if isinstance(meta, dict) and "model_fn" in meta:
+            return cls.load_model_fn(version, path, meta, model_fns or {})
         predictor = Predictor(path)
         network = predictor.network
         columns = []
@@ -82,6 +106,58 @@ class ServedModel:
             version, predictor.path, predictor, inputs, outputs, dtypes, ValueIds(), parse_features
         )
 
+    @classmethod
+    def load_model_fn(cls, version: int, path: str, meta: dict, model_fns: dict) -> ServedModel:
+        """The export of a custom Estimator at ``path`` (its ``model.json`` is ``meta``)."""
+        name = export_checks.field(meta, "model_fn", str, os.path.join(path, MODEL_FILE), "")
+        if name not in model_fns:
+            given = ", ".join(sorted(map(repr, model_fns))) or "none"
+            raise ExportError(
+                f"{path} is an export of a custom Estimator whose model_fn is {name!r}: "
+                f"serve it with {FLAG.replace('NAME', name)} (serve(..., model_fns="
+                f"{{{name!r}: 'package.module:function'}})); model_fns given: {given}"
+            )
+        predictor = ModelFnPredictor(path, meta, {name: model_fns[name]})
+        inputs, parse_features = None, None
+        if predictor.serving_input_receiver is not None:
+            features = predictor.serving_input_receiver.features
+            schema = parse_example([], specs_from_json(features)).schema
+            inputs = {field.name: field.type for field in schema}
+            if predictor.takes_examples:
+                parse_features = features
+        return cls(
+            version,
+            path,
+            predictor,
+            inputs,
+            {},
+            {},
+            ValueIds(),
+            parse_features,
+            name,
+            threading.Lock(),
+        )
+
+    def predict(self, table: pa.Table) -> dict:
+        """``{output: array}`` of this version's predictions for ``table`` (its inputs),
+        one row per row."""
+        if self.model_fn is None:
+            return predict_table(self.predictor, table, list(self.outputs), self.value_ids)
+        with self.lock:
+            arrays = self.predictor.predict_arrays(table)
+        if arrays is None:  # no row: the known outputs, cut to none
+            if not self.outputs:
+                raise ValueError("the request has no rows; send at least one")
+            return {
+                k: np.zeros((0, w) if w else (0,), self.output_dtypes[k])
+                for k, w in self.outputs.items()
+            }
+        if not self.outputs:
+            for key, value in arrays.items():
+                self.output_dtypes[key] = value.dtype
+                self.outputs[key] = value.shape[1] if value.ndim == 2 else 0
+        return arrays
+
 
 def find_versions(base: str) -> dict:
     """``{version: path}`` of the numbered export directories in ``base``."""
@@ -98,7 +174,7 @@ def find_versions(base: str) -> dict:
     return found
 
 
-def load_inside(base: str, version: int, path: str) -> ServedModel:
+def load_inside(base: str, version: int, path: str, model_fns: dict | None = None) -> ServedModel:
     """Load ``version`` at ``path``, refusing a version directory that resolves (through
     a symlink) outside ``base``: the base directory is what the operator pointed the
     server at, and a link out of it would serve whatever it names. A link to another
@@ -110,7 +186,7 @@ def load_inside(base: str, version: int, path: str) -> ServedModel:
             f"directory {real_base!r}; refused. Copy the export into the base directory "
             "(or link to a place inside it)"
         )
-    return ServedModel.load(version, path)
+    return ServedModel.load(version, path, model_fns)
 
 
 def _fingerprint(path: str) -> tuple:
@@ -135,12 +211,17 @@ class ModelStore:
     ``None``; ``status()`` every version seen, TF Serving's ``model_version_status``.
     ``start()`` starts the poller thread (a base directory only), ``stop()`` ends it;
     ``on_swap``, when set, is called (on the poller's thread) after each swap.
+    ``model_fns`` (``{name: function}``) gives the model_fn of custom Estimators' exports
+    by the name they record (:mod:`.model_fns` imports them from ``--model-fn``).
     Raises ``FileNotFoundError`` when ``path`` holds no export, and the load error of
     the newest version when no version loads at all.
     """
 
-    def __init__(self, path, poll_interval: float = DEFAULT_POLL_INTERVAL):
+    def __init__(
+        self, path, poll_interval: float = DEFAULT_POLL_INTERVAL, model_fns: dict | None = None
+    ):
         self.path = os.fspath(path)
+        self.model_fns = dict(model_fns or {})
         self.poll_interval = poll_interval
         self._lock = threading.Lock()  # one poll at a time; readers never take it
         self._stop = threading.Event()
@@ -151,7 +232,7 @@ class ModelStore:
         if os.path.isfile(os.path.join(self.path, MODEL_FILE)):
             self.is_base = False
             version = export_version(os.path.basename(os.path.normpath(self.path))) or 1
-            self._loaded = {version: ServedModel.load(version, self.path)}
+            self._loaded = {version: ServedModel.load(version, self.path, self.model_fns)}
             return
         if not os.path.isdir(self.path):
             raise FileNotFoundError(f"no export at {self.path!r}")
@@ -166,7 +247,9 @@ class ModelStore:
         errors = []
         for version in sorted(versions, reverse=True):
             try:
-                self._loaded = {version: load_inside(self.path, version, versions[version])}
+                self._loaded = {
+                    version: load_inside(self.path, version, versions[version], self.model_fns)
+                }
                 break
             except Exception as e:
                 errors.append(e)
@@ -221,7 +304,7 @@ class ModelStore:
                 if failed is not None and failed[0] == _fingerprint(path):
                     continue
                 try:
-                    model = load_inside(self.path, version, path)
+                    model = load_inside(self.path, version, path, self.model_fns)
                 except Exception as e:
                     self._note_failure(version, path, e)
                     continue

@@ -27,7 +27,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pyarrow as pa
 
-from .inference import predict_table
 from .limits import Limits
 from .requests import BadRequest, Decoded, InputSpec, NeedsParseProcess, decode_request
 
@@ -49,7 +48,7 @@ def predict_arrays(model, table: pa.Table) -> dict:
     """``{output: array}`` of ``model``'s predictions for ``table``; a model that cannot
     take these inputs is the client's error."""
     try:
-        return predict_table(model.predictor, table, list(model.outputs), model.value_ids)
+        return model.predict(table)
     except (ValueError, TypeError, KeyError, pa.ArrowException) as e:
         message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
         raise BadRequest(f"the model cannot predict these inputs: {message}") from None
