@@ -406,9 +406,17 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map: dict, variables=None)
 # --------------------------------------------------------------------------- warm_start
 
 
+def _tf_name(name: str) -> str:
+    """``name`` as TF's ``Variable.name`` spells it (``w`` -> ``w:0``): TF matches the
+    ``vars_to_warm_start`` regexes against these, so ``"v2[^/]"`` selects ``v2``."""
+    return name if re.search(r":\d+$", name) else f"{name}:0"
+
+
 def _select(vars_to_warm_start, names: dict, vocab_names) -> list:
     if isinstance(vars_to_warm_start, str):
-        chosen = [n for n, v in names.items() if v.trainable and re.match(vars_to_warm_start, n)]
+        chosen = [
+            n for n, v in names.items() if v.trainable and re.match(vars_to_warm_start, _tf_name(n))
+        ]
         if not chosen:
             logger.warning(
                 "warm_start: vars_to_warm_start=%r selects no trainable variable",
@@ -421,7 +429,7 @@ def _select(vars_to_warm_start, names: dict, vocab_names) -> list:
         if all(isinstance(v, str) for v in vars_to_warm_start):
             chosen, unmatched = [], []
             for pattern in vars_to_warm_start:
-                hits = [n for n in names if re.match(pattern, n)]
+                hits = [n for n in names if re.match(pattern, _tf_name(n))]
                 if not hits:
                     unmatched.append(pattern)
                 chosen += [n for n in hits if n not in chosen]
@@ -446,6 +454,26 @@ def _select(vars_to_warm_start, names: dict, vocab_names) -> list:
         "vars_to_warm_start must be a regex string, a list of names/regexes or Variables, or "
         f"None; got {type(vars_to_warm_start).__name__}"
     )
+
+
+def _object_based_renames(reader, chosen) -> dict:
+    """TF's ``_get_object_checkpoint_renames``: in a checkpoint written by ``Checkpoint``
+    the keys are object paths (``v``), so each chosen name that is not a key loads the
+    variable saved under that name (recorded by ``Checkpoint.write``), when exactly one
+    was."""
+    metadata = getattr(reader, "metadata", None)
+    if metadata is None:
+        return {}
+    keys_by_name: dict = {}
+    for key in reader.keys():
+        saved_name = metadata(key).get("variable_name")
+        if saved_name is not None and saved_name != key:
+            keys_by_name.setdefault(saved_name, []).append(key)
+    return {
+        name: keys_by_name[name][0]
+        for name in chosen
+        if not reader.has_tensor(name) and len(keys_by_name.get(name, ())) == 1
+    }
 
 
 def _slot_source(reader, prev_name, slot_name):
@@ -513,9 +541,14 @@ def warm_start(
             raise TypeError(f"var_name_to_vocab_info[{name!r}] must be a VocabInfo")
     chosen = _select(vars_to_warm_start, names, vocab_infos)
 
+    # with vars_to_warm_start=None TF counts a renamed trainable variable as used, though
+    # only the vocabulary ones are warm-started
+    renamable = set(chosen) | (
+        {n for n, v in names.items() if v.trainable} if vars_to_warm_start is None else set()
+    )
     unused = {
         "var_name_to_vocab_info": sorted(set(vocab_infos) - set(chosen)),
-        "var_name_to_prev_var_name": sorted(set(prev_names) - set(chosen)),
+        "var_name_to_prev_var_name": sorted(set(prev_names) - renamable),
     }
     parts = [f"{argument} names {names}" for argument, names in unused.items() if names]
     if parts:
@@ -525,6 +558,8 @@ def warm_start(
             "(perhaps misspelled?)"
         )
 
+    if not prev_names:
+        prev_names = _object_based_renames(reader, chosen)
     # plan: target name -> (Variable, checkpoint key, VocabInfo or None); check all first
     plan, problems = {}, []
     for name in chosen:
