@@ -87,6 +87,15 @@ def _create_partition_checkpoints(checkpoint_dir):
     return _partitions(v1.numpy(), _SIZES_8K)
 
 
+# What TF's testGetAllVariables / testFSPath expect list_variables to give.
+_ALL_VARIABLES = [
+    ("useful_scope/var4", [9, 9]),
+    ("var1", [1, 10]),
+    ("var2", [10, 10]),
+    ("var3", [100, 100]),
+]
+
+
 def test_no_checkpoints(tmp_path):
     """checkpoint_utils_test.py CheckpointsTest.testNoCheckpoints"""
     checkpoint_dir = str(tmp_path) + "/no_checkpoints"
@@ -118,12 +127,7 @@ def test_get_all_variables(tmp_path):
     """checkpoint_utils_test.py CheckpointsTest.testGetAllVariables"""
     checkpoint_dir = str(tmp_path)
     _create_checkpoints(checkpoint_dir)
-    assert checkpoint_utils.list_variables(checkpoint_dir) == [
-        ("useful_scope/var4", [9, 9]),
-        ("var1", [1, 10]),
-        ("var2", [10, 10]),
-        ("var3", [100, 100]),
-    ]
+    assert checkpoint_utils.list_variables(checkpoint_dir) == _ALL_VARIABLES
 
 
 def test_fs_path(tmp_path):
@@ -136,12 +140,7 @@ def test_fs_path(tmp_path):
 
     np.testing.assert_array_equal(checkpoint_utils.load_variable(checkpoint_dir, "var1"), v1)
 
-    assert checkpoint_utils.list_variables(checkpoint_dir) == [
-        ("useful_scope/var4", [9, 9]),
-        ("var1", [1, 10]),
-        ("var2", [10, 10]),
-        ("var3", [100, 100]),
-    ]
+    assert checkpoint_utils.list_variables(checkpoint_dir) == _ALL_VARIABLES
 
 
 def test_init_from_checkpoint(tmp_path):
@@ -233,44 +232,24 @@ def test_restore_runs_on_same_device(tmp_path):
     )
 
 
-def test_init_from_root_checkpoint(tmp_path):
-    """checkpoint_utils_test.py CheckpointsTest.testInitFromRootCheckpoint"""
+@pytest.mark.parametrize(
+    "scope,target", [("some_scope/", "some_scope/"), ("", "/")], ids=["FromRoot", "ToRoot"]
+)
+def test_init_root_checkpoint(tmp_path, scope, target):
+    """checkpoint_utils_test.py CheckpointsTest.testInitFromRootCheckpoint /
+    testInitToRootCheckpoint"""
     checkpoint_dir = str(tmp_path)
     v1, v2, v3, v4 = _create_checkpoints(checkpoint_dir)
 
-    my1 = _get_variable("some_scope/var1", [1, 10])
-    my2 = _get_variable("some_scope/var2", [10, 10])
-    my3 = _get_variable("some_scope/var3", [100, 100])
-    my4 = _get_variable("some_scope/useful_scope/var4", [9, 9])
+    my1 = _get_variable(scope + "var1", [1, 10])
+    my2 = _get_variable(scope + "var2", [10, 10])
+    my3 = _get_variable(scope + "var3", [100, 100])
+    my4 = _get_variable(scope + "useful_scope/var4", [9, 9])
 
     checkpoint_utils.init_from_checkpoint(
         checkpoint_dir,
         {
-            "/": "some_scope/",
-        },
-        variables=[my1, my2, my3, my4],
-    )
-
-    np.testing.assert_array_equal(my1.numpy(), v1)
-    np.testing.assert_array_equal(my2.numpy(), v2)
-    np.testing.assert_array_equal(my3.numpy(), v3)
-    np.testing.assert_array_equal(my4.numpy(), v4)
-
-
-def test_init_to_root_checkpoint(tmp_path):
-    """checkpoint_utils_test.py CheckpointsTest.testInitToRootCheckpoint"""
-    checkpoint_dir = str(tmp_path)
-    v1, v2, v3, v4 = _create_checkpoints(checkpoint_dir)
-
-    my1 = _get_variable("var1", [1, 10])
-    my2 = _get_variable("var2", [10, 10])
-    my3 = _get_variable("var3", [100, 100])
-    my4 = _get_variable("useful_scope/var4", [9, 9])
-
-    checkpoint_utils.init_from_checkpoint(
-        checkpoint_dir,
-        {
-            "/": "/",
+            "/": target,
         },
         variables=[my1, my2, my3, my4],
     )
@@ -391,30 +370,17 @@ def test_returns_empty_if_no_checkpoints_found(tmp_path):
     assert num_found == 0
 
 
-def test_returns_single_checkpoint_if_one_checkpoint_found(tmp_path):
+@pytest.mark.parametrize("as_path", [False, True], ids=["str", "FSPath"])
+def test_returns_single_checkpoint_if_one_checkpoint_found(tmp_path, as_path):
     """checkpoint_utils_test.py
-    CheckpointIteratorTest.testReturnsSingleCheckpointIfOneCheckpointFound"""
+    CheckpointIteratorTest.testReturnsSingleCheckpointIfOneCheckpointFound /
+    testWorksWithFSPath (the directory as a ``pathlib.Path``)"""
     checkpoint_dir = os.path.join(str(tmp_path), "one_checkpoint_found")
+    if as_path:
+        checkpoint_dir = pathlib.Path(checkpoint_dir)
     os.makedirs(checkpoint_dir, exist_ok=True)
 
     save_path = os.path.join(checkpoint_dir, "model.ckpt")
-
-    a = Variable(5)
-    checkpoint = cn.train.Checkpoint(a=a)
-    checkpoint.save(file_prefix=save_path)
-
-    num_found = 0
-    for _ in checkpoint_utils.checkpoints_iterator(checkpoint_dir, timeout=0):
-        num_found += 1
-    assert num_found == 1
-
-
-def test_works_with_fs_path(tmp_path):
-    """checkpoint_utils_test.py CheckpointIteratorTest.testWorksWithFSPath"""
-    checkpoint_dir = pathlib.Path(tmp_path) / "one_checkpoint_found"
-    os.makedirs(checkpoint_dir, exist_ok=True)
-
-    save_path = checkpoint_dir / "model.ckpt"
 
     a = Variable(5)
     checkpoint = cn.train.Checkpoint(a=a)

@@ -187,10 +187,9 @@ def test_warm_start_var_both_vars_partitioned(t):
     _assert_all_close(prev_val, new_val)
 
 
-@pytest.mark.parametrize("case", ["", "PrevVarPartitioned"])
-def test_warm_start_var_with_vocab(t, case):
-    """warm_starting_util_test.py WarmStartingUtilTest.testWarmStartVarWithVocab /
-    testWarmStartVarWithVocabPrevVarPartitioned"""
+def _fruit_vocabs(t):
+    """The old vocabulary, its checkpoint of fruit_weights, and the new vocabulary of
+    TF's fruit_weights vocabulary tests."""
     prev_vocab_path = t._write_vocab(["apple", "banana", "guava", "orange"], "old_vocab")
     t._create_prev_run_var("fruit_weights", initializer=[[0.5], [1.0], [1.5], [2.0]])
 
@@ -198,6 +197,14 @@ def test_warm_start_var_with_vocab(t, case):
     new_vocab_path = t._write_vocab(
         ["orange", "guava", "banana", "apple", "raspberry"], "new_vocab"
     )
+    return prev_vocab_path, new_vocab_path
+
+
+@pytest.mark.parametrize("case", ["", "PrevVarPartitioned"])
+def test_warm_start_var_with_vocab(t, case):
+    """warm_starting_util_test.py WarmStartingUtilTest.testWarmStartVarWithVocab /
+    testWarmStartVarWithVocabPrevVarPartitioned"""
+    prev_vocab_path, new_vocab_path = _fruit_vocabs(t)
     fruit_weights = _get_variable("fruit_weights", initializer=[[0.0], [0.0], [0.0], [0.0], [0.0]])
     _warm_start_var_with_vocab(fruit_weights, new_vocab_path, 5, t.get_temp_dir(), prev_vocab_path)
     _assert_all_close([[2.0], [1.5], [1.0], [0.5], [0.0]], fruit_weights.numpy())
@@ -237,13 +244,7 @@ def test_warm_start_var_with_column_vocab(t, case):
 def test_warm_start_var_with_vocab_constrained_old_vocab_size(t):
     """warm_starting_util_test.py
     WarmStartingUtilTest.testWarmStartVarWithVocabConstrainedOldVocabSize"""
-    prev_vocab_path = t._write_vocab(["apple", "banana", "guava", "orange"], "old_vocab")
-    t._create_prev_run_var("fruit_weights", initializer=[[0.5], [1.0], [1.5], [2.0]])
-
-    # New vocab with elements in reverse order and one new element.
-    new_vocab_path = t._write_vocab(
-        ["orange", "guava", "banana", "apple", "raspberry"], "new_vocab"
-    )
+    prev_vocab_path, new_vocab_path = _fruit_vocabs(t)
     fruit_weights = _get_variable("fruit_weights", initializer=[[0.0], [0.0], [0.0], [0.0], [0.0]])
     _warm_start_var_with_vocab(
         fruit_weights,
@@ -260,13 +261,7 @@ def test_warm_start_var_with_vocab_constrained_old_vocab_size(t):
 def test_warm_start_var_with_vocab_current_var_partitioned(t):
     """warm_starting_util_test.py
     WarmStartingUtilTest.testWarmStartVarWithVocabCurrentVarPartitioned"""
-    prev_vocab_path = t._write_vocab(["apple", "banana", "guava", "orange"], "old_vocab")
-    t._create_prev_run_var("fruit_weights", initializer=[[0.5], [1.0], [1.5], [2.0]])
-
-    # New vocab with elements in reverse order and one new element.
-    new_vocab_path = t._write_vocab(
-        ["orange", "guava", "banana", "apple", "raspberry"], "new_vocab"
-    )
+    prev_vocab_path, new_vocab_path = _fruit_vocabs(t)
     fruit_weights = _get_variable(
         "fruit_weights", shape=[6, 1], initializer=[[0.0], [0.0], [0.0], [0.0], [0.0], [0.0]]
     )
@@ -563,6 +558,15 @@ def _embedding_vocab(t):
     )
 
 
+# The two embedding_weights partitions TF's embedding tests expect, concatenated.
+_EXPECTED_EMBEDDING_PARTS = np.concatenate(
+    [
+        np.array([[3.0, 3.3], [2.0, 2.2], [1.0, 1.1]]),
+        np.array([[0.5, 0.4], [0.42, 0.42], [0.42, 0.42]]),
+    ]
+)
+
+
 def test_warm_start_embedding_column(t):
     """warm_starting_util_test.py WarmStartingUtilTest.testWarmStartEmbeddingColumn"""
     name = "input_layer/sc_vocab_embedding/embedding_weights"
@@ -572,15 +576,7 @@ def test_warm_start_embedding_column(t):
     vocab_info = _embedding_vocab(t)
     emb = _get_variable(name, shape=[6, 2], initializer=norms())
     ws_util.warm_start(t.get_temp_dir(), var_name_to_vocab_info={name: vocab_info}, variables=[emb])
-    _assert_all_close(
-        np.concatenate(
-            [
-                np.array([[3.0, 3.3], [2.0, 2.2], [1.0, 1.1]]),
-                np.array([[0.5, 0.4], [0.42, 0.42], [0.42, 0.42]]),
-            ]
-        ),
-        emb.numpy(),
-    )
+    _assert_all_close(_EXPECTED_EMBEDDING_PARTS, emb.numpy())
 
 
 def test_warm_start_embedding_column_linear_model(t):
@@ -605,15 +601,7 @@ def test_warm_start_embedding_column_linear_model(t):
     # linear weights part 0 and part 1.
     _assert_all_close(np.concatenate([np.array([[0.69]]), np.array([[0.71]])]), weights.numpy())
     # embedding_weights part 0 and part 1.
-    _assert_all_close(
-        np.concatenate(
-            [
-                np.array([[3.0, 3.3], [2.0, 2.2], [1.0, 1.1]]),
-                np.array([[0.5, 0.4], [0.42, 0.42], [0.42, 0.42]]),
-            ]
-        ),
-        emb.numpy(),
-    )
+    _assert_all_close(_EXPECTED_EMBEDDING_PARTS, emb.numpy())
 
 
 def test_error_conditions(t):
