@@ -352,3 +352,19 @@ def test_init_from_checkpoint_pairs_one_array_to_two_variables(tmp_path):
     T.init_from_checkpoint(path, [("w", x), ("w", y)])
     np.testing.assert_array_equal(x.numpy(), full)
     np.testing.assert_array_equal(y.numpy(), full)
+
+
+def test_warm_start_object_based_checkpoint_by_saved_name(tmp_path):
+    """A Checkpoint-written checkpoint (keys are object paths) warm-starts a variable by
+    the name it was saved with, as TF's _get_object_checkpoint_renames; two saved
+    variables of that name are ambiguous, and then the name is reported missing."""
+    prev = Variable(np.array([1.0, 2.0], np.float32), name="w")
+    T.Checkpoint(a=prev).save(str(tmp_path / "one" / "ckpt"))
+    w = Variable(np.zeros(2, np.float32), name="w")
+    assert T.warm_start(str(tmp_path / "one"), variables=[w]) == ["w"]
+    np.testing.assert_array_equal(w.numpy(), [1.0, 2.0])
+
+    twin = Variable(np.array([3.0, 4.0], np.float32), name="w")
+    T.Checkpoint(a=prev, b=twin).save(str(tmp_path / "two" / "ckpt"))
+    with pytest.raises(ValueError, match="'w' is not in checkpoint"):
+        T.warm_start(str(tmp_path / "two"), variables=[w])
