@@ -405,7 +405,7 @@ class Checkpoint:
         (see :func:`~colonnade.core.checkpoint_format.write_checkpoint`)."""
         graph = self.graph()
         entries = {
-            self._key(path): (var.value, {"kind": "variable"})
+            self._key(path): (var.value, {"kind": "variable", "variable_name": var.name})
             for path, var in graph.variables.items()
         }
         slots = {self._key(k, meta): (v, meta) for k, (v, meta) in graph.slots().items()}

@@ -26,7 +26,7 @@ import os
 from .checkpoint import Checkpoint
 from .checkpoint_reader import CheckpointReader
 from .checkpoint_state import update_checkpoint_state
-from .checkpoint_writer import remove_checkpoint
+from .checkpoint_writer import remove_checkpoint, write_checkpoint
 from .variable_scope import current_store
 from .variables import Variable
 
@@ -120,14 +120,17 @@ class Saver:
         """Write the variables at ``save_path`` (``save_path-<global_step>`` with a step,
         an int or a Variable); a checkpoint already there is replaced, as TF's Saver does.
         The state file (``latest_filename``, default ``checkpoint``) then names it the
-        latest. Returns its path."""
+        latest. Only the variables are written (no ``save_counter``: TF's Saver keeps
+        none), so ``list_variables`` shows exactly their names. Returns its path."""
         path = os.fspath(save_path)
         if global_step is not None:
             step = global_step.numpy() if isinstance(global_step, Variable) else global_step
             path = f"{path}-{int(step)}"
         if _exists(path):
             remove_checkpoint(path)
-        Checkpoint(**self._named()).write(path)
+        write_checkpoint(
+            path, {name: (var.value, {"kind": "variable"}) for name, var in self._named().items()}
+        )
         self._last_checkpoints = [p for p in self._last_checkpoints if p != path] + [path]
         if self._max_to_keep:
             while len(self._last_checkpoints) > self._max_to_keep:

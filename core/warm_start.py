@@ -260,6 +260,53 @@ def _raise_problems(problems, what):
 # --------------------------------------------------------------------------- init_from_checkpoint
 
 
+def _assignment_pairs(assignment_map) -> list:
+    """``assignment_map`` (a dict, or a list of pairs as TF accepts) as a list of pairs."""
+    pairs = list(assignment_map.items() if isinstance(assignment_map, dict) else assignment_map)
+    for pair in pairs:
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+            raise TypeError(
+                "assignment_map must be a dict or a list of (checkpoint name, variable or "
+                f"name) pairs; got the item {pair!r}"
+            )
+    for ckpt_name, current in pairs:
+        if isinstance(current, (list, tuple)) and not all(isinstance(v, Variable) for v in current):
+            raise TypeError(
+                f"assignment_map[{ckpt_name!r}] as a list must hold the Variables that are "
+                f"the partitions of one variable; got {[type(v).__name__ for v in current]}"
+            )
+    return pairs
+
+
+def _partition_axis(parts, full: tuple):
+    """The axis along which the shapes of ``parts`` tile ``full``, or ``None``."""
+    shapes = [tuple(p.shape) for p in parts]
+    if any(len(s) != len(full) or len(s) == 0 for s in shapes):
+        return None
+    differing = [i for i in range(len(full)) if any(s[i] != full[i] for s in shapes)]
+    axis = differing[0] if differing else 0
+    others_match = all(s[i] == full[i] for s in shapes for i in range(len(full)) if i != axis)
+    return axis if others_match and sum(s[axis] for s in shapes) == full[axis] else None
+
+
+def _partition_problem(parts, key, reader) -> str | None:
+    full = tuple(reader.get_variable_to_shape_map()[key])
+    if _partition_axis(parts, full) is None:
+        return (
+            f"the partitions {[p.name for p in parts]} (shapes "
+            f"{[tuple(p.shape) for p in parts]}) do not tile {key!r} of shape {full} along "
+            "one axis"
+        )
+    return None
+
+
+def _split_into(value: np.ndarray, parts) -> list:
+    """``value`` cut into the slices that ``parts`` (partitions, in order) hold."""
+    axis = _partition_axis(parts, value.shape)
+    sizes = [p.shape[axis] for p in parts]
+    return np.split(value, np.cumsum(sizes)[:-1], axis=axis)
+
+
 def init_from_checkpoint(ckpt_dir_or_file, assignment_map: dict, variables=None) -> dict:
     """Assign checkpoint arrays to variables by TF's assignment-map rules.
 
@@ -269,7 +316,14 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map: dict, variables=None)
     - ``"old_scope/": "new_scope/"`` — every current variable under ``new_scope/`` from the
       same relative name under ``old_scope/``;
     - ``"/": "new_scope/"`` — from the checkpoint's root (no scope); ``"old_scope/": "/"``
-      loads every current variable from under ``old_scope/``.
+      loads every current variable from under ``old_scope/``;
+    - ``"old/w": [part_0, part_1, ...]`` — the partitions of one variable (TF's
+      ``PartitionedVariable`` as a list): each gets its slice of the array, in order,
+      along the one axis where their shapes differ from the array's (the first axis when
+      none does, as for a single partition).
+
+    ``assignment_map`` may also be a list of ``(checkpoint name, current)`` pairs (as
+    TF's), so one array can initialize several variables.
 
     Names on the right are looked up in ``variables`` (a dict name -> Variable, a list of
     Variables by ``.name``, or a Checkpoint). Raises ``ValueError`` (naming them) if a name
@@ -285,15 +339,19 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map: dict, variables=None)
     {'new/b': 'old/b', 'new/w': 'old/w'}
     """
     reader = load_checkpoint(ckpt_dir_or_file)
-    needs_names = any(not isinstance(v, Variable) for v in assignment_map.values())
+    pairs = _assignment_pairs(assignment_map)
+    needs_names = any(isinstance(v, str) for _, v in pairs)
     names = _name_map(variables) if (variables is not None or needs_names) else {}
-    plan, problems = {}, []  # current name -> (Variable, checkpoint key)
-    for ckpt_name, current in sorted(assignment_map.items(), key=lambda kv: kv[0]):
-        if isinstance(current, Variable):
+    plan, problems = {}, []  # current name -> (Variable or list of partitions, checkpoint key)
+    for ckpt_name, current in sorted(pairs, key=lambda kv: kv[0]):
+        if isinstance(current, (Variable, list, tuple)):
             if ckpt_name.endswith("/"):
                 problems.append(f"scope {ckpt_name!r} must map to a scope, not to a variable")
                 continue
-            plan[_name_of(current, names)] = (current, ckpt_name)
+            if isinstance(current, Variable):
+                plan[_name_of(current, names)] = (current, ckpt_name)
+            else:
+                plan[",".join(_name_of(v, names) for v in current)] = (list(current), ckpt_name)
             continue
         if not isinstance(current, str):
             raise TypeError(
@@ -328,12 +386,18 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map: dict, variables=None)
     for name, (var, key) in plan.items():
         if not reader.has_tensor(key):
             problems.append(_missing(key, reader) + f", needed for variable {name!r}")
+        elif isinstance(var, list):
+            problems.append(_partition_problem(var, key, reader))
         else:
             problems.append(_shape_problem(name, var, key, reader))
     _raise_problems([p for p in problems if p], "init_from_checkpoint")
     values = {name: reader.get_tensor(key) for name, (_, key) in plan.items()}
     for name, (var, _) in plan.items():
-        var.assign(values[name])
+        if isinstance(var, list):
+            for part, value in zip(var, _split_into(values[name], var)):
+                part.assign(value)
+        else:
+            var.assign(values[name])
     loaded = {name: key for name, (_, key) in sorted(plan.items())}
     logger.info("initialized %d variables from %s: %s", len(loaded), reader.path, loaded)
     return loaded
@@ -342,9 +406,17 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map: dict, variables=None)
 # --------------------------------------------------------------------------- warm_start
 
 
+def _tf_name(name: str) -> str:
+    """``name`` as TF's ``Variable.name`` spells it (``w`` -> ``w:0``): TF matches the
+    ``vars_to_warm_start`` regexes against these, so ``"v2[^/]"`` selects ``v2``."""
+    return name if re.search(r":\d+$", name) else f"{name}:0"
+
+
 def _select(vars_to_warm_start, names: dict, vocab_names) -> list:
     if isinstance(vars_to_warm_start, str):
-        chosen = [n for n, v in names.items() if v.trainable and re.match(vars_to_warm_start, n)]
+        chosen = [
+            n for n, v in names.items() if v.trainable and re.match(vars_to_warm_start, _tf_name(n))
+        ]
         if not chosen:
             logger.warning(
                 "warm_start: vars_to_warm_start=%r selects no trainable variable",
@@ -357,7 +429,7 @@ def _select(vars_to_warm_start, names: dict, vocab_names) -> list:
         if all(isinstance(v, str) for v in vars_to_warm_start):
             chosen, unmatched = [], []
             for pattern in vars_to_warm_start:
-                hits = [n for n in names if re.match(pattern, n)]
+                hits = [n for n in names if re.match(pattern, _tf_name(n))]
                 if not hits:
                     unmatched.append(pattern)
                 chosen += [n for n in hits if n not in chosen]
@@ -382,6 +454,26 @@ def _select(vars_to_warm_start, names: dict, vocab_names) -> list:
         "vars_to_warm_start must be a regex string, a list of names/regexes or Variables, or "
         f"None; got {type(vars_to_warm_start).__name__}"
     )
+
+
+def _object_based_renames(reader, chosen) -> dict:
+    """TF's ``_get_object_checkpoint_renames``: in a checkpoint written by ``Checkpoint``
+    the keys are object paths (``v``), so each chosen name that is not a key loads the
+    variable saved under that name (recorded by ``Checkpoint.write``), when exactly one
+    was."""
+    metadata = getattr(reader, "metadata", None)
+    if metadata is None:
+        return {}
+    keys_by_name: dict = {}
+    for key in reader.keys():
+        saved_name = metadata(key).get("variable_name")
+        if saved_name is not None and saved_name != key:
+            keys_by_name.setdefault(saved_name, []).append(key)
+    return {
+        name: keys_by_name[name][0]
+        for name in chosen
+        if not reader.has_tensor(name) and len(keys_by_name.get(name, ())) == 1
+    }
 
 
 def _slot_source(reader, prev_name, slot_name):
@@ -449,9 +541,14 @@ def warm_start(
             raise TypeError(f"var_name_to_vocab_info[{name!r}] must be a VocabInfo")
     chosen = _select(vars_to_warm_start, names, vocab_infos)
 
+    # with vars_to_warm_start=None TF counts a renamed trainable variable as used, though
+    # only the vocabulary ones are warm-started
+    renamable = set(chosen) | (
+        {n for n, v in names.items() if v.trainable} if vars_to_warm_start is None else set()
+    )
     unused = {
         "var_name_to_vocab_info": sorted(set(vocab_infos) - set(chosen)),
-        "var_name_to_prev_var_name": sorted(set(prev_names) - set(chosen)),
+        "var_name_to_prev_var_name": sorted(set(prev_names) - renamable),
     }
     parts = [f"{argument} names {names}" for argument, names in unused.items() if names]
     if parts:
@@ -461,6 +558,8 @@ def warm_start(
             "(perhaps misspelled?)"
         )
 
+    if not prev_names:
+        prev_names = _object_based_renames(reader, chosen)
     # plan: target name -> (Variable, checkpoint key, VocabInfo or None); check all first
     plan, problems = {}, []
     for name in chosen:

@@ -310,3 +310,61 @@ def test_random_backup_initializer_is_reproducible_with_rng(tmp_path):
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(a[[0, 2]], np.ones((2, 3)))  # known tokens kept
     assert not np.array_equal(a[[1, 3]], c[[1, 3]])  # new token and OOV rows drawn from rng
+
+
+def _partition_checkpoint(tmp_path):
+    full = np.arange(12, dtype=np.float32).reshape(3, 4)
+    return write_checkpoint(str(tmp_path / "parts"), {"w": (full, {})}), full
+
+
+def test_init_from_checkpoint_partition_list_columns(tmp_path):
+    """A list of partitions split along axis 1 (the axis where their shapes differ)
+    gets the columns in order (hand-computed: [:, :1] and [:, 1:])."""
+    path, full = _partition_checkpoint(tmp_path)
+    a = Variable(np.zeros((3, 1), np.float32), name="w/part_0")
+    b = Variable(np.zeros((3, 3), np.float32), name="w/part_1")
+    loaded = T.init_from_checkpoint(path, {"w": [a, b]})
+    assert loaded == {"w/part_0,w/part_1": "w"}
+    np.testing.assert_array_equal(a.numpy(), [[0.0], [4.0], [8.0]])
+    np.testing.assert_array_equal(b.numpy(), [[1, 2, 3], [5, 6, 7], [9, 10, 11]])
+
+
+def test_init_from_checkpoint_partition_list_errors(tmp_path):
+    """Partitions that do not tile the array, or a list holding a name, are errors that
+    name them; nothing is assigned."""
+    path, _ = _partition_checkpoint(tmp_path)
+    a = Variable(np.zeros((2, 4), np.float32), name="w/part_0")
+    b = Variable(np.zeros((2, 4), np.float32), name="w/part_1")
+    with pytest.raises(ValueError, match=r"w/part_0.*do not tile 'w' of shape \(3, 4\)"):
+        T.init_from_checkpoint(path, {"w": [a, b]})
+    np.testing.assert_array_equal(a.numpy(), np.zeros((2, 4)))
+    with pytest.raises(TypeError, match="partitions of one variable"):
+        T.init_from_checkpoint(path, {"w": [a, "w/part_1"]})
+    with pytest.raises(TypeError, match="list of \\(checkpoint name"):
+        T.init_from_checkpoint(path, [("w", a, b)])
+
+
+def test_init_from_checkpoint_pairs_one_array_to_two_variables(tmp_path):
+    """TF's list-of-pairs form: the same checkpoint name may initialize two variables."""
+    path, full = _partition_checkpoint(tmp_path)
+    x = Variable(np.zeros((3, 4), np.float32), name="x")
+    y = Variable(np.zeros((3, 4), np.float32), name="y")
+    T.init_from_checkpoint(path, [("w", x), ("w", y)])
+    np.testing.assert_array_equal(x.numpy(), full)
+    np.testing.assert_array_equal(y.numpy(), full)
+
+
+def test_warm_start_object_based_checkpoint_by_saved_name(tmp_path):
+    """A Checkpoint-written checkpoint (keys are object paths) warm-starts a variable by
+    the name it was saved with, as TF's _get_object_checkpoint_renames; two saved
+    variables of that name are ambiguous, and then the name is reported missing."""
+    prev = Variable(np.array([1.0, 2.0], np.float32), name="w")
+    T.Checkpoint(a=prev).save(str(tmp_path / "one" / "ckpt"))
+    w = Variable(np.zeros(2, np.float32), name="w")
+    assert T.warm_start(str(tmp_path / "one"), variables=[w]) == ["w"]
+    np.testing.assert_array_equal(w.numpy(), [1.0, 2.0])
+
+    twin = Variable(np.array([3.0, 4.0], np.float32), name="w")
+    T.Checkpoint(a=prev, b=twin).save(str(tmp_path / "two" / "ckpt"))
+    with pytest.raises(ValueError, match="'w' is not in checkpoint"):
+        T.warm_start(str(tmp_path / "two"), variables=[w])
