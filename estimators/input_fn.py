@@ -189,7 +189,8 @@ def batches(input_fn, repeat_single=False):
     """Iterate ``(features, labels)`` pairs from an input_fn or what it returns.
 
     A single ``(features, labels)`` tuple, or a features dict alone (TF's predict
-    ``input_fn``), counts as one batch; with ``repeat_single`` it is yielded forever (a train loop bounded by ``steps``).
+    ``input_fn``), counts as one batch; with ``repeat_single`` it is yielded forever (a
+    train loop bounded by ``steps``).
     """
     source = input_fn() if callable(input_fn) and not hasattr(input_fn, "__iter__") else input_fn
     source = dataset_of(source) or source  # TF 1's `return iterator.get_next()`

@@ -501,30 +501,26 @@ class LinearClassifierPredictTest(ModelDirTest):
 
     def testBinaryClassesWithoutLabelVocabulary(self):
         """linear_testing_utils.py::BaseLinearClassifierPredictTest.testBinaryClassesWithoutLabelVocabulary"""
-        self._testPredictions(
-            2, label_vocabulary=None, label_output_fn=lambda x: ("%s" % x).encode()
-        )
+        self._testPredictions(2, label_vocabulary=None, label_output_fn=lambda x: f"{x}".encode())
 
     def testBinaryClassesWithLabelVocabulary(self):
         """linear_testing_utils.py::BaseLinearClassifierPredictTest.testBinaryClassesWithLabelVocabulary"""
         self._testPredictions(
             2,
-            label_vocabulary=["class_vocab_{}".format(i) for i in range(2)],
-            label_output_fn=lambda x: ("class_vocab_%s" % x).encode(),
+            label_vocabulary=[f"class_vocab_{i}" for i in range(2)],
+            label_output_fn=lambda x: f"class_vocab_{x}".encode(),
         )
 
     def testMultiClassesWithoutLabelVocabulary(self):
         """linear_testing_utils.py::BaseLinearClassifierPredictTest.testMultiClassesWithoutLabelVocabulary"""
-        self._testPredictions(
-            4, label_vocabulary=None, label_output_fn=lambda x: ("%s" % x).encode()
-        )
+        self._testPredictions(4, label_vocabulary=None, label_output_fn=lambda x: f"{x}".encode())
 
     def testMultiClassesWithLabelVocabulary(self):
         """linear_testing_utils.py::BaseLinearClassifierPredictTest.testMultiClassesWithLabelVocabulary"""
         self._testPredictions(
             4,
-            label_vocabulary=["class_vocab_{}".format(i) for i in range(4)],
-            label_output_fn=lambda x: ("class_vocab_%s" % x).encode(),
+            label_vocabulary=[f"class_vocab_{i}" for i in range(4)],
+            label_output_fn=lambda x: f"class_vocab_{x}".encode(),
         )
 
     def testSparseCombiner(self):
