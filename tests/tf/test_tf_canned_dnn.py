@@ -26,11 +26,23 @@ the arrays. The canned regressors also report ``rmse`` (a docs/tf_differences.md
 it is dropped before TF's comparisons.
 """
 
-import shutil
-import tempfile
-
 import numpy as np
-from tf_test_case import TFTestCase, save_variables_to_ckpt
+from canned_test_case import (
+    ACCURACY,
+    ACCURACY_BASELINE,
+    AUC,
+    AUC_PR,
+    GLOBAL_STEP,
+    LABEL_MEAN,
+    LOSS,
+    LOSS_MEAN,
+    PRECISION,
+    PREDICTION_MEAN,
+    RECALL,
+    ModelDirTest,
+    without_rmse,
+)
+from tf_test_case import save_variables_to_ckpt
 
 import colonnade as cn
 
@@ -39,11 +51,6 @@ HIDDEN_WEIGHTS_NAME_PATTERN = "dnn/hiddenlayer_%d/kernel"
 HIDDEN_BIASES_NAME_PATTERN = "dnn/hiddenlayer_%d/bias"
 LOGITS_WEIGHTS_NAME = "dnn/logits/kernel"
 LOGITS_BIASES_NAME = "dnn/logits/bias"
-GLOBAL_STEP = "global_step"
-LOSS, LOSS_MEAN = "loss", "average_loss"
-PREDICTION_MEAN, LABEL_MEAN = "prediction/mean", "label/mean"
-ACCURACY, PRECISION, RECALL = "accuracy", "precision", "recall"
-ACCURACY_BASELINE, AUC, AUC_PR = "accuracy_baseline", "auc", "auc_precision_recall"
 
 ONE_DIM = (
     ([[0.6, 0.5]], [0.1, -0.1]),
@@ -67,18 +74,6 @@ def create_checkpoint(weights_and_biases, global_step, model_dir):
     model_weights[LOGITS_WEIGHTS_NAME] = weights[-1]
     model_weights[LOGITS_BIASES_NAME] = biases[-1]
     save_variables_to_ckpt(model_dir, {**model_weights, GLOBAL_STEP: global_step})
-
-
-def without_rmse(metrics):
-    return {k: v for k, v in metrics.items() if k != "rmse"}
-
-
-class ModelDirTest(TFTestCase):
-    def setUp(self):
-        self._model_dir = tempfile.mkdtemp()
-
-    def tearDown(self):
-        shutil.rmtree(self._model_dir, ignore_errors=True)
 
 
 class DNNClassifierEvaluateTest(ModelDirTest):

@@ -28,11 +28,28 @@ before TF's ``assertDictEqual``.
 
 import math
 import shutil
-import tempfile
 
 import numpy as np
 import pytest
-from tf_test_case import TFTestCase, save_variables_to_ckpt
+from canned_test_case import (
+    ACCURACY,
+    ACCURACY_BASELINE,
+    AUC,
+    AUC_PR,
+    EXACT_AUC,
+    GLOBAL_STEP,
+    LABEL_MEAN,
+    LOSS,
+    LOSS_MEAN,
+    PRECISION,
+    PREDICTION_MEAN,
+    RECALL,
+    ModelDirTest,
+    sigmoid,
+    sorted_key_dict,
+    without_rmse,
+)
+from tf_test_case import save_variables_to_ckpt
 
 import colonnade as cn
 
@@ -41,38 +58,12 @@ AGE_WEIGHT_NAME = "linear/linear_model/age/weights"
 HEIGHT_WEIGHT_NAME = "linear/linear_model/height/weights"
 BIAS_NAME = "linear/linear_model/bias_weights"
 LANGUAGE_WEIGHT_NAME = "linear/linear_model/language/weights"
-GLOBAL_STEP = "global_step"
-LOSS, LOSS_MEAN = "loss", "average_loss"
-PREDICTION_MEAN, LABEL_MEAN = "prediction/mean", "label/mean"
-ACCURACY, PRECISION, RECALL = "accuracy", "precision", "recall"
-ACCURACY_BASELINE, AUC, AUC_PR = "accuracy_baseline", "auc", "auc_precision_recall"
-EXACT_AUC = "exact AUC, not TF's 200-threshold approximation (docs/tf_differences.md)"
-
-
-def sorted_key_dict(unsorted_dict):
-    return {k: unsorted_dict[k] for k in sorted(unsorted_dict)}
-
-
-def sigmoid(x):
-    return 1 / (1 + np.exp(-1.0 * x))
-
-
-def without_rmse(metrics):
-    return {k: v for k, v in metrics.items() if k != "rmse"}
 
 
 def language_input_fn():
     """TF's ``SparseTensor(values=['a', 'c', 'b', 'c'], indices=[[0, 0], [0, 1], [1, 0],
     [1, 1]], dense_shape=[2, 2])`` as one list per row."""
     return {"language": [["a", "c"], ["b", "c"]]}
-
-
-class ModelDirTest(TFTestCase):
-    def setUp(self):
-        self._model_dir = tempfile.mkdtemp()
-
-    def tearDown(self):
-        shutil.rmtree(self._model_dir, ignore_errors=True)
 
 
 class LinearRegressorEvaluationTest(ModelDirTest):

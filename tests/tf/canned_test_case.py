@@ -1,0 +1,78 @@
+"""What the ports of TF's canned-estimator tests share: a fresh ``model_dir`` per test,
+TF's metric keys, and TF's ``mock_optimizer`` as a hook that checks each step's loss
+while a zero learning rate keeps the checkpoint's weights, as the mock's no-op update did.
+"""
+
+import shutil
+import tempfile
+
+import numpy as np
+from tf_test_case import TFTestCase
+
+import colonnade as cn
+
+GLOBAL_STEP = "global_step"
+LOSS, LOSS_MEAN = "loss", "average_loss"
+PREDICTION_MEAN, LABEL_MEAN = "prediction/mean", "label/mean"
+ACCURACY, PRECISION, RECALL = "accuracy", "precision", "recall"
+ACCURACY_BASELINE, AUC, AUC_PR = "accuracy_baseline", "auc", "auc_precision_recall"
+EXACT_AUC = "exact AUC, not TF's 200-threshold approximation (docs/tf_differences.md)"
+
+
+def without_rmse(metrics):
+    """The canned regressors' metrics less ``rmse``, which TF's do not report (a
+    docs/tf_differences.md row)."""
+    return {k: v for k, v in metrics.items() if k != "rmse"}
+
+
+def sorted_key_dict(unsorted_dict):
+    return {k: unsorted_dict[k] for k in sorted(unsorted_dict)}
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-1.0 * x))
+
+
+class ModelDirTest(TFTestCase):
+    """A ``TFTestCase`` with TF's ``setUp``/``tearDown`` of a temporary ``model_dir``."""
+
+    def setUp(self):
+        self._model_dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self._model_dir, ignore_errors=True)
+
+    def assert_checkpoint_shapes(self, expected_global_step, shapes_by_name):
+        """TF's ``_assert_checkpoint``: the latest checkpoint's global step and the
+        variables' shapes (``{name: shape}``)."""
+        shapes = {name: shape for (name, shape) in cn.train.list_variables(self._model_dir)}
+        self.assertEqual([], shapes[GLOBAL_STEP])
+        self.assertEqual(expected_global_step, cn.train.load_variable(self._model_dir, GLOBAL_STEP))
+        for name, shape in shapes_by_name.items():
+            self.assertAllEqual(shape, shapes[name])
+
+
+class MockOptimizerHook(cn.train.SessionRunHook):
+    """TF's ``mock_optimizer(testcase, expected_loss)``: every step's loss is close to
+    ``expected_loss`` (TF's ``assert_close``: relative difference below 1e-4); counts the
+    steps as the mock's ``iterations``. Train with :func:`mock_optimizer` so the weights
+    stay as the checkpoint wrote them."""
+
+    def __init__(self, testcase, expected_loss=None):
+        self.testcase, self.expected_loss, self.iterations = testcase, expected_loss, 0
+
+    def before_run(self, run_context):
+        return cn.train.SessionRunArgs("loss")
+
+    def after_run(self, run_context, run_values):
+        self.iterations += 1
+        loss = run_values.results
+        self.testcase.assertEqual(0, np.ndim(loss))
+        if self.expected_loss is not None:
+            rdiff = abs(self.expected_loss - loss) / abs(self.expected_loss)
+            self.testcase.assertLess(rdiff, 1e-4, f"expected {self.expected_loss}, got {loss}")
+
+
+def mock_optimizer():
+    """An optimizer whose updates change nothing, as TF's mock optimizer's."""
+    return cn.train.GradientDescentOptimizer(0.0)
