@@ -7,7 +7,7 @@ import shutil
 import tempfile
 
 import numpy as np
-from tf_test_case import TFTestCase
+from tf_test_case import TFTestCase, save_variables_to_ckpt
 
 import colonnade as cn
 
@@ -16,6 +16,10 @@ LOSS, LOSS_MEAN = "loss", "average_loss"
 PREDICTION_MEAN, LABEL_MEAN = "prediction/mean", "label/mean"
 ACCURACY, PRECISION, RECALL = "accuracy", "precision", "recall"
 ACCURACY_BASELINE, AUC, AUC_PR = "accuracy_baseline", "auc", "auc_precision_recall"
+AGE_WEIGHT_NAME = "linear/linear_model/age/weights"
+HEIGHT_WEIGHT_NAME = "linear/linear_model/height/weights"
+BIAS_NAME = "linear/linear_model/bias_weights"
+LANGUAGE_WEIGHT_NAME = "linear/linear_model/language/weights"
 EXACT_AUC = "exact AUC, not TF's 200-threshold approximation (docs/tf_differences.md)"
 
 
@@ -76,3 +80,42 @@ class MockOptimizerHook(cn.train.SessionRunHook):
 def mock_optimizer():
     """An optimizer whose updates change nothing, as TF's mock optimizer's."""
     return cn.train.GradientDescentOptimizer(0.0)
+
+
+HIDDEN_WEIGHTS_NAME_PATTERN = "dnn/hiddenlayer_%d/kernel"
+HIDDEN_BIASES_NAME_PATTERN = "dnn/hiddenlayer_%d/bias"
+LOGITS_WEIGHTS_NAME = "dnn/logits/kernel"
+LOGITS_BIASES_NAME = "dnn/logits/bias"
+
+ONE_DIM = (
+    ([[0.6, 0.5]], [0.1, -0.1]),
+    ([[1.0, 0.8], [-0.8, -1.0]], [0.2, -0.2]),
+    ([[-1.0], [1.0]], [0.3]),
+)
+MULTI_DIM = (
+    ([[0.6, 0.5], [-0.6, -0.5]], [0.1, -0.1]),
+    ([[1.0, 0.8], [-0.8, -1.0]], [0.2, -0.2]),
+    ([[-1.0, 1.0, 0.5], [-1.0, 1.0, 0.5]], [0.3, -0.3, 0.0]),
+)
+
+
+def create_checkpoint(weights_and_biases, global_step, model_dir):
+    """TF's ``create_checkpoint``: the hidden layers' and logits' weights by TF's names."""
+    weights, biases = zip(*weights_and_biases)
+    model_weights = {}
+    for i in range(0, len(weights) - 1):
+        model_weights[HIDDEN_WEIGHTS_NAME_PATTERN % i] = weights[i]
+        model_weights[HIDDEN_BIASES_NAME_PATTERN % i] = biases[i]
+    model_weights[LOGITS_WEIGHTS_NAME] = weights[-1]
+    model_weights[LOGITS_BIASES_NAME] = biases[-1]
+    save_variables_to_ckpt(model_dir, {**model_weights, GLOBAL_STEP: global_step})
+
+
+def classifier_weights(n_classes, binary_weight, scale, bias):
+    """TF's weights: (1, 1) for two classes, ``scale * range(n_classes)`` otherwise."""
+    age_weight = (
+        [[binary_weight]]
+        if n_classes == 2
+        else np.reshape(scale * np.array(list(range(n_classes)), dtype=np.float32), (1, n_classes))
+    )
+    return age_weight, [bias] if n_classes == 2 else [bias] * n_classes

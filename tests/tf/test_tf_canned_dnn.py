@@ -36,44 +36,19 @@ from canned_test_case import (
     LABEL_MEAN,
     LOSS,
     LOSS_MEAN,
+    MULTI_DIM,
+    ONE_DIM,
     PRECISION,
     PREDICTION_MEAN,
     RECALL,
     ModelDirTest,
+    create_checkpoint,
     without_rmse,
 )
-from tf_test_case import save_variables_to_ckpt
 
 import colonnade as cn
 
 fc = cn.feature_columns
-HIDDEN_WEIGHTS_NAME_PATTERN = "dnn/hiddenlayer_%d/kernel"
-HIDDEN_BIASES_NAME_PATTERN = "dnn/hiddenlayer_%d/bias"
-LOGITS_WEIGHTS_NAME = "dnn/logits/kernel"
-LOGITS_BIASES_NAME = "dnn/logits/bias"
-
-ONE_DIM = (
-    ([[0.6, 0.5]], [0.1, -0.1]),
-    ([[1.0, 0.8], [-0.8, -1.0]], [0.2, -0.2]),
-    ([[-1.0], [1.0]], [0.3]),
-)
-MULTI_DIM = (
-    ([[0.6, 0.5], [-0.6, -0.5]], [0.1, -0.1]),
-    ([[1.0, 0.8], [-0.8, -1.0]], [0.2, -0.2]),
-    ([[-1.0, 1.0, 0.5], [-1.0, 1.0, 0.5]], [0.3, -0.3, 0.0]),
-)
-
-
-def create_checkpoint(weights_and_biases, global_step, model_dir):
-    """TF's ``create_checkpoint``: the hidden layers' and logits' weights by TF's names."""
-    weights, biases = zip(*weights_and_biases)
-    model_weights = {}
-    for i in range(0, len(weights) - 1):
-        model_weights[HIDDEN_WEIGHTS_NAME_PATTERN % i] = weights[i]
-        model_weights[HIDDEN_BIASES_NAME_PATTERN % i] = biases[i]
-    model_weights[LOGITS_WEIGHTS_NAME] = weights[-1]
-    model_weights[LOGITS_BIASES_NAME] = biases[-1]
-    save_variables_to_ckpt(model_dir, {**model_weights, GLOBAL_STEP: global_step})
 
 
 class DNNClassifierEvaluateTest(ModelDirTest):

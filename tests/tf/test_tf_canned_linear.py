@@ -34,17 +34,22 @@ import pytest
 from canned_test_case import (
     ACCURACY,
     ACCURACY_BASELINE,
+    AGE_WEIGHT_NAME,
     AUC,
     AUC_PR,
+    BIAS_NAME,
     EXACT_AUC,
     GLOBAL_STEP,
+    HEIGHT_WEIGHT_NAME,
     LABEL_MEAN,
+    LANGUAGE_WEIGHT_NAME,
     LOSS,
     LOSS_MEAN,
     PRECISION,
     PREDICTION_MEAN,
     RECALL,
     ModelDirTest,
+    classifier_weights,
     sigmoid,
     sorted_key_dict,
     without_rmse,
@@ -54,10 +59,6 @@ from tf_test_case import save_variables_to_ckpt
 import colonnade as cn
 
 fc = cn.feature_columns
-AGE_WEIGHT_NAME = "linear/linear_model/age/weights"
-HEIGHT_WEIGHT_NAME = "linear/linear_model/height/weights"
-BIAS_NAME = "linear/linear_model/bias_weights"
-LANGUAGE_WEIGHT_NAME = "linear/linear_model/language/weights"
 
 
 def language_input_fn():
@@ -257,16 +258,6 @@ class LinearRegressorPredictTest(ModelDirTest):
             variables, feature_columns, language_input_fn(), sparse_combiner="sqrtn"
         )
         self.assertAllClose([[9.94974], [10.65685]], scores)
-
-
-def classifier_weights(n_classes, binary_weight, scale, bias):
-    """TF's weights: (1, 1) for two classes, ``scale * range(n_classes)`` otherwise."""
-    age_weight = (
-        [[binary_weight]]
-        if n_classes == 2
-        else np.reshape(scale * np.array(list(range(n_classes)), dtype=np.float32), (1, n_classes))
-    )
-    return age_weight, [bias] if n_classes == 2 else [bias] * n_classes
 
 
 class LinearClassifierEvaluationTest(ModelDirTest):

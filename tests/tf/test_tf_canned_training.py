@@ -1,0 +1,338 @@
+# Copyright 2018 The TensorFlow Authors. All Rights Reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+# ==============================================================================
+# Ported to colonnade: TF's inputs, expected values and tolerances are kept verbatim;
+# graph-mode branches are replaced by their eager equivalents.
+# ruff: noqa: E501
+"""TF's canned-estimator training-step tests, ported: the ``FromCheckpoint`` / ``FromScratch``
+cases of tensorflow_estimator's canned/linear_testing_utils.py
+(``BaseLinearRegressorTrainingTest``, ``BaseLinearClassifierTrainingTest``) and
+canned/dnn_testing_utils.py (``BaseDNNClassifierTrainTest``, ``BaseDNNRegressorTrainTest``).
+
+TF's ``mock_optimizer`` asserts each step's loss and updates nothing: here a hook checks
+the loss (:class:`canned_test_case.MockOptimizerHook`) while a zero learning rate keeps
+the weights. TF's per-layer ``fraction_of_zero_values`` summaries are not ported.
+"""
+
+import math
+
+import numpy as np
+from canned_test_case import (
+    AGE_WEIGHT_NAME,
+    BIAS_NAME,
+    LOGITS_BIASES_NAME,
+    LOGITS_WEIGHTS_NAME,
+    MULTI_DIM,
+    ONE_DIM,
+    MockOptimizerHook,
+    ModelDirTest,
+    classifier_weights,
+    create_checkpoint,
+    mock_optimizer,
+)
+from tf_test_case import save_variables_to_ckpt
+
+import colonnade as cn
+
+fc = cn.feature_columns
+
+
+class LinearRegressorTrainingTest(ModelDirTest):
+    def _assert_checkpoint(
+        self, expected_global_step, expected_age_weight=None, expected_bias=None
+    ):
+        self.assert_checkpoint_shapes(
+            expected_global_step, {AGE_WEIGHT_NAME: [1, 1], BIAS_NAME: [1]}
+        )
+        if expected_age_weight is not None:
+            self.assertEqual(
+                expected_age_weight, cn.train.load_variable(self._model_dir, AGE_WEIGHT_NAME)
+            )
+        if expected_bias is not None:
+            self.assertEqual(expected_bias, cn.train.load_variable(self._model_dir, BIAS_NAME))
+
+    def _train(self, expected_loss, input_fn, num_steps=10):
+        hook = MockOptimizerHook(self, expected_loss=expected_loss)
+        linear_regressor = cn.estimators.LinearRegressor(
+            feature_columns=(fc.numeric_column("age"),),
+            model_dir=self._model_dir,
+            optimizer=mock_optimizer(),
+        )
+        linear_regressor.train(input_fn=input_fn, steps=num_steps, hooks=[hook])
+        self.assertEqual(num_steps, hook.iterations)
+        return linear_regressor
+
+    def testFromScratchWithDefaultOptimizer(self):
+        """linear_testing_utils.py::BaseLinearRegressorTrainingTest.testFromScratchWithDefaultOptimizer"""
+        linear_regressor = cn.estimators.LinearRegressor(
+            feature_columns=(fc.numeric_column("age"),), model_dir=self._model_dir
+        )
+        num_steps = 10
+        linear_regressor.train(input_fn=lambda: ({"age": ((17,),)}, ((5.0,),)), steps=num_steps)
+        self._assert_checkpoint(num_steps)
+
+    def testFromScratch(self):
+        """linear_testing_utils.py::BaseLinearRegressorTrainingTest.testFromScratch"""
+        # loss = (logits - label)^2 = (0 - 5.)^2 = 25.
+        self._train(25.0, lambda: ({"age": ((17,),)}, ((5.0,),)))
+        self._assert_checkpoint(expected_global_step=10, expected_age_weight=0.0, expected_bias=0.0)
+
+    def testFromCheckpoint(self):
+        """linear_testing_utils.py::BaseLinearRegressorTrainingTest.testFromCheckpoint"""
+        age_weight, bias, initial_global_step = 10.0, 5.0, 100
+        save_variables_to_ckpt(
+            self._model_dir,
+            {
+                AGE_WEIGHT_NAME: [[age_weight]],
+                BIAS_NAME: [bias],
+                "global_step": initial_global_step,
+            },
+        )
+        # logits = age * age_weight + bias = 17 * 10. + 5. = 175
+        # loss = (logits - label)^2 = (175 - 5)^2 = 28900
+        self._train(28900.0, lambda: ({"age": ((17,),)}, ((5.0,),)))
+        self._assert_checkpoint(
+            initial_global_step + 10, expected_age_weight=age_weight, expected_bias=bias
+        )
+
+    def testFromCheckpointMultiBatch(self):
+        """linear_testing_utils.py::BaseLinearRegressorTrainingTest.testFromCheckpointMultiBatch"""
+        age_weight, bias, initial_global_step = 10.0, 5.0, 100
+        save_variables_to_ckpt(
+            self._model_dir,
+            {
+                AGE_WEIGHT_NAME: [[age_weight]],
+                BIAS_NAME: [bias],
+                "global_step": initial_global_step,
+            },
+        )
+        # loss = sum(logits - label)^2 = (175 - 5)^2 + (155 - 3)^2 = 52004; expected_loss = loss / 2 = 26002
+        self._train(26002.0, lambda: ({"age": ((17,), (15,))}, ((5.0,), (3.0,))))
+        self._assert_checkpoint(
+            initial_global_step + 10, expected_age_weight=age_weight, expected_bias=bias
+        )
+
+
+class LinearClassifierTrainingTest(ModelDirTest):
+    def _assert_checkpoint(
+        self, n_classes, expected_global_step, expected_age_weight=None, expected_bias=None
+    ):
+        logits_dimension = n_classes if n_classes > 2 else 1
+        self.assert_checkpoint_shapes(
+            expected_global_step,
+            {AGE_WEIGHT_NAME: [1, logits_dimension], BIAS_NAME: [logits_dimension]},
+        )
+        if expected_age_weight is not None:
+            self.assertAllEqual(
+                expected_age_weight, cn.train.load_variable(self._model_dir, AGE_WEIGHT_NAME)
+            )
+        if expected_bias is not None:
+            self.assertAllEqual(expected_bias, cn.train.load_variable(self._model_dir, BIAS_NAME))
+
+    def _train(self, n_classes, expected_loss, input_fn, num_steps=10):
+        hook = MockOptimizerHook(self, expected_loss=expected_loss)
+        est = cn.estimators.LinearClassifier(
+            feature_columns=(fc.numeric_column("age"),),
+            n_classes=n_classes,
+            optimizer=mock_optimizer(),
+            model_dir=self._model_dir,
+        )
+        est.train(input_fn=input_fn, steps=num_steps, hooks=[hook])
+        self.assertEqual(num_steps, hook.iterations)
+
+    def _testFromScratchWithDefaultOptimizer(self, n_classes):
+        est = cn.estimators.LinearClassifier(
+            feature_columns=(fc.numeric_column("age"),),
+            n_classes=n_classes,
+            model_dir=self._model_dir,
+        )
+        est.train(input_fn=lambda: ({"age": ((17,),)}, ((0,),)), steps=10)
+        self._assert_checkpoint(n_classes, 10)
+
+    def testBinaryClassesFromScratchWithDefaultOptimizer(self):
+        """linear_testing_utils.py::BaseLinearClassifierTrainingTest.testBinaryClassesFromScratchWithDefaultOptimizer"""
+        self._testFromScratchWithDefaultOptimizer(n_classes=2)
+
+    def testMultiClassesFromScratchWithDefaultOptimizer(self):
+        """linear_testing_utils.py::BaseLinearClassifierTrainingTest.testMultiClassesFromScratchWithDefaultOptimizer"""
+        self._testFromScratchWithDefaultOptimizer(n_classes=4)
+
+    def _testFromCheckpoint(self, n_classes):
+        label, age = 1, 17
+        age_weight, bias = classifier_weights(n_classes, 2.0, 2.0, -35.0)
+        initial_global_step = 100
+        save_variables_to_ckpt(
+            self._model_dir,
+            {AGE_WEIGHT_NAME: age_weight, BIAS_NAME: bias, "global_step": initial_global_step},
+        )
+        # binary: logits = 17 * 2. - 35. = -1., loss = 1 * -log ( sigmoid(-1) ) = 1.3133
+        if n_classes == 2:
+            expected_loss = 1.3133
+        else:
+            logits = age_weight * age + bias
+            logits_exp = np.exp(logits)
+            softmax = logits_exp / logits_exp.sum()
+            expected_loss = -1 * math.log(softmax[0, label])
+        self._train(n_classes, expected_loss, lambda: ({"age": ((age,),)}, ((label,),)))
+        self._assert_checkpoint(
+            n_classes, initial_global_step + 10, expected_age_weight=age_weight, expected_bias=bias
+        )
+
+    def testBinaryClassesFromCheckpoint(self):
+        """linear_testing_utils.py::BaseLinearClassifierTrainingTest.testBinaryClassesFromCheckpoint"""
+        self._testFromCheckpoint(n_classes=2)
+
+    def testMultiClassesFromCheckpoint(self):
+        """linear_testing_utils.py::BaseLinearClassifierTrainingTest.testMultiClassesFromCheckpoint"""
+        self._testFromCheckpoint(n_classes=4)
+
+    def testBinaryClassesFromCheckpointFloatLabels(self):
+        """linear_testing_utils.py::BaseLinearClassifierTrainingTest.testBinaryClassesFromCheckpointFloatLabels"""
+        save_variables_to_ckpt(
+            self._model_dir, {AGE_WEIGHT_NAME: [[2.0]], BIAS_NAME: [-35.0], "global_step": 100}
+        )
+        # loss = -0.8 * log(sigmoid(-1)) -0.2 * log(sigmoid(+1)) = 1.1132617
+        self._train(2, 1.1132617, lambda: ({"age": ((17,),)}, ((0.8,),)))
+
+    def _testFromCheckpointMultiBatch(self, n_classes):
+        label = [1, 0]
+        age = [17.0, 18.5]
+        age_weight, bias = classifier_weights(n_classes, 2.0, 2.0, -35.0)
+        initial_global_step = 100
+        save_variables_to_ckpt(
+            self._model_dir,
+            {AGE_WEIGHT_NAME: age_weight, BIAS_NAME: bias, "global_step": initial_global_step},
+        )
+        if n_classes == 2:
+            expected_loss = (1.3133 + 2.1269) / 2
+        else:
+            logits = age_weight * np.reshape(age, (2, 1)) + bias
+            logits_exp = np.exp(logits)
+            softmax_row_0 = logits_exp[0] / logits_exp[0].sum()
+            softmax_row_1 = logits_exp[1] / logits_exp[1].sum()
+            expected_loss_0 = -1 * math.log(softmax_row_0[label[0]])
+            expected_loss_1 = -1 * math.log(softmax_row_1[label[1]])
+            expected_loss = (expected_loss_0 + expected_loss_1) / 2
+        self._train(n_classes, expected_loss, lambda: ({"age": (age)}, (label)))
+        self._assert_checkpoint(
+            n_classes, initial_global_step + 10, expected_age_weight=age_weight, expected_bias=bias
+        )
+
+    def testBinaryClassesFromCheckpointMultiBatch(self):
+        """linear_testing_utils.py::BaseLinearClassifierTrainingTest.testBinaryClassesFromCheckpointMultiBatch"""
+        self._testFromCheckpointMultiBatch(n_classes=2)
+
+    def testMultiClassesFromCheckpointMultiBatch(self):
+        """linear_testing_utils.py::BaseLinearClassifierTrainingTest.testMultiClassesFromCheckpointMultiBatch"""
+        self._testFromCheckpointMultiBatch(n_classes=4)
+
+
+def dnn_shapes(input_units, hidden_units, output_units):
+    """TF's ``_assert_checkpoint`` of dnn_testing_utils.py: each layer's kernel and bias shape."""
+    shapes, prev_layer_units = {}, input_units
+    for i, layer_units in enumerate(hidden_units):
+        shapes[f"dnn/hiddenlayer_{i}/kernel"] = (prev_layer_units, layer_units)
+        shapes[f"dnn/hiddenlayer_{i}/bias"] = (layer_units,)
+        prev_layer_units = layer_units
+    shapes[LOGITS_WEIGHTS_NAME] = (prev_layer_units, output_units)
+    shapes[LOGITS_BIASES_NAME] = (output_units,)
+    return shapes
+
+
+class DNNTrainTest(ModelDirTest):
+    def _train(self, make, expected_loss, input_fn, weights, input_units, output_units, **kwargs):
+        base_global_step, hidden_units, num_steps = 100, (2, 2), 5
+        create_checkpoint(weights, base_global_step, self._model_dir)
+        hook = MockOptimizerHook(self, expected_loss=expected_loss)
+        est = make(
+            hidden_units=hidden_units,
+            optimizer=mock_optimizer(),
+            model_dir=self._model_dir,
+            **kwargs,
+        )
+        est.train(input_fn=input_fn, steps=num_steps, hooks=(hook,))
+        self.assertEqual(num_steps, hook.iterations)
+        self.assert_checkpoint_shapes(
+            base_global_step + num_steps, dnn_shapes(input_units, hidden_units, output_units)
+        )
+
+    def test_classifier_binary_classification(self):
+        """dnn_testing_utils.py::BaseDNNClassifierTrainTest.test_binary_classification"""
+        # logits = [-2.08] => probabilities = [0.889, 0.111]; loss = -1. * log(0.111) = 2.19772100
+        self._train(
+            cn.estimators.DNNClassifier,
+            2.19772100,
+            lambda: ({"age": [[10.0]]}, [[1]]),
+            ONE_DIM,
+            1,
+            1,
+            feature_columns=(fc.numeric_column("age"),),
+        )
+
+    def test_classifier_binary_classification_float_labels(self):
+        """dnn_testing_utils.py::BaseDNNClassifierTrainTest.test_binary_classification_float_labels"""
+        # loss = -0.8 * log(0.111) -0.2 * log(0.889) = 1.7817210
+        self._train(
+            cn.estimators.DNNClassifier,
+            1.7817210,
+            lambda: ({"age": [[10.0]]}, [[0.8]]),
+            ONE_DIM,
+            1,
+            1,
+            feature_columns=(fc.numeric_column("age"),),
+        )
+
+    def test_classifier_multi_class(self):
+        """dnn_testing_utils.py::BaseDNNClassifierTrainTest.test_multi_class"""
+        weights = (ONE_DIM[0], ONE_DIM[1], MULTI_DIM[2])
+        # logits = [-2.08, 2.08, 1.19] => probabilities = [0.0109, 0.7011, 0.2879]
+        # loss = -1. * log(0.7011) = 0.35505795
+        self._train(
+            cn.estimators.DNNClassifier,
+            0.35505795,
+            lambda: ({"age": [[10.0]]}, [[1]]),
+            weights,
+            1,
+            3,
+            n_classes=3,
+            feature_columns=(fc.numeric_column("age"),),
+        )
+
+    def test_regressor_one_dim(self):
+        """dnn_testing_utils.py::BaseDNNRegressorTrainTest.test_one_dim"""
+        # logits = [-2.08] => predictions = [-2.08]; loss = (1 + 2.08)^2 = 9.4864
+        self._train(
+            cn.estimators.DNNRegressor,
+            9.4864,
+            lambda: ({"age": [[10.0]]}, [[1.0]]),
+            ONE_DIM,
+            1,
+            1,
+            feature_columns=(fc.numeric_column("age"),),
+        )
+
+    def test_regressor_multi_dim(self):
+        """dnn_testing_utils.py::BaseDNNRegressorTrainTest.test_multi_dim"""
+        # logits = [[-0.48, 0.48, 0.39]]
+        # loss = (1+0.48)^2 + (-1-0.48)^2 + (0.5-0.39)^2 = 4.3929; expected_loss = loss / 3
+        self._train(
+            cn.estimators.DNNRegressor,
+            1.4643,
+            lambda: ({"age": [[10.0, 8.0]]}, [[1.0, -1.0, 0.5]]),
+            MULTI_DIM,
+            2,
+            3,
+            feature_columns=[fc.numeric_column("age", shape=[2])],
+            label_dimension=3,
+        )
