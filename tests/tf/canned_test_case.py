@@ -38,7 +38,14 @@ def sigmoid(x):
 
 
 class ModelDirTest(TFTestCase):
-    """A ``TFTestCase`` with TF's ``setUp``/``tearDown`` of a temporary ``model_dir``."""
+    """A ``TFTestCase`` with TF's ``setUp``/``tearDown`` of a temporary ``model_dir``, and
+    the estimators under test (TF's ``linear_regressor_fn`` ... constructor arguments):
+    the canned ones, or the wide & deep wrappers of dnn_linear_combined_test.py."""
+
+    _linear_regressor_fn = staticmethod(cn.estimators.LinearRegressor)
+    _linear_classifier_fn = staticmethod(cn.estimators.LinearClassifier)
+    _dnn_regressor_fn = staticmethod(cn.estimators.DNNRegressor)
+    _dnn_classifier_fn = staticmethod(cn.estimators.DNNClassifier)
 
     def setUp(self):
         self._model_dir = tempfile.mkdtemp()

@@ -56,7 +56,7 @@ class DNNClassifierEvaluateTest(ModelDirTest):
         """dnn_testing_utils.py::BaseDNNClassifierEvaluateTest.test_one_dim"""
         global_step = 100
         create_checkpoint(ONE_DIM, global_step, self._model_dir)
-        dnn_classifier = cn.estimators.DNNClassifier(
+        dnn_classifier = self._dnn_classifier_fn(
             hidden_units=(2, 2),
             feature_columns=[fc.numeric_column("age")],
             model_dir=self._model_dir,
@@ -92,7 +92,7 @@ class DNNClassifierEvaluateTest(ModelDirTest):
         """dnn_testing_utils.py::BaseDNNClassifierEvaluateTest.test_multi_dim"""
         global_step = 100
         create_checkpoint(MULTI_DIM, global_step, self._model_dir)
-        dnn_classifier = cn.estimators.DNNClassifier(
+        dnn_classifier = self._dnn_classifier_fn(
             hidden_units=(2, 2),
             feature_columns=[fc.numeric_column("age", shape=[2])],
             n_classes=3,
@@ -118,7 +118,7 @@ class DNNClassifierEvaluateTest(ModelDirTest):
     def test_float_labels(self):
         """dnn_testing_utils.py::BaseDNNClassifierEvaluateTest.test_float_labels"""
         create_checkpoint(ONE_DIM, 100, self._model_dir)
-        dnn_classifier = cn.estimators.DNNClassifier(
+        dnn_classifier = self._dnn_classifier_fn(
             hidden_units=(2, 2),
             feature_columns=[fc.numeric_column("age")],
             model_dir=self._model_dir,
@@ -136,7 +136,7 @@ class DNNClassifierEvaluateTest(ModelDirTest):
     def test_multi_dim_weights(self):
         """dnn_testing_utils.py::BaseDNNClassifierEvaluateTest.test_multi_dim_weights"""
         create_checkpoint(MULTI_DIM, 100, self._model_dir)
-        dnn_classifier = cn.estimators.DNNClassifier(
+        dnn_classifier = self._dnn_classifier_fn(
             hidden_units=(2, 2),
             feature_columns=[fc.numeric_column("age", shape=[2])],
             n_classes=3,
@@ -158,7 +158,7 @@ class DNNRegressorEvaluateTest(ModelDirTest):
         """dnn_testing_utils.py::BaseDNNRegressorEvaluateTest.test_one_dim"""
         global_step = 100
         create_checkpoint(ONE_DIM, global_step, self._model_dir)
-        dnn_regressor = cn.estimators.DNNRegressor(
+        dnn_regressor = self._dnn_regressor_fn(
             hidden_units=(2, 2),
             feature_columns=[fc.numeric_column("age")],
             model_dir=self._model_dir,
@@ -184,7 +184,7 @@ class DNNRegressorEvaluateTest(ModelDirTest):
         """dnn_testing_utils.py::BaseDNNRegressorEvaluateTest.test_multi_dim"""
         global_step = 100
         create_checkpoint(MULTI_DIM, global_step, self._model_dir)
-        dnn_regressor = cn.estimators.DNNRegressor(
+        dnn_regressor = self._dnn_regressor_fn(
             hidden_units=(2, 2),
             feature_columns=[fc.numeric_column("age", shape=[2])],
             label_dimension=3,
@@ -211,7 +211,7 @@ class DNNRegressorEvaluateTest(ModelDirTest):
     def test_multi_dim_weights(self):
         """dnn_testing_utils.py::BaseDNNRegressorEvaluateTest.test_multi_dim_weights"""
         create_checkpoint(MULTI_DIM, 100, self._model_dir)
-        dnn_regressor = cn.estimators.DNNRegressor(
+        dnn_regressor = self._dnn_regressor_fn(
             hidden_units=(2, 2),
             feature_columns=[fc.numeric_column("age", shape=[2])],
             label_dimension=3,
@@ -231,7 +231,7 @@ class DNNRegressorEvaluateTest(ModelDirTest):
 class DNNClassifierPredictTest(ModelDirTest):
     def _test_one_dim(self, label_vocabulary, label_output_fn):
         create_checkpoint(ONE_DIM, global_step=0, model_dir=self._model_dir)
-        dnn_classifier = cn.estimators.DNNClassifier(
+        dnn_classifier = self._dnn_classifier_fn(
             hidden_units=(2, 2),
             label_vocabulary=label_vocabulary,
             feature_columns=(fc.numeric_column("x"),),
@@ -260,7 +260,7 @@ class DNNClassifierPredictTest(ModelDirTest):
 
     def _test_multi_dim_with_3_classes(self, label_vocabulary, label_output_fn):
         create_checkpoint(MULTI_DIM, global_step=0, model_dir=self._model_dir)
-        dnn_classifier = cn.estimators.DNNClassifier(
+        dnn_classifier = self._dnn_classifier_fn(
             hidden_units=(2, 2),
             feature_columns=(fc.numeric_column("x", shape=(2,)),),
             label_vocabulary=label_vocabulary,
@@ -300,7 +300,7 @@ class DNNRegressorPredictTest(ModelDirTest):
     def test_one_dim(self):
         """dnn_testing_utils.py::BaseDNNRegressorPredictTest.test_one_dim"""
         create_checkpoint(ONE_DIM, global_step=0, model_dir=self._model_dir)
-        dnn_regressor = cn.estimators.DNNRegressor(
+        dnn_regressor = self._dnn_regressor_fn(
             hidden_units=(2, 2),
             feature_columns=(fc.numeric_column("x"),),
             model_dir=self._model_dir,
@@ -314,7 +314,7 @@ class DNNRegressorPredictTest(ModelDirTest):
     def test_multi_dim(self):
         """dnn_testing_utils.py::BaseDNNRegressorPredictTest.test_multi_dim"""
         create_checkpoint(MULTI_DIM, 100, self._model_dir)
-        dnn_regressor = cn.estimators.DNNRegressor(
+        dnn_regressor = self._dnn_regressor_fn(
             hidden_units=(2, 2),
             feature_columns=(fc.numeric_column("x", shape=(2,)),),
             label_dimension=3,

@@ -76,7 +76,7 @@ class LinearRegressorEvaluationTest(ModelDirTest):
     def test_evaluation_for_simple_data(self):
         """linear_testing_utils.py::BaseLinearRegressorEvaluationTest.test_evaluation_for_simple_data"""
         self._checkpoint()
-        linear_regressor = cn.estimators.LinearRegressor(
+        linear_regressor = self._linear_regressor_fn(
             feature_columns=(fc.numeric_column("age"),), model_dir=self._model_dir
         )
         eval_metrics = linear_regressor.evaluate(
@@ -91,7 +91,7 @@ class LinearRegressorEvaluationTest(ModelDirTest):
     def test_evaluation_batch(self):
         """linear_testing_utils.py::BaseLinearRegressorEvaluationTest.test_evaluation_batch"""
         self._checkpoint()
-        linear_regressor = cn.estimators.LinearRegressor(
+        linear_regressor = self._linear_regressor_fn(
             feature_columns=(fc.numeric_column("age"),), model_dir=self._model_dir
         )
         eval_metrics = linear_regressor.evaluate(
@@ -112,7 +112,7 @@ class LinearRegressorEvaluationTest(ModelDirTest):
             labels = ((10.0,), (10.0,))
             return features, labels
 
-        linear_regressor = cn.estimators.LinearRegressor(
+        linear_regressor = self._linear_regressor_fn(
             feature_columns=(fc.numeric_column("age"),),
             weight_column="weights",
             model_dir=self._model_dir,
@@ -137,7 +137,7 @@ class LinearRegressorEvaluationTest(ModelDirTest):
                 GLOBAL_STEP: 100,
             },
         )
-        linear_regressor = cn.estimators.LinearRegressor(
+        linear_regressor = self._linear_regressor_fn(
             feature_columns=(fc.numeric_column("age", shape=(x_dim,)),),
             label_dimension=label_dim,
             model_dir=self._model_dir,
@@ -165,9 +165,7 @@ class LinearRegressorEvaluationTest(ModelDirTest):
             },
         )
         feature_columns = [fc.numeric_column("age"), fc.numeric_column("height")]
-        est = cn.estimators.LinearRegressor(
-            feature_columns=feature_columns, model_dir=self._model_dir
-        )
+        est = self._linear_regressor_fn(feature_columns=feature_columns, model_dir=self._model_dir)
         eval_metrics = est.evaluate(
             input_fn=lambda: (
                 {"age": np.array([20, 40]), "height": np.array([4, 8])},
@@ -186,7 +184,7 @@ class LinearRegressorEvaluationTest(ModelDirTest):
 class LinearRegressorPredictTest(ModelDirTest):
     def _predict(self, variables, feature_columns, x, **kwargs):
         save_variables_to_ckpt(self._model_dir, {**variables, GLOBAL_STEP: 100})
-        linear_regressor = cn.estimators.LinearRegressor(
+        linear_regressor = self._linear_regressor_fn(
             feature_columns=feature_columns, model_dir=self._model_dir, **kwargs
         )
         predictions = linear_regressor.predict(input_fn=lambda: x)
@@ -265,7 +263,7 @@ class LinearClassifierEvaluationTest(ModelDirTest):
         save_variables_to_ckpt(
             self._model_dir, {AGE_WEIGHT_NAME: age_weight, BIAS_NAME: bias, GLOBAL_STEP: 100}
         )
-        est = cn.estimators.LinearClassifier(
+        est = self._linear_classifier_fn(
             feature_columns=(fc.numeric_column("age"),),
             n_classes=n_classes,
             model_dir=self._model_dir,
@@ -436,7 +434,7 @@ class LinearClassifierPredictTest(ModelDirTest):
         save_variables_to_ckpt(
             self._model_dir, {AGE_WEIGHT_NAME: age_weight, BIAS_NAME: bias, GLOBAL_STEP: 100}
         )
-        est = cn.estimators.LinearClassifier(
+        est = self._linear_classifier_fn(
             feature_columns=(fc.numeric_column("age"),),
             label_vocabulary=label_vocabulary,
             n_classes=n_classes,
@@ -522,7 +520,7 @@ class LinearClassifierPredictTest(ModelDirTest):
                 self._model_dir,
                 {LANGUAGE_WEIGHT_NAME: [[w_a], [w_b], [w_c]], BIAS_NAME: [bias], GLOBAL_STEP: 1},
             )
-            linear_classifier = cn.estimators.LinearClassifier(
+            linear_classifier = self._linear_classifier_fn(
                 feature_columns=feature_columns, model_dir=self._model_dir, sparse_combiner=combiner
             )
             predictions = linear_classifier.predict(input_fn=language_input_fn)

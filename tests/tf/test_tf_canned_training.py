@@ -64,7 +64,7 @@ class LinearRegressorTrainingTest(ModelDirTest):
 
     def _train(self, expected_loss, input_fn, num_steps=10):
         hook = MockOptimizerHook(self, expected_loss=expected_loss)
-        linear_regressor = cn.estimators.LinearRegressor(
+        linear_regressor = self._linear_regressor_fn(
             feature_columns=(fc.numeric_column("age"),),
             model_dir=self._model_dir,
             optimizer=mock_optimizer(),
@@ -75,7 +75,7 @@ class LinearRegressorTrainingTest(ModelDirTest):
 
     def testFromScratchWithDefaultOptimizer(self):
         """linear_testing_utils.py::BaseLinearRegressorTrainingTest.testFromScratchWithDefaultOptimizer"""
-        linear_regressor = cn.estimators.LinearRegressor(
+        linear_regressor = self._linear_regressor_fn(
             feature_columns=(fc.numeric_column("age"),), model_dir=self._model_dir
         )
         num_steps = 10
@@ -142,7 +142,7 @@ class LinearClassifierTrainingTest(ModelDirTest):
 
     def _train(self, n_classes, expected_loss, input_fn, num_steps=10):
         hook = MockOptimizerHook(self, expected_loss=expected_loss)
-        est = cn.estimators.LinearClassifier(
+        est = self._linear_classifier_fn(
             feature_columns=(fc.numeric_column("age"),),
             n_classes=n_classes,
             optimizer=mock_optimizer(),
@@ -271,7 +271,7 @@ class DNNTrainTest(ModelDirTest):
         """dnn_testing_utils.py::BaseDNNClassifierTrainTest.test_binary_classification"""
         # logits = [-2.08] => probabilities = [0.889, 0.111]; loss = -1. * log(0.111) = 2.19772100
         self._train(
-            cn.estimators.DNNClassifier,
+            self._dnn_classifier_fn,
             2.19772100,
             lambda: ({"age": [[10.0]]}, [[1]]),
             ONE_DIM,
@@ -284,7 +284,7 @@ class DNNTrainTest(ModelDirTest):
         """dnn_testing_utils.py::BaseDNNClassifierTrainTest.test_binary_classification_float_labels"""
         # loss = -0.8 * log(0.111) -0.2 * log(0.889) = 1.7817210
         self._train(
-            cn.estimators.DNNClassifier,
+            self._dnn_classifier_fn,
             1.7817210,
             lambda: ({"age": [[10.0]]}, [[0.8]]),
             ONE_DIM,
@@ -299,7 +299,7 @@ class DNNTrainTest(ModelDirTest):
         # logits = [-2.08, 2.08, 1.19] => probabilities = [0.0109, 0.7011, 0.2879]
         # loss = -1. * log(0.7011) = 0.35505795
         self._train(
-            cn.estimators.DNNClassifier,
+            self._dnn_classifier_fn,
             0.35505795,
             lambda: ({"age": [[10.0]]}, [[1]]),
             weights,
@@ -313,7 +313,7 @@ class DNNTrainTest(ModelDirTest):
         """dnn_testing_utils.py::BaseDNNRegressorTrainTest.test_one_dim"""
         # logits = [-2.08] => predictions = [-2.08]; loss = (1 + 2.08)^2 = 9.4864
         self._train(
-            cn.estimators.DNNRegressor,
+            self._dnn_regressor_fn,
             9.4864,
             lambda: ({"age": [[10.0]]}, [[1.0]]),
             ONE_DIM,
@@ -327,7 +327,7 @@ class DNNTrainTest(ModelDirTest):
         # logits = [[-0.48, 0.48, 0.39]]
         # loss = (1+0.48)^2 + (-1-0.48)^2 + (0.5-0.39)^2 = 4.3929; expected_loss = loss / 3
         self._train(
-            cn.estimators.DNNRegressor,
+            self._dnn_regressor_fn,
             1.4643,
             lambda: ({"age": [[10.0, 8.0]]}, [[1.0, -1.0, 0.5]]),
             MULTI_DIM,
