@@ -147,9 +147,7 @@ class LinearOnlyClassifierTrainingV2Test(LinearOnly, training_tests.LinearClassi
 class LinearOnlyClassifierClassesEvaluationV2Test(
     LinearOnly, linear_tests.LinearClassifierEvaluationTest
 ):
-    test_binary_classes_evaluation_batch = pytest.mark.xfail(strict=True, reason=EXACT_AUC)(
-        linear_tests.LinearClassifierEvaluationTest.test_binary_classes_evaluation_batch
-    )
+    pass
 
 
 class LinearOnlyClassifierPredictV2Test(LinearOnly, linear_tests.LinearClassifierPredictTest):
