@@ -93,6 +93,7 @@ HIDDEN_WEIGHTS_NAME_PATTERN = "dnn/hiddenlayer_%d/kernel"
 HIDDEN_BIASES_NAME_PATTERN = "dnn/hiddenlayer_%d/bias"
 LOGITS_WEIGHTS_NAME = "dnn/logits/kernel"
 LOGITS_BIASES_NAME = "dnn/logits/bias"
+BATCH_NORM_PARTS = ("beta", "gamma", "moving_mean", "moving_variance")
 
 ONE_DIM = (
     ([[0.6, 0.5]], [0.1, -0.1]),
@@ -106,13 +107,18 @@ MULTI_DIM = (
 )
 
 
-def create_checkpoint(weights_and_biases, global_step, model_dir):
-    """TF's ``create_checkpoint``: the hidden layers' and logits' weights by TF's names."""
+def create_checkpoint(weights_and_biases, global_step, model_dir, batch_norm_vars=None):
+    """TF's ``create_checkpoint``: the hidden layers' and logits' weights (and each hidden
+    layer's batch normalization ``(beta, gamma, moving_mean, moving_variance)``) by TF's
+    names."""
     weights, biases = zip(*weights_and_biases)
     model_weights = {}
     for i in range(0, len(weights) - 1):
         model_weights[HIDDEN_WEIGHTS_NAME_PATTERN % i] = weights[i]
         model_weights[HIDDEN_BIASES_NAME_PATTERN % i] = biases[i]
+        if batch_norm_vars:
+            for part, value in zip(BATCH_NORM_PARTS, batch_norm_vars[i]):
+                model_weights[f"dnn/hiddenlayer_{i}/batchnorm_{i}/{part}"] = value
     model_weights[LOGITS_WEIGHTS_NAME] = weights[-1]
     model_weights[LOGITS_BIASES_NAME] = biases[-1]
     save_variables_to_ckpt(model_dir, {**model_weights, GLOBAL_STEP: global_step})
