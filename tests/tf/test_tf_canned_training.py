@@ -82,6 +82,30 @@ class LinearRegressorTrainingTest(ModelDirTest):
         linear_regressor.train(input_fn=lambda: ({"age": ((17,),)}, ((5.0,),)), steps=num_steps)
         self._assert_checkpoint(num_steps)
 
+    def testTrainWithOneDimLabel(self):
+        """linear_testing_utils.py::BaseLinearRegressorTrainingTest.testTrainWithOneDimLabel"""
+        est = self._linear_regressor_fn(
+            feature_columns=[fc.numeric_column("age", shape=(1,))],
+            label_dimension=1,
+            model_dir=self._model_dir,
+        )
+        data_rank_1 = np.linspace(0.0, 2.0, 20, dtype=np.float32)
+        self.assertEqual((20,), data_rank_1.shape)
+        est.train(lambda: ({"age": data_rank_1}, data_rank_1), steps=200)
+        self._assert_checkpoint(200)
+
+    def testTrainWithOneDimWeight(self):
+        """linear_testing_utils.py::BaseLinearRegressorTrainingTest.testTrainWithOneDimWeight"""
+        est = self._linear_regressor_fn(
+            feature_columns=[fc.numeric_column("age", shape=(1,))],
+            label_dimension=1,
+            weight_column="w",
+            model_dir=self._model_dir,
+        )
+        data_rank_1 = np.linspace(0.0, 2.0, 20, dtype=np.float32)
+        est.train(lambda: ({"age": data_rank_1, "w": data_rank_1}, data_rank_1), steps=200)
+        self._assert_checkpoint(200)
+
     def testFromScratch(self):
         """linear_testing_utils.py::BaseLinearRegressorTrainingTest.testFromScratch"""
         # loss = (logits - label)^2 = (0 - 5.)^2 = 25.
@@ -167,6 +191,62 @@ class LinearClassifierTrainingTest(ModelDirTest):
     def testMultiClassesFromScratchWithDefaultOptimizer(self):
         """linear_testing_utils.py::BaseLinearClassifierTrainingTest.testMultiClassesFromScratchWithDefaultOptimizer"""
         self._testFromScratchWithDefaultOptimizer(n_classes=4)
+
+    def _train_on_rank_1(self, n_classes, weight=None):
+        """TF's _testTrainWith{OneDimLabel,TwoDimsWeight,OneDimWeight}: 200 steps on
+        rank-1 features and labels (and a rank-1 or rank-2 weight)."""
+        est = cn.estimators.LinearClassifier(
+            feature_columns=(fc.numeric_column("age"),),
+            weight_column=None if weight is None else "w",
+            n_classes=n_classes,
+            model_dir=self._model_dir,
+        )
+        data_rank_1 = np.array([0, 1])
+        features = {"age": data_rank_1} if weight is None else {"age": data_rank_1, "w": weight}
+        est.train(lambda: (features, data_rank_1), steps=200)
+        self._assert_checkpoint(n_classes, 200)
+
+    def testBinaryClassesTrainWithOneDimLabel(self):
+        """linear_testing_utils.py::BaseLinearClassifierTrainingTest.testBinaryClassesTrainWithOneDimLabel"""
+        self._train_on_rank_1(2)
+
+    def testMultiClassesTrainWithOneDimLabel(self):
+        """linear_testing_utils.py::BaseLinearClassifierTrainingTest.testMultiClassesTrainWithOneDimLabel"""
+        self._train_on_rank_1(4)
+
+    def testBinaryClassesTrainWithTwoDimsWeight(self):
+        """linear_testing_utils.py::BaseLinearClassifierTrainingTest.testBinaryClassesTrainWithTwoDimsWeight"""
+        self._train_on_rank_1(2, weight=np.array([[0], [1]]))
+
+    def testMultiClassesTrainWithTwoDimsWeight(self):
+        """linear_testing_utils.py::BaseLinearClassifierTrainingTest.testMultiClassesTrainWithTwoDimsWeight"""
+        self._train_on_rank_1(4, weight=np.array([[0], [1]]))
+
+    def testBinaryClassesTrainWithOneDimWeight(self):
+        """linear_testing_utils.py::BaseLinearClassifierTrainingTest.testBinaryClassesTrainWithOneDimWeight"""
+        self._train_on_rank_1(2, weight=np.array([0, 1]))
+
+    def testMultiClassesTrainWithOneDimWeight(self):
+        """linear_testing_utils.py::BaseLinearClassifierTrainingTest.testMultiClassesTrainWithOneDimWeight"""
+        self._train_on_rank_1(4, weight=np.array([0, 1]))
+
+    def _testFromScratch(self, n_classes):
+        # logits are all 0 (weights start at zero), label 1: loss = 1 * -log ( 1.0 / n_classes )
+        self._train(n_classes, -1 * math.log(1.0 / n_classes), lambda: ({"age": ((17,),)}, ((1,),)))
+        self._assert_checkpoint(
+            n_classes,
+            expected_global_step=10,
+            expected_age_weight=[[0.0]] if n_classes == 2 else [[0.0] * n_classes],
+            expected_bias=[0.0] if n_classes == 2 else [0.0] * n_classes,
+        )
+
+    def testBinaryClassesFromScratch(self):
+        """linear_testing_utils.py::BaseLinearClassifierTrainingTest.testBinaryClassesFromScratch"""
+        self._testFromScratch(n_classes=2)
+
+    def testMultiClassesFromScratch(self):
+        """linear_testing_utils.py::BaseLinearClassifierTrainingTest.testMultiClassesFromScratch"""
+        self._testFromScratch(n_classes=4)
 
     def _testFromCheckpoint(self, n_classes):
         label, age = 1, 17
