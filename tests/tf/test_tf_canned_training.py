@@ -347,6 +347,56 @@ class DNNTrainTest(ModelDirTest):
             base_global_step + num_steps, dnn_shapes(input_units, hidden_units, output_units)
         )
 
+    def _from_scratch(self, make, input_fn, output_units, optimizer=None, **kwargs):
+        """TF's from-scratch DNN tests: 5 steps from a fresh model_dir, then the
+        checkpoint's global step and layer shapes (with ``optimizer``, TF's mock one:
+        five steps counted)."""
+        hidden_units, num_steps = (2, 2), 5
+        if optimizer is not None:
+            kwargs["optimizer"] = optimizer
+        est = make(
+            hidden_units=hidden_units,
+            feature_columns=(fc.numeric_column("age"),),
+            model_dir=self._model_dir,
+            **kwargs,
+        )
+        hook = MockOptimizerHook(self)
+        est.train(input_fn=input_fn, steps=num_steps, hooks=(hook,))
+        self.assertEqual(num_steps, hook.iterations)
+        self.assert_checkpoint_shapes(num_steps, dnn_shapes(1, hidden_units, output_units))
+
+    def test_classifier_from_scratch_with_default_optimizer_binary(self):
+        """dnn_testing_utils.py::BaseDNNClassifierTrainTest.test_from_scratch_with_default_optimizer_binary"""
+        self._from_scratch(self._dnn_classifier_fn, lambda: ({"age": [[10.0]]}, [[1]]), 1)
+
+    def test_classifier_from_scratch_with_default_optimizer_multi_class(self):
+        """dnn_testing_utils.py::BaseDNNClassifierTrainTest.test_from_scratch_with_default_optimizer_multi_class"""
+        self._from_scratch(
+            self._dnn_classifier_fn, lambda: ({"age": [[10.0]]}, [[2]]), 3, n_classes=3
+        )
+
+    def test_classifier_from_scratch_validate_summary(self):
+        """dnn_testing_utils.py::BaseDNNClassifierTrainTest.test_from_scratch_validate_summary (no summaries)"""
+        self._from_scratch(
+            self._dnn_classifier_fn,
+            lambda: ({"age": [[10.0]]}, [[1]]),
+            1,
+            optimizer=mock_optimizer(),
+        )
+
+    def test_regressor_from_scratch_with_default_optimizer(self):
+        """dnn_testing_utils.py::BaseDNNRegressorTrainTest.test_from_scratch_with_default_optimizer"""
+        self._from_scratch(self._dnn_regressor_fn, lambda: ({"age": ((1,),)}, ((10,),)), 1)
+
+    def test_regressor_from_scratch(self):
+        """dnn_testing_utils.py::BaseDNNRegressorTrainTest.test_from_scratch (no summaries)"""
+        self._from_scratch(
+            self._dnn_regressor_fn,
+            lambda: ({"age": ((1,),)}, ((5.0,),)),
+            1,
+            optimizer=mock_optimizer(),
+        )
+
     def test_classifier_binary_classification(self):
         """dnn_testing_utils.py::BaseDNNClassifierTrainTest.test_binary_classification"""
         # logits = [-2.08] => probabilities = [0.889, 0.111]; loss = -1. * log(0.111) = 2.19772100
