@@ -3,6 +3,7 @@ TF's metric keys, and TF's ``mock_optimizer`` as a hook that checks each step's 
 while a zero learning rate keeps the checkpoint's weights, as the mock's no-op update did.
 """
 
+import math
 import shutil
 import tempfile
 
@@ -31,6 +32,13 @@ def without_rmse(metrics):
 
 def sorted_key_dict(unsorted_dict):
     return {k: unsorted_dict[k] for k in sorted(unsorted_dict)}
+
+
+def softmax_losses(logits, labels):
+    """TF's expected multi-class losses: ``-log(softmax(logits_row)[label])`` per row."""
+    logits_exp = np.exp(np.asarray(logits, np.float64))
+    softmax = logits_exp / logits_exp.sum(axis=1, keepdims=True)
+    return [-1 * math.log(softmax[row, label]) for row, label in enumerate(labels)]
 
 
 def sigmoid(x):

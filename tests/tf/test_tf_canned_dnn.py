@@ -51,16 +51,23 @@ import colonnade as cn
 fc = cn.feature_columns
 
 
-class DNNClassifierEvaluateTest(ModelDirTest):
+class DNNCheckpointTest(ModelDirTest):
+    def restored(self, make, weights, global_step, key, shape=(1,), **kwargs):
+        """TF's ``create_checkpoint(weights, global_step, model_dir)``, then the estimator
+        ``make(hidden_units=(2, 2), feature_columns=[numeric_column(key, shape)], ...)``
+        on that model_dir."""
+        create_checkpoint(weights, global_step, self._model_dir)
+        columns = [fc.numeric_column(key, shape=shape)]
+        return make(
+            hidden_units=(2, 2), feature_columns=columns, model_dir=self._model_dir, **kwargs
+        )
+
+
+class DNNClassifierEvaluateTest(DNNCheckpointTest):
     def test_one_dim(self):
         """dnn_testing_utils.py::BaseDNNClassifierEvaluateTest.test_one_dim"""
         global_step = 100
-        create_checkpoint(ONE_DIM, global_step, self._model_dir)
-        dnn_classifier = self._dnn_classifier_fn(
-            hidden_units=(2, 2),
-            feature_columns=[fc.numeric_column("age")],
-            model_dir=self._model_dir,
-        )
+        dnn_classifier = self.restored(self._dnn_classifier_fn, ONE_DIM, global_step, "age")
 
         def _input_fn():
             # batch_size = 2, one false label, and one true.
@@ -91,12 +98,8 @@ class DNNClassifierEvaluateTest(ModelDirTest):
     def test_multi_dim(self):
         """dnn_testing_utils.py::BaseDNNClassifierEvaluateTest.test_multi_dim"""
         global_step = 100
-        create_checkpoint(MULTI_DIM, global_step, self._model_dir)
-        dnn_classifier = self._dnn_classifier_fn(
-            hidden_units=(2, 2),
-            feature_columns=[fc.numeric_column("age", shape=[2])],
-            n_classes=3,
-            model_dir=self._model_dir,
+        dnn_classifier = self.restored(
+            self._dnn_classifier_fn, MULTI_DIM, global_step, "age", shape=[2], n_classes=3
         )
 
         def _input_fn():
@@ -117,12 +120,7 @@ class DNNClassifierEvaluateTest(ModelDirTest):
 
     def test_float_labels(self):
         """dnn_testing_utils.py::BaseDNNClassifierEvaluateTest.test_float_labels"""
-        create_checkpoint(ONE_DIM, 100, self._model_dir)
-        dnn_classifier = self._dnn_classifier_fn(
-            hidden_units=(2, 2),
-            feature_columns=[fc.numeric_column("age")],
-            model_dir=self._model_dir,
-        )
+        dnn_classifier = self.restored(self._dnn_classifier_fn, ONE_DIM, 100, "age")
 
         def _input_fn():
             return {"age": [[10.0], [10.0]]}, [[0.8], [0.4]]
@@ -135,13 +133,14 @@ class DNNClassifierEvaluateTest(ModelDirTest):
 
     def test_multi_dim_weights(self):
         """dnn_testing_utils.py::BaseDNNClassifierEvaluateTest.test_multi_dim_weights"""
-        create_checkpoint(MULTI_DIM, 100, self._model_dir)
-        dnn_classifier = self._dnn_classifier_fn(
-            hidden_units=(2, 2),
-            feature_columns=[fc.numeric_column("age", shape=[2])],
+        dnn_classifier = self.restored(
+            self._dnn_classifier_fn,
+            MULTI_DIM,
+            100,
+            "age",
+            shape=[2],
             n_classes=3,
             weight_column="w",
-            model_dir=self._model_dir,
         )
 
         def _input_fn():
@@ -153,16 +152,11 @@ class DNNClassifierEvaluateTest(ModelDirTest):
         self.assertAlmostEqual(expected_loss, metrics[LOSS], places=3)
 
 
-class DNNRegressorEvaluateTest(ModelDirTest):
+class DNNRegressorEvaluateTest(DNNCheckpointTest):
     def test_one_dim(self):
         """dnn_testing_utils.py::BaseDNNRegressorEvaluateTest.test_one_dim"""
         global_step = 100
-        create_checkpoint(ONE_DIM, global_step, self._model_dir)
-        dnn_regressor = self._dnn_regressor_fn(
-            hidden_units=(2, 2),
-            feature_columns=[fc.numeric_column("age")],
-            model_dir=self._model_dir,
-        )
+        dnn_regressor = self.restored(self._dnn_regressor_fn, ONE_DIM, global_step, "age")
 
         def _input_fn():
             return {"age": [[10.0]]}, [[1.0]]
@@ -183,12 +177,8 @@ class DNNRegressorEvaluateTest(ModelDirTest):
     def test_multi_dim(self):
         """dnn_testing_utils.py::BaseDNNRegressorEvaluateTest.test_multi_dim"""
         global_step = 100
-        create_checkpoint(MULTI_DIM, global_step, self._model_dir)
-        dnn_regressor = self._dnn_regressor_fn(
-            hidden_units=(2, 2),
-            feature_columns=[fc.numeric_column("age", shape=[2])],
-            label_dimension=3,
-            model_dir=self._model_dir,
+        dnn_regressor = self.restored(
+            self._dnn_regressor_fn, MULTI_DIM, global_step, "age", shape=[2], label_dimension=3
         )
 
         def _input_fn():
@@ -210,13 +200,14 @@ class DNNRegressorEvaluateTest(ModelDirTest):
 
     def test_multi_dim_weights(self):
         """dnn_testing_utils.py::BaseDNNRegressorEvaluateTest.test_multi_dim_weights"""
-        create_checkpoint(MULTI_DIM, 100, self._model_dir)
-        dnn_regressor = self._dnn_regressor_fn(
-            hidden_units=(2, 2),
-            feature_columns=[fc.numeric_column("age", shape=[2])],
+        dnn_regressor = self.restored(
+            self._dnn_regressor_fn,
+            MULTI_DIM,
+            100,
+            "age",
+            shape=[2],
             label_dimension=3,
             weight_column="w",
-            model_dir=self._model_dir,
         )
 
         def _input_fn():
@@ -228,14 +219,10 @@ class DNNRegressorEvaluateTest(ModelDirTest):
         self.assertAlmostEqual(expected_loss, metrics[LOSS], places=3)
 
 
-class DNNClassifierPredictTest(ModelDirTest):
+class DNNClassifierPredictTest(DNNCheckpointTest):
     def _test_one_dim(self, label_vocabulary, label_output_fn):
-        create_checkpoint(ONE_DIM, global_step=0, model_dir=self._model_dir)
-        dnn_classifier = self._dnn_classifier_fn(
-            hidden_units=(2, 2),
-            label_vocabulary=label_vocabulary,
-            feature_columns=(fc.numeric_column("x"),),
-            model_dir=self._model_dir,
+        dnn_classifier = self.restored(
+            self._dnn_classifier_fn, ONE_DIM, 0, "x", label_vocabulary=label_vocabulary
         )
         # logits = [-2.08] => logistic = 0.11105597, probabilities = [0.88894403, 0.11105597]
         predictions = next(dnn_classifier.predict(input_fn=lambda: {"x": np.array([[10.0]])}))
@@ -259,13 +246,14 @@ class DNNClassifierPredictTest(ModelDirTest):
         )
 
     def _test_multi_dim_with_3_classes(self, label_vocabulary, label_output_fn):
-        create_checkpoint(MULTI_DIM, global_step=0, model_dir=self._model_dir)
-        dnn_classifier = self._dnn_classifier_fn(
-            hidden_units=(2, 2),
-            feature_columns=(fc.numeric_column("x", shape=(2,)),),
+        dnn_classifier = self.restored(
+            self._dnn_classifier_fn,
+            MULTI_DIM,
+            0,
+            "x",
+            shape=(2,),
             label_vocabulary=label_vocabulary,
             n_classes=3,
-            model_dir=self._model_dir,
         )
         # logits = [-0.48, 0.48, 0.39] => probabilities = [0.16670536, 0.43538380, 0.39791084]
         predictions = next(dnn_classifier.predict(input_fn=lambda: {"x": np.array([[10.0, 8.0]])}))
@@ -296,15 +284,10 @@ class DNNClassifierPredictTest(ModelDirTest):
         )
 
 
-class DNNRegressorPredictTest(ModelDirTest):
+class DNNRegressorPredictTest(DNNCheckpointTest):
     def test_one_dim(self):
         """dnn_testing_utils.py::BaseDNNRegressorPredictTest.test_one_dim"""
-        create_checkpoint(ONE_DIM, global_step=0, model_dir=self._model_dir)
-        dnn_regressor = self._dnn_regressor_fn(
-            hidden_units=(2, 2),
-            feature_columns=(fc.numeric_column("x"),),
-            model_dir=self._model_dir,
-        )
+        dnn_regressor = self.restored(self._dnn_regressor_fn, ONE_DIM, 0, "x")
         # logits = [[-2.08]] => predictions = [-2.08].
         self.assertAllClose(
             {"predictions": [-2.08]},
@@ -313,12 +296,8 @@ class DNNRegressorPredictTest(ModelDirTest):
 
     def test_multi_dim(self):
         """dnn_testing_utils.py::BaseDNNRegressorPredictTest.test_multi_dim"""
-        create_checkpoint(MULTI_DIM, 100, self._model_dir)
-        dnn_regressor = self._dnn_regressor_fn(
-            hidden_units=(2, 2),
-            feature_columns=(fc.numeric_column("x", shape=(2,)),),
-            label_dimension=3,
-            model_dir=self._model_dir,
+        dnn_regressor = self.restored(
+            self._dnn_regressor_fn, MULTI_DIM, 100, "x", shape=(2,), label_dimension=3
         )
         # logits = [[-0.48, 0.48, 0.39]] => predictions = [-0.48, 0.48, 0.39]
         self.assertAllClose(

@@ -34,98 +34,44 @@ import colonnade as cn
 fc = cn.feature_columns
 
 
-def _linear_regressor_fn(
-    feature_columns,
-    model_dir=None,
-    label_dimension=1,
-    weight_column=None,
-    optimizer="Ftrl",
-    config=None,
-    sparse_combiner="sum",
-):
-    return cn.estimators.DNNLinearCombinedRegressor(
-        model_dir=model_dir,
-        linear_feature_columns=feature_columns,
-        linear_optimizer=optimizer,
-        label_dimension=label_dimension,
-        weight_column=weight_column,
-        config=config,
-        linear_sparse_combiner=sparse_combiner,
-    )
+def _linear_only(combined):
+    """TF's ``_linear_regressor_fn`` / ``_linear_classifier_fn``: a wide & deep estimator
+    built with the linear estimator's arguments, its DNN part left out."""
+
+    def make(feature_columns, optimizer="Ftrl", sparse_combiner="sum", **kwargs):
+        return combined(
+            linear_feature_columns=feature_columns,
+            linear_optimizer=optimizer,
+            linear_sparse_combiner=sparse_combiner,
+            **kwargs,
+        )
+
+    return make
 
 
-def _linear_classifier_fn(
-    feature_columns,
-    model_dir=None,
-    n_classes=2,
-    weight_column=None,
-    label_vocabulary=None,
-    optimizer="Ftrl",
-    config=None,
-    sparse_combiner="sum",
-):
-    return cn.estimators.DNNLinearCombinedClassifier(
-        model_dir=model_dir,
-        linear_feature_columns=feature_columns,
-        linear_optimizer=optimizer,
-        n_classes=n_classes,
-        weight_column=weight_column,
-        label_vocabulary=label_vocabulary,
-        config=config,
-        linear_sparse_combiner=sparse_combiner,
-    )
+def _dnn_only(combined):
+    """TF's ``_dnn_classifier_fn`` / ``_dnn_regressor_fn``: a wide & deep estimator built
+    with the DNN estimator's arguments, its linear part left out."""
 
+    def make(hidden_units, feature_columns, optimizer="Adagrad", **kwargs):
+        return combined(
+            dnn_hidden_units=hidden_units,
+            dnn_feature_columns=feature_columns,
+            dnn_optimizer=optimizer,
+            **kwargs,
+        )
 
-def _dnn_classifier_fn(
-    hidden_units,
-    feature_columns,
-    model_dir=None,
-    n_classes=2,
-    weight_column=None,
-    label_vocabulary=None,
-    optimizer="Adagrad",
-    config=None,
-):
-    return cn.estimators.DNNLinearCombinedClassifier(
-        model_dir=model_dir,
-        dnn_hidden_units=hidden_units,
-        dnn_feature_columns=feature_columns,
-        dnn_optimizer=optimizer,
-        n_classes=n_classes,
-        weight_column=weight_column,
-        label_vocabulary=label_vocabulary,
-        config=config,
-    )
-
-
-def _dnn_regressor_fn(
-    hidden_units,
-    feature_columns,
-    model_dir=None,
-    label_dimension=1,
-    weight_column=None,
-    optimizer="Adagrad",
-    config=None,
-):
-    return cn.estimators.DNNLinearCombinedRegressor(
-        model_dir=model_dir,
-        dnn_hidden_units=hidden_units,
-        dnn_feature_columns=feature_columns,
-        dnn_optimizer=optimizer,
-        label_dimension=label_dimension,
-        weight_column=weight_column,
-        config=config,
-    )
+    return make
 
 
 class LinearOnly:
-    _linear_regressor_fn = staticmethod(_linear_regressor_fn)
-    _linear_classifier_fn = staticmethod(_linear_classifier_fn)
+    _linear_regressor_fn = staticmethod(_linear_only(cn.estimators.DNNLinearCombinedRegressor))
+    _linear_classifier_fn = staticmethod(_linear_only(cn.estimators.DNNLinearCombinedClassifier))
 
 
 class DNNOnly:
-    _dnn_regressor_fn = staticmethod(_dnn_regressor_fn)
-    _dnn_classifier_fn = staticmethod(_dnn_classifier_fn)
+    _dnn_regressor_fn = staticmethod(_dnn_only(cn.estimators.DNNLinearCombinedRegressor))
+    _dnn_classifier_fn = staticmethod(_dnn_only(cn.estimators.DNNLinearCombinedClassifier))
 
 
 class LinearOnlyRegressorEvaluationV2Test(LinearOnly, linear_tests.LinearRegressorEvaluationTest):

@@ -26,7 +26,6 @@ The canned regressors also report ``rmse`` (a docs/tf_differences.md row): it is
 before TF's ``assertDictEqual``.
 """
 
-import math
 import shutil
 
 import numpy as np
@@ -51,6 +50,7 @@ from canned_test_case import (
     ModelDirTest,
     classifier_weights,
     sigmoid,
+    softmax_losses,
     sorted_key_dict,
     without_rmse,
 )
@@ -294,10 +294,7 @@ class LinearClassifierEvaluationTest(ModelDirTest):
                 AUC_PR: 1.0,
             }
         else:
-            logits = age_weight * age + bias
-            logits_exp = np.exp(logits)
-            softmax = logits_exp / logits_exp.sum()
-            expected_loss = -1 * math.log(softmax[0, label])
+            (expected_loss,) = softmax_losses(age_weight * age + bias, [label])
             expected_metrics = {
                 LOSS: expected_loss,
                 LOSS_MEAN: expected_loss,
@@ -341,11 +338,7 @@ class LinearClassifierEvaluationTest(ModelDirTest):
             }
         else:
             logits = age_weight * np.reshape(age, (2, 1)) + bias
-            logits_exp = np.exp(logits)
-            softmax_row_0 = logits_exp[0] / logits_exp[0].sum()
-            softmax_row_1 = logits_exp[1] / logits_exp[1].sum()
-            expected_loss_0 = -1 * math.log(softmax_row_0[label[0]])
-            expected_loss_1 = -1 * math.log(softmax_row_1[label[1]])
+            expected_loss_0, expected_loss_1 = softmax_losses(logits, label)
             expected_loss = (expected_loss_0 + expected_loss_1) / 2  # batch size
             expected_metrics = {
                 LOSS: expected_loss,
@@ -400,11 +393,7 @@ class LinearClassifierEvaluationTest(ModelDirTest):
             }
         else:
             logits = age_weight * np.reshape(age, (2, 1)) + bias
-            logits_exp = np.exp(logits)
-            softmax_row_0 = logits_exp[0] / logits_exp[0].sum()
-            softmax_row_1 = logits_exp[1] / logits_exp[1].sum()
-            expected_loss_0 = -1 * math.log(softmax_row_0[label[0]])
-            expected_loss_1 = -1 * math.log(softmax_row_1[label[1]])
+            expected_loss_0, expected_loss_1 = softmax_losses(logits, label)
             loss_mean = np.average([expected_loss_0, expected_loss_1], weights=weights)
             expected_loss = (loss_mean * np.sum(weights)) / 2  # batch size
             expected_metrics = {

@@ -40,6 +40,7 @@ from canned_test_case import (
     classifier_weights,
     create_checkpoint,
     mock_optimizer,
+    softmax_losses,
 )
 from tf_test_case import save_variables_to_ckpt
 
@@ -260,10 +261,7 @@ class LinearClassifierTrainingTest(ModelDirTest):
         if n_classes == 2:
             expected_loss = 1.3133
         else:
-            logits = age_weight * age + bias
-            logits_exp = np.exp(logits)
-            softmax = logits_exp / logits_exp.sum()
-            expected_loss = -1 * math.log(softmax[0, label])
+            (expected_loss,) = softmax_losses(age_weight * age + bias, [label])
         self._train(n_classes, expected_loss, lambda: ({"age": ((age,),)}, ((label,),)))
         self._assert_checkpoint(
             n_classes, initial_global_step + 10, expected_age_weight=age_weight, expected_bias=bias
@@ -298,11 +296,7 @@ class LinearClassifierTrainingTest(ModelDirTest):
             expected_loss = (1.3133 + 2.1269) / 2
         else:
             logits = age_weight * np.reshape(age, (2, 1)) + bias
-            logits_exp = np.exp(logits)
-            softmax_row_0 = logits_exp[0] / logits_exp[0].sum()
-            softmax_row_1 = logits_exp[1] / logits_exp[1].sum()
-            expected_loss_0 = -1 * math.log(softmax_row_0[label[0]])
-            expected_loss_1 = -1 * math.log(softmax_row_1[label[1]])
+            expected_loss_0, expected_loss_1 = softmax_losses(logits, label)
             expected_loss = (expected_loss_0 + expected_loss_1) / 2
         self._train(n_classes, expected_loss, lambda: ({"age": (age)}, (label)))
         self._assert_checkpoint(
@@ -365,6 +359,21 @@ class DNNTrainTest(ModelDirTest):
         self.assertEqual(num_steps, hook.iterations)
         self.assert_checkpoint_shapes(num_steps, dnn_shapes(1, hidden_units, output_units))
 
+    def _train_on_age_10(self, make, expected_loss, labels, weights, output_units, **kwargs):
+        """``_train`` on TF's one example ``{'age': [[10.]]}`` through one numeric column."""
+        columns = (fc.numeric_column("age"),)
+        input_fn = lambda: ({"age": [[10.0]]}, labels)  # noqa: E731
+        self._train(
+            make,
+            expected_loss,
+            input_fn,
+            weights,
+            1,
+            output_units,
+            feature_columns=columns,
+            **kwargs,
+        )
+
     def test_classifier_from_scratch_with_default_optimizer_binary(self):
         """dnn_testing_utils.py::BaseDNNClassifierTrainTest.test_from_scratch_with_default_optimizer_binary"""
         self._from_scratch(self._dnn_classifier_fn, lambda: ({"age": [[10.0]]}, [[1]]), 1)
@@ -400,57 +409,24 @@ class DNNTrainTest(ModelDirTest):
     def test_classifier_binary_classification(self):
         """dnn_testing_utils.py::BaseDNNClassifierTrainTest.test_binary_classification"""
         # logits = [-2.08] => probabilities = [0.889, 0.111]; loss = -1. * log(0.111) = 2.19772100
-        self._train(
-            self._dnn_classifier_fn,
-            2.19772100,
-            lambda: ({"age": [[10.0]]}, [[1]]),
-            ONE_DIM,
-            1,
-            1,
-            feature_columns=(fc.numeric_column("age"),),
-        )
+        self._train_on_age_10(self._dnn_classifier_fn, 2.19772100, [[1]], ONE_DIM, 1)
 
     def test_classifier_binary_classification_float_labels(self):
         """dnn_testing_utils.py::BaseDNNClassifierTrainTest.test_binary_classification_float_labels"""
         # loss = -0.8 * log(0.111) -0.2 * log(0.889) = 1.7817210
-        self._train(
-            self._dnn_classifier_fn,
-            1.7817210,
-            lambda: ({"age": [[10.0]]}, [[0.8]]),
-            ONE_DIM,
-            1,
-            1,
-            feature_columns=(fc.numeric_column("age"),),
-        )
+        self._train_on_age_10(self._dnn_classifier_fn, 1.7817210, [[0.8]], ONE_DIM, 1)
 
     def test_classifier_multi_class(self):
         """dnn_testing_utils.py::BaseDNNClassifierTrainTest.test_multi_class"""
         weights = (ONE_DIM[0], ONE_DIM[1], MULTI_DIM[2])
         # logits = [-2.08, 2.08, 1.19] => probabilities = [0.0109, 0.7011, 0.2879]
         # loss = -1. * log(0.7011) = 0.35505795
-        self._train(
-            self._dnn_classifier_fn,
-            0.35505795,
-            lambda: ({"age": [[10.0]]}, [[1]]),
-            weights,
-            1,
-            3,
-            n_classes=3,
-            feature_columns=(fc.numeric_column("age"),),
-        )
+        self._train_on_age_10(self._dnn_classifier_fn, 0.35505795, [[1]], weights, 3, n_classes=3)
 
     def test_regressor_one_dim(self):
         """dnn_testing_utils.py::BaseDNNRegressorTrainTest.test_one_dim"""
         # logits = [-2.08] => predictions = [-2.08]; loss = (1 + 2.08)^2 = 9.4864
-        self._train(
-            self._dnn_regressor_fn,
-            9.4864,
-            lambda: ({"age": [[10.0]]}, [[1.0]]),
-            ONE_DIM,
-            1,
-            1,
-            feature_columns=(fc.numeric_column("age"),),
-        )
+        self._train_on_age_10(self._dnn_regressor_fn, 9.4864, [[1.0]], ONE_DIM, 1)
 
     def test_regressor_multi_dim(self):
         """dnn_testing_utils.py::BaseDNNRegressorTrainTest.test_multi_dim"""

@@ -68,6 +68,19 @@ class WarmStartingTest(TFTestCase):
                     warm_started.get_variable_value(variable_name),
                 )
 
+    def trained(self, make, **kwargs):
+        """``make(**kwargs)`` trained one step (TF's ``train(input_fn, max_steps=1)``)."""
+        estimator = make(**kwargs)
+        estimator.train(input_fn=self._input_fn, max_steps=1)
+        return estimator
+
+    def warm_started(self, make, warm_start_from, **kwargs):
+        """The second estimator: ``make(**kwargs)`` warm-started from ``warm_start_from``
+        with TF's ``SGD(learning_rate=0.0)``, trained one step."""
+        return self.trained(
+            make, optimizer=zero_rate_sgd(), warm_start_from=warm_start_from, **kwargs
+        )
+
     def write_vocab(self, name, words):
         path = os.path.join(self._ckpt_and_vocab_dir, name)
         with open(path, "w") as f:
@@ -90,57 +103,56 @@ class LinearWarmStartingTest(WarmStartingTest):
         self._input_fn = _input_fn
 
     def _trained_classifier(self, columns):
-        linear_classifier = cn.estimators.LinearClassifier(
+        linear_classifier = self.trained(
+            cn.estimators.LinearClassifier,
             feature_columns=columns,
             model_dir=self._ckpt_and_vocab_dir,
             n_classes=4,
             optimizer="SGD",
         )
-        linear_classifier.train(input_fn=self._input_fn, max_steps=1)
         return linear_classifier
 
     def test_classifier_basic_warm_starting(self):
         """linear_testing_utils.py::BaseLinearWarmStartingTest.test_classifier_basic_warm_starting"""
         age = fc.numeric_column("age")
         linear_classifier = self._trained_classifier([age])
-        warm_started_linear_classifier = cn.estimators.LinearClassifier(
+        warm_started_linear_classifier = self.warm_started(
+            cn.estimators.LinearClassifier,
             feature_columns=[age],
             n_classes=4,
-            optimizer=zero_rate_sgd(),
             warm_start_from=linear_classifier.model_dir,
         )
-        warm_started_linear_classifier.train(input_fn=self._input_fn, max_steps=1)
         self.assert_same_variables(linear_classifier, warm_started_linear_classifier)
 
     def test_regressor_basic_warm_starting(self):
         """linear_testing_utils.py::BaseLinearWarmStartingTest.test_regressor_basic_warm_starting"""
         age = fc.numeric_column("age")
-        linear_regressor = cn.estimators.LinearRegressor(
-            feature_columns=[age], model_dir=self._ckpt_and_vocab_dir, optimizer="SGD"
-        )
-        linear_regressor.train(input_fn=self._input_fn, max_steps=1)
-        warm_started_linear_regressor = cn.estimators.LinearRegressor(
+        linear_regressor = self.trained(
+            cn.estimators.LinearRegressor,
             feature_columns=[age],
-            optimizer=zero_rate_sgd(),
+            model_dir=self._ckpt_and_vocab_dir,
+            optimizer="SGD",
+        )
+        warm_started_linear_regressor = self.warm_started(
+            cn.estimators.LinearRegressor,
+            feature_columns=[age],
             warm_start_from=linear_regressor.model_dir,
         )
-        warm_started_linear_regressor.train(input_fn=self._input_fn, max_steps=1)
         self.assert_same_variables(linear_regressor, warm_started_linear_regressor)
 
     def test_warm_starting_selective_variables(self):
         """linear_testing_utils.py::BaseLinearWarmStartingTest.test_warm_starting_selective_variables"""
         age = fc.numeric_column("age")
         linear_classifier = self._trained_classifier([age])
-        warm_started_linear_classifier = cn.estimators.LinearClassifier(
+        warm_started_linear_classifier = self.warm_started(
+            cn.estimators.LinearClassifier,
             feature_columns=[age],
             n_classes=4,
-            optimizer=zero_rate_sgd(),
             # Only the age variable is warm-started, not the bias.
             warm_start_from=cn.estimators.WarmStartSettings(
                 ckpt_to_initialize_from=linear_classifier.model_dir, vars_to_warm_start=".*(age).*"
             ),
         )
-        warm_started_linear_classifier.train(input_fn=self._input_fn, max_steps=1)
         self.assertAllClose(
             linear_classifier.get_variable_value(AGE_WEIGHT_NAME),
             warm_started_linear_classifier.get_variable_value(AGE_WEIGHT_NAME),
@@ -169,17 +181,16 @@ class LinearWarmStartingTest(WarmStartingTest):
             old_vocab_size=occupation.vocabulary_size,
             backup_initializer=cn.core.initializers.random_uniform(minval=0.39, maxval=0.39),
         )
-        warm_started_linear_classifier = cn.estimators.LinearClassifier(
+        warm_started_linear_classifier = self.warm_started(
+            cn.estimators.LinearClassifier,
             feature_columns=[occupation],
             n_classes=4,
-            optimizer=zero_rate_sgd(),
             warm_start_from=cn.estimators.WarmStartSettings(
                 ckpt_to_initialize_from=linear_classifier.model_dir,
                 var_name_to_vocab_info={OCCUPATION_WEIGHT_NAME: occupation_vocab_info},
                 vars_to_warm_start=None,
             ),
         )
-        warm_started_linear_classifier.train(input_fn=self._input_fn, max_steps=1)
         old = linear_classifier.get_variable_value(OCCUPATION_WEIGHT_NAME)
         new = warm_started_linear_classifier.get_variable_value(OCCUPATION_WEIGHT_NAME)
         # 'doctor' was ID-0 and still ID-0.
@@ -194,10 +205,10 @@ class LinearWarmStartingTest(WarmStartingTest):
     def test_warm_starting_with_naming_change(self):
         """linear_testing_utils.py::BaseLinearWarmStartingTest.test_warm_starting_with_naming_change"""
         linear_classifier = self._trained_classifier([fc.numeric_column("age_in_years")])
-        warm_started_linear_classifier = cn.estimators.LinearClassifier(
+        warm_started_linear_classifier = self.warm_started(
+            cn.estimators.LinearClassifier,
             feature_columns=[fc.numeric_column("age")],
             n_classes=4,
-            optimizer=zero_rate_sgd(),
             warm_start_from=cn.estimators.WarmStartSettings(
                 ckpt_to_initialize_from=linear_classifier.model_dir,
                 var_name_to_prev_var_name={
@@ -205,7 +216,6 @@ class LinearWarmStartingTest(WarmStartingTest):
                 },
             ),
         )
-        warm_started_linear_classifier.train(input_fn=self._input_fn, max_steps=1)
         self.assertAllClose(
             linear_classifier.get_variable_value(AGE_WEIGHT_NAME.replace("age", "age_in_years")),
             warm_started_linear_classifier.get_variable_value(AGE_WEIGHT_NAME),
@@ -241,25 +251,24 @@ class DNNWarmStartingTest(WarmStartingTest):
         self._input_fn = _input_fn
 
     def _trained_classifier(self, columns):
-        dnn_classifier = cn.estimators.DNNClassifier(
+        dnn_classifier = self.trained(
+            cn.estimators.DNNClassifier,
             hidden_units=[256, 128],
             feature_columns=columns,
             model_dir=self._ckpt_and_vocab_dir,
             n_classes=4,
             optimizer="SGD",
         )
-        dnn_classifier.train(input_fn=self._input_fn, max_steps=1)
         return dnn_classifier
 
     def _warm_started_classifier(self, columns, warm_start_from):
-        warm_started = cn.estimators.DNNClassifier(
+        warm_started = self.warm_started(
+            cn.estimators.DNNClassifier,
             hidden_units=[256, 128],
             feature_columns=columns,
             n_classes=4,
-            optimizer=zero_rate_sgd(),
             warm_start_from=warm_start_from,
         )
-        warm_started.train(input_fn=self._input_fn, max_steps=1)
         return warm_started
 
     def assert_fresh_dense_layers(self, first, warm_started):
@@ -282,20 +291,19 @@ class DNNWarmStartingTest(WarmStartingTest):
 
     def test_regressor_basic_warm_starting(self):
         """dnn_testing_utils.py::BaseDNNWarmStartingTest.test_regressor_basic_warm_starting"""
-        dnn_regressor = cn.estimators.DNNRegressor(
+        dnn_regressor = self.trained(
+            cn.estimators.DNNRegressor,
             hidden_units=[256, 128],
             feature_columns=[city_column()],
             model_dir=self._ckpt_and_vocab_dir,
             optimizer="SGD",
         )
-        dnn_regressor.train(input_fn=self._input_fn, max_steps=1)
-        warm_started_dnn_regressor = cn.estimators.DNNRegressor(
+        warm_started_dnn_regressor = self.warm_started(
+            cn.estimators.DNNRegressor,
             hidden_units=[256, 128],
             feature_columns=[city_column()],
-            optimizer=zero_rate_sgd(),
             warm_start_from=dnn_regressor.model_dir,
         )
-        warm_started_dnn_regressor.train(input_fn=self._input_fn, max_steps=1)
         self.assert_same_variables(dnn_regressor, warm_started_dnn_regressor)
 
     def test_warm_starting_selective_variables(self):
