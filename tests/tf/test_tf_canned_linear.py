@@ -258,6 +258,29 @@ class LinearRegressorPredictTest(ModelDirTest):
         self.assertAllClose([[9.94974], [10.65685]], scores)
 
 
+def binary_metrics(loss, loss_mean, prediction_mean, label_mean, accuracy_baseline, auc_pr):
+    """TF's expected binary metrics of these tests: global step 100, every prediction
+    wrong (accuracy, precision, recall and AUC 0)."""
+    return {
+        LOSS: loss,
+        GLOBAL_STEP: 100,
+        LOSS_MEAN: loss_mean,
+        ACCURACY: 0.0,
+        PRECISION: 0.0,
+        RECALL: 0.0,
+        PREDICTION_MEAN: prediction_mean,
+        LABEL_MEAN: label_mean,
+        ACCURACY_BASELINE: accuracy_baseline,
+        AUC: 0.0,
+        AUC_PR: auc_pr,
+    }
+
+
+def multi_class_metrics(loss, loss_mean):
+    """TF's expected multi-class metrics of these tests (global step 100, accuracy 0)."""
+    return {LOSS: loss, LOSS_MEAN: loss_mean, GLOBAL_STEP: 100, ACCURACY: 0.0}
+
+
 class LinearClassifierEvaluationTest(ModelDirTest):
     def _evaluate(self, n_classes, age_weight, bias, input_fn, **kwargs):
         save_variables_to_ckpt(
@@ -280,27 +303,10 @@ class LinearClassifierEvaluationTest(ModelDirTest):
         )
         if n_classes == 2:
             # Binary classes: loss = sum(corss_entropy(41)) = 41.
-            expected_metrics = {
-                LOSS: 41.0,
-                GLOBAL_STEP: 100,
-                LOSS_MEAN: 41.0,
-                ACCURACY: 0.0,
-                PRECISION: 0.0,
-                RECALL: 0.0,
-                PREDICTION_MEAN: 0.0,
-                LABEL_MEAN: 1.0,
-                ACCURACY_BASELINE: 1,
-                AUC: 0.0,
-                AUC_PR: 1.0,
-            }
+            expected_metrics = binary_metrics(41.0, 41.0, 0.0, 1.0, 1, 1.0)
         else:
             (expected_loss,) = softmax_losses(age_weight * age + bias, [label])
-            expected_metrics = {
-                LOSS: expected_loss,
-                LOSS_MEAN: expected_loss,
-                GLOBAL_STEP: 100,
-                ACCURACY: 0.0,
-            }
+            expected_metrics = multi_class_metrics(expected_loss, expected_loss)
         self.assertAllClose(
             sorted_key_dict(expected_metrics), sorted_key_dict(eval_metrics), rtol=1e-3
         )
@@ -323,29 +329,12 @@ class LinearClassifierEvaluationTest(ModelDirTest):
         if n_classes == 2:
             # Logits are (-1., 1.) labels are (1, 0): 1.3133 per row.
             expected_loss = (1.3133 * 2) / 2  # Divided by batch size
-            expected_metrics = {
-                LOSS: expected_loss,
-                GLOBAL_STEP: 100,
-                LOSS_MEAN: expected_loss,
-                ACCURACY: 0.0,
-                PRECISION: 0.0,
-                RECALL: 0.0,
-                PREDICTION_MEAN: 0.5,
-                LABEL_MEAN: 0.5,
-                ACCURACY_BASELINE: 0.5,
-                AUC: 0.0,
-                AUC_PR: 0.3068,
-            }
+            expected_metrics = binary_metrics(expected_loss, expected_loss, 0.5, 0.5, 0.5, 0.3068)
         else:
             logits = age_weight * np.reshape(age, (2, 1)) + bias
             expected_loss_0, expected_loss_1 = softmax_losses(logits, label)
             expected_loss = (expected_loss_0 + expected_loss_1) / 2  # batch size
-            expected_metrics = {
-                LOSS: expected_loss,
-                LOSS_MEAN: expected_loss,
-                GLOBAL_STEP: 100,
-                ACCURACY: 0.0,
-            }
+            expected_metrics = multi_class_metrics(expected_loss, expected_loss)
         self.assertAllClose(
             sorted_key_dict(expected_metrics), sorted_key_dict(eval_metrics), rtol=1e-3
         )
@@ -378,30 +367,20 @@ class LinearClassifierEvaluationTest(ModelDirTest):
             logits = [-1, 1]
             logistics = sigmoid(np.array(logits))
             predictions_mean = np.average(logistics, weights=weights)
-            expected_metrics = {
-                LOSS: expected_loss,
-                GLOBAL_STEP: 100,
-                LOSS_MEAN: loss_mean,
-                ACCURACY: 0.0,
-                PRECISION: 0.0,
-                RECALL: 0.0,
-                PREDICTION_MEAN: predictions_mean,
-                LABEL_MEAN: label_mean,
-                ACCURACY_BASELINE: (max(label_mean, 1 - label_mean)),
-                AUC: 0.0,
-                AUC_PR: 0.1891,
-            }
+            expected_metrics = binary_metrics(
+                expected_loss,
+                loss_mean,
+                predictions_mean,
+                label_mean,
+                (max(label_mean, 1 - label_mean)),
+                0.1891,
+            )
         else:
             logits = age_weight * np.reshape(age, (2, 1)) + bias
             expected_loss_0, expected_loss_1 = softmax_losses(logits, label)
             loss_mean = np.average([expected_loss_0, expected_loss_1], weights=weights)
             expected_loss = (loss_mean * np.sum(weights)) / 2  # batch size
-            expected_metrics = {
-                LOSS: expected_loss,
-                LOSS_MEAN: loss_mean,
-                GLOBAL_STEP: 100,
-                ACCURACY: 0.0,
-            }
+            expected_metrics = multi_class_metrics(expected_loss, loss_mean)
         self.assertAllClose(
             sorted_key_dict(expected_metrics), sorted_key_dict(eval_metrics), rtol=1e-3
         )

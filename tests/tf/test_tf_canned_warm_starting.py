@@ -48,8 +48,13 @@ def zero_rate_sgd():
 
 
 class WarmStartingTest(TFTestCase):
+    FEATURES = {}
+
     def setUp(self):
+        """TF's: a directory for the checkpoints and vocabularies, and a dummy input_fn
+        of the class's ``FEATURES`` with labels ``[0, 1]``."""
         self._ckpt_and_vocab_dir = tempfile.mkdtemp()
+        self._input_fn = lambda: (self.FEATURES, [0, 1])
 
     def tearDown(self):
         shutil.rmtree(self._ckpt_and_vocab_dir, ignore_errors=True)
@@ -89,18 +94,11 @@ class WarmStartingTest(TFTestCase):
 
 
 class LinearWarmStartingTest(WarmStartingTest):
-    def setUp(self):
-        super().setUp()
-
-        def _input_fn():
-            features = {
-                "age": [[23.0], [31.0]],
-                "age_in_years": [[23.0], [31.0]],
-                "occupation": [["doctor"], ["consultant"]],
-            }
-            return features, [0, 1]
-
-        self._input_fn = _input_fn
+    FEATURES = {
+        "age": [[23.0], [31.0]],
+        "age_in_years": [[23.0], [31.0]],
+        "occupation": [["doctor"], ["consultant"]],
+    }
 
     def _trained_classifier(self, columns):
         linear_classifier = self.trained(
@@ -237,18 +235,11 @@ def city_column(key="city"):
 
 
 class DNNWarmStartingTest(WarmStartingTest):
-    def setUp(self):
-        super().setUp()
-
-        def _input_fn():
-            features = {
-                "city": [["Palo Alto"], ["Mountain View"]],
-                "locality": [["Palo Alto"], ["Mountain View"]],
-                "occupation": [["doctor"], ["consultant"]],
-            }
-            return features, [0, 1]
-
-        self._input_fn = _input_fn
+    FEATURES = {
+        "city": [["Palo Alto"], ["Mountain View"]],
+        "locality": [["Palo Alto"], ["Mountain View"]],
+        "occupation": [["doctor"], ["consultant"]],
+    }
 
     def _trained_classifier(self, columns):
         dnn_classifier = self.trained(
