@@ -249,23 +249,29 @@ class LinearClassifierTrainingTest(ModelDirTest):
         """linear_testing_utils.py::BaseLinearClassifierTrainingTest.testMultiClassesFromScratch"""
         self._testFromScratch(n_classes=4)
 
-    def _testFromCheckpoint(self, n_classes):
-        label, age = 1, 17
+    def _from_checkpoint(self, n_classes, age, label, binary_loss, input_fn):
+        """TF's ``_testFromCheckpoint`` / ``_testFromCheckpointMultiBatch``: weights
+        ``2 * range(n_classes)`` and bias -35 at step 100; 10 steps whose loss is
+        ``binary_loss``, or the softmax cross entropy averaged over the batch."""
         age_weight, bias = classifier_weights(n_classes, 2.0, 2.0, -35.0)
         initial_global_step = 100
         save_variables_to_ckpt(
             self._model_dir,
             {AGE_WEIGHT_NAME: age_weight, BIAS_NAME: bias, "global_step": initial_global_step},
         )
-        # binary: logits = 17 * 2. - 35. = -1., loss = 1 * -log ( sigmoid(-1) ) = 1.3133
         if n_classes == 2:
-            expected_loss = 1.3133
+            expected_loss = binary_loss
         else:
-            (expected_loss,) = softmax_losses(age_weight * age + bias, [label])
-        self._train(n_classes, expected_loss, lambda: ({"age": ((age,),)}, ((label,),)))
+            logits = age_weight * np.reshape(age, (-1, 1)) + bias
+            expected_loss = np.mean(softmax_losses(logits, label))  # divided by batch size
+        self._train(n_classes, expected_loss, input_fn)
         self._assert_checkpoint(
             n_classes, initial_global_step + 10, expected_age_weight=age_weight, expected_bias=bias
         )
+
+    def _testFromCheckpoint(self, n_classes):
+        # binary: logits = 17 * 2. - 35. = -1., loss = 1 * -log ( sigmoid(-1) ) = 1.3133
+        self._from_checkpoint(n_classes, [17], [1], 1.3133, lambda: ({"age": ((17,),)}, ((1,),)))
 
     def testBinaryClassesFromCheckpoint(self):
         """linear_testing_utils.py::BaseLinearClassifierTrainingTest.testBinaryClassesFromCheckpoint"""
@@ -284,23 +290,10 @@ class LinearClassifierTrainingTest(ModelDirTest):
         self._train(2, 1.1132617, lambda: ({"age": ((17,),)}, ((0.8,),)))
 
     def _testFromCheckpointMultiBatch(self, n_classes):
-        label = [1, 0]
-        age = [17.0, 18.5]
-        age_weight, bias = classifier_weights(n_classes, 2.0, 2.0, -35.0)
-        initial_global_step = 100
-        save_variables_to_ckpt(
-            self._model_dir,
-            {AGE_WEIGHT_NAME: age_weight, BIAS_NAME: bias, "global_step": initial_global_step},
-        )
-        if n_classes == 2:
-            expected_loss = (1.3133 + 2.1269) / 2
-        else:
-            logits = age_weight * np.reshape(age, (2, 1)) + bias
-            expected_loss_0, expected_loss_1 = softmax_losses(logits, label)
-            expected_loss = (expected_loss_0 + expected_loss_1) / 2
-        self._train(n_classes, expected_loss, lambda: ({"age": (age)}, (label)))
-        self._assert_checkpoint(
-            n_classes, initial_global_step + 10, expected_age_weight=age_weight, expected_bias=bias
+        # binary: logits = [-1., 2.], loss = (1.3133 + 2.1269) / batch size (2)
+        age, label = [17.0, 18.5], [1, 0]
+        self._from_checkpoint(
+            n_classes, age, label, (1.3133 + 2.1269) / 2, lambda: ({"age": (age)}, (label))
         )
 
     def testBinaryClassesFromCheckpointMultiBatch(self):

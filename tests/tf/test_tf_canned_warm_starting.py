@@ -24,6 +24,7 @@ trained with a zero learning rate, must hold the first's values where TF says it
 Keras' legacy ``SGD(learning_rate=0.0)`` is ``cn.train.GradientDescentOptimizer(0.0)``.
 """
 
+import functools
 import os
 import shutil
 import tempfile
@@ -86,6 +87,23 @@ class WarmStartingTest(TFTestCase):
             make, optimizer=zero_rate_sgd(), warm_start_from=warm_start_from, **kwargs
         )
 
+    def trained_classifier(self, columns):
+        """TF's first classifier: 4 classes, ``optimizer='SGD'``, one step into the
+        checkpoint directory."""
+        return self.trained(
+            self.make_classifier,
+            feature_columns=columns,
+            model_dir=self._ckpt_and_vocab_dir,
+            n_classes=4,
+            optimizer="SGD",
+        )
+
+    def warm_started_classifier(self, columns, warm_start_from):
+        """TF's second classifier, warm-started from ``warm_start_from``."""
+        return self.warm_started(
+            self.make_classifier, warm_start_from, feature_columns=columns, n_classes=4
+        )
+
     def write_vocab(self, name, words):
         path = os.path.join(self._ckpt_and_vocab_dir, name)
         with open(path, "w") as f:
@@ -94,31 +112,20 @@ class WarmStartingTest(TFTestCase):
 
 
 class LinearWarmStartingTest(WarmStartingTest):
+    make_classifier = staticmethod(cn.estimators.LinearClassifier)
     FEATURES = {
         "age": [[23.0], [31.0]],
         "age_in_years": [[23.0], [31.0]],
         "occupation": [["doctor"], ["consultant"]],
     }
 
-    def _trained_classifier(self, columns):
-        linear_classifier = self.trained(
-            cn.estimators.LinearClassifier,
-            feature_columns=columns,
-            model_dir=self._ckpt_and_vocab_dir,
-            n_classes=4,
-            optimizer="SGD",
-        )
-        return linear_classifier
-
     def test_classifier_basic_warm_starting(self):
         """linear_testing_utils.py::BaseLinearWarmStartingTest.test_classifier_basic_warm_starting"""
         age = fc.numeric_column("age")
-        linear_classifier = self._trained_classifier([age])
-        warm_started_linear_classifier = self.warm_started(
-            cn.estimators.LinearClassifier,
-            feature_columns=[age],
-            n_classes=4,
-            warm_start_from=linear_classifier.model_dir,
+        linear_classifier = self.trained_classifier([age])
+        warm_started_linear_classifier = self.warm_started_classifier(
+            [age],
+            linear_classifier.model_dir,
         )
         self.assert_same_variables(linear_classifier, warm_started_linear_classifier)
 
@@ -141,13 +148,11 @@ class LinearWarmStartingTest(WarmStartingTest):
     def test_warm_starting_selective_variables(self):
         """linear_testing_utils.py::BaseLinearWarmStartingTest.test_warm_starting_selective_variables"""
         age = fc.numeric_column("age")
-        linear_classifier = self._trained_classifier([age])
-        warm_started_linear_classifier = self.warm_started(
-            cn.estimators.LinearClassifier,
-            feature_columns=[age],
-            n_classes=4,
+        linear_classifier = self.trained_classifier([age])
+        warm_started_linear_classifier = self.warm_started_classifier(
             # Only the age variable is warm-started, not the bias.
-            warm_start_from=cn.estimators.WarmStartSettings(
+            [age],
+            cn.estimators.WarmStartSettings(
                 ckpt_to_initialize_from=linear_classifier.model_dir, vars_to_warm_start=".*(age).*"
             ),
         )
@@ -165,7 +170,7 @@ class LinearWarmStartingTest(WarmStartingTest):
         occupation = fc.categorical_column_with_vocabulary_file(
             "occupation", vocabulary_file=vocab_file, vocabulary_size=len(vocab_list)
         )
-        linear_classifier = self._trained_classifier([occupation])
+        linear_classifier = self.trained_classifier([occupation])
         new_vocab_list = ["doctor", "consultant", "engineer"]
         new_vocab_file = self.write_vocab("new_occupation_vocab", new_vocab_list)
         new_occupation = fc.categorical_column_with_vocabulary_file(
@@ -179,11 +184,9 @@ class LinearWarmStartingTest(WarmStartingTest):
             old_vocab_size=occupation.vocabulary_size,
             backup_initializer=cn.core.initializers.random_uniform(minval=0.39, maxval=0.39),
         )
-        warm_started_linear_classifier = self.warm_started(
-            cn.estimators.LinearClassifier,
-            feature_columns=[occupation],
-            n_classes=4,
-            warm_start_from=cn.estimators.WarmStartSettings(
+        warm_started_linear_classifier = self.warm_started_classifier(
+            [occupation],
+            cn.estimators.WarmStartSettings(
                 ckpt_to_initialize_from=linear_classifier.model_dir,
                 var_name_to_vocab_info={OCCUPATION_WEIGHT_NAME: occupation_vocab_info},
                 vars_to_warm_start=None,
@@ -202,12 +205,10 @@ class LinearWarmStartingTest(WarmStartingTest):
 
     def test_warm_starting_with_naming_change(self):
         """linear_testing_utils.py::BaseLinearWarmStartingTest.test_warm_starting_with_naming_change"""
-        linear_classifier = self._trained_classifier([fc.numeric_column("age_in_years")])
-        warm_started_linear_classifier = self.warm_started(
-            cn.estimators.LinearClassifier,
-            feature_columns=[fc.numeric_column("age")],
-            n_classes=4,
-            warm_start_from=cn.estimators.WarmStartSettings(
+        linear_classifier = self.trained_classifier([fc.numeric_column("age_in_years")])
+        warm_started_linear_classifier = self.warm_started_classifier(
+            [fc.numeric_column("age")],
+            cn.estimators.WarmStartSettings(
                 ckpt_to_initialize_from=linear_classifier.model_dir,
                 var_name_to_prev_var_name={
                     AGE_WEIGHT_NAME: AGE_WEIGHT_NAME.replace("age", "age_in_years")
@@ -235,32 +236,14 @@ def city_column(key="city"):
 
 
 class DNNWarmStartingTest(WarmStartingTest):
+    make_classifier = staticmethod(
+        functools.partial(cn.estimators.DNNClassifier, hidden_units=[256, 128])
+    )
     FEATURES = {
         "city": [["Palo Alto"], ["Mountain View"]],
         "locality": [["Palo Alto"], ["Mountain View"]],
         "occupation": [["doctor"], ["consultant"]],
     }
-
-    def _trained_classifier(self, columns):
-        dnn_classifier = self.trained(
-            cn.estimators.DNNClassifier,
-            hidden_units=[256, 128],
-            feature_columns=columns,
-            model_dir=self._ckpt_and_vocab_dir,
-            n_classes=4,
-            optimizer="SGD",
-        )
-        return dnn_classifier
-
-    def _warm_started_classifier(self, columns, warm_start_from):
-        warm_started = self.warm_started(
-            cn.estimators.DNNClassifier,
-            hidden_units=[256, 128],
-            feature_columns=columns,
-            n_classes=4,
-            warm_start_from=warm_start_from,
-        )
-        return warm_started
 
     def assert_fresh_dense_layers(self, first, warm_started):
         """Hidden biases zero-initialized; kernels (glorot uniform) not the old ones."""
@@ -276,8 +259,8 @@ class DNNWarmStartingTest(WarmStartingTest):
 
     def test_classifier_basic_warm_starting(self):
         """dnn_testing_utils.py::BaseDNNWarmStartingTest.test_classifier_basic_warm_starting"""
-        dnn_classifier = self._trained_classifier([city_column()])
-        warm_started = self._warm_started_classifier([city_column()], dnn_classifier.model_dir)
+        dnn_classifier = self.trained_classifier([city_column()])
+        warm_started = self.warm_started_classifier([city_column()], dnn_classifier.model_dir)
         self.assert_same_variables(dnn_classifier, warm_started)
 
     def test_regressor_basic_warm_starting(self):
@@ -299,8 +282,8 @@ class DNNWarmStartingTest(WarmStartingTest):
 
     def test_warm_starting_selective_variables(self):
         """dnn_testing_utils.py::BaseDNNWarmStartingTest.test_warm_starting_selective_variables"""
-        dnn_classifier = self._trained_classifier([city_column()])
-        warm_started = self._warm_started_classifier(
+        dnn_classifier = self.trained_classifier([city_column()])
+        warm_started = self.warm_started_classifier(
             [city_column()],
             cn.estimators.WarmStartSettings(
                 ckpt_to_initialize_from=dnn_classifier.model_dir, vars_to_warm_start=".*(city).*"
@@ -324,7 +307,7 @@ class DNNWarmStartingTest(WarmStartingTest):
             ),
             dimension=2,
         )
-        dnn_classifier = self._trained_classifier([occupation])
+        dnn_classifier = self.trained_classifier([occupation])
         new_vocab_list = ["doctor", "consultant", "engineer"]
         new_vocab_file = self.write_vocab("new_occupation_vocab", new_vocab_list)
         new_occupation = fc.embedding_column(
@@ -341,7 +324,7 @@ class DNNWarmStartingTest(WarmStartingTest):
             old_vocab_size=occupation.categorical_column.vocabulary_size,
             backup_initializer=cn.core.initializers.random_uniform(minval=0.39, maxval=0.39),
         )
-        warm_started = self._warm_started_classifier(
+        warm_started = self.warm_started_classifier(
             [occupation],
             cn.estimators.WarmStartSettings(
                 ckpt_to_initialize_from=dnn_classifier.model_dir,
@@ -358,8 +341,8 @@ class DNNWarmStartingTest(WarmStartingTest):
 
     def test_warm_starting_with_naming_change(self):
         """dnn_testing_utils.py::BaseDNNWarmStartingTest.test_warm_starting_with_naming_change"""
-        dnn_classifier = self._trained_classifier([city_column("locality")])
-        warm_started = self._warm_started_classifier(
+        dnn_classifier = self.trained_classifier([city_column("locality")])
+        warm_started = self.warm_started_classifier(
             [city_column()],
             cn.estimators.WarmStartSettings(
                 ckpt_to_initialize_from=dnn_classifier.model_dir,
