@@ -113,17 +113,16 @@ class LinearRegressorTrainingTest(ModelDirTest):
         self._train(25.0, lambda: ({"age": ((17,),)}, ((5.0,),)))
         self._assert_checkpoint(expected_global_step=10, expected_age_weight=0.0, expected_bias=0.0)
 
+    def _checkpoint_10_5_at_100(self):
+        """TF's initial checkpoint: age weight 10, bias 5, global step 100."""
+        age_weight, bias, initial_global_step = 10.0, 5.0, 100
+        variables = {AGE_WEIGHT_NAME: [[age_weight]], BIAS_NAME: [bias]}
+        save_variables_to_ckpt(self._model_dir, {**variables, "global_step": initial_global_step})
+        return age_weight, bias, initial_global_step
+
     def testFromCheckpoint(self):
         """linear_testing_utils.py::BaseLinearRegressorTrainingTest.testFromCheckpoint"""
-        age_weight, bias, initial_global_step = 10.0, 5.0, 100
-        save_variables_to_ckpt(
-            self._model_dir,
-            {
-                AGE_WEIGHT_NAME: [[age_weight]],
-                BIAS_NAME: [bias],
-                "global_step": initial_global_step,
-            },
-        )
+        age_weight, bias, initial_global_step = self._checkpoint_10_5_at_100()
         # logits = age * age_weight + bias = 17 * 10. + 5. = 175
         # loss = (logits - label)^2 = (175 - 5)^2 = 28900
         self._train(28900.0, lambda: ({"age": ((17,),)}, ((5.0,),)))
@@ -133,15 +132,7 @@ class LinearRegressorTrainingTest(ModelDirTest):
 
     def testFromCheckpointMultiBatch(self):
         """linear_testing_utils.py::BaseLinearRegressorTrainingTest.testFromCheckpointMultiBatch"""
-        age_weight, bias, initial_global_step = 10.0, 5.0, 100
-        save_variables_to_ckpt(
-            self._model_dir,
-            {
-                AGE_WEIGHT_NAME: [[age_weight]],
-                BIAS_NAME: [bias],
-                "global_step": initial_global_step,
-            },
-        )
+        age_weight, bias, initial_global_step = self._checkpoint_10_5_at_100()
         # loss = sum(logits - label)^2 = (175 - 5)^2 + (155 - 3)^2 = 52004; expected_loss = loss / 2 = 26002
         self._train(26002.0, lambda: ({"age": ((17,), (15,))}, ((5.0,), (3.0,))))
         self._assert_checkpoint(

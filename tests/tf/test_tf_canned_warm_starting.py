@@ -110,6 +110,31 @@ class WarmStartingTest(TFTestCase):
             f.write("\n".join(words))
         return path
 
+    def occupation_vocab_info(self):
+        """TF's ``occupation`` column over the vocabulary file ``doctor, lawyer,
+        consultant``, and the ``VocabInfo`` remapping it to ``doctor, consultant,
+        engineer`` (new rows from ``random_uniform(0.39, 0.39)``)."""
+        vocab_list = ["doctor", "lawyer", "consultant"]
+        vocab_file = self.write_vocab("occupation_vocab", vocab_list)
+        occupation = fc.categorical_column_with_vocabulary_file(
+            "occupation", vocabulary_file=vocab_file, vocabulary_size=len(vocab_list)
+        )
+        new_vocab_list = ["doctor", "consultant", "engineer"]
+        new_vocab_file = self.write_vocab("new_occupation_vocab", new_vocab_list)
+        new_occupation = fc.categorical_column_with_vocabulary_file(
+            "occupation", vocabulary_file=new_vocab_file, vocabulary_size=len(new_vocab_list)
+        )
+        occupation_vocab_info = cn.estimators.VocabInfo(
+            new_vocab=new_occupation.vocabulary_file,
+            new_vocab_size=new_occupation.vocabulary_size,
+            num_oov_buckets=new_occupation.num_oov_buckets,
+            old_vocab=occupation.vocabulary_file,
+            old_vocab_size=occupation.vocabulary_size,
+            # Can't use constant_initializer with load_and_remap.
+            backup_initializer=cn.core.initializers.random_uniform(minval=0.39, maxval=0.39),
+        )
+        return occupation, occupation_vocab_info
+
 
 class LinearWarmStartingTest(WarmStartingTest):
     make_classifier = staticmethod(cn.estimators.LinearClassifier)
@@ -165,25 +190,8 @@ class LinearWarmStartingTest(WarmStartingTest):
 
     def test_warm_starting_with_vocab_remapping_and_partitioning(self):
         """linear_testing_utils.py::BaseLinearWarmStartingTest.test_warm_starting_with_vocab_remapping_and_partitioning"""
-        vocab_list = ["doctor", "lawyer", "consultant"]
-        vocab_file = self.write_vocab("occupation_vocab", vocab_list)
-        occupation = fc.categorical_column_with_vocabulary_file(
-            "occupation", vocabulary_file=vocab_file, vocabulary_size=len(vocab_list)
-        )
+        occupation, occupation_vocab_info = self.occupation_vocab_info()
         linear_classifier = self.trained_classifier([occupation])
-        new_vocab_list = ["doctor", "consultant", "engineer"]
-        new_vocab_file = self.write_vocab("new_occupation_vocab", new_vocab_list)
-        new_occupation = fc.categorical_column_with_vocabulary_file(
-            "occupation", vocabulary_file=new_vocab_file, vocabulary_size=len(new_vocab_list)
-        )
-        occupation_vocab_info = cn.estimators.VocabInfo(
-            new_vocab=new_occupation.vocabulary_file,
-            new_vocab_size=new_occupation.vocabulary_size,
-            num_oov_buckets=new_occupation.num_oov_buckets,
-            old_vocab=occupation.vocabulary_file,
-            old_vocab_size=occupation.vocabulary_size,
-            backup_initializer=cn.core.initializers.random_uniform(minval=0.39, maxval=0.39),
-        )
         warm_started_linear_classifier = self.warm_started_classifier(
             [occupation],
             cn.estimators.WarmStartSettings(
@@ -299,31 +307,9 @@ class DNNWarmStartingTest(WarmStartingTest):
 
     def test_warm_starting_with_vocab_remapping(self):
         """dnn_testing_utils.py::BaseDNNWarmStartingTest.test_warm_starting_with_vocab_remapping"""
-        vocab_list = ["doctor", "lawyer", "consultant"]
-        vocab_file = self.write_vocab("occupation_vocab", vocab_list)
-        occupation = fc.embedding_column(
-            fc.categorical_column_with_vocabulary_file(
-                "occupation", vocabulary_file=vocab_file, vocabulary_size=len(vocab_list)
-            ),
-            dimension=2,
-        )
+        occupation, occupation_vocab_info = self.occupation_vocab_info()
+        occupation = fc.embedding_column(occupation, dimension=2)
         dnn_classifier = self.trained_classifier([occupation])
-        new_vocab_list = ["doctor", "consultant", "engineer"]
-        new_vocab_file = self.write_vocab("new_occupation_vocab", new_vocab_list)
-        new_occupation = fc.embedding_column(
-            fc.categorical_column_with_vocabulary_file(
-                "occupation", vocabulary_file=new_vocab_file, vocabulary_size=len(new_vocab_list)
-            ),
-            dimension=2,
-        )
-        occupation_vocab_info = cn.estimators.VocabInfo(
-            new_vocab=new_occupation.categorical_column.vocabulary_file,
-            new_vocab_size=new_occupation.categorical_column.vocabulary_size,
-            num_oov_buckets=new_occupation.categorical_column.num_oov_buckets,
-            old_vocab=occupation.categorical_column.vocabulary_file,
-            old_vocab_size=occupation.categorical_column.vocabulary_size,
-            backup_initializer=cn.core.initializers.random_uniform(minval=0.39, maxval=0.39),
-        )
         warm_started = self.warm_started_classifier(
             [occupation],
             cn.estimators.WarmStartSettings(
