@@ -1,3 +1,19 @@
+# Copyright 2018 The TensorFlow Authors. All Rights Reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+# ==============================================================================
+# Ported to colonnade: TF's inputs, expected values and tolerances are kept verbatim;
+# graph-mode branches are replaced by their eager equivalents.
 """What the ports of TF's canned-estimator tests share: a fresh ``model_dir`` per test,
 TF's metric keys, and TF's ``mock_optimizer`` as a hook that checks each step's loss
 while a zero learning rate keeps the checkpoint's weights, as the mock's no-op update did.
