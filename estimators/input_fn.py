@@ -188,8 +188,9 @@ def shuffle_buffer(ds, batch_size):
 def batches(input_fn, repeat_single=False):
     """Iterate ``(features, labels)`` pairs from an input_fn or what it returns.
 
-    A single ``(features, labels)`` tuple counts as one batch; with ``repeat_single`` it
-    is yielded forever (a train loop bounded by ``steps``).
+    A single ``(features, labels)`` tuple, or a features dict alone (TF's predict
+    ``input_fn``), counts as one batch; with ``repeat_single`` it is yielded forever (a
+    train loop bounded by ``steps``).
     """
     source = input_fn() if callable(input_fn) and not hasattr(input_fn, "__iter__") else input_fn
     source = dataset_of(source) or source  # TF 1's `return iterator.get_next()`
@@ -205,6 +206,8 @@ def batches(input_fn, repeat_single=False):
             "fit/evaluate/predict with label='<column>', or wrap it as "
             "cn.data.Dataset.from_ray(ray_dataset, label='<column>').batch(n)"
         )
+    if isinstance(source, dict):  # TF's predict input_fn may return the features alone
+        source = (source, None)
     if isinstance(source, tuple) and len(source) == 2 and not _is_pair_iterable(source):
         while True:
             yield source

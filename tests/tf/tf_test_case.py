@@ -197,3 +197,21 @@ def sparse_of(column) -> tuple:
     indices = np.stack([rows, within], axis=1) if rows.size else np.empty((0, 2), np.int64)
     width = int(lengths.max()) if lengths.size else 0
     return indices, column.flatten().to_numpy(zero_copy_only=False), (len(column), width)
+
+
+def save_variables_to_ckpt(model_dir, variables: dict) -> None:
+    """TF's ``save_variables_to_ckpt`` of the canned-estimator tests: ``variables`` (TF
+    name -> value; ``global_step`` an int64) written as TF's ``Saver`` would, a tensor
+    bundle ``model_dir/model.ckpt`` and the ``checkpoint`` state file naming it."""
+    import os
+
+    from colonnade.core.checkpoint_state import update_checkpoint_state
+    from colonnade.core.tf_bundle_writer import write_tf_bundle
+
+    tensors = {
+        name: np.asarray(v, np.int64 if name == "global_step" else np.float32)
+        for name, v in variables.items()
+    }
+    prefix = os.path.join(model_dir, "model.ckpt")
+    write_tf_bundle(prefix, tensors)
+    update_checkpoint_state(model_dir, prefix)
