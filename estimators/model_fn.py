@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from ..core.autodiff import value_of
 from ..core.checkpoint import SLOT_MARKER
+from ..feature_columns.transform_cache import BatchFeatures
 from .metrics import Metric
 
 MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
@@ -121,12 +122,14 @@ def features_dict(features):
     batch. A fixed-size list column (a multi-dimensional feature) is a ``(batch, width)``
     array; a variable-length list column stays an Arrow ``ListArray`` (TF gives such a
     feature as a ``SparseTensor``): the feature-column layers read it, and
-    ``cn.sparse.to_dense`` pads it into an array."""
+    ``cn.sparse.to_dense`` pads it into an array.
+
+    The dict is a :class:`~colonnade.feature_columns.BatchFeatures`: the feature-column
+    layers the ``model_fn`` calls on it share one transform cache for the step, reading
+    the batch's Arrow columns."""
     if isinstance(features, (pa.RecordBatch, pa.Table)):
-        return {
-            name: feature_array(column)
-            for name, column in zip(features.column_names, features.columns)
-        }
+        arrow = dict(zip(features.column_names, features.columns))
+        return BatchFeatures({name: feature_array(column) for name, column in arrow.items()}, arrow)
     return features
 
 

@@ -30,12 +30,21 @@ from .features import (
     as_features,
     encode,
     flatten,
+    is_list_type,
     value_kind,
 )
 from .ids import CategoricalIds
 from .vocabulary import VocabularyFileCategoricalColumn, VocabularyListCategoricalColumn
 
-__all__ = ["DEFAULT_NUM_THREADS", "TINY_ROWS", "TransformCache", "ValueIds", "transform_features"]
+__all__ = [
+    "DEFAULT_NUM_THREADS",
+    "TINY_ROWS",
+    "BatchFeatures",
+    "TransformCache",
+    "ValueIds",
+    "transform_features",
+    "transforms_of",
+]
 
 DEFAULT_NUM_THREADS = min(2, os.cpu_count() or 1)
 """Threads used to transform the columns of one batch (hashing and lookups release the
@@ -213,6 +222,78 @@ class TransformCache:
             else:
                 return None
         return TransformCache(features if features is not None else {}, computed=cut)
+
+
+class BatchFeatures(dict):
+    """A batch's features as a plain dict (what a ``model_fn`` reads, TF's dict of
+    tensors) that also carries the batch's one :class:`TransformCache`.
+
+    Every feature-column layer called on it in one step (``input_layer`` for the FM part
+    and again for the deep part, ``linear_model`` for the wide part) then shares that
+    cache: a column read by several layers is transformed once, and a plain column
+    (numbers, strings or booleans without nulls) is read from the batch's Arrow column
+    ``arrow[key]`` rather than converted back from its numpy copy (``values[key]``; both
+    give the same transforms). Once user code changes the dict (sets, deletes or
+    replaces a feature), :meth:`shared_transforms` gives ``None`` and layers transform
+    what the dict holds then, as for any dict.
+
+    >>> import pyarrow as pa
+    >>> batch = pa.record_batch({"x": [1.0, 2.0]})
+    >>> features = BatchFeatures({"x": batch.column(0).to_numpy()}, {"x": batch.column(0)})
+    >>> transforms_of(features) is transforms_of(features)
+    True
+    >>> features["x"] = features["x"] * 2
+    >>> transforms_of(features) is transforms_of(features)
+    False
+    """
+
+    def __init__(self, values: dict, arrow: dict):
+        super().__init__(values)
+        self.given = dict(values)  # what the dict held when made, to notice user changes
+        source = {k: arrow[k] if is_plain_arrow(arrow.get(k)) else v for k, v in values.items()}
+        num_rows = len(next(iter(values.values()))) if values else 0
+        self.transform_cache = TransformCache(Features(source, num_rows))
+
+    def __reduce__(self):
+        """Pickled and copied as the plain dict it shows (the cache belongs to this step)."""
+        return (dict, (dict(self),))
+
+    def shared_transforms(self) -> TransformCache | None:
+        """The batch's shared cache while the dict holds what it was made with, else
+        ``None``."""
+        given = self.given
+        if len(self) != len(given):
+            return None
+        for key, value in given.items():
+            if self.get(key, _MISSING) is not value:
+                return None
+        return self.transform_cache
+
+
+def is_plain_arrow(column) -> bool:
+    """Whether ``column`` is an Arrow array of numbers, strings or booleans without nulls:
+    one its numpy copy gives back unchanged (same type kind, same values)."""
+    if not isinstance(column, (pa.Array, pa.ChunkedArray)) or column.null_count:
+        return False
+    kind = column.type
+    if is_list_type(kind):
+        return False
+    return value_kind(kind) in ("string", "integer", "floating", "boolean") and not (
+        pa.types.is_dictionary(kind)
+    )
+
+
+def transforms_of(features) -> TransformCache:
+    """The transform cache to read the batch ``features`` through: the cache itself when
+    given one, the batch's shared cache for an unchanged :class:`BatchFeatures`, else a
+    new cache of ``features``."""
+    if isinstance(features, TransformCache):
+        return features
+    if isinstance(features, BatchFeatures):
+        shared = features.shared_transforms()
+        if shared is not None:
+            return shared
+    return TransformCache(features)
 
 
 _VALUE_COLUMNS = (
