@@ -128,15 +128,19 @@ def features_dict(features):
     layers the ``model_fn`` calls on it share one transform cache for the step, reading
     the batch's Arrow columns."""
     if isinstance(features, (pa.RecordBatch, pa.Table)):
-        arrow = dict(zip(features.column_names, features.columns))
+        arrow = {name: one_array(c) for name, c in zip(features.column_names, features.columns)}
         return BatchFeatures({name: feature_array(column) for name, column in arrow.items()}, arrow)
     return features
 
 
+def one_array(column) -> pa.Array:
+    """An Arrow column as one array (a table's chunks combined)."""
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+
+
 def feature_array(column):
     """One Arrow column as a ``model_fn`` sees it (see :func:`features_dict`)."""
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
+    column = one_array(column)
     kind = column.type
     if pa.types.is_fixed_size_list(kind) and column.null_count == 0:
         values = column.flatten().to_numpy(zero_copy_only=False)

@@ -231,11 +231,11 @@ class BatchFeatures(dict):
     Every feature-column layer called on it in one step (``input_layer`` for the FM part
     and again for the deep part, ``linear_model`` for the wide part) then shares that
     cache: a column read by several layers is transformed once, and a plain column
-    (numbers, strings or booleans without nulls) is read from the batch's Arrow column
-    ``arrow[key]`` rather than converted back from its numpy copy (``values[key]``; both
-    give the same transforms). Once user code changes the dict (sets, deletes or
-    replaces a feature), :meth:`shared_transforms` gives ``None`` and layers transform
-    what the dict holds then, as for any dict.
+    (numbers, strings or booleans without nulls, see :func:`is_plain_arrow`) is read from
+    the batch's Arrow column ``arrow[key]`` rather than converted back from its numpy copy
+    (``values[key]``; both give the same transforms). Once user code changes the dict
+    (sets, deletes or replaces a feature), :meth:`shared_transforms` gives ``None`` and
+    layers transform what the dict holds then, as for any dict.
 
     >>> import pyarrow as pa
     >>> batch = pa.record_batch({"x": [1.0, 2.0]})
@@ -271,15 +271,19 @@ class BatchFeatures(dict):
 
 
 def is_plain_arrow(column) -> bool:
-    """Whether ``column`` is an Arrow array of numbers, strings or booleans without nulls:
-    one its numpy copy gives back unchanged (same type kind, same values)."""
-    if not isinstance(column, (pa.Array, pa.ChunkedArray)) or column.null_count:
+    """Whether ``column`` is an Arrow array of numbers, strings or booleans without nulls,
+    or of strings dictionary-encoded (as Parquet gives them): one whose numpy copy
+    transforms alike, so that the layers may read it instead."""
+    if not isinstance(column, pa.Array) or column.null_count:
         return False
     kind = column.type
-    if is_list_type(kind):
-        return False
-    return value_kind(kind) in ("string", "integer", "floating", "boolean") and not (
-        pa.types.is_dictionary(kind)
+    if pa.types.is_dictionary(kind):
+        return value_kind(kind) == "string" and column.dictionary.null_count == 0
+    return not is_list_type(kind) and value_kind(kind) in (
+        "string",
+        "integer",
+        "floating",
+        "boolean",
     )
 
 

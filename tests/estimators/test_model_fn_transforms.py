@@ -11,6 +11,7 @@ import pyarrow as pa
 import colonnade as cn
 from colonnade.feature_columns import BatchFeatures
 from colonnade.feature_columns import categorical as categorical_mod
+from colonnade.feature_columns.transform_cache import is_plain_arrow
 
 E = cn.estimators
 fc = cn.feature_columns
@@ -21,11 +22,12 @@ CITY = np.array(["rome", "oslo", "rome", "lima", "oslo", "rome", "kyiv", "lima"]
 
 
 def batches():
-    """Plain columns (read from Arrow), a column with nulls and a list column (read from
-    the model_fn's numpy/Arrow values), and a fixed-size list column."""
+    """Plain and dictionary-encoded columns (read from Arrow), a column with nulls and a
+    list column (read from the model_fn's numpy/Arrow values), and a fixed-size list
+    column."""
     data = {
         "age": AGE,
-        "city": CITY,
+        "city": pa.array(CITY).dictionary_encode(),
         "rank": np.arange(ROWS, dtype=np.int64) % 3,
         "income": pa.array([1.0, None, 2.0, 4.0, None, 8.0, 16.0, 32.0]),
         "tags": pa.array([["a"], ["b", "c"], [], ["a"], ["c"], ["b"], ["a", "b"], []]),
@@ -140,3 +142,20 @@ def test_batch_features_pickle_and_copy_as_plain_dicts():
         assert other.keys() == features.keys()
         np.testing.assert_array_equal(other["x"], [1.0, 2.0])
         assert other["k"].tolist() == ["a", None]
+
+
+def test_only_null_free_scalar_columns_are_read_from_arrow():
+    plain = [pa.array([1, 2]), pa.array([0.5, 1.0]), pa.array(["a", "b"]), pa.array([True])]
+    plain.append(pa.array(["a", "b", "a"]).dictionary_encode())
+    for column in plain:
+        assert is_plain_arrow(column), column.type
+    others = [
+        pa.array([1.0, None]),
+        pa.array([["a"], []]),
+        pa.array([[1.0, 2.0]], pa.list_(pa.float64(), 2)),
+        pa.DictionaryArray.from_arrays(pa.array([0, 1]), pa.array(["a", None])),
+        pa.array([1, 2]).dictionary_encode(),
+        np.array([1.0, 2.0]),
+    ]
+    for column in others:
+        assert not is_plain_arrow(column)
