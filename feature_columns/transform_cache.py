@@ -271,20 +271,16 @@ class BatchFeatures(dict):
 
 
 def is_plain_arrow(column) -> bool:
-    """Whether ``column`` is an Arrow array of numbers, strings or booleans without nulls,
-    or of strings dictionary-encoded (as Parquet gives them): one whose numpy copy
-    transforms alike, so that the layers may read it instead."""
+    """Whether ``column`` is an Arrow array of numbers, strings or booleans without nulls:
+    one whose numpy copy gives it back unchanged, so that the layers may read it instead.
+    Dictionary-encoded strings (as Parquet gives them) are not: trimming a row group's
+    dictionary to a small batch costs more than encoding the batch's strings afresh."""
     if not isinstance(column, pa.Array) or column.null_count:
         return False
     kind = column.type
-    if pa.types.is_dictionary(kind):
-        return value_kind(kind) == "string" and column.dictionary.null_count == 0
-    return not is_list_type(kind) and value_kind(kind) in (
-        "string",
-        "integer",
-        "floating",
-        "boolean",
-    )
+    if pa.types.is_dictionary(kind) or is_list_type(kind):
+        return False
+    return value_kind(kind) in ("string", "integer", "floating", "boolean")
 
 
 def transforms_of(features) -> TransformCache:
