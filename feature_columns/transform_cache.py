@@ -30,7 +30,6 @@ from .features import (
     as_features,
     encode,
     flatten,
-    is_list_type,
     value_kind,
 )
 from .ids import CategoricalIds
@@ -230,12 +229,13 @@ class BatchFeatures(dict):
 
     Every feature-column layer called on it in one step (``input_layer`` for the FM part
     and again for the deep part, ``linear_model`` for the wide part) then shares that
-    cache: a column read by several layers is transformed once, and a plain column
-    (numbers, strings or booleans without nulls, see :func:`is_plain_arrow`) is read from
-    the batch's Arrow column ``arrow[key]`` rather than converted back from its numpy copy
-    (``values[key]``; both give the same transforms). Once user code changes the dict
-    (sets, deletes or replaces a feature), :meth:`shared_transforms` gives ``None`` and
-    layers transform what the dict holds then, as for any dict.
+    cache: a column read by several layers is transformed once, and a column whose numpy
+    array ``values[key]`` is a read-only view of the batch's Arrow column ``arrow[key]``
+    (numbers without nulls) is read from that column rather than converted back. Once
+    user code changes the dict (sets, deletes or replaces a feature),
+    :meth:`shared_transforms` gives ``None`` and layers transform what the dict holds
+    then, as for any dict. An array changed in place after a layer read it is not read
+    again (TF's features are tensors, which cannot change).
 
     >>> import pyarrow as pa
     >>> batch = pa.record_batch({"x": [1.0, 2.0]})
@@ -250,7 +250,7 @@ class BatchFeatures(dict):
     def __init__(self, values: dict, arrow: dict):
         super().__init__(values)
         self.given = dict(values)  # what the dict held when made, to notice user changes
-        source = {k: arrow[k] if is_plain_arrow(arrow.get(k)) else v for k, v in values.items()}
+        source = {k: arrow[k] if views_arrow(v, arrow.get(k)) else v for k, v in values.items()}
         num_rows = len(next(iter(values.values()))) if values else 0
         self.transform_cache = TransformCache(Features(source, num_rows))
 
@@ -270,17 +270,15 @@ class BatchFeatures(dict):
         return self.transform_cache
 
 
-def is_plain_arrow(column) -> bool:
-    """Whether ``column`` is an Arrow array of numbers, strings or booleans without nulls:
-    one whose numpy copy gives it back unchanged, so that the layers may read it instead.
-    Dictionary-encoded strings (as Parquet gives them) are not: trimming a row group's
-    dictionary to a small batch costs more than encoding the batch's strings afresh."""
-    if not isinstance(column, pa.Array) or column.null_count:
+def views_arrow(value, column) -> bool:
+    """Whether the numpy array ``value`` is a read-only view of ``column``, an Arrow array
+    of numbers or booleans without nulls (what ``to_numpy`` gives for one): the layers
+    may then read the Arrow column, which gives the same transforms."""
+    if not (isinstance(value, np.ndarray) and isinstance(column, pa.Array)):
         return False
-    kind = column.type
-    if pa.types.is_dictionary(kind) or is_list_type(kind):
+    if value.flags.writeable or column.null_count or len(value) != len(column):
         return False
-    return value_kind(kind) in ("string", "integer", "floating", "boolean")
+    return value_kind(column.type) in ("integer", "floating", "boolean")
 
 
 def transforms_of(features) -> TransformCache:
