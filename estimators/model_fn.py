@@ -117,7 +117,7 @@ def metric_of(op) -> Metric:
     return op if isinstance(op, Metric) else op[0]
 
 
-def features_dict(features):
+def features_dict(features, previous=None):
     """What a ``model_fn`` gets as ``features``: a dict of numpy arrays for an Arrow
     batch. A fixed-size list column (a multi-dimensional feature) is a ``(batch, width)``
     array; a variable-length list column stays an Arrow ``ListArray`` (TF gives such a
@@ -126,10 +126,12 @@ def features_dict(features):
 
     The dict is a :class:`~colonnade.feature_columns.BatchFeatures`: the feature-column
     layers the ``model_fn`` calls on it share one transform cache for the step, reading
-    the batch's Arrow columns."""
+    the batch's Arrow columns (``previous``: the cache of the batch before, see
+    :class:`~colonnade.feature_columns.TransformCache`)."""
     if isinstance(features, (pa.RecordBatch, pa.Table)):
         arrow = {name: one_array(c) for name, c in zip(features.column_names, features.columns)}
-        return BatchFeatures({name: feature_array(column) for name, column in arrow.items()}, arrow)
+        values = {name: feature_array(column) for name, column in arrow.items()}
+        return BatchFeatures(values, arrow, previous)
     return features
 
 

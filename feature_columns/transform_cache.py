@@ -247,12 +247,25 @@ class BatchFeatures(dict):
     False
     """
 
-    def __init__(self, values: dict, arrow: dict):
+    def __init__(self, values: dict, arrow: dict, previous: TransformCache | None = None):
         super().__init__(values)
         self.given = dict(values)  # what the dict held when made, to notice user changes
+        self.arrow = arrow
         source = {k: arrow[k] if views_arrow(v, arrow.get(k)) else v for k, v in values.items()}
         num_rows = len(next(iter(values.values()))) if values else 0
-        self.transform_cache = TransformCache(Features(source, num_rows))
+        self.transform_cache = TransformCache(Features(source, num_rows), previous)
+
+    def rows(self, start: int, stop: int) -> BatchFeatures | None:
+        """The features of examples ``start`` to ``stop`` with their cut of this batch's
+        transforms (:meth:`TransformCache.rows`): how each small batch of a chunk
+        transformed at once gets its own; ``None`` if the transforms cannot be cut."""
+        cut = {k: v[start:stop] for k, v in self.given.items()}
+        batch = BatchFeatures(cut, {k: v[start:stop] for k, v in self.arrow.items()})
+        transforms = self.transform_cache.rows(start, stop, batch.transform_cache.features)
+        if transforms is None:
+            return None
+        batch.transform_cache = transforms
+        return batch
 
     def __reduce__(self):
         """Pickled and copied as the plain dict it shows (the cache belongs to this step)."""

@@ -4,6 +4,7 @@ transform each column once, and give the numbers a fresh plain dict gives."""
 
 import copy
 import pickle
+import threading
 
 import numpy as np
 import pyarrow as pa
@@ -173,3 +174,56 @@ def test_a_string_array_changed_in_place_before_the_first_layer_is_read_changed(
 
     train_once(tmp_path, model_fn)
     np.testing.assert_array_equal(seen[-1], np.ones((ROWS, 1)))
+
+
+def test_transforms_made_ahead_on_the_input_thread_match_a_fresh_dict(tmp_path, monkeypatch):
+    """Small batches are transformed a chunk at a time on the input thread for the
+    columns of the layers the model_fn made (in an earlier call); each step's features
+    get their cut."""
+    threads = set()
+    real = categorical_mod.HashedCategoricalColumn.transform
+
+    def recording(self, cache):
+        threads.add(threading.current_thread().name)
+        return real(self, cache)
+
+    monkeypatch.setattr(categorical_mod.HashedCategoricalColumn, "transform", recording)
+    city = fc.categorical_column_with_hash_bucket("city", 7)
+    tags = fc.categorical_column_with_vocabulary_list("tags", ["a", "b", "c"])
+    ages = fc.bucketized_column(fc.numeric_column("age"), [2.0, 5.0])
+    dense = [
+        fc.numeric_column("age", normalizer_fn=np.log1p),
+        fc.numeric_column("income", default_value=-1.0),
+        fc.indicator_column(city),
+        fc.indicator_column(tags),
+        fc.indicator_column(ages),
+    ]
+    seen = []
+
+    def model_fn(features, labels, mode):
+        shared = fc.input_layer(features, dense)
+        fresh = fc.input_layer(dict(features), dense)
+        seen.append((np.array(shared.numpy()), np.array(fresh.numpy()), features["age"]))
+        return spec(mode, shared, fc.linear_model(features, [city, tags, ages]))
+
+    data = cn.data.Dataset.from_tensor_slices(
+        (
+            {
+                "age": np.tile(AGE, 4),
+                "city": pa.array(np.tile(CITY, 4)).dictionary_encode(),
+                "income": pa.array([1.0, None, 2.0, 4.0] * 8),
+                "tags": pa.array([["a"], ["b", "c"], [], ["a"]] * 8),
+            },
+            np.zeros(4 * ROWS),
+        )
+    )
+    estimator = E.Estimator(model_fn, model_dir=str(tmp_path))
+    estimator.train(lambda: data.batch(4), steps=1)  # makes the layers
+    seen.clear()
+    threads.clear()
+    estimator.train(lambda: data.repeat(3).batch(4), steps=24)
+    assert len(seen) == 24
+    for shared, fresh, age in seen:
+        np.testing.assert_array_equal(shared, fresh)
+        np.testing.assert_allclose(shared[:, 0], np.log1p(age), rtol=1e-6)
+    assert threads - {threading.main_thread().name}, "nothing was transformed ahead"
