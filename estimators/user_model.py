@@ -69,11 +69,11 @@ class StoreNetwork:
         the step (``previous``: the batch before's, whose dictionary hashes it may
         reuse). A transform that fails is left to the ``model_fn``'s layer call, where
         it fails today (a mode may not call every layer)."""
-        if not isinstance(features, (pa.RecordBatch, pa.Table)):
+        columns = list(dict.fromkeys(self.feature_columns))
+        if not columns or not isinstance(features, (pa.RecordBatch, pa.Table)):
             return _NoTransforms()
         before = previous.features.transform_cache if isinstance(previous, AheadFeatures) else None
         batch = features_dict(features, before)
-        columns = list(dict.fromkeys(self.feature_columns))
         try:
             batch.transform_cache.compute(columns, num_threads)
         except Exception:

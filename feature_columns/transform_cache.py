@@ -234,8 +234,8 @@ class BatchFeatures(dict):
     (numbers without nulls) is read from that column rather than converted back. Once
     user code changes the dict (sets, deletes or replaces a feature),
     :meth:`shared_transforms` gives ``None`` and layers transform what the dict holds
-    then, as for any dict. An array changed in place after a layer read it is not read
-    again (TF's features are tensors, which cannot change).
+    then, as for any dict. Its numpy arrays are made read-only: their transforms may be
+    computed ahead, and TF's features are tensors, which cannot change either.
 
     >>> import pyarrow as pa
     >>> batch = pa.record_batch({"x": [1.0, 2.0]})
@@ -252,6 +252,9 @@ class BatchFeatures(dict):
         self.given = dict(values)  # what the dict held when made, to notice user changes
         self.arrow = arrow
         source = {k: arrow[k] if views_arrow(v, arrow.get(k)) else v for k, v in values.items()}
+        for value in values.values():
+            if isinstance(value, np.ndarray):
+                value.setflags(write=False)
         num_rows = len(next(iter(values.values()))) if values else 0
         self.transform_cache = TransformCache(Features(source, num_rows), previous)
 
