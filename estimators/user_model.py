@@ -12,6 +12,11 @@ Variables exist only once the ``model_fn`` has run, so before the first batch of
 ``model_fn`` is called once with ``store.building`` set (``minimize`` then only makes
 slots, batch normalization moves nothing) and the checkpoint is restored into what it
 made.
+
+The ``features`` a ``model_fn`` gets for an Arrow batch carry the batch's one transform
+cache (:class:`~colonnade.feature_columns.BatchFeatures`): its layers transform each
+column once per step, and the columns of the layers it made in earlier calls are
+transformed ahead, on the input thread, while the step before trains.
 """
 
 from __future__ import annotations
@@ -48,7 +53,8 @@ class AheadFeatures:
 
 class StoreNetwork:
     """The network seam of the loop for a ``model_fn``: its variables live in the
-    store; the input pipeline has nothing to transform ahead."""
+    store; the input pipeline transforms ahead the columns of the feature-column layers
+    the ``model_fn`` made (see :meth:`transform`)."""
 
     def __init__(self, store):
         self.store = store
