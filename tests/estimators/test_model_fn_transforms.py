@@ -222,3 +222,25 @@ def test_transforms_made_ahead_on_the_input_thread_match_a_fresh_dict(tmp_path, 
         np.testing.assert_array_equal(shared, fresh)
         np.testing.assert_allclose(shared[:, 0], np.log1p(age), rtol=1e-6)
     assert threads - {threading.main_thread().name}, "nothing was transformed ahead"
+
+
+def test_a_column_the_input_thread_cannot_transform_is_left_to_the_model_fn(tmp_path):
+    """A layer made in an earlier call whose feature a later input lacks fails only if
+    the model_fn calls it: the input thread's failed transform is dropped."""
+    age = fc.numeric_column("age")
+    calls = []
+
+    def model_fn(features, labels, mode):
+        calls.append(sorted(features))
+        w = cn.core.get_variable("w", (1,), initializer=cn.core.initializers.zeros())
+        parts = [w * 1.0]
+        if "age" in features:
+            parts.append(fc.input_layer(features, [age]))
+        return spec(mode, *parts)
+
+    estimator = E.Estimator(model_fn, model_dir=str(tmp_path))
+    with_age = cn.data.Dataset.from_tensor_slices(({"age": AGE, "k": CITY}, np.zeros(ROWS)))
+    estimator.train(lambda: with_age.batch(4), steps=1)
+    without = cn.data.Dataset.from_tensor_slices(({"k": CITY}, np.zeros(ROWS)))
+    estimator.train(lambda: without.batch(4), steps=2)
+    assert calls[-2:] == [["k"], ["k"]]
