@@ -6,9 +6,13 @@ DeepFM-style ``model_fn`` (``workloads.deepfm_model_fn``) at batch 64. Each trai
 ``--steps`` steps; the steps after the first ``--warmup`` are timed by a hook. The
 TensorFlow side (``tf_small_batch.py``) runs in ``--tf-python``'s environment as a
 subprocess, alternating with colonnade's, ``--repeats`` times; without TensorFlow it
-prints a JSON note instead. One JSON line per job and run, then one with the ratios.
+prints a JSON note instead. ``--baseline-python`` times colonnade also in another
+environment (another checkout's venv, e.g. main's before a change), alternating in the
+same sitting: its lines say ``"impl": "baseline"``. One JSON line per job and run, then
+one with the ratios.
 
     python benchmarks/small_batch.py [--steps 1500] [--repeats 2] [--tf-python PATH]
+        [--baseline-python PATH]
 """
 
 from __future__ import annotations
@@ -92,6 +96,16 @@ def measure(job: str, steps: int, warmup: int) -> dict:
     }
 
 
+def colonnade_lines(python: str, job: str, steps: int, warmup: int) -> list:
+    """The JSON lines of timing ``job`` in a fresh process of ``python`` (whose
+    environment says which colonnade is timed)."""
+    command = [python, __file__, "--in-process", job, "--steps", str(steps)]
+    out = subprocess.run(
+        command + ["--warmup", str(warmup)], check=True, stdout=subprocess.PIPE, text=True
+    )
+    return [json.loads(x) for x in out.stdout.splitlines() if x.startswith("{")]
+
+
 def numpy_copy(rows: int) -> str:
     """The first ``rows`` training rows as a ``.npz`` of numpy arrays (strings as unicode),
     next to the Parquet file: TensorFlow's environment has no pyarrow to read that."""
@@ -134,6 +148,7 @@ def main() -> None:
     parser.add_argument(
         "--tf-python", default=os.environ.get("TF_PYTHON", "/work/tfenv/bin/python")
     )
+    parser.add_argument("--baseline-python", help="also time colonnade in this Python's env")
     parser.add_argument("--in-process", metavar="JOB", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.in_process:
@@ -153,24 +168,27 @@ def main() -> None:
     runs = {}
     for job in args.jobs.split(","):
         for _ in range(args.repeats):
-            command = [sys.executable, __file__, "--in-process", job]
-            command += ["--steps", str(args.steps), "--warmup", str(args.warmup)]
-            out = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True).stdout
-            lines = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
+            lines = colonnade_lines(sys.executable, job, args.steps, args.warmup)
+            if args.baseline_python:
+                baseline = colonnade_lines(args.baseline_python, job, args.steps, args.warmup)
+                lines += [{**line, "impl": "baseline"} for line in baseline]
             if have_tf:
                 lines += tensorflow_lines(args.tf_python, job, args.steps, args.warmup)
             for line in lines:
                 print(json.dumps(line), flush=True)
                 if "steps_per_s" in line:
                     runs.setdefault((job, line["impl"]), []).append(line["steps_per_s"])
-        ours, theirs = runs.get((job, "colonnade")), runs.get((job, "tensorflow"))
-        if ours and theirs:
-            ratio = statistics.median(ours) / statistics.median(theirs)
-            print(
-                json.dumps(
-                    {"bench": "small_batch_ratio", "job": job, "colonnade_over_tf": round(ratio, 2)}
-                )
+        ours = runs.get((job, "colonnade"))
+        ratios = {
+            f"colonnade_over_{name}": round(statistics.median(ours) / statistics.median(theirs), 2)
+            for name, theirs in (
+                ("tf", runs.get((job, "tensorflow"))),
+                ("baseline", runs.get((job, "baseline"))),
             )
+            if ours and theirs
+        }
+        if ratios:
+            print(json.dumps({"bench": "small_batch_ratio", "job": job, **ratios}))
 
 
 if __name__ == "__main__":

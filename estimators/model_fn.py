@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from ..core.autodiff import value_of
 from ..core.checkpoint import SLOT_MARKER
+from ..feature_columns.transform_cache import BatchFeatures
 from .metrics import Metric
 
 MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
@@ -116,24 +117,32 @@ def metric_of(op) -> Metric:
     return op if isinstance(op, Metric) else op[0]
 
 
-def features_dict(features):
+def features_dict(features, previous=None):
     """What a ``model_fn`` gets as ``features``: a dict of numpy arrays for an Arrow
     batch. A fixed-size list column (a multi-dimensional feature) is a ``(batch, width)``
     array; a variable-length list column stays an Arrow ``ListArray`` (TF gives such a
     feature as a ``SparseTensor``): the feature-column layers read it, and
-    ``cn.sparse.to_dense`` pads it into an array."""
+    ``cn.sparse.to_dense`` pads it into an array.
+
+    The dict is a :class:`~colonnade.feature_columns.BatchFeatures`: the feature-column
+    layers the ``model_fn`` calls on it share one transform cache for the step, reading
+    the batch's Arrow columns (``previous``: the cache of the batch before, see
+    :class:`~colonnade.feature_columns.TransformCache`)."""
     if isinstance(features, (pa.RecordBatch, pa.Table)):
-        return {
-            name: feature_array(column)
-            for name, column in zip(features.column_names, features.columns)
-        }
+        arrow = {name: one_array(c) for name, c in zip(features.column_names, features.columns)}
+        values = {name: feature_array(column) for name, column in arrow.items()}
+        return BatchFeatures(values, arrow, previous)
     return features
+
+
+def one_array(column) -> pa.Array:
+    """An Arrow column as one array (a table's chunks combined)."""
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
 
 def feature_array(column):
     """One Arrow column as a ``model_fn`` sees it (see :func:`features_dict`)."""
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
+    column = one_array(column)
     kind = column.type
     if pa.types.is_fixed_size_list(kind) and column.null_count == 0:
         values = column.flatten().to_numpy(zero_copy_only=False)

@@ -12,9 +12,16 @@ Variables exist only once the ``model_fn`` has run, so before the first batch of
 ``model_fn`` is called once with ``store.building`` set (``minimize`` then only makes
 slots, batch normalization moves nothing) and the checkpoint is restored into what it
 made.
+
+The ``features`` a ``model_fn`` gets for an Arrow batch carry the batch's one transform
+cache (:class:`~colonnade.feature_columns.BatchFeatures`): its layers transform each
+column once per step, and the columns of the layers it made in earlier calls are
+transformed ahead, on the input thread, while the step before trains.
 """
 
 from __future__ import annotations
+
+import pyarrow as pa
 
 from .. import core
 from .model_fn import EstimatorSpec, ModeKeys, features_dict, fn_name, labels_array, model_fn_args
@@ -28,9 +35,26 @@ class _NoTransforms:
         return None
 
 
+class AheadFeatures:
+    """The ``features`` dict of a batch for the ``model_fn`` (a
+    :class:`~colonnade.feature_columns.BatchFeatures`), made on the input thread with the
+    transforms of the columns the ``model_fn``'s layers read already computed, so that
+    they overlap the training step; a chunk of batches is cut into each batch's."""
+
+    def __init__(self, features):
+        self.features = features
+
+    def rows(self, start, stop, features):
+        """Examples ``start`` to ``stop`` (the batch ``features``); ``None`` if the
+        transforms cannot be cut."""
+        cut = self.features.rows(start, stop)
+        return None if cut is None else AheadFeatures(cut)
+
+
 class StoreNetwork:
     """The network seam of the loop for a ``model_fn``: its variables live in the
-    store; the input pipeline has nothing to transform ahead."""
+    store; the input pipeline transforms ahead the columns of the feature-column layers
+    the ``model_fn`` made (see :meth:`transform`)."""
 
     def __init__(self, store):
         self.store = store
@@ -42,12 +66,25 @@ class StoreNetwork:
 
     @property
     def feature_columns(self) -> list:
-        """The feature columns of those layers."""
+        """The feature columns of those layers (read also from the input thread)."""
         return [c for layer in self.layers for c in layer.feature_columns]
 
     def transform(self, features, previous=None, num_threads=None):
-        """Nothing ahead of the step: the layers transform what they read."""
-        return _NoTransforms()
+        """For an Arrow batch, its ``features`` dict with the columns of the layers the
+        ``model_fn`` made so far transformed (each once), on the input thread, ahead of
+        the step (``previous``: the batch before's, whose dictionary hashes it may
+        reuse). A transform that fails is left to the ``model_fn``'s layer call, where
+        it fails today (a mode may not call every layer)."""
+        columns = list(dict.fromkeys(self.feature_columns))
+        if not columns or not isinstance(features, (pa.RecordBatch, pa.Table)):
+            return _NoTransforms()
+        before = previous.features.transform_cache if isinstance(previous, AheadFeatures) else None
+        batch = features_dict(features, before)
+        try:
+            batch.transform_cache.compute(columns, num_threads)
+        except Exception:
+            return AheadFeatures(features_dict(features))
+        return AheadFeatures(batch)
 
     def prepare(self, cache, training):
         """Nothing to prepare; ``cache`` as given."""
@@ -109,8 +146,9 @@ class UserModel:
 
     def spec(self, features, labels, mode, cache=None, rng=None) -> EstimatorSpec:
         """Call the ``model_fn`` on one batch in the store; its checked spec."""
+        ahead = isinstance(cache, AheadFeatures)
         kwargs = {
-            "features": features_dict(features),
+            "features": cache.features if ahead else features_dict(features),
             "labels": labels_array(labels),
             "mode": mode,
             "params": dict(self.params),

@@ -61,7 +61,12 @@ from .sequence import (
 from .serialization import ConfigError, from_config, to_config
 from .spec import make_parse_example_spec
 from .time_parts import TimePartCategoricalColumn, categorical_column_with_time_part
-from .transform_cache import DEFAULT_NUM_THREADS, TransformCache, transform_features
+from .transform_cache import (
+    DEFAULT_NUM_THREADS,
+    BatchFeatures,
+    TransformCache,
+    transform_features,
+)
 from .vocabulary import (
     VocabularyFileCategoricalColumn,
     VocabularyListCategoricalColumn,
@@ -114,6 +119,7 @@ __all__ = [
     "initializer",
     # transforms and their values
     "transform_features",
+    "BatchFeatures",
     "TransformCache",
     "DEFAULT_NUM_THREADS",
     "Features",

@@ -37,7 +37,7 @@ from .base import CategoricalColumn, DenseColumn, FeatureColumn, VariableSpec
 from .dense import check_combiner, embedding_lookup
 from .fused_tables import FusedColumns, fuse_linear_weights, plan_dense_output
 from .named_initializers import call_initializer
-from .transform_cache import TransformCache
+from .transform_cache import TransformCache, transforms_of
 
 __all__ = [
     "DenseFeatures",
@@ -210,7 +210,7 @@ class _Layer:
         while a variable lacks the initial value its ``ckpt_to_load_from`` should give."""
         if self._unloaded:
             raise next(iter(self._unloaded.values()))
-        cache = features if isinstance(features, TransformCache) else TransformCache(features)
+        cache = transforms_of(features)
         cache.compute(self.feature_columns)
         return cache
 

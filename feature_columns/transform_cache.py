@@ -35,7 +35,15 @@ from .features import (
 from .ids import CategoricalIds
 from .vocabulary import VocabularyFileCategoricalColumn, VocabularyListCategoricalColumn
 
-__all__ = ["DEFAULT_NUM_THREADS", "TINY_ROWS", "TransformCache", "ValueIds", "transform_features"]
+__all__ = [
+    "DEFAULT_NUM_THREADS",
+    "TINY_ROWS",
+    "BatchFeatures",
+    "TransformCache",
+    "ValueIds",
+    "transform_features",
+    "transforms_of",
+]
 
 DEFAULT_NUM_THREADS = min(2, os.cpu_count() or 1)
 """Threads used to transform the columns of one batch (hashing and lookups release the
@@ -213,6 +221,93 @@ class TransformCache:
             else:
                 return None
         return TransformCache(features if features is not None else {}, computed=cut)
+
+
+class BatchFeatures(dict):
+    """A batch's features as a plain dict (what a ``model_fn`` reads, TF's dict of
+    tensors) that also carries the batch's one :class:`TransformCache`.
+
+    Every feature-column layer called on it in one step (``input_layer`` for the FM part
+    and again for the deep part, ``linear_model`` for the wide part) then shares that
+    cache: a column read by several layers is transformed once, and a column whose numpy
+    array ``values[key]`` is a read-only view of the batch's Arrow column ``arrow[key]``
+    (numbers without nulls) is read from that column rather than converted back. Once
+    user code changes the dict (sets, deletes or replaces a feature),
+    :meth:`shared_transforms` gives ``None`` and layers transform what the dict holds
+    then, as for any dict. Its numpy arrays are made read-only: their transforms may be
+    computed ahead, and TF's features are tensors, which cannot change either.
+
+    >>> import pyarrow as pa
+    >>> batch = pa.record_batch({"x": [1.0, 2.0]})
+    >>> features = BatchFeatures({"x": batch.column(0).to_numpy()}, {"x": batch.column(0)})
+    >>> transforms_of(features) is transforms_of(features)
+    True
+    >>> features["x"] = features["x"] * 2
+    >>> transforms_of(features) is transforms_of(features)
+    False
+    """
+
+    def __init__(self, values: dict, arrow: dict, previous: TransformCache | None = None):
+        super().__init__(values)
+        self.given = dict(values)  # what the dict held when made, to notice user changes
+        self.arrow = arrow
+        source = {k: arrow[k] if views_arrow(v, arrow.get(k)) else v for k, v in values.items()}
+        for value in values.values():
+            if isinstance(value, np.ndarray):
+                value.setflags(write=False)
+        num_rows = len(next(iter(values.values()))) if values else 0
+        self.transform_cache = TransformCache(Features(source, num_rows), previous)
+
+    def rows(self, start: int, stop: int) -> BatchFeatures | None:
+        """The features of examples ``start`` to ``stop`` with their cut of this batch's
+        transforms (:meth:`TransformCache.rows`): how each small batch of a chunk
+        transformed at once gets its own; ``None`` if the transforms cannot be cut."""
+        cut = {k: v[start:stop] for k, v in self.given.items()}
+        batch = BatchFeatures(cut, {k: v[start:stop] for k, v in self.arrow.items()})
+        transforms = self.transform_cache.rows(start, stop, batch.transform_cache.features)
+        if transforms is None:
+            return None
+        batch.transform_cache = transforms
+        return batch
+
+    def __reduce__(self):
+        """Pickled and copied as the plain dict it shows (the cache belongs to this step)."""
+        return (dict, (dict(self),))
+
+    def shared_transforms(self) -> TransformCache | None:
+        """The batch's shared cache while the dict holds what it was made with, else
+        ``None``."""
+        given = self.given
+        if len(self) != len(given):
+            return None
+        for key, value in given.items():
+            if self.get(key, _MISSING) is not value:
+                return None
+        return self.transform_cache
+
+
+def views_arrow(value, column) -> bool:
+    """Whether the numpy array ``value`` is a read-only view of ``column``, an Arrow array
+    of numbers or booleans without nulls (what ``to_numpy`` gives for one): the layers
+    may then read the Arrow column, which gives the same transforms."""
+    if not (isinstance(value, np.ndarray) and isinstance(column, pa.Array)):
+        return False
+    if value.flags.writeable or column.null_count or len(value) != len(column):
+        return False
+    return value_kind(column.type) in ("integer", "floating", "boolean")
+
+
+def transforms_of(features) -> TransformCache:
+    """The transform cache to read the batch ``features`` through: the cache itself when
+    given one, the batch's shared cache for an unchanged :class:`BatchFeatures`, else a
+    new cache of ``features``."""
+    if isinstance(features, TransformCache):
+        return features
+    if isinstance(features, BatchFeatures):
+        shared = features.shared_transforms()
+        if shared is not None:
+            return shared
+    return TransformCache(features)
 
 
 _VALUE_COLUMNS = (
