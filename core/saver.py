@@ -146,9 +146,12 @@ class Saver:
 
     def restore(self, sess, save_path) -> None:
         """Load every variable of ``var_list`` from ``save_path`` by its name; a name the
-        checkpoint lacks is TF's error, naming it, and then nothing is assigned."""
+        checkpoint lacks is TF's error, naming it, and then nothing is assigned; a path
+        that is no checkpoint is TF's ``ValueError``."""
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
+        if not _exists(save_path):
+            raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
         named = self._named()
         held = set(CheckpointReader(os.fspath(save_path)).keys())
         missing = sorted(set(named) - held)
