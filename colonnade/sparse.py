@@ -16,7 +16,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["to_dense"]
+__all__ = ["MAX_DENSE_VALUES", "to_dense"]
+
+MAX_DENSE_VALUES = 1 << 28
+"""The most cells ``to_dense`` makes (2 GiB of float64): one hostile row of a huge list
+must not make every row that wide in memory."""
 
 
 def to_dense(sp_input, default_value=None, validate_indices=True, name=None) -> np.ndarray:
@@ -36,6 +40,12 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None) -> 
     if default_value is None:
         default_value = "" if values.dtype == object else 0
     width = int(lengths.max(initial=0))
+    if len(lengths) * width > MAX_DENSE_VALUES:
+        raise ValueError(
+            f"to_dense: {len(lengths):,} rows padded to the longest list ({width:,} values) "
+            f"would hold {len(lengths) * width:,} values, more than {MAX_DENSE_VALUES:,}; "
+            "read the list with feature columns (sparse) instead"
+        )
     dtype = object if values.dtype == object else values.dtype
     out = np.full((len(lengths), width), default_value, dtype=dtype)
     rows = np.repeat(np.arange(len(lengths)), lengths)

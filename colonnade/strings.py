@@ -27,8 +27,7 @@ def _strings(values) -> pa.Array:
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     if not isinstance(values, pa.Array):
-        flat = np.asarray(values, dtype=object).reshape(-1)
-        values = pa.array([v.decode() if isinstance(v, bytes) else v for v in flat], pa.string())
+        values = pa.array(np.asarray(values, dtype=object).reshape(-1))  # str or bytes
     if pa.types.is_binary(values.type) or pa.types.is_large_binary(values.type):
         values = values.cast(pa.string())
     if not pa.types.is_string(values.type) and not pa.types.is_large_string(values.type):

@@ -88,6 +88,7 @@ def csv_format(
     column_names: Sequence[str] | None,
     null_values: Sequence[str] | None,
     skip_rows: int,
+    quoted: bool = True,
 ) -> pads.CsvFileFormat:
     """The ``pyarrow.dataset`` CSV format of :meth:`~.dataset.Dataset.from_csv`'s
     options: ``column_types`` may name types by alias (``"float32"``), and
@@ -110,7 +111,7 @@ def csv_format(
     if column_names is not None:
         read.column_names = list(column_names)
     return pads.CsvFileFormat(
-        parse_options=pacsv.ParseOptions(delimiter=delimiter),
+        parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char='"' if quoted else False),
         convert_options=convert,
         read_options=read,
     )

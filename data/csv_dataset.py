@@ -80,15 +80,7 @@ def make_csv_dataset(
     }
     nulls = [""] + ([na_value] if na_value else [])
     skip = 1 if header and column_names is not None else 0
-    fmt = csv_format(types, field_delim, column_names, nulls, skip)
-    options = fmt.default_fragment_scan_options
-    fmt = pads.CsvFileFormat(
-        parse_options=pacsv.ParseOptions(
-            delimiter=field_delim, quote_char='"' if use_quote_delim else False
-        ),
-        convert_options=options.convert_options,
-        read_options=options.read_options,
-    )
+    fmt = csv_format(types, field_delim, column_names, nulls, skip, quoted=use_quote_delim)
     dataset = Dataset.from_files(file_pattern, format=fmt, columns=wanted)
     fills = {k: d for k, (d, _) in defaults.items() if d is not None}
     if fills:

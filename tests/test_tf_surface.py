@@ -161,3 +161,21 @@ def test_string_ops_split_and_parse_as_tf():
         s.to_number(["1", "x"])
     assert cn.compat.v1.string_split is s.string_split
     assert cn.compat.v1.string_to_number is s.to_number
+
+
+def test_tf1_dropout_reads_its_second_argument_as_keep_prob():
+    """TF 1's `tf.nn.dropout(x, 0.9)` keeps 90%; TF 2's (cn.nn) drops 90%. A TF 1 program
+    ported through cn.compat.v1 must keep its meaning."""
+    x = np.ones((4000, 1))
+    kept_v1 = float((cn.compat.v1.nn.dropout(x, 0.9, seed=0).numpy() != 0).mean())
+    kept_v2 = float((cn.nn.dropout(x, 0.9, seed=0).numpy() != 0).mean())
+    assert 0.87 < kept_v1 < 0.93 and 0.07 < kept_v2 < 0.13
+    assert cn.compat.v1.nn.relu is cn.nn.relu
+
+
+def test_to_dense_refuses_a_padding_it_cannot_hold():
+    import pyarrow as pa
+
+    hostile = pa.array([[0] * (1 << 20)] + [[]] * 300)  # one long row widens every row
+    with pytest.raises(ValueError, match="would hold 315,621,376 values"):
+        cn.sparse.to_dense(hostile)

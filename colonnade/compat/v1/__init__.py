@@ -18,7 +18,7 @@
 True
 """
 
-from colonnade import data, layers, losses, metrics, nn, saved_model, summary, train
+from colonnade import data, layers, losses, metrics, saved_model, summary, train
 from colonnade import feature_columns as feature_column
 from colonnade import tf_logging as logging
 from colonnade.core import (
@@ -30,7 +30,7 @@ from colonnade.core import (
 from colonnade.io import decode_csv
 from colonnade.strings import string_split, string_to_number
 
-from . import estimator, gfile
+from . import estimator, gfile, nn
 from .initializers import (
     constant_initializer,
     glorot_normal_initializer,
