@@ -676,3 +676,20 @@ def test_serve_takes_version_labels_and_request_budgets(monkeypatch, capsys):
     with pytest.raises(SystemExit):
         cli.main(["serve", "exports/", "--version-label", "stable"])
     assert "expected LABEL=VERSION" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "flag, bad",
+    [
+        ("--max-rows", "many"),
+        ("--max-rows", "0"),
+        ("--max-body-mb", "-1"),
+        ("--request-seconds", "inf"),
+    ],
+)
+def test_serve_refuses_a_bad_budget_by_name(flag, bad, capsys):
+    from colonnade import cli
+
+    with pytest.raises(SystemExit):
+        cli.main(["serve", "exports/", flag, bad])
+    assert flag in capsys.readouterr().err
