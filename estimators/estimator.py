@@ -47,7 +47,7 @@ from . import input_fn as inputs
 from .callbacks import Callback
 from .canned_model import CannedModelFn
 from .export import export_estimator, write_export
-from .model_fn import EstimatorSpec, ModeKeys, fn_name, is_model_variable
+from .model_fn import EstimatorSpec, ModeKeys, fn_name, is_checkpointed_variable, is_model_variable
 from .run_config import RunConfig, WarmStartSettings
 from .tf_names import MODEL_PREFIX
 from .train_state import TrainState
@@ -168,41 +168,31 @@ class Estimator:
             variables[name].assign(value)
 
     def get_variable_names(self) -> list:
-        """TF's names of the variables of model_dir's latest checkpoint, ``global_step``
-        included. A canned estimator lists its optimizers'
-        slots too, as ``tf.estimator`` (TF's optimizer hyperparameters aside); a
-        ``model_fn``'s lists its own variables only. Without a checkpoint, ``ValueError``
-        as TF ("Could not find trained model in model_dir")."""
+        """The names in model_dir's latest checkpoint, as TF's ``list_variables`` gives
+        them: a model_dir TF wrote lists TF's own names (its TF 1 slots ``<var>/Adam``,
+        ``beta1_power``, ...), one colonnade wrote lists the names it wrote, ``global_step``
+        and a canned estimator's optimizer slots included. A ``model_fn``'s colonnade
+        checkpoint lists its own variables only. Without a checkpoint, ``ValueError`` as TF
+        ("Could not find trained model in model_dir")."""
         self._check_checkpoint_available()
-        if self.model.custom:
-            path = self.latest_checkpoint()
-            return sorted(n for n, _ in core.list_variables(path) if is_model_variable(n))
-        self.train_state.resume()
-        return sorted(self.train_state.named_variables())
+        keep = is_model_variable if self.model.custom else is_checkpointed_variable
+        return sorted(n for n, _ in core.list_variables(self.latest_checkpoint()) if keep(n))
 
     def get_variable_value(self, name: str):
-        """The value of one variable by its TF name (see :meth:`get_variable_names`)."""
+        """The value of one variable, read from model_dir's latest checkpoint by a name
+        :meth:`get_variable_names` lists (as TF's ``load_variable``)."""
         self._check_checkpoint_available()
-        if self.model.custom:
-            return self._model_fn_variable_value(name)
-        self.train_state.resume()
-        variables = self.train_state.named_variables()
-        if name not in variables:
-            raise KeyError(f"no variable named {name!r}; the model has {sorted(variables)}")
-        return variables[name].numpy()
+        keep = is_model_variable if self.model.custom else is_checkpointed_variable
+        if keep(name):
+            try:
+                return core.load_variable(self.latest_checkpoint(), name)
+            except (KeyError, ValueError):
+                pass
+        raise KeyError(f"no variable named {name!r}; the model has {self.get_variable_names()}")
 
     def _check_checkpoint_available(self) -> None:
         if self.latest_checkpoint() is None:
             raise ValueError(f"Could not find trained model in model_dir: {self.model_dir}.")
-
-    def _model_fn_variable_value(self, name: str):
-        path = self.latest_checkpoint()
-        if is_model_variable(name):
-            try:
-                return core.load_variable(path, name)
-            except (KeyError, ValueError):
-                pass
-        raise KeyError(f"no variable named {name!r}; the model has {self.get_variable_names()}")
 
     def summary(self, print_fn=print) -> None:
         """Print the feature columns (by part), every variable's name, shape and size, and

@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..core.autodiff import value_of
-from ..core.checkpoint import SLOT_MARKER
+from ..core.checkpoint import SAVE_COUNTER, SLOT_MARKER
 from ..feature_columns.transform_cache import BatchFeatures
 from .metrics import Metric
 
@@ -189,7 +189,13 @@ def model_fn_args(model_fn) -> tuple:
 def is_model_variable(name: str) -> bool:
     """Whether a checkpoint key names a model_fn's variable or the global step, rather than
     optimizer state or the checkpoint's own counter."""
-    return SLOT_MARKER not in name and not name.startswith("optimizer/") and name != "save_counter"
+    return SLOT_MARKER not in name and not name.startswith("optimizer/") and name != SAVE_COUNTER
+
+
+def is_checkpointed_variable(name: str) -> bool:
+    """Whether a checkpoint key names one of a model's variables or optimizer slots (as
+    TF lists them), rather than the checkpoint's own save counter."""
+    return name != SAVE_COUNTER
 
 
 def fn_name(fn) -> str:
