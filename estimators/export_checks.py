@@ -172,8 +172,7 @@ def forwarded_features(meta: dict, where: str) -> list:
     keys = meta.get("forward_features", [])
     if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
         raise ExportError(
-            f"{where}: field forward_features: expected a list of column names, got "
-            f"{keys!r:.100}"
+            f"{where}: field forward_features: expected a list of column names, got {keys!r:.100}"
         )
     return keys
 

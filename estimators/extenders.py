@@ -117,10 +117,19 @@ def export_forward_keys(model, receiver_features, input_columns) -> list:
     """The features an export of ``model`` forwards (``[]`` for a model without
     :func:`forward_features`): its keys, or for ``None`` every feature of the serving
     receiver (``receiver_features``, ``None`` without one: the model's
-    ``input_columns``); a key the receiver lacks raises ``ValueError``."""
+    ``input_columns``, ``None`` when not known, for a ``model_fn``); a key the receiver
+    lacks raises ``ValueError``."""
     if not isinstance(model, WithForwardedFeatures):
         return []
     keys = model.forwarded_features
+    if receiver_features is None and input_columns is None:
+        if keys is None:
+            raise ValueError(
+                "forward_features: an export of a model_fn without a serving input receiver "
+                "cannot tell which features 'every feature' (keys=None) means; give "
+                "forward_features its keys, or export with a serving_input_receiver_fn"
+            )
+        return list(keys)
     available = list(input_columns) if receiver_features is None else list(receiver_features)
     if keys is None:
         return available

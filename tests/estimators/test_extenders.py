@@ -134,3 +134,18 @@ def test_tf1_contrib_estimator_names_and_file_writer_cache():
     assert contrib.forward_features is E.forward_features
     assert contrib.add_metrics is E.add_metrics
     assert cn.compat.v1.summary.FileWriterCache.clear() is None
+
+
+def test_a_model_fn_export_forwards_what_its_receiver_gives(tmp_path):
+    est = E.Estimator(model_fn, model_dir=str(tmp_path / "custom"))
+    est.train(rows(), steps=1, verbose=0)
+    receiver = E.export.build_raw_serving_input_receiver_fn({"x": "float32", "id": "string"})
+    path = E.forward_features(est, "id").export_saved_model(str(tmp_path / "export"), receiver)
+    loaded = cn.load(path, model_fns={"model_fn": model_fn})
+    frame = FRAME[["x", "id"]].astype({"x": "float32"})
+    got = loaded.predict_arrays(frame)
+    assert list(got["id"]) == list(FRAME["id"])
+    expected = np.concatenate([p["y"] for p in est.predict(rows(), yield_single_examples=False)])
+    np.testing.assert_allclose(got["y"], expected, rtol=1e-6)
+    with pytest.raises(ValueError, match="cannot tell which features"):
+        E.forward_features(est).export_saved_model(str(tmp_path / "none"))
