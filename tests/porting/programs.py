@@ -3,17 +3,14 @@ its folder, trimming a TF model_dir to what a port reads, and serving a port's e
 as ``colonnade serve`` does."""
 
 import contextlib
-import http.client
 import importlib.util
 import json
 import os
 import shutil
-import socket
 import sys
-import threading
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(HERE)
 
 
 def load_port(name):
@@ -31,46 +28,38 @@ def load_port(name):
     return module
 
 
-SERVED_NAME = "port"
-
-
 @contextlib.contextmanager
 def serving(export_base, model_fns=None):
-    """``colonnade serve EXPORT_BASE --model-name port [--model-fn NAME=module:fn ...]``
-    in this process: the CLI's model store and app (``model_fns`` are ``--model-fn``
-    import strings, imported as the CLI imports them) on a uvicorn server in a thread,
-    on a free local port. Yields ``predict(body) -> (status, answer)``, a TF Serving
-    ``POST /v1/models/port:predict``."""
-    import uvicorn
+    """``colonnade serve EXPORT_BASE [--model-fn NAME=module:function ...]`` in this
+    process: the CLI's model store and app on a local port (``tests/test_serve.py``'s
+    server; ``model_fns`` are ``--model-fn`` import strings, imported as the CLI imports
+    them). Yields ``predict(body) -> (status, answer)``, a TF Serving ``:predict``."""
+    if TESTS not in sys.path:
+        sys.path.append(TESTS)
+    from test_serve import Client, serve
 
-    from colonnade.serving import ModelStore, create_app
     from colonnade.serving.model_fns import import_model_fns
-    from colonnade.serving.protocol import uvicorn_options
 
-    store = ModelStore(str(export_base), model_fns=import_model_fns(model_fns))
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(create_app(store, SERVED_NAME), **uvicorn_options()))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.01)
-    connection = http.client.HTTPConnection("127.0.0.1", sock.getsockname()[1], timeout=30)
+    functions = import_model_fns(model_fns)
+    with contextlib.contextmanager(serve)(None, export_base, None, model_fns=functions) as server:
+        client = Client(server["port"])
+        try:
+            yield client.predict
+        finally:
+            client.conn.close()
 
-    def predict(body):
-        connection.request("POST", f"/v1/models/{SERVED_NAME}:predict", json.dumps(body))
-        response = connection.getresponse()
-        return response.status, json.loads(response.read())
 
-    try:
-        yield predict
-    finally:
-        connection.close()
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
+def copy_of_model_dir(fixture, tmp_path):
+    """A scratch copy of ``fixture/model_dir`` (TF's), for a test to train on."""
+    model_dir = os.path.join(tmp_path, "model_dir")
+    shutil.copytree(os.path.join(fixture, "model_dir"), model_dir)
+    return model_dir
+
+
+def write_tf_results(fixture, **results):
+    """``fixture/tf_results.json``: what TF's run gave, which the tests read."""
+    with open(os.path.join(fixture, "tf_results.json"), "w") as f:
+        json.dump(results, f, indent=1)
 
 
 def prune_model_dir(model_dir, step):

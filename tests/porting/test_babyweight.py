@@ -8,12 +8,11 @@ export, served as ``colonnade serve`` serves it, answers what TF's export answer
 
 import json
 import os
-import shutil
 
 import numpy as np
 import pandas as pd
 import pytest
-from programs import load_port, serving
+from programs import copy_of_model_dir, load_port, serving
 
 import colonnade as cn
 
@@ -36,9 +35,7 @@ def program_settings(monkeypatch):
 
 @pytest.fixture
 def tf_model_dir(tmp_path):
-    model_dir = str(tmp_path / "model_dir")
-    shutil.copytree(os.path.join(FIXTURE, "model_dir"), model_dir)
-    return model_dir
+    return copy_of_model_dir(FIXTURE, tmp_path)
 
 
 def regressor(model_dir):

@@ -7,11 +7,10 @@ predicts the same."""
 
 import json
 import os
-import shutil
 
 import numpy as np
 import pytest
-from programs import load_port, serving
+from programs import copy_of_model_dir, load_port, serving
 
 import colonnade as cn
 
@@ -27,9 +26,7 @@ port.DATA_DIR = FIXTURE
 
 @pytest.fixture
 def tf_model_dir(tmp_path):
-    model_dir = str(tmp_path / "model_dir")
-    shutil.copytree(os.path.join(FIXTURE, "model_dir"), model_dir)
-    return model_dir
+    return copy_of_model_dir(FIXTURE, tmp_path)
 
 
 def classifier(model_dir):

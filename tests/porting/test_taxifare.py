@@ -6,12 +6,11 @@ from TF's step, and the export loads and predicts the same."""
 
 import json
 import os
-import shutil
 
 import numpy as np
 import pandas as pd
 import pytest
-from programs import load_port, serving
+from programs import copy_of_model_dir, load_port, serving
 
 import colonnade as cn
 
@@ -28,9 +27,7 @@ port = load_port("taxifare")
 
 @pytest.fixture
 def tf_model_dir(tmp_path):
-    model_dir = str(tmp_path / "model_dir")
-    shutil.copytree(os.path.join(FIXTURE, "model_dir"), model_dir)
-    return model_dir
+    return copy_of_model_dir(FIXTURE, tmp_path)
 
 
 def regressor(model_dir):

@@ -190,12 +190,11 @@ def train_and_evaluate(output_dir):
 
 # ---- driver (not part of the original) ----
 import glob  # noqa: E402
-import json  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from programs import prune_model_dir  # noqa: E402  (tests/porting/programs.py)
+from programs import prune_model_dir, write_tf_results  # noqa: E402  (tests/porting/programs.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SIZES = {"TRAIN_STEPS": 40, "BATCH_SIZE": 32, "NNSIZE": [8, 4], "NEMBEDS": 3}
@@ -306,21 +305,17 @@ def main():
     answers = export_answers(export_dir, first_eval_rows(8))
     variables = sorted(name for name, _ in tf.train.list_variables(model_dir))
     prune_model_dir(model_dir, int(metrics["global_step"]))
-    with open(os.path.join(fixture, "tf_results.json"), "w") as f:
-        json.dump(
-            {
-                "tf_version": tf.__version__,
-                "sizes": SIZES,
-                "global_step": int(metrics["global_step"]),
-                "metrics": {k: float(v) for k, v in metrics.items()},
-                "predictions_first_8_eval_rows": [float(p["predictions"][0]) for p in predicted],
-                "keys_first_8_eval_rows": [p["key"].decode() for p in predicted],
-                "export_signatures_first_8_eval_rows": answers,
-                "variables": variables,
-            },
-            f,
-            indent=1,
-        )
+    write_tf_results(
+        fixture,
+        tf_version=tf.__version__,
+        sizes=SIZES,
+        global_step=int(metrics["global_step"]),
+        metrics={k: float(v) for k, v in metrics.items()},
+        predictions_first_8_eval_rows=[float(p["predictions"][0]) for p in predicted],
+        keys_first_8_eval_rows=[p["key"].decode() for p in predicted],
+        export_signatures_first_8_eval_rows=answers,
+        variables=variables,
+    )
 
 
 if __name__ == "__main__":
