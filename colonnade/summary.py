@@ -18,6 +18,7 @@ class FileWriterCache:
     run starts a new events file. colonnade keeps no writer open between calls (each
     training and evaluation opens its own), so there is nothing to clear.
 
+    >>> import colonnade as cn
     >>> cn.compat.v1.summary.FileWriterCache.clear()
     """
 
