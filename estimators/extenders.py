@@ -5,7 +5,7 @@ A batch prediction job scores rows whose order it does not keep; the program for
 key column so each prediction says which row it belongs to::
 
     estimator = cn.estimators.forward_features(estimator, "key")
-    next(estimator.predict(input_fn))  # {"predictions": ..., "key": b"row-17"}
+    next(estimator.predict(input_fn))  # {"predictions": array([7.1]), "key": "row-17"}
 
 As in TF 1, the forwarded features join the PREDICT spec's predictions (so
 ``predict`` yields them) and the export's outputs: an export made from the returned
