@@ -9,4 +9,19 @@ False
 
 from colonnade.core.summaries import histogram, merge_all, scalar
 
-__all__ = ["histogram", "merge_all", "scalar"]
+__all__ = ["FileWriterCache", "histogram", "merge_all", "scalar"]
+
+
+class FileWriterCache:
+    """TF 1's ``tf.summary.FileWriterCache``, which kept one open event writer per
+    directory; programs call ``FileWriterCache.clear()`` before training so that a new
+    run starts a new events file. colonnade keeps no writer open between calls (each
+    training and evaluation opens its own), so there is nothing to clear.
+
+    >>> import colonnade as cn
+    >>> cn.compat.v1.summary.FileWriterCache.clear()
+    """
+
+    @staticmethod
+    def clear() -> None:
+        """Close the cached writers: none are cached, so this does nothing."""

@@ -24,6 +24,7 @@ from .estimator import Estimator
 from .export import Predictor
 from .export_checks import ExportError
 from .exporters import BestExporter, Exporter, FinalExporter, LatestExporter
+from .extenders import forward_features
 from .heads import (
     BinaryClassHead,
     ClassificationOutput,

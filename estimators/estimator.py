@@ -47,6 +47,7 @@ from . import input_fn as inputs
 from .callbacks import Callback
 from .canned_model import CannedModelFn
 from .export import export_estimator, write_export
+from .extenders import export_forward_keys
 from .model_fn import EstimatorSpec, ModeKeys, fn_name, is_checkpointed_variable, is_model_variable
 from .run_config import RunConfig, WarmStartSettings
 from .tf_names import MODEL_PREFIX
@@ -488,6 +489,10 @@ class Estimator:
         meta = {"global_step": int(core.load_variable(checkpoint, "global_step"))}
         if receiver is not None:
             meta["serving_input_receiver"] = receiver.to_json()
+        receiver_features = None if receiver is None else receiver.features
+        forwarded = export_forward_keys(self.model, receiver_features, None)
+        if forwarded:
+            meta["forward_features"] = forwarded
         name = fn_name(self.model.model_fn)
         return write_export(
             export_dir_base,

@@ -47,6 +47,7 @@ from . import heads as heads_module
 from . import input_fn as inputs
 from . import receivers as receivers_module
 from .export_checks import ExportError
+from .extenders import export_forward_keys, forwarded_values
 from .head_base import ClassificationOutput, PredictOutput, RegressionOutput  # noqa: F401
 from .input_pipeline import transformed_batches
 from .networks import Network
@@ -218,6 +219,12 @@ def export_estimator(
                 "has them all)"
             )
 
+    forwarded = export_forward_keys(
+        estimator.model,
+        None if receiver is None else receiver.features,
+        required_input_columns(network),
+    )
+
     def write(tmp):
         copy_vocabulary = asset_copier(tmp)
         model = {
@@ -231,6 +238,8 @@ def export_estimator(
         }
         if receiver is not None:
             model["serving_input_receiver"] = receiver.to_json()
+        if forwarded:
+            model["forward_features"] = forwarded
         core.Checkpoint(model=network).write(os.path.join(tmp, VARIABLES_PREFIX))
         with open(os.path.join(tmp, MODEL_FILE), "w") as f:
             json.dump(model, f, indent=2)
@@ -289,6 +298,7 @@ class Predictor:
         except (ValueError, TypeError, KeyError, AssertionError) as e:
             raise ExportError(f"{self.path}: cannot rebuild the model: {e}") from e
         self.input_columns = required_input_columns(self.network)
+        self.forwarded_features = checks.forwarded_features(meta, where)
         self.serving_input_receiver = None
         if receiver_json is not None:
             missing = sorted(set(self.input_columns) - set(receiver_json["features"]))
@@ -365,12 +375,14 @@ class Predictor:
             rows = table_from_columns(rows, "predict")
         elif isinstance(rows, (list, tuple)) and rows and all(isinstance(r, dict) for r in rows):
             rows = pa.Table.from_pylist(list(rows))
-        dataset = inputs.as_dataset(rows, batch_size=batch_size, columns=self.input_columns)
+        columns = list(dict.fromkeys(self.input_columns + self.forwarded_features))
+        dataset = inputs.as_dataset(rows, batch_size=batch_size, columns=columns)
         parts = []
         for features, _, cache in transformed_batches(self.network, dataset):
             with core.no_grad():
                 logits = self.network.logits(features, training=False, rng=None, cache=cache)
             predictions = self.head.predictions(logits.value)
+            predictions.update(forwarded_values(features, self.forwarded_features, predictions))
             parts.append(
                 predictions if predict_keys is None else select_keys(predictions, predict_keys)
             )

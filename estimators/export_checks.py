@@ -165,6 +165,18 @@ def check_model(meta: dict, where: str) -> None:
         check_dnn_part(field(network, "dnn", dict, where, "network"), where)
 
 
+def forwarded_features(meta: dict, where: str) -> list:
+    """``model.json``'s ``forward_features`` (the input columns an export of a
+    ``forward_features`` estimator copies into its predictions): a list of strings, ``[]``
+    when absent."""
+    keys = meta.get("forward_features", [])
+    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+        raise ExportError(
+            f"{where}: field forward_features: expected a list of column names, got {keys!r:.100}"
+        )
+    return keys
+
+
 def check_linear_part(part: dict, where: str) -> None:
     field(part, "feature_columns", (dict, list), where, "network.linear")
     positive_int(field(part, "units", int, where, "network.linear"), where, "network.linear.units")

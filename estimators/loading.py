@@ -19,6 +19,7 @@ from . import receivers
 from .estimator import Estimator
 from .export import MODEL_FILE, VARIABLES_PREFIX, Predictor, resolve_export_dir
 from .export_checks import ExportError
+from .extenders import WithForwardedFeatures
 from .inference import predict_batches
 from .model_fn_export import params_from_json
 
@@ -87,6 +88,10 @@ class ModelFnPredictor:
         self._estimator = _ExportedEstimator(
             model_fn, model_dir, self.params, os.path.join(root, VARIABLES_PREFIX), stored, path
         )
+        self.forwarded_features = checks.forwarded_features(meta, where)
+        if self.forwarded_features:
+            model = self._estimator.model
+            self._estimator.model = WithForwardedFeatures(model, self.forwarded_features)
 
     @property
     def model_fn(self):

@@ -227,3 +227,18 @@ def test_create_app_of_a_path_takes_model_fns_as_functions_or_import_strings(tmp
     assert callable(create_app(path, NAME, model_fns={"linear_model_fn": linear_model_fn}))
     with pytest.raises(ModelFnImportError, match="'no_such_module_xyz' does not import"):
         create_app(path, NAME, model_fns={"linear_model_fn": "no_such_module_xyz:f"})
+
+
+def test_a_fixed_width_input_takes_lists_as_its_width_and_refuses_other_lengths():
+    """A receiver's ``FixedLenFeature([3])`` (TF: a placeholder of shape ``[None, 3]``)
+    types the request's lists as 3-wide, so a model_fn reads a ``(batch, 3)`` array."""
+    import pyarrow as pa
+
+    from colonnade.serving.requests import BadRequest, columns_to_table
+
+    inputs = {"ids": pa.list_(pa.int64(), 3)}
+    table = columns_to_table({"ids": [[1, 2, 3], [4, 5, 6]]}, inputs)
+    assert table.column("ids").type == pa.list_(pa.int64(), 3)
+    assert table.column("ids").to_pylist() == [[1, 2, 3], [4, 5, 6]]
+    with pytest.raises(BadRequest, match=r"'ids' takes 3 values a row, got rows of \[2, 3\]"):
+        columns_to_table({"ids": [[1, 2, 3], [4, 5]]}, inputs)

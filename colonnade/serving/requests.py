@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import orjson
 import pyarrow as pa
+import pyarrow.compute as pc
 
 __all__ = [
     "SIGNATURE_NAMES",
@@ -520,5 +521,22 @@ def columns_to_table(columns: dict, inputs: dict, check_nesting: bool = False) -
             )
         if pa.types.is_null(base_type(array.type)):
             array = pa.array(values, type=_with_depth(base_type(expected), got_depth))
+        elif pa.types.is_fixed_size_list(expected) and got_depth == 1:
+            array = _fixed_width(name, array, expected)
         arrays[name] = array
     return pa.table(arrays)
+
+
+def _fixed_width(name: str, array, expected):
+    """A column of lists as the fixed-width input ``expected`` (a receiver's
+    ``FixedLenFeature([k])``): what the model reads as a ``(batch, k)`` array, as TF's
+    placeholder of shape ``[None, k]`` takes it. Rows of another length are refused."""
+    if pa.types.is_fixed_size_list(array.type) and array.type.list_size == expected.list_size:
+        return array
+    lengths = set(pc.list_value_length(array).drop_null().to_pylist())
+    if lengths - {expected.list_size}:
+        raise BadRequest(
+            f"input column {name!r} takes {expected.list_size} values a row, got rows of "
+            f"{sorted(lengths)[:5]} values"
+        )
+    return array.cast(expected)

@@ -28,6 +28,7 @@ from ..data.example import parse_example
 from ..estimators import export_checks
 from ..estimators.export import MODEL_FILE, Predictor, export_version
 from ..estimators.export_checks import ExportError
+from ..estimators.extenders import forwarded_values
 from ..estimators.loading import ModelFnPredictor
 from ..estimators.receivers import specs_from_json
 from ..feature_columns import make_parse_example_spec
@@ -99,6 +100,7 @@ class ServedModel:
             outputs[key] = value.shape[1] if value.ndim == 2 else 0
             dtypes[key] = value.dtype
         inputs = {field.name: field.type for field in schema}
+        forward_inputs_and_outputs(predictor, inputs, outputs, dtypes)
         parse_features = None
         if predictor.takes_examples:
             parse_features = predictor.serving_input_receiver.features
@@ -142,7 +144,10 @@ class ServedModel:
         """``{output: array}`` of this version's predictions for ``table`` (its inputs),
         one row per row."""
         if self.model_fn is None:
-            return predict_table(self.predictor, table, list(self.outputs), self.value_ids)
+            forwarded = self.predictor.forwarded_features
+            keys = [k for k in self.outputs if k not in forwarded]
+            arrays = predict_table(self.predictor, table, keys, self.value_ids)
+            return {**arrays, **forwarded_values(table, forwarded)}
         with self.lock:
             arrays = self.predictor.predict_arrays(table)
         if arrays is None:  # no row: the known outputs, cut to none
@@ -157,6 +162,25 @@ class ServedModel:
                 self.output_dtypes[key] = value.dtype
                 self.outputs[key] = value.shape[1] if value.ndim == 2 else 0
         return arrays
+
+
+def forward_inputs_and_outputs(predictor, inputs: dict, outputs: dict, dtypes: dict) -> None:
+    """Add the input columns an export of a ``forward_features`` estimator forwards to
+    the served ``inputs`` (typed as its receiver records them, else as strings) and to
+    its ``outputs`` (one value a row), as TF's ``predict`` signature answers them."""
+    forwarded = predictor.forwarded_features
+    if not forwarded:
+        return
+    recorded = {}
+    receiver = predictor.serving_input_receiver
+    if receiver is not None:
+        schema = parse_example([], specs_from_json(receiver.features)).schema
+        recorded = {field.name: field.type for field in schema}
+    for key in forwarded:
+        arrow_type = inputs.setdefault(key, recorded.get(key, pa.string()))
+        outputs[key] = 0
+        is_string = pa.types.is_string(arrow_type)
+        dtypes[key] = np.dtype(object) if is_string else np.dtype(arrow_type.to_pandas_dtype())
 
 
 def find_versions(base: str) -> dict:

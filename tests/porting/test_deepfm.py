@@ -10,7 +10,7 @@ import shutil
 
 import numpy as np
 import pytest
-from programs import load_port
+from programs import load_port, serving
 
 import colonnade as cn
 
@@ -19,6 +19,7 @@ FIXTURE = os.path.join(HERE, "fixture")
 TF = json.load(open(os.path.join(FIXTURE, "tf_results.json")))
 TRAIN = [os.path.join(FIXTURE, "tr.libsvm")]
 VALID = [os.path.join(FIXTURE, "va.libsvm")]
+TF_EXPORT = json.load(open(os.path.join(FIXTURE, "tf_export_answers.json")))
 
 
 port = load_port("deepfm")
@@ -63,13 +64,40 @@ def test_port_trains_on_from_tfs_step_and_export_reloads(deepfm, tmp_path):
         str(tmp_path / "export"), port.serving_input_receiver_fn(port.PARAMS["field_size"])
     )
     loaded = cn.load(path, model_fns={"model_fn": port.model_fn})
+    got = np.asarray(loaded.predict(valid_rows())["prob"], dtype=float).ravel()
+    np.testing.assert_allclose(got, first_probs(deepfm.predict), atol=1e-5)
+
+
+def valid_rows():
+    """The first 8 validation rows as the export's raw ``feat_ids``/``feat_vals`` lists."""
     lines = [line.split() for line in open(VALID[0])][:8]
-    rows = {
+    return {
         "feat_ids": [[int(p.split(":")[0]) for p in line[1:]] for line in lines],
         "feat_vals": [[float(p.split(":")[1]) for p in line[1:]] for line in lines],
     }
-    got = np.asarray(loaded.predict(rows)["prob"], dtype=float).ravel()
-    np.testing.assert_allclose(got, first_probs(deepfm.predict), atol=1e-5)
+
+
+def test_served_export_answers_as_load_and_as_tfs_export(deepfm, tmp_path):
+    """The export of TF's checkpoint, served as ``colonnade serve --model-fn
+    model_fn=deepfm_port:model_fn`` serves it, answers a TF Serving ``:predict`` of the
+    default signature as ``cn.load`` does, and as TF's export of the same checkpoint
+    (``make_tf_export_answers.py``: its ``serving_default`` is the program's
+    ``PredictOutput``)."""
+    assert list(TF_EXPORT["signatures"]) == ["serving_default"]
+    base = tmp_path / "export"
+    receiver = port.serving_input_receiver_fn(port.PARAMS["field_size"])
+    path = deepfm.export_saved_model(str(base), receiver)
+    rows = valid_rows()
+    loaded = cn.load(path, model_fns={"model_fn": port.model_fn}).predict_arrays(rows)
+    instances = [dict(zip(rows, values)) for values in zip(*rows.values())]
+    with serving(base, model_fns=["model_fn=deepfm_port:model_fn"]) as predict:
+        status, body = predict({"instances": instances})
+    assert status == 200, body
+    served = np.ravel(body["predictions"])  # one output: TF Serving answers its values alone
+    np.testing.assert_allclose(served, np.ravel(loaded["prob"]), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(
+        served, TF_EXPORT["signatures"]["serving_default"]["prob"], atol=1e-5
+    )
 
 
 def test_port_trains_from_scratch_like_tf():

@@ -7,16 +7,16 @@ predicts the same."""
 
 import json
 import os
-import shutil
 
 import numpy as np
 import pytest
-from programs import load_port
+from programs import copy_of_model_dir, load_port, serving
 
 import colonnade as cn
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "iris", "fixture")
 TF = json.load(open(os.path.join(FIXTURE, "tf_results.json")))
+TF_EXPORT = json.load(open(os.path.join(FIXTURE, "tf_export_answers.json")))
 BATCH = 32
 
 port = load_port("iris")
@@ -26,9 +26,7 @@ port.DATA_DIR = FIXTURE
 
 @pytest.fixture
 def tf_model_dir(tmp_path):
-    model_dir = str(tmp_path / "model_dir")
-    shutil.copytree(os.path.join(FIXTURE, "model_dir"), model_dir)
-    return model_dir
+    return copy_of_model_dir(FIXTURE, tmp_path)
 
 
 def classifier(model_dir):
@@ -68,12 +66,40 @@ def test_port_trains_on_from_tfs_step_and_its_export_predicts_the_same(tf_model_
     estimator = classifier(tf_model_dir)
     estimator.train(input_fn=lambda: port.train_input_fn(TRAIN_X, TRAIN_Y, BATCH), steps=10)
     assert estimator.get_variable_value("global_step") == TF["global_step"] + 10
-    receiver = cn.compat.v1.estimator.export.build_raw_serving_input_receiver_fn(
-        {key: "float32" for key in TRAIN_X.keys()}
-    )
-    loaded = cn.load(estimator.export_saved_model(str(tmp_path / "export"), receiver))
+    loaded = cn.load(estimator.export_saved_model(str(tmp_path / "export"), raw_receiver()))
     got = loaded.predict_arrays(TEST_X.iloc[:8].astype("float32"))["probabilities"]
     np.testing.assert_allclose(got, first_test_probabilities(estimator), atol=1e-5)
+
+
+def raw_receiver():
+    """The program exports nothing; this receiver takes its four float columns."""
+    return cn.compat.v1.estimator.export.build_raw_serving_input_receiver_fn(
+        {key: "float32" for key in TRAIN_X.keys()}
+    )
+
+
+def test_served_export_answers_as_load_and_as_tfs_export(tf_model_dir, tmp_path):
+    """TF's export of its checkpoint with a raw receiver of the four columns
+    (``make_tf_export_answers.py``) has one signature, ``predict`` (a classification
+    signature takes one string input); the port's export, served as ``colonnade serve``
+    serves it, answers what ``cn.load`` and TF's export answer."""
+    assert list(TF_EXPORT["signatures"]) == ["predict"]
+    tf_answer = TF_EXPORT["signatures"]["predict"]
+    base = tmp_path / "export"
+    path = classifier(tf_model_dir).export_saved_model(str(base), raw_receiver())
+    rows = TEST_X.iloc[:8].astype("float32")
+    loaded = cn.load(path).predict_arrays(rows)
+    with serving(base) as predict:
+        status, body = predict(
+            {"signature_name": "predict", "instances": json.loads(rows.to_json(orient="records"))}
+        )
+    assert status == 200, body
+    for key in ("probabilities", "logits"):
+        served = [p[key] for p in body["predictions"]]
+        np.testing.assert_allclose(served, loaded[key], rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(served, tf_answer[key], atol=1e-5)
+    served_ids = [p["class_ids"] for p in body["predictions"]]
+    assert served_ids == np.asarray(loaded["class_ids"]).tolist() == tf_answer["class_ids"]
 
 
 def test_ported_main_runs_the_program(capsys):

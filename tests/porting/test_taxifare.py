@@ -6,12 +6,11 @@ from TF's step, and the export loads and predicts the same."""
 
 import json
 import os
-import shutil
 
 import numpy as np
 import pandas as pd
 import pytest
-from programs import load_port
+from programs import copy_of_model_dir, load_port, serving
 
 import colonnade as cn
 
@@ -20,6 +19,7 @@ FIXTURE = os.path.join(HERE, "fixture")
 TF = json.load(open(os.path.join(FIXTURE, "tf_results.json")))
 EVAL_CSV = os.path.join(FIXTURE, "taxi-valid.csv")
 TRAIN_CSV = os.path.join(FIXTURE, "taxi-train.csv")
+TF_EXPORT = json.load(open(os.path.join(FIXTURE, "tf_export_answers.json")))
 
 
 port = load_port("taxifare")
@@ -27,9 +27,7 @@ port = load_port("taxifare")
 
 @pytest.fixture
 def tf_model_dir(tmp_path):
-    model_dir = str(tmp_path / "model_dir")
-    shutil.copytree(os.path.join(FIXTURE, "model_dir"), model_dir)
-    return model_dir
+    return copy_of_model_dir(FIXTURE, tmp_path)
 
 
 def regressor(model_dir):
@@ -75,6 +73,27 @@ def loaded_rows():
     """The first eight evaluation rows as the raw columns the export's receiver names."""
     frame = pd.read_csv(EVAL_CSV, header=None, names=port.CSV_COLUMNS, nrows=8)
     return frame[[column.name for column in port.INPUT_COLUMNS]].astype("float32")
+
+
+def test_served_export_answers_as_load_and_as_tfs_export(tf_model_dir, tmp_path):
+    """TF's export of its checkpoint (``make_tf_export_answers.py``) has one signature,
+    ``predict`` (a regression signature takes one string input, so TF drops
+    ``serving_default``); a TF Serving request names it, and the port's export, served as
+    ``colonnade serve`` serves it, answers what ``cn.load`` and TF's export answer."""
+    assert list(TF_EXPORT["signatures"]) == ["predict"]
+    base = tmp_path / "export"
+    path = regressor(tf_model_dir).export_saved_model(str(base), port.serving_input_fn)
+    rows = loaded_rows()
+    loaded = np.asarray(cn.load(path).predict(rows)["predictions"].tolist(), dtype=float).ravel()
+    with serving(base) as predict:
+        status, body = predict(
+            {"signature_name": "predict", "instances": json.loads(rows.to_json(orient="records"))}
+        )
+    assert status == 200, body
+    served = np.ravel(body["predictions"])  # one output: TF Serving answers its values alone
+    np.testing.assert_allclose(served, loaded, rtol=1e-6, atol=1e-6)
+    tf_served = np.ravel(TF_EXPORT["signatures"]["predict"]["predictions"])
+    np.testing.assert_allclose(served, tf_served, atol=1e-5)
 
 
 def test_ported_train_and_evaluate_runs_the_program_and_exports(tmp_path):

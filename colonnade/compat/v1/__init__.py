@@ -5,6 +5,8 @@
 - ``feature_column``, ``train``, ``losses``, ``layers``, ``nn``, ``metrics``,
   ``logging``, ``saved_model``, ``summary``: colonnade's modules of those names
   (already TF 1's);
+- ``contrib.estimator``: TF 1's ``tf.contrib.estimator.add_metrics`` and
+  ``forward_features``;
 - ``get_variable``, ``variable_scope``, ``get_or_create_global_step``,
   ``get_global_step``;
 - ``data`` (:mod:`colonnade.data`), ``decode_csv`` (TF 1's ``tf.decode_csv``, which TF 2
@@ -30,7 +32,7 @@ from colonnade.core import (
 from colonnade.io import decode_csv
 from colonnade.strings import string_split, string_to_number
 
-from . import estimator, gfile, nn
+from . import contrib, estimator, gfile, nn
 from .initializers import (
     constant_initializer,
     glorot_normal_initializer,
@@ -41,6 +43,7 @@ from .initializers import (
 
 __all__ = [
     "constant_initializer",
+    "contrib",
     "data",
     "decode_csv",
     "estimator",
