@@ -50,7 +50,9 @@ from .export_checks import ExportError
 from .head_base import ClassificationOutput, PredictOutput, RegressionOutput  # noqa: F401
 from .input_pipeline import transformed_batches
 from .networks import Network
-from .receivers import (  # noqa: F401 - TF's names: cn.estimators.export.build_*
+from .receivers import (  # noqa: F401 - TF's names: cn.estimators.export.*
+    ServingInputReceiver,
+    TensorServingInputReceiver,
     build_parsing_serving_input_receiver_fn,
     build_raw_serving_input_receiver_fn,
 )

@@ -1,0 +1,12 @@
+"""``cn.math``: the elementwise ``tf.math`` functions a ``serving_input_fn`` (or a
+``model_fn``) calls; each records a serving graph node when given a serving input (see
+:mod:`colonnade.array_ops`).
+
+>>> import colonnade as cn
+>>> cn.math.log1p(cn.compat.v1.placeholder("float32", [None])).op
+'log1p'
+"""
+
+from colonnade.array_ops import abs, exp, log, log1p, maximum, minimum, sqrt  # noqa: A004
+
+__all__ = ["abs", "exp", "log", "log1p", "maximum", "minimum", "sqrt"]
