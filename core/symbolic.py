@@ -143,7 +143,8 @@ for _op, _dunder in [
 ]:
     setattr(SymbolicTensor, f"__{_dunder}__", _binary_method(_op))
     setattr(SymbolicTensor, f"__r{_dunder}__", _binary_method(_op, reflected=True))
-for _op, _dunder in [("less", "lt"), ("less_equal", "le"), ("greater", "gt"), ("greater_equal", "ge")]:
+_ORDER = [("less", "lt"), ("less_equal", "le"), ("greater", "gt"), ("greater_equal", "ge")]
+for _op, _dunder in _ORDER:
     setattr(SymbolicTensor, f"__{_dunder}__", _binary_method(_op))
 SymbolicTensor.__neg__ = lambda self: node("neg", self)
 

@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from ..data import parse_spec
 
-__all__ = ["features_json", "specs_from_json"]
+__all__ = ["features_json", "receiver_schema", "specs_from_json"]
 
 RECEIVER_TYPES = ("parsing", "raw")
 FEATURE_KINDS = ("fixed", "nullable", "var")
@@ -51,6 +51,13 @@ def feature_json(name, spec) -> dict:
 def features_json(features, what) -> dict:
     """``{name: spec JSON}`` of a parse spec dict or schema; ``what`` ``"raw"`` also takes
     bare dtypes (``{"age": "float32"}``)."""
+    if isinstance(features, dict) and what == "raw":
+        doubles = {k: v for k, v in features.items() if _is_float64(v)}
+        if doubles:  # TF feeds a float64 placeholder; tf.Example has no float64
+            others = {k: v for k, v in features.items() if k not in doubles}
+            rest = features_json(others, what) if others else {}
+            double = {"kind": "fixed", "dtype": "float64", "shape": [], "default": None}
+            return {**rest, **{k: dict(double) for k in doubles}}
     if isinstance(features, dict):
         features = {
             k: parse_spec.FixedLenFeature([], v)
@@ -61,6 +68,27 @@ def features_json(features, what) -> dict:
         }
     specs = parse_spec.normalize_features(features, "feature_spec")
     return {name: feature_json(name, spec) for name, spec in specs.items()}
+
+
+def _is_float64(dtype) -> bool:
+    if isinstance(dtype, str):
+        return dtype in ("float64", "double")
+    try:
+        return np.dtype(dtype) == np.float64
+    except TypeError:
+        return False
+
+
+def receiver_schema(features: dict) -> pa.Schema:
+    """The Arrow schema of a recorded receiver's (checked) features, as a request sends
+    them: a fixed feature of shape ``[k, ...]`` a list a row, a var feature a list."""
+    fields = []
+    for name, spec in features.items():
+        arrow = pa.float64() if spec["dtype"] == "float64" else parse_spec.arrow_type(spec["dtype"])
+        for _ in range(1 if spec["kind"] == "var" else len(spec["shape"])):
+            arrow = pa.list_(arrow)
+        fields.append(pa.field(name, arrow))
+    return pa.schema(fields)
 
 
 def specs_from_json(features: dict) -> dict:

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import pyarrow as pa
 
+from ..data.tensor_slices import table_from_columns
 from . import export_checks, serving_graph, serving_graph_checks
 from .parse_spec_json import features_json, specs_from_json
 
@@ -37,6 +37,7 @@ __all__ = [
     "receiver_from_json",
     "resolve_receiver",
 ]
+
 
 @dataclass(frozen=True)
 class _Receiver:
@@ -163,8 +164,8 @@ class ServingInputReceiver:
             columns = {name: columns[name].to_numpy() for name in columns.columns}
         seeds = None
         if parsed is not None:
-            parse_node = next(i for i, n in enumerate(self.graph["nodes"]) if n["op"] == "parse_example")
-            seeds = {parse_node: parsed}
+            ops = [n["op"] for n in self.graph["nodes"]]
+            seeds = {ops.index("parse_example"): parsed}
         return serving_graph.apply_graph(self.graph, dict(columns), seeds)
 
     def to_json(self) -> dict:
@@ -249,6 +250,42 @@ def checked_receiver(meta: dict, where: str):
     if isinstance(value, dict) and value.get("type") == "graph":
         return serving_graph_checks.check_graph(value, where)
     return export_checks.check_receiver(meta, where)
+
+
+def parse_spec_of(receiver):
+    """The ``cn.io.parse_example`` spec of serialized ``tf.Example`` inputs ``receiver``
+    takes (a parsing receiver's, or a serving graph's of :meth:`ServingInputReceiver.
+    examples_spec`), else ``None``."""
+    if isinstance(receiver, ParsingServingInputReceiver):
+        return receiver.parse_spec()
+    if isinstance(receiver, ServingInputReceiver) and receiver.examples_spec() is not None:
+        return specs_from_json(receiver.examples_spec())
+    return None
+
+
+def examples_input(receiver):
+    """The one request input of a serving graph receiver, else ``None``."""
+    if isinstance(receiver, ServingInputReceiver) and len(receiver.graph["inputs"]) == 1:
+        return next(iter(receiver.graph["inputs"]))
+    return None
+
+
+def model_rows(receiver, rows):
+    """``rows`` (a dict of columns, a list of row dicts, a DataFrame or an Arrow table)
+    fed through ``receiver``'s serving graph: an Arrow table of the features the model
+    reads. Other receivers (and None) leave ``rows`` as they are."""
+    if not isinstance(receiver, ServingInputReceiver):
+        return rows
+    if isinstance(rows, (list, tuple)) and all(isinstance(r, dict) for r in rows):
+        rows = pa.Table.from_pylist(list(rows))
+    if not isinstance(rows, dict) and not hasattr(rows, "column_names"):
+        if not (hasattr(rows, "columns") and hasattr(rows, "to_numpy")):
+            raise TypeError(
+                "an export made with a ServingInputReceiver predicts from its receiver tensors: "
+                "a dict of columns, a list of row dicts, a DataFrame or an Arrow table; got "
+                f"{type(rows).__name__}"
+            )
+    return table_from_columns(receiver.apply(rows), "the serving input receiver's features")
 
 
 def receiver_from_json(value: dict):

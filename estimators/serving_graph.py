@@ -172,7 +172,8 @@ def apply_graph(graph: dict, columns: dict, seeds: dict | None = None) -> dict:
     unknown = sorted(set(columns) - set(graph["inputs"]))
     if unknown:
         raise ValueError(
-            f"unknown input(s) {unknown}; the serving input receiver takes {sorted(graph['inputs'])}"
+            f"unknown input(s) {unknown}; the serving input receiver takes "
+            f"{sorted(graph['inputs'])}"
         )
     rows = _row_count(columns, seeds)
     needed = _needed(nodes, graph["features"].values(), seeds)
@@ -213,7 +214,7 @@ def _placeholder_value(spec, name, column, args, rows):
             raise ValueError(f"input {name!r} is missing; the request must send it")
         default = args[0]
         if shape is not None and default.ndim == len(shape) and default.shape[:1] == (1,):
-            default = default.reshape(default.shape[1:])  # TF's default holds one row: tf.constant(["nokey"])
+            default = default.reshape(default.shape[1:])  # one row: tf.constant(["nokey"])
         return np.broadcast_to(default, (rows, *default.shape)).copy()
     return _column_array(name, column, dtype, shape)
 
@@ -232,11 +233,12 @@ def _column_array(name, column, dtype, shape) -> np.ndarray:
         array = array.astype(object)
     else:
         if array.dtype.kind not in "biuf" or (dtype != "bool" and array.dtype.kind == "b"):
-            raise ValueError(f"input {name!r} takes {dtype} values, got {array.dtype} values")
+            got = "strings" if array.dtype.kind in "OUS" else f"{array.dtype} values"
+            raise ValueError(f"input {name!r} takes {dtype} values, got {got}")
         if dtype.startswith("int") and array.dtype.kind == "f":
             raise ValueError(f"input {name!r} takes integers ({dtype}), got {array.dtype} values")
         array = array.astype(dtype)
-    if shape is not None and list(array.shape[1:]) != [d for d in shape[1:]] and None not in shape[1:]:
+    if shape is not None and list(array.shape[1:]) != shape[1:]:
         raise ValueError(
             f"input {name!r} takes rows of shape {shape[1:]}, got rows of shape "
             f"{list(array.shape[1:])}"
@@ -251,8 +253,10 @@ def _arrow_to_numpy(name, column: pa.Array) -> np.ndarray:
             "value every row"
         )
     dims = []
-    while pa.types.is_list(column.type) or pa.types.is_large_list(column.type) or (
-        pa.types.is_fixed_size_list(column.type)
+    while (
+        pa.types.is_list(column.type)
+        or pa.types.is_large_list(column.type)
+        or (pa.types.is_fixed_size_list(column.type))
     ):
         lengths = pc.list_value_length(column).to_numpy(zero_copy_only=False)
         if len(lengths) and (lengths != lengths[0]).any():
@@ -273,8 +277,9 @@ def _feature_value(name, value, rows):
     if isinstance(value, (pa.Array, pa.ChunkedArray)):
         return value
     value = np.asarray(value)
-    if value.ndim == 0 or value.shape[0] != rows:
-        value = np.broadcast_to(value, (rows, *value.shape[value.ndim > 0 and value.shape[0] == 1:]))
+    if value.ndim == 0 or value.shape[0] != rows:  # a constant feature: every row takes it
+        row_shape = value.shape[1:] if value.ndim and value.shape[0] == 1 else value.shape
+        value = np.broadcast_to(value.reshape(row_shape), (rows, *row_shape))
     return value
 
 

@@ -174,7 +174,8 @@ def _shape(value, where, path, batch_first: bool) -> list:
     if batch_first and (not value or value[0] not in (None, -1)):
         raise _bad(where, path, "a shape whose first (batch) dimension is null or -1", value)
     if not all(_is_index(d, MAX_DIM + 1) for d in dims) or math.prod(dims) > MAX_DIM:
-        raise _bad(where, path, f"dimensions from 0 to {MAX_DIM:,}, {MAX_DIM:,} values at most", value)
+        expected = f"dimensions from 0 to {MAX_DIM:,}, {MAX_DIM:,} values at most"
+        raise _bad(where, path, expected, value)
     return dims
 
 
@@ -190,8 +191,10 @@ def _check_attrs(op, attrs, dtype, where, path) -> int:
         values = field(attrs, "value", list, where, path)
         if len(values) > MAX_CONSTANT_VALUES or len(values) != math.prod(shape):
             raise _bad(
-                where, f"{path}.value", f"{math.prod(shape)} values (at most "
-                f"{MAX_CONSTANT_VALUES:,})", f"{len(values):,} values"
+                where,
+                f"{path}.value",
+                f"{math.prod(shape)} values (at most {MAX_CONSTANT_VALUES:,})",
+                f"{len(values):,} values",
             )
         if not all(_is_value(v, dtype) for v in values):
             raise _bad(where, f"{path}.value", f"{dtype} values", values)
@@ -199,7 +202,8 @@ def _check_attrs(op, attrs, dtype, where, path) -> int:
     elif op in ("cast", "to_number"):
         kinds = [d for d in symbolic.DTYPES if d != "string"]
         if attrs.get("dtype") not in kinds or attrs["dtype"] != dtype:
-            raise _bad(where, f"{path}.dtype", f"the node's dtype, one of {kinds}", attrs.get("dtype"))
+            expected = f"the node's dtype, one of {kinds}"
+            raise _bad(where, f"{path}.dtype", expected, attrs.get("dtype"))
     elif op == "expand_dims":
         axis = attrs.get("axis")
         if not isinstance(axis, int) or isinstance(axis, bool) or not -MAX_RANK <= axis <= MAX_RANK:
@@ -209,7 +213,8 @@ def _check_attrs(op, attrs, dtype, where, path) -> int:
     elif op == "substr":
         for key in ("pos", "len"):
             if not _is_index(attrs.get(key), MAX_DIM + 1):
-                raise _bad(where, f"{path}.{key}", f"an integer from 0 to {MAX_DIM:,}", attrs.get(key))
+                expected = f"an integer from 0 to {MAX_DIM:,}"
+                raise _bad(where, f"{path}.{key}", expected, attrs.get(key))
     elif op == "parse_example":
         features = field(attrs, "features", dict, where, path)
         if not features or len(features) > 10_000:

@@ -23,11 +23,11 @@ True
 """
 
 from colonnade import data, io, layers, losses, metrics, saved_model, strings, summary, train
+from colonnade import feature_columns as feature_column
 from colonnade import math_ops as math
+from colonnade import tf_logging as logging
 from colonnade.array_ops import *  # noqa: F403  (placeholder, expand_dims, cast, ...)
 from colonnade.array_ops import __all__ as _array_op_names
-from colonnade import feature_columns as feature_column
-from colonnade import tf_logging as logging
 from colonnade.core import (
     get_global_step,
     get_or_create_global_step,

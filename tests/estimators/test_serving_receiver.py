@@ -1,0 +1,354 @@
+"""``ServingInputReceiver``: the four ``serving_input_fn`` forms TF programs write export,
+load and predict as the same transform applied by hand in numpy before ``predict``."""
+
+import json
+import math
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import colonnade as cn
+import colonnade.compat.v1 as tf
+from colonnade.estimators import ExportError
+
+fc = cn.feature_columns
+E = cn.estimators
+
+
+def frame(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    sq_ft = rng.uniform(300, 5000, n).astype(np.float32)
+    city = rng.choice(["paris", "rome", "oslo"], n)
+    y = (np.log1p(sq_ft) / 10.0 > 0.75).astype(int) ^ (city == "rome")
+    return pd.DataFrame({"sq_ft": sq_ft, "city": city, "y": y})
+
+
+def trained(tmp_path, columns, data, label="y"):
+    est = E.LinearClassifier(
+        feature_columns=columns, config=E.RunConfig(model_dir=str(tmp_path / "model"))
+    )
+    est.fit(data, label=label, epochs=2, batch_size=32, verbose=0)
+    return est
+
+
+CITY = fc.categorical_column_with_vocabulary_list("city", ["paris", "rome", "oslo"])
+
+
+def transform_serving_input_fn():
+    inputs = {
+        "sq_ft": tf.placeholder(tf.float32, [None]),
+        "city": tf.placeholder(tf.string, [None]),
+    }
+    features = {
+        "log_sq_ft": tf.math.log1p(inputs["sq_ft"]) / 10.0,
+        "city": tf.strings.lower(inputs["city"]),
+    }
+    return tf.estimator.export.ServingInputReceiver(features, inputs)
+
+
+@pytest.fixture(scope="module")
+def transform_export(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("transform")
+    data = frame()
+    by_hand = pd.DataFrame(
+        {"log_sq_ft": np.log1p(data.sq_ft) / np.float32(10.0), "city": data.city, "y": data.y}
+    )
+    est = trained(tmp, [fc.numeric_column("log_sq_ft"), CITY], by_hand)
+    path = est.export_saved_model(str(tmp / "export"), transform_serving_input_fn)
+    return path, est
+
+
+def test_a_transform_before_the_model_equals_the_transform_by_hand(transform_export):
+    path, est = transform_export
+    rows = pd.DataFrame({"sq_ft": [400.0, 2500.0, 4800.0], "city": ["PARIS", "Rome", "oslo"]})
+    got = cn.load(path).predict(rows)
+    by_hand = pd.DataFrame(
+        {
+            "log_sq_ft": np.log1p(rows.sq_ft.to_numpy(np.float32)) / np.float32(10.0),
+            "city": [c.lower() for c in rows.city],
+        }
+    )
+    expected = est.predict(by_hand, verbose=0)
+    np.testing.assert_allclose(got["logistic"], expected["logistic"], rtol=1e-6)
+    # the same through a dict of columns and a list of row dicts
+    again = cn.load(path).predict(rows.to_dict("records"))
+    np.testing.assert_allclose(again["logistic"], expected["logistic"], rtol=1e-6)
+
+
+def test_the_transform_matches_tensorflow_golden():
+    """``golden/serving_transform.json`` was made by ``golden/make_serving_transform.py``
+    with TF 2.15 (``tf.math.log1p(x) / 10.0`` and ``tf.strings.lower``)."""
+    here = os.path.join(os.path.dirname(__file__), "golden", "serving_transform.json")
+    with open(here) as f:
+        golden = json.load(f)
+    receiver = transform_serving_input_fn()
+    out = receiver.apply({"sq_ft": golden["sq_ft"], "city": golden["city"]})
+    np.testing.assert_allclose(out["log_sq_ft"], golden["log_sq_ft"], rtol=1e-6)
+    assert out["log_sq_ft"].dtype == np.float32
+    assert list(out["city"]) == golden["lower_city"]
+
+
+def test_the_export_records_data_only(transform_export):
+    path, _ = transform_export
+    with open(os.path.join(path, "model.json")) as f:
+        receiver = json.load(f)["serving_input_receiver"]
+    assert receiver["type"] == "graph" and receiver["graph_version"] == 1
+    assert sorted(receiver["inputs"]) == ["city", "sq_ft"]
+    assert [n["op"] for n in receiver["nodes"]].count("log1p") == 1
+    assert not any(name.endswith((".pkl", ".pickle")) for _, _, fs in os.walk(path) for name in fs)
+
+
+def babyweight_serving_input_fn():  # training-data-analyst's babyweight, unchanged
+    feature_placeholders = {
+        "is_male": tf.placeholder(tf.string, [None]),
+        "mother_age": tf.placeholder(tf.float32, [None]),
+        "key": tf.placeholder_with_default(tf.constant(["nokey"]), [None]),
+    }
+    features = {key: tf.expand_dims(tensor, -1) for key, tensor in feature_placeholders.items()}
+    return tf.estimator.export.ServingInputReceiver(features, feature_placeholders)
+
+
+def test_babyweight_serving_input_fn_exports_and_predicts_unchanged(tmp_path):
+    rng = np.random.default_rng(1)
+    data = pd.DataFrame(
+        {
+            "is_male": rng.choice(["True", "False", "Unknown"], 100),
+            "mother_age": rng.uniform(15, 45, 100).astype(np.float32),
+        }
+    )
+    data["weight"] = data.mother_age / 10.0 + (data.is_male == "True")
+    columns = [
+        fc.numeric_column("mother_age"),
+        fc.indicator_column(
+            fc.categorical_column_with_vocabulary_list("is_male", ["True", "False", "Unknown"])
+        ),
+    ]
+    est = E.DNNRegressor(
+        hidden_units=[4], feature_columns=columns, config=E.RunConfig(model_dir=str(tmp_path / "m"))
+    )
+    est.fit(data, label="weight", epochs=1, batch_size=25, verbose=0)
+    path = est.export_saved_model(str(tmp_path / "export"), babyweight_serving_input_fn)
+    rows = {"is_male": ["True", "False"], "mother_age": [25.0, 38.0]}  # no key: its default
+    got = cn.load(path).predict(rows)
+    expected = est.predict(pd.DataFrame(rows), verbose=0)
+    np.testing.assert_allclose(got["predictions"], expected["predictions"], rtol=1e-6)
+    with_key = cn.load(path).predict({**rows, "key": ["a", "b"]})
+    np.testing.assert_allclose(with_key["predictions"], expected["predictions"], rtol=1e-6)
+
+
+def test_taxifare_five_float_placeholders(tmp_path):
+    names = ["dayofweek", "hourofday", "pickuplon", "pickuplat", "passengers"]
+    rng = np.random.default_rng(2)
+    data = pd.DataFrame({n: rng.uniform(0, 7, 80).astype(np.float32) for n in names})
+    data["fare"] = data.sum(axis=1)
+    est = E.LinearRegressor(
+        feature_columns=[fc.numeric_column(n) for n in names],
+        config=E.RunConfig(model_dir=str(tmp_path / "m")),
+    )
+    est.fit(data, label="fare", epochs=1, batch_size=20, verbose=0)
+
+    def serving_input_fn():
+        feature_placeholders = {n: tf.placeholder(tf.float32, [None]) for n in names}
+        features = {k: tf.expand_dims(t, -1) for k, t in feature_placeholders.items()}
+        return tf.estimator.export.ServingInputReceiver(features, feature_placeholders)
+
+    path = est.export_saved_model(str(tmp_path / "export"), serving_input_fn)
+    rows = data[names].iloc[:5]
+    np.testing.assert_allclose(
+        cn.load(path).predict(rows)["predictions"],
+        est.predict(rows, verbose=0)["predictions"],
+        rtol=1e-6,
+    )
+
+
+def test_tf_example_receiver_parses_serialized_records(tmp_path):
+    data = frame(60, seed=4)
+    columns = [fc.numeric_column("sq_ft"), CITY]
+    est = trained(tmp_path, columns, data)
+    feature_spec = fc.make_parse_example_spec(columns)
+
+    def serving_input_fn():
+        serialized = tf.placeholder(dtype=tf.string, shape=[None], name="input_example_tensor")
+        features = tf.parse_example(serialized, feature_spec)
+        return tf.estimator.export.ServingInputReceiver(features, {"examples": serialized})
+
+    path = est.export_saved_model(str(tmp_path / "export"), serving_input_fn)
+    rows = data.drop(columns="y").iloc[:6]
+    records = str(tmp_path / "rows.tfrecord")
+    cn.io.write_tfrecord(rows, records)
+    serialized = list(cn.io.tf_record_iterator(records))
+    predictor = cn.load(path)
+    assert predictor.takes_examples
+    expected = est.predict(rows, verbose=0)["logistic"]
+    np.testing.assert_allclose(
+        predictor.predict_examples(serialized)["logistic"], expected, rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        predictor.predict({"examples": serialized})["logistic"], expected, rtol=1e-6
+    )
+
+
+def test_ops_outside_the_set_are_refused_naming_the_supported_ones():
+    x = tf.placeholder(tf.float32, [None])
+    with pytest.raises(TypeError, match=r"indexing a serving input .* cn.reshape"):
+        x[0]
+    with pytest.raises(TypeError, match=r"op 'matmul' is not in the serving graph's op set.*log1p"):
+        cn.core.symbolic.node("matmul", x, x)
+    with pytest.raises(TypeError, match=r"feature 'y' must be computed .* got a ndarray"):
+        E.export.ServingInputReceiver({"y": np.zeros(3)}, {"x": x})
+    other = tf.placeholder(tf.float32, [None], name="other")
+    with pytest.raises(ValueError, match=r"placeholder 'other', which no receiver tensor names"):
+        E.export.ServingInputReceiver({"y": x + other}, {"x": x})
+    with pytest.raises(TypeError, match=r"cast from string to float32 is not supported"):
+        tf.cast(tf.placeholder(tf.string, [None]), tf.float32)
+
+
+def test_a_request_value_that_does_not_fit_names_the_input():
+    receiver = transform_serving_input_fn()
+    with pytest.raises(ValueError, match=r"input 'sq_ft' takes float32 values, got strings"):
+        receiver.apply({"sq_ft": ["a"], "city": ["x"]})
+    with pytest.raises(ValueError, match=r"input 'city' is missing"):
+        receiver.apply({"sq_ft": [1.0]})
+    with pytest.raises(ValueError, match=r"unknown input\(s\) \['zip'\]"):
+        receiver.apply({"sq_ft": [1.0], "city": ["x"], "zip": [1]})
+
+
+def test_eager_ops_are_unchanged():
+    x = np.array([1.0, 4.0], np.float32)
+    assert cn.expand_dims(x, -1).numpy().shape == (2, 1)
+    np.testing.assert_allclose(cn.math.log1p(x).numpy(), np.log1p(x))
+    assert cn.strings.lower(np.array(["A", "b"], dtype=object)).tolist() == ["a", "b"]
+    assert cn.cast(x, cn.compat.v1.int64).numpy().dtype == np.int64
+
+
+def test_float64_raw_and_placeholder_inputs(tmp_path):
+    x = tf.placeholder(tf.float64, [None])
+    out = E.export.ServingInputReceiver({"x": x * 2.0}, {"x": x}).apply({"x": [0.1]})
+    assert out["x"].dtype == np.float64 and out["x"][0] == 0.2
+    raw = E.build_raw_serving_input_receiver_fn({"x": "float64"})()
+    assert raw.features["x"]["dtype"] == "float64"
+
+
+# --------------------------------------------------------------------------- hostile exports
+
+
+def hostile(tmp_path, transform_export, mutate):
+    import shutil
+
+    path, _ = transform_export
+    copy = str(tmp_path / "copy")
+    shutil.copytree(path, copy)
+    with open(os.path.join(copy, "model.json")) as f:
+        meta = json.load(f)
+    mutate(meta["serving_input_receiver"])
+    with open(os.path.join(copy, "model.json"), "w") as f:
+        json.dump(meta, f)
+    return copy
+
+
+def _set(key, value):
+    return lambda r: r.__setitem__(key, value)
+
+
+def _node(index, **fields):
+    return lambda r: r["nodes"][index].update(fields)
+
+
+@pytest.mark.parametrize(
+    "mutate, match",
+    [
+        (_node(1, op="py_func"), r"unknown op 'py_func'"),
+        (_node(0, inputs=[3]), r"takes 0 to 1 earlier nodes .*got \[3\]"),  # a cycle
+        (_node(2, inputs=[2]), r"earlier nodes"),  # a self loop
+        (_set("nodes", [{"op": "constant"}] * (10_001)), r"1 to 10,000 nodes, got 10,001"),
+        (
+            _set(
+                "nodes",
+                [
+                    {
+                        "op": "constant",
+                        "inputs": [],
+                        "dtype": "float32",
+                        "attrs": {"value": [0.0] * 70_000, "shape": [70_000]},
+                    }
+                ],
+            ),
+            r"at most 65,536",
+        ),
+        (
+            _set(
+                "nodes",
+                [
+                    {
+                        "op": "placeholder",
+                        "inputs": [],
+                        "dtype": "float32",
+                        "attrs": {"name": None, "shape": [None]},
+                    }
+                ]
+                + [
+                    {"op": "neg", "inputs": [i], "dtype": "float32", "attrs": {}}
+                    for i in range(300)
+                ],
+            ),
+            r"over 256 nodes deep",
+        ),
+        (_set("graph_version", 2), r"graph_version: this colonnade reads .* version 1"),
+        (_set("features", {"x": 10**6}), r"node index below"),
+        (_set("inputs", {"sq_ft": 2}), r"expected a placeholder node"),
+        (_node(0, dtype="complex128"), r"dtype: expected one of"),
+    ],
+)
+def test_hostile_graphs_are_refused_before_anything_is_built(
+    tmp_path, transform_export, mutate, match
+):
+    path = hostile(tmp_path, transform_export, mutate)
+    with pytest.raises(ExportError, match=match):
+        cn.load(path)
+
+
+def test_hostile_deep_json_is_refused(tmp_path, transform_export):
+    def deep(r):
+        value = []
+        for _ in range(100):
+            value = [value]
+        r["nodes"][0]["attrs"]["shape"] = value
+
+    with pytest.raises(ExportError, match=r"nest|deep"):
+        cn.load(hostile(tmp_path, transform_export, deep))
+
+
+def test_a_broadcast_of_huge_constants_is_refused_when_applied():
+    graph = {
+        "type": "graph",
+        "graph_version": 1,
+        "nodes": [
+            {
+                "op": "placeholder",
+                "inputs": [],
+                "dtype": "float32",
+                "attrs": {"name": None, "shape": [None]},
+            },
+            {
+                "op": "constant",
+                "inputs": [],
+                "dtype": "float32",
+                "attrs": {"value": [0.0] * 60_000, "shape": [60_000, 1]},
+            },
+            {
+                "op": "constant",
+                "inputs": [],
+                "dtype": "float32",
+                "attrs": {"value": [0.0] * 60_000, "shape": [60_000]},
+            },
+            {"op": "add", "inputs": [1, 2], "dtype": "float32", "attrs": {}},
+        ],
+        "inputs": {"x": 0},
+        "features": {"y": 3},
+    }
+    E.serving_graph_checks.check_graph(graph, "m.json")
+    with pytest.raises(ValueError, match=r"op 'add' would make 3,600,000,000 values"):
+        E.serving_graph.apply_graph(graph, {"x": np.zeros(2, np.float32)})
+    assert math.prod((60_000, 60_000)) == 3_600_000_000
