@@ -416,11 +416,11 @@ def check_receiver(meta: dict, where: str):
         if not name or not name.isprintable():
             raise ExportError(f"{where}: field {path}.features: bad feature name {name!r:.80}")
         check_feature_spec(spec, where, f"{path}.features[{name!r:.80}]")
-    if kind == "parsing" and any(spec["dtype"] == "float64" for spec in features.values()):
-        raise ExportError(
-            f"{where}: field {path}.features: a tf.Example holds no float64; a parsing "
-            "receiver's features are string, int64 or float32"
-        )
+        if kind == "parsing" and spec["dtype"] == "float64":
+            raise ExportError(
+                f"{where}: field {path}.features[{name!r:.80}].dtype: expected one of "
+                "['string', 'int64', 'float32'] (a tf.Example holds no float64), got 'float64'"
+            )
     values = sum(math.prod(spec["shape"]) for spec in features.values() if spec["kind"] != "var")
     if values > MAX_EXAMPLE_VALUES:
         raise ExportError(
