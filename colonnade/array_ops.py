@@ -27,6 +27,12 @@ __all__ = [
     "bool",
     "cast",
     "clip_by_value",
+    "equal",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "not_equal",
     "constant",
     "exp",
     "expand_dims",
@@ -133,6 +139,26 @@ def minimum(x, y, name=None):
 def maximum(x, y, name=None):
     """``tf.maximum``: the larger of ``x`` and ``y``, elementwise (broadcasting)."""
     return node("maximum", x, y) if any_symbolic(x, y) else core.maximum(x, y)
+
+
+def _comparison(op: str, np_fn):
+    def compare(x, y, name=None):
+        if any_symbolic(x, y):
+            return node(op, x, y)
+        values = [v.numpy() if isinstance(v, (core.Tensor, core.Variable)) else v for v in (x, y)]
+        return np_fn(*values)
+
+    compare.__name__ = compare.__qualname__ = op
+    compare.__doc__ = f"``tf.math.{op}``: ``x`` and ``y`` compared elementwise (booleans)."
+    return compare
+
+
+equal = _comparison("equal", np.equal)
+not_equal = _comparison("not_equal", np.not_equal)
+less = _comparison("less", np.less)
+less_equal = _comparison("less_equal", np.less_equal)
+greater = _comparison("greater", np.greater)
+greater_equal = _comparison("greater_equal", np.greater_equal)
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):

@@ -7,6 +7,34 @@
 'log1p'
 """
 
-from colonnade.array_ops import abs, exp, log, log1p, maximum, minimum, sqrt  # noqa: A004
+from colonnade.array_ops import (  # noqa: A004 (TF's names)
+    abs,
+    equal,
+    exp,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    log1p,
+    maximum,
+    minimum,
+    not_equal,
+    sqrt,
+)
 
-__all__ = ["abs", "exp", "log", "log1p", "maximum", "minimum", "sqrt"]
+__all__ = [
+    "abs",
+    "equal",
+    "exp",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "log",
+    "log1p",
+    "maximum",
+    "minimum",
+    "not_equal",
+    "sqrt",
+]

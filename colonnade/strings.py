@@ -106,22 +106,31 @@ def _shaped(values, fn):
     return result if shape is None else result.to_numpy(zero_copy_only=False).reshape(shape)
 
 
-def _string_op(op, arrow_fn, doc):
-    def string_op(input, encoding="", name=None):  # noqa: A002 (TF's argument names)
+def _case_op(op, ascii_fn, utf8_fn):
+    def case_op(input, encoding="", name=None):  # noqa: A002 (TF's argument names)
+        if encoding not in ("", "utf-8"):
+            raise ValueError(f"{op}: encoding must be '' or 'utf-8', got {encoding!r}")
         if any_symbolic(input):
-            return node(op, input)
-        return _shaped(input, arrow_fn)
+            return node(op, input, encoding=encoding)
+        return _shaped(input, utf8_fn if encoding else ascii_fn)
 
-    string_op.__name__ = string_op.__qualname__ = op
-    string_op.__doc__ = doc
-    return string_op
+    case_op.__name__ = case_op.__qualname__ = op
+    case_op.__doc__ = (
+        f"``tf.strings.{op}``: each string {op}cased; as TF's, only ASCII letters unless "
+        "``encoding='utf-8'``."
+    )
+    return case_op
 
 
-lower = _string_op("lower", pc.utf8_lower, "``tf.strings.lower``: each string lowercased.")
-upper = _string_op("upper", pc.utf8_upper, "``tf.strings.upper``: each string uppercased.")
-strip = _string_op(
-    "strip", pc.utf8_trim_whitespace, "``tf.strings.strip``: each string without edge whitespace."
-)
+lower = _case_op("lower", pc.ascii_lower, pc.utf8_lower)
+upper = _case_op("upper", pc.ascii_upper, pc.utf8_upper)
+
+
+def strip(input, name=None):  # noqa: A002 (TF's argument names)
+    """``tf.strings.strip``: each string without its leading and trailing whitespace."""
+    if any_symbolic(input):
+        return node("strip", input)
+    return _shaped(input, pc.utf8_trim_whitespace)
 
 
 def substr(input, pos, len, name=None, unit="BYTE"):  # noqa: A002 (TF's argument names)
@@ -144,6 +153,8 @@ def as_string(input, precision=-1, name=None):  # noqa: A002 (TF's argument name
     values = np.asarray(input)
     if values.dtype.kind == "f":
         return np.char.mod("%f", values).astype(object)
+    if values.dtype.kind == "b":
+        return np.where(values, "true", "false").astype(object)
     return values.astype(str).astype(object)
 
 

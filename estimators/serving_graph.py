@@ -19,7 +19,7 @@ once: each node is one numpy (or Arrow, for strings) operation over every row.
 >>> x = placeholder("float32", [None], name="x")
 >>> graph = graph_json({"y": node("log1p", x) / 10.0}, {"x": x})
 >>> apply_graph(graph, {"x": pa.array([0.0, 9.0])})["y"].tolist()
-[0.0, 0.23025850951671600]
+[0.0, 0.230258509516716]
 """
 
 from __future__ import annotations
@@ -325,10 +325,12 @@ _UNARY = {
     "sqrt": np.sqrt,
     "abs": np.abs,
 }
-_STRING_FUNCTIONS = {
-    "lower": pc.utf8_lower,
-    "upper": pc.utf8_upper,
-    "strip": pc.utf8_trim_whitespace,
+_STRING_FUNCTIONS = {  # (TF's default encoding "": ASCII letters only, "utf-8")
+    ("lower", ""): pc.ascii_lower,
+    ("lower", "utf-8"): pc.utf8_lower,
+    ("upper", ""): pc.ascii_upper,
+    ("upper", "utf-8"): pc.utf8_upper,
+    ("strip", ""): pc.utf8_trim_whitespace,
 }
 
 
@@ -369,8 +371,10 @@ def _compute(spec, args, rows):
 def _string_op(op, attrs, dtype, value: np.ndarray):
     flat = value.reshape(-1)
     if op == "as_string":
-        if flat.dtype.kind == "f":
+        if flat.dtype.kind == "f":  # TF's default: "%f"
             return np.char.mod("%f", flat).astype(object).reshape(value.shape)
+        if flat.dtype.kind == "b":
+            return np.where(value, "true", "false").astype(object)
         return flat.astype(str).astype(object).reshape(value.shape)
     strings = _arrow_strings(op, flat)
     if op == "substr":
@@ -383,7 +387,7 @@ def _string_op(op, attrs, dtype, value: np.ndarray):
             raise ValueError(f"to_number: a string is not a {dtype} number: {e}") from None
         return result.to_numpy(zero_copy_only=False).reshape(value.shape)
     else:
-        result = _STRING_FUNCTIONS[op](strings)
+        result = _STRING_FUNCTIONS[op, attrs.get("encoding", "")](strings)
     return result.to_numpy(zero_copy_only=False).reshape(value.shape)
 
 

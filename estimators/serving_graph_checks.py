@@ -46,6 +46,8 @@ _ATTRS = {
     "expand_dims": ("axis",),
     "reshape": ("shape",),
     "substr": ("pos", "len"),
+    "lower": ("encoding",),
+    "upper": ("encoding",),
     "parse_example": ("features",),
     "parsed_feature": ("name",),
 }
@@ -222,6 +224,9 @@ def _check_attrs(op, attrs, dtype, where, path) -> int:
         for name, spec in features.items():
             check_feature_spec(spec, where, f"{path}.features[{name!r:.80}]")
         return sum(math.prod(spec["shape"]) for spec in features.values())
+    elif op in ("lower", "upper"):
+        if attrs.get("encoding", "") not in ("", "utf-8"):
+            raise _bad(where, f"{path}.encoding", "'' or 'utf-8'", attrs.get("encoding"))
     elif op == "parsed_feature":
         if not isinstance(attrs.get("name"), str):
             raise _bad(where, f"{path}.name", "a feature name", attrs.get("name"))

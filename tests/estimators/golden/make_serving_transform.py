@@ -18,7 +18,7 @@ CITY = ["PARIS", "Rome", "oslo", "ÉVORA", "", "New York"]
 inputs = {"sq_ft": tf.placeholder(tf.float32, [None]), "city": tf.placeholder(tf.string, [None])}
 features = {
     "log_sq_ft": tf.math.log1p(inputs["sq_ft"]) / 10.0,
-    "city": tf.strings.lower(inputs["city"], encoding="utf-8"),
+    "city": tf.strings.lower(inputs["city"]),  # TF's default: ASCII letters only
 }
 receiver = tf.estimator.export.ServingInputReceiver(features, inputs)
 with tf.Session() as session:
@@ -29,6 +29,54 @@ golden = {
     "log_sq_ft": [float(v) for v in out["log_sq_ft"]],
     "lower_city": [v.decode() for v in out["city"]],
 }
+
+# Each op of the serving graph's set once; the same body is in test_serving_receiver.py.
+X = [-2.5, 0.0, 1.0, 7.0]
+N = [-7, 0, 3, 8]
+S = [" 3.5 ", "ab", "X9", "hello"]
+
+
+def every_op(tf, x, n, s):
+    return {
+        "arith": (x + 1.0) * 2.0 - x / 4.0,
+        "floordiv": x // 2.0,
+        "int_floordiv": n // 3,
+        "int_truediv": n / 2,
+        "pow": x**2.0,
+        "neg": -x,
+        "abs": tf.abs(x),
+        "exp": tf.exp(x),
+        "sqrt": tf.sqrt(tf.abs(x)),
+        "log": tf.math.log(tf.abs(x) + 1.0),
+        "minmax": tf.minimum(tf.maximum(x, 0.5), 5.0),
+        "clip": tf.clip_by_value(x, -1.0, 2.0),
+        "where": tf.where(x > 0.5, x, -x),
+        "less_equal": tf.cast(x <= 1.0, tf.float32),
+        "cast_int": tf.cast(x, tf.int64),
+        "expand": tf.expand_dims(x, -1),
+        "reshape": tf.reshape(tf.expand_dims(x, -1), [-1, 1]),
+        "upper": tf.strings.upper(s),
+        "strip": tf.strings.strip(s),
+        "substr": tf.strings.substr(s, 1, 2),
+        "as_string": tf.strings.as_string(x),
+        "as_string_int": tf.strings.as_string(n),
+        "to_number": tf.strings.to_number(tf.strings.as_string(x)) + 1.0,
+    }
+
+
+placeholders = (
+    tf.placeholder(tf.float32, [None]),
+    tf.placeholder(tf.int64, [None]),
+    tf.placeholder(tf.string, [None]),
+)
+with tf.Session() as session:
+    ops = session.run(every_op(tf, *placeholders), dict(zip(placeholders, (X, N, S))))
+golden["every_op"] = {"x": X, "n": N, "s": S}
+for name, value in ops.items():
+    value = value.tolist()
+    if value and isinstance(value[0], bytes):
+        value = [v.decode() for v in value]
+    golden["every_op"][name] = value
 with open(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "serving_transform.json"), "w"
 ) as f:
