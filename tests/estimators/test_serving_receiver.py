@@ -402,3 +402,49 @@ def test_a_broadcast_of_huge_constants_is_refused_when_applied():
     with pytest.raises(ValueError, match=r"op 'add' would make 3,600,000,000 values"):
         E.serving_graph.apply_graph(graph, {"x": np.zeros(2, np.float32)})
     assert math.prod((60_000, 60_000)) == 3_600_000_000
+
+
+def linear_model_fn(features, labels, mode, params):
+    """A linear regression over ``x1``, ``x2`` (feature columns of ``params``)."""
+    net = fc.input_layer(features, params["columns"])
+    weights = cn.core.get_variable("weights", [2, 1], initializer=cn.core.initializers.zeros())
+    y = net @ weights
+    if mode == E.ModeKeys.PREDICT:
+        return E.EstimatorSpec(mode, predictions={"y": y})
+    loss = cn.losses.mean_squared_error(np.asarray(labels, np.float32).reshape(-1, 1), y)
+    train_op = cn.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=cn.train.get_global_step()
+    )
+    return E.EstimatorSpec(mode, {"y": y}, loss, train_op)
+
+
+def test_a_model_fn_export_predicts_through_its_serving_graph(tmp_path):
+    columns = [fc.numeric_column("x1"), fc.numeric_column("x2")]
+    rng = np.random.default_rng(3)
+    data = pd.DataFrame({"x1": rng.normal(size=64), "x2": rng.normal(size=64)})
+    data["y"] = data.x1 - 2 * data.x2
+    est = E.Estimator(linear_model_fn, model_dir=str(tmp_path / "m"), params={"columns": columns})
+    est.fit(data, label="y", epochs=2, batch_size=16, verbose=0)
+
+    def narrow():
+        a = tf.placeholder(tf.float64, [None], name="a")
+        features = {"x1": tf.cast(a, tf.float32) * 2.0, "x2": tf.sqrt(tf.abs(a))}
+        return tf.estimator.export.ServingInputReceiver(features, {"a": a})
+
+    path = est.export_saved_model(str(tmp_path / "export"), narrow)
+    a = np.array([0.5, -2.0, 4.0])
+    predictor = cn.load(path, model_fns={"linear_model_fn": linear_model_fn})
+    got = predictor.predict({"a": a})["y"]
+    by_hand = pd.DataFrame({"x1": (a * 2.0).astype(np.float32), "x2": np.sqrt(np.abs(a))})
+    np.testing.assert_allclose(got, est.predict(by_hand, verbose=0)["y"], rtol=1e-6)
+    np.testing.assert_allclose(predictor.predict_arrays({"a": a})["y"][:, 0], got, rtol=1e-6)
+
+
+def test_the_predictor_call_takes_the_receiver_tensors(transform_export):
+    path, est = transform_export
+    predictor = cn.load(path)
+    got = predictor({"sq_ft": [400.0], "city": ["PARIS"]})
+    by_hand = pd.DataFrame({"log_sq_ft": [np.log1p(np.float32(400.0)) / 10.0], "city": ["paris"]})
+    np.testing.assert_allclose(
+        got["logistic"][:, 0], est.predict(by_hand, verbose=0)["logistic"], rtol=1e-6
+    )
