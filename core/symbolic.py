@@ -16,6 +16,8 @@ the export is data, never code.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 __all__ = [
@@ -56,6 +58,7 @@ OPS = (
 )
 """Every op a serving graph may hold; anything else is refused when it is built."""
 
+_PYTHON_TYPES = {str: "string", bytes: "string", float: "float32", int: "int64"}
 _ALIASES = {
     "str": "string",
     "bytes": "string",
@@ -75,12 +78,8 @@ def dtype_name(dtype) -> str:
     >>> dtype_name(np.float64), dtype_name(str), dtype_name("float")
     ('float64', 'string', 'float32')
     """
-    if dtype is str or dtype is bytes:
-        return "string"
-    if dtype is float:
-        return "float32"
-    if dtype is int:
-        return "int64"
+    if dtype in _PYTHON_TYPES:
+        return _PYTHON_TYPES[dtype]
     name = dtype if isinstance(dtype, str) else getattr(dtype, "name", None)
     if not isinstance(name, str):
         try:
@@ -95,17 +94,21 @@ def dtype_name(dtype) -> str:
     return name
 
 
+_CREATION_ORDER = itertools.count()
+
+
 class SymbolicTensor:
     """One node of a serving graph: ``op`` over ``inputs`` (other nodes), with JSON
     ``attrs``, giving values of ``dtype`` (``None`` for ``parse_example``, whose value
     is a table of features). Built by :func:`placeholder` and the ops that take one;
     its Python operators record arithmetic and comparisons."""
 
-    __slots__ = ("op", "inputs", "attrs", "dtype")
+    __slots__ = ("op", "inputs", "attrs", "dtype", "created")
     __array_priority__ = 1000  # numpy scalars and arrays defer to our operators
 
     def __init__(self, op: str, inputs: tuple, attrs: dict, dtype):
         self.op, self.inputs, self.attrs, self.dtype = op, tuple(inputs), dict(attrs), dtype
+        self.created = next(_CREATION_ORDER)  # after its inputs: a topological order
 
     def __repr__(self) -> str:
         name = self.attrs.get("name")

@@ -98,20 +98,15 @@ def graph_json(features, receiver_tensors) -> dict:
 
 
 def _topological(roots) -> list:
-    """Every node ``roots`` reach, each after its inputs (an explicit stack: a graph a
-    program built in a loop may be deep)."""
-    order, seen, stack = [], set(), [(t, False) for t in reversed(roots)]
+    """Every node ``roots`` reach, each after its inputs: in the order they were made
+    (a node is made after its inputs)."""
+    reached, stack = {}, list(roots)
     while stack:
-        tensor, expanded = stack.pop()
-        if expanded:
-            order.append(tensor)
-            continue
-        if id(tensor) in seen:
-            continue
-        seen.add(id(tensor))
-        stack.append((tensor, True))
-        stack.extend((i, False) for i in reversed(tensor.inputs) if id(i) not in seen)
-    return order
+        tensor = stack.pop()
+        if id(tensor) not in reached:
+            reached[id(tensor)] = tensor
+            stack.extend(tensor.inputs)
+    return sorted(reached.values(), key=lambda tensor: tensor.created)
 
 
 def _node_json(tensor: SymbolicTensor, index: dict) -> dict:

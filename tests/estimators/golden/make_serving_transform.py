@@ -9,6 +9,7 @@ import json
 import os
 
 import tensorflow.compat.v1 as tf
+from serving_ops import every_op
 
 tf.disable_eager_execution()
 
@@ -30,38 +31,10 @@ golden = {
     "lower_city": [v.decode() for v in out["city"]],
 }
 
-# Each op of the serving graph's set once; the same body is in test_serving_receiver.py.
+# Each op of the serving graph's set once (serving_ops.py, which the test runs too).
 X = [-2.5, 0.0, 1.0, 7.0]
 N = [-7, 0, 3, 8]
 S = [" 3.5 ", "ab", "X9", "hello"]
-
-
-def every_op(tf, x, n, s):
-    return {
-        "arith": (x + 1.0) * 2.0 - x / 4.0,
-        "floordiv": x // 2.0,
-        "int_floordiv": n // 3,
-        "int_truediv": n / 2,
-        "pow": x**2.0,
-        "neg": -x,
-        "abs": tf.abs(x),
-        "exp": tf.exp(x),
-        "sqrt": tf.sqrt(tf.abs(x)),
-        "log": tf.math.log(tf.abs(x) + 1.0),
-        "minmax": tf.minimum(tf.maximum(x, 0.5), 5.0),
-        "clip": tf.clip_by_value(x, -1.0, 2.0),
-        "where": tf.where(x > 0.5, x, -x),
-        "less_equal": tf.cast(x <= 1.0, tf.float32),
-        "cast_int": tf.cast(x, tf.int64),
-        "expand": tf.expand_dims(x, -1),
-        "reshape": tf.reshape(tf.expand_dims(x, -1), [-1, 1]),
-        "upper": tf.strings.upper(s),
-        "strip": tf.strings.strip(s),
-        "substr": tf.strings.substr(s, 1, 2),
-        "as_string": tf.strings.as_string(x),
-        "as_string_int": tf.strings.as_string(n),
-        "to_number": tf.strings.to_number(tf.strings.as_string(x)) + 1.0,
-    }
 
 
 placeholders = (
