@@ -162,6 +162,9 @@ def _check_node(node, i: int, where: str, path: str) -> int:
         )
     attrs = field(node, "attrs", dict, where, path)
     _only(attrs, _ATTRS.get(op, ()), where, f"{path}.attrs")
+    missing = sorted(set(_ATTRS.get(op, ())) - set(attrs))
+    if missing:
+        raise ExportError(f"{where}: field {path}.attrs: op {op!r} needs attribute(s) {missing}")
     return _check_attrs(op, attrs, dtype, where, f"{path}.attrs")
 
 
