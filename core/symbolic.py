@@ -126,7 +126,13 @@ class SymbolicTensor:
             "cn.reshape / cn.expand_dims on its per-row part"
         )
 
-    __hash__ = object.__hash__
+    def __eq__(self, other):  # TF 2's Tensor equality: elementwise
+        return node("equal", self, other)
+
+    def __ne__(self, other):
+        return node("not_equal", self, other)
+
+    __hash__ = object.__hash__  # hashed (and looked up) by identity, as TF's tensors
 
 
 def _binary_method(op: str, reflected: bool = False):

@@ -464,3 +464,13 @@ def test_a_mutated_graph_is_refused_as_an_export_error_or_applies(data):
         E.serving_graph.apply_graph(graph, {"sq_ft": [1.0, 2.0], "city": ["a", "B"]})
     except (ValueError, TypeError):
         pass
+
+
+def test_equality_of_a_serving_input_is_elementwise_as_tf2s():
+    city = tf.placeholder(tf.string, [None])
+    receiver = E.ServingInputReceiver(
+        {"is_rome": tf.cast(city == "rome", tf.int64), "not_rome": city != "rome"}, {"c": city}
+    )
+    out = receiver.apply({"c": ["rome", "oslo"]})
+    assert out["is_rome"].tolist() == [1, 0] and out["not_rome"].tolist() == [False, True]
+    assert E.TensorServingInputReceiver(city, {"c": city}).features == {"feature": 0}
