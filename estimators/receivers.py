@@ -235,10 +235,10 @@ def resolve_receiver(serving_input_receiver_fn):
         receiver = receiver()
     if not isinstance(receiver, (_Receiver, ServingInputReceiver)):
         raise TypeError(
-            "serving_input_receiver_fn must return a cn.estimators.export.ServingInputReceiver "
-            "built from cn.compat.v1.placeholder inputs (colonnade exports hold no TF graph), "
-            "or come from build_parsing_serving_input_receiver_fn / "
-            f"build_raw_serving_input_receiver_fn; got {type(receiver).__name__}"
+            "serving_input_receiver_fn must come from build_parsing_serving_input_receiver_fn "
+            "/ build_raw_serving_input_receiver_fn, or return a cn.estimators.export."
+            "ServingInputReceiver built from cn.compat.v1.placeholder inputs (colonnade "
+            f"exports hold no TF graph); got {type(receiver).__name__}"
         )
     return receiver
 

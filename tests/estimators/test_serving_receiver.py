@@ -259,6 +259,22 @@ def test_float64_raw_and_placeholder_inputs(tmp_path):
     assert out["x"].dtype == np.float64 and out["x"][0] == 0.2
     raw = E.build_raw_serving_input_receiver_fn({"x": "float64"})()
     assert raw.features["x"]["dtype"] == "float64"
+    # an export with a float64 raw input loads, and is served typed float64
+    data = pd.DataFrame({"x": np.linspace(0, 1, 40), "y": np.linspace(0, 2, 40)})
+    est = E.LinearRegressor(
+        [fc.numeric_column("x")], config=E.RunConfig(model_dir=str(tmp_path / "m"))
+    )
+    est.fit(data, label="y", epochs=1, batch_size=10, verbose=0)
+    receiver_fn = E.build_raw_serving_input_receiver_fn({"x": np.float64})
+    path = est.export_saved_model(str(tmp_path / "export"), receiver_fn)
+    predictor = cn.load(path)
+    assert predictor.serving_input_receiver.features["x"]["dtype"] == "float64"
+    rows = pd.DataFrame({"x": [0.1, 0.7]})
+    np.testing.assert_allclose(
+        predictor.predict(rows)["predictions"], est.predict(rows, verbose=0)["predictions"]
+    )
+    schema = E.parse_spec_json.receiver_schema(predictor.serving_input_receiver.features)
+    assert schema.field("x").type == "double"
 
 
 # --------------------------------------------------------------------------- hostile exports
