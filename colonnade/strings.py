@@ -20,7 +20,19 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["split", "string_split", "string_to_number", "to_number"]
+from colonnade.core.symbolic import any_symbolic, node
+
+__all__ = [
+    "as_string",
+    "lower",
+    "split",
+    "string_split",
+    "string_to_number",
+    "strip",
+    "substr",
+    "to_number",
+    "upper",
+]
 
 
 def _strings(values) -> pa.Array:
@@ -74,6 +86,8 @@ def _without_empty(pieces: pa.ListArray) -> pa.ListArray:
 def to_number(string_tensor, out_type=np.float32, name=None) -> np.ndarray:
     """The numbers ``string_tensor`` holds, as ``out_type`` (float32 by default, as TF's);
     a string that is not a number is a ``ValueError`` naming it."""
+    if any_symbolic(string_tensor):
+        return node("to_number", string_tensor, dtype=np.dtype(out_type).name)
     shape = np.shape(string_tensor) if not isinstance(string_tensor, pa.Array) else None
     values = _strings(string_tensor)
     kind = pa.from_numpy_dtype(np.dtype(out_type))
@@ -83,6 +97,65 @@ def to_number(string_tensor, out_type=np.float32, name=None) -> np.ndarray:
         bad = next(v for v in values.to_pylist() if not _parses(v, kind))
         raise ValueError(f"StringToNumberOp could not correctly convert string: {bad}") from None
     return numbers if shape is None else numbers.reshape(shape)
+
+
+def _shaped(values, fn):
+    """``fn`` (an Arrow string function) over ``values`` of any shape, shape kept."""
+    shape = None if isinstance(values, (pa.Array, pa.ChunkedArray)) else np.shape(values)
+    result = fn(_strings(values))
+    return result if shape is None else result.to_numpy(zero_copy_only=False).reshape(shape)
+
+
+def _case_op(op, ascii_fn, utf8_fn):
+    def case_op(input, encoding="", name=None):  # noqa: A002 (TF's argument names)
+        if encoding not in ("", "utf-8"):
+            raise ValueError(f"{op}: encoding must be '' or 'utf-8', got {encoding!r}")
+        if any_symbolic(input):
+            return node(op, input, encoding=encoding)
+        return _shaped(input, utf8_fn if encoding else ascii_fn)
+
+    case_op.__name__ = case_op.__qualname__ = op
+    case_op.__doc__ = (
+        f"``tf.strings.{op}``: each string {op}cased; as TF's, only ASCII letters unless "
+        "``encoding='utf-8'``."
+    )
+    return case_op
+
+
+lower = _case_op("lower", pc.ascii_lower, pc.utf8_lower)
+upper = _case_op("upper", pc.ascii_upper, pc.utf8_upper)
+
+
+def strip(input, name=None):  # noqa: A002 (TF's argument names)
+    """``tf.strings.strip``: each string without its leading and trailing whitespace."""
+    if any_symbolic(input):
+        return node("strip", input)
+    return _shaped(input, pc.utf8_trim_whitespace)
+
+
+def substr(input, pos, len, name=None, unit="BYTE"):  # noqa: A002 (TF's argument names)
+    """``tf.strings.substr``: ``len`` characters of each string from ``pos`` (for ASCII
+    text, TF's default ``BYTE`` unit; non-negative ``pos`` only)."""
+    pos, length = int(pos), int(len)
+    if pos < 0 or length < 0:
+        raise ValueError(f"substr takes a non-negative pos and len, got {pos} and {length}")
+    if any_symbolic(input):
+        return node("substr", input, pos=pos, len=length)
+    return _shaped(input, lambda a: pc.utf8_slice_codeunits(a, start=pos, stop=pos + length))
+
+
+def as_string(input, precision=-1, name=None):  # noqa: A002 (TF's argument names)
+    """``tf.strings.as_string``: each number as text (floats as ``%f``, TF's default)."""
+    if precision != -1:
+        raise ValueError("as_string supports TF's default precision (-1) only")
+    if any_symbolic(input):
+        return node("as_string", input)
+    values = np.asarray(input)
+    if values.dtype.kind == "f":
+        return np.char.mod("%f", values).astype(object)
+    if values.dtype.kind == "b":
+        return np.where(values, "true", "false").astype(object)
+    return values.astype(str).astype(object)
 
 
 def _parses(text, kind) -> bool:

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
+from ..core.symbolic import SymbolicTensor, node
 from .example_columns import (
     check_kind,
     feature_values,
@@ -141,6 +142,8 @@ def parse_example(
     Traceback (most recent call last):
     ValueError: feature 'y' is required but record 0 does not have it; give ...
     """
+    if isinstance(serialized, SymbolicTensor):
+        return symbolic_parse(serialized, features)
     buf, starts, ends = _as_buffer(serialized)
     if example_names is not None:
         example_names = [n.decode() if isinstance(n, bytes) else str(n) for n in example_names]
@@ -165,6 +168,8 @@ def parse_single_example(serialized: bytes, features: dict | pa.Schema) -> dict:
     >>> out["age"].item(), out["tags"].tolist()
     (39, ['a', 'b'])
     """
+    if isinstance(serialized, SymbolicTensor):
+        return symbolic_parse(serialized, features)
     if not isinstance(serialized, (bytes, bytearray, memoryview)):
         raise TypeError(f"parse_single_example takes bytes, got {type(serialized).__name__}")
     specs = normalize_features(features)
@@ -178,6 +183,20 @@ def parse_single_example(serialized: bytes, features: dict | pa.Schema) -> dict:
             values = values.reshape(shape)
         out[name] = values
     return out
+
+
+def symbolic_parse(serialized: SymbolicTensor, features) -> dict:
+    """``{name: serving graph node}`` of ``parse_example`` over a serving input (a
+    ``serving_input_fn``'s string placeholder of serialized records): each feature a
+    node the export computes per request."""
+    if serialized.dtype != "string":
+        raise TypeError(f"parse_example takes a string placeholder, got {serialized.dtype}")
+    specs = normalize_features(features)
+    parsed = node("parse_example", serialized, features=specs)
+    return {
+        name: SymbolicTensor("parsed_feature", (parsed,), {"name": name}, spec.dtype)
+        for name, spec in specs.items()
+    }
 
 
 def parse_sequence_example(

@@ -69,6 +69,8 @@ from .model_fn import EstimatorSpec, ModeKeys
 from .receivers import (
     ParsingServingInputReceiver,
     RawServingInputReceiver,
+    ServingInputReceiver,
+    TensorServingInputReceiver,
     build_parsing_serving_input_receiver_fn,
     build_raw_serving_input_receiver_fn,
 )

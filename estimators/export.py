@@ -51,7 +51,9 @@ from .extenders import export_forward_keys, forwarded_values
 from .head_base import ClassificationOutput, PredictOutput, RegressionOutput  # noqa: F401
 from .input_pipeline import transformed_batches
 from .networks import Network
-from .receivers import (  # noqa: F401 - TF's names: cn.estimators.export.build_*
+from .receivers import (  # noqa: F401 - TF's names: cn.estimators.export.*
+    ServingInputReceiver,
+    TensorServingInputReceiver,
     build_parsing_serving_input_receiver_fn,
     build_raw_serving_input_receiver_fn,
 )
@@ -285,7 +287,7 @@ class Predictor:
                 f"{EXPORT_FORMAT_VERSION}: upgrade colonnade to load it"
             )
         checks.check_model(meta, where)
-        receiver_json = checks.check_receiver(meta, where)
+        receiver_json = receivers_module.checked_receiver(meta, where)
         self.metadata = meta
         stored = checks.verify_weights(root, VARIABLES_PREFIX)
         network_spec = checked_network_spec(meta["network"], root, where, stored)
@@ -299,7 +301,7 @@ class Predictor:
             raise ExportError(f"{self.path}: cannot rebuild the model: {e}") from e
         self.input_columns = required_input_columns(self.network)
         self.forwarded_features = checks.forwarded_features(meta, where)
-        self.serving_input_receiver = None
+        self.serving_input_receiver, self._parse_spec = None, None
         if receiver_json is not None:
             missing = sorted(set(self.input_columns) - set(receiver_json["features"]))
             if missing:
@@ -308,13 +310,20 @@ class Predictor:
                     f"{missing!r:.200} the model reads"
                 )
             self.serving_input_receiver = receivers_module.receiver_from_json(receiver_json)
-            self._parse_spec = receivers_module.specs_from_json(receiver_json["features"])
+            self._parse_spec = receivers_module.parse_spec_of(self.serving_input_receiver)
 
     @property
     def takes_examples(self) -> bool:
-        """Whether the export was made with a parsing serving input receiver, so that
+        """Whether the export was made with a parsing serving input receiver (or a
+        ``ServingInputReceiver`` of ``{"examples": serialized}``), so that
         :meth:`predict_examples` can parse serialized ``tf.Example`` records."""
-        return isinstance(self.serving_input_receiver, receivers_module.ParsingServingInputReceiver)
+        return self._parse_spec is not None
+
+    def model_rows(self, rows):
+        """``rows`` as the model reads them: through the export's serving graph when it
+        was made with a ``ServingInputReceiver`` (``rows`` then hold its receiver
+        tensors, by name), else as they are."""
+        return receivers_module.model_rows(self.serving_input_receiver, rows)
 
     def parse_examples(self, serialized) -> pa.Table:
         """Serialized ``tf.Example`` records parsed with the export's recorded spec."""
@@ -342,8 +351,12 @@ class Predictor:
             serialized: the records, e.g. ``list(cn.io.tf_record_iterator(path))``.
             predict_keys: as :meth:`predict`.
             batch_size: as :meth:`predict`."""
-        table = self.parse_examples(serialized)
-        return self.predict(table, predict_keys=predict_keys, batch_size=batch_size)
+        graph_input = receivers_module.examples_input(self.serving_input_receiver)
+        if graph_input is not None and self.takes_examples:
+            rows = {graph_input: pa.array(list(serialized), pa.binary())}
+        else:
+            rows = self.parse_examples(serialized)
+        return self.predict(rows, predict_keys=predict_keys, batch_size=batch_size)
 
     def predict(
         self,
@@ -371,6 +384,7 @@ class Predictor:
         array with a row per input row, shaped as the head gives it (``probabilities``
         ``(n, n_classes)``, ``class_ids`` ``(n, 1)``...): TF's form. ``None`` when
         ``rows`` holds no row."""
+        rows = self.model_rows(rows)
         if isinstance(rows, dict):
             rows = table_from_columns(rows, "predict")
         elif isinstance(rows, (list, tuple)) and rows and all(isinstance(r, dict) for r in rows):
@@ -397,7 +411,8 @@ class Predictor:
         array}`` as :meth:`predict_arrays`."""
         if not isinstance(inputs, dict):
             raise TypeError(f"a predictor takes a dict of inputs, got {type(inputs).__name__}")
-        if self.takes_examples and set(inputs) == {"examples"}:
+        graph = isinstance(self.serving_input_receiver, receivers_module.ServingInputReceiver)
+        if self.takes_examples and set(inputs) == {"examples"} and not graph:
             rows = self.parse_examples(list(inputs["examples"]))
         else:
             rows = inputs

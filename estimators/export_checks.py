@@ -398,7 +398,7 @@ MAX_EXAMPLE_VALUES = 1 << 20
 a batch allocates ``rows * sum(prod(shape))`` values (and the defaults fill them)."""
 _RECEIVER_TYPES = ("parsing", "raw")
 _FEATURE_KINDS = ("fixed", "nullable", "var")
-_FEATURE_DTYPES = ("string", "int64", "float32")
+_FEATURE_DTYPES = ("string", "int64", "float32", "float64")  # float64: raw receivers only
 _INT64_RANGE = (-(1 << 63), (1 << 63) - 1)
 
 
@@ -428,6 +428,11 @@ def check_receiver(meta: dict, where: str):
         if not name or not name.isprintable():
             raise ExportError(f"{where}: field {path}.features: bad feature name {name!r:.80}")
         check_feature_spec(spec, where, f"{path}.features[{name!r:.80}]")
+        if kind == "parsing" and spec["dtype"] == "float64":
+            raise ExportError(
+                f"{where}: field {path}.features[{name!r:.80}].dtype: expected one of "
+                "['string', 'int64', 'float32'] (a tf.Example holds no float64), got 'float64'"
+            )
     values = sum(math.prod(spec["shape"]) for spec in features.values() if spec["kind"] != "var")
     if values > MAX_EXAMPLE_VALUES:
         raise ExportError(

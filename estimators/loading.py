@@ -77,11 +77,11 @@ class ModelFnPredictor:
             )
         self.path, self.metadata = path, meta
         self.params = params_from_json(meta.get("params", {}), root, where)
-        receiver_json = checks.check_receiver(meta, where)
+        receiver_json = receivers.checked_receiver(meta, where)
         self.serving_input_receiver = None
         if receiver_json is not None:
             self.serving_input_receiver = receivers.receiver_from_json(receiver_json)
-            self._parse_spec = receivers.specs_from_json(receiver_json["features"])
+        self._parse_spec = receivers.parse_spec_of(self.serving_input_receiver)
         stored = checks.verify_weights(root, VARIABLES_PREFIX)
         model_dir = tempfile.mkdtemp(prefix="colonnade_predictor_")  # never written to
         weakref.finalize(self, shutil.rmtree, model_dir, ignore_errors=True)
@@ -101,13 +101,17 @@ class ModelFnPredictor:
     takes_examples = Predictor.takes_examples
     parse_examples = Predictor.parse_examples
     predict_examples = Predictor.predict_examples
+    model_rows = Predictor.model_rows
 
     def predict(self, rows, predict_keys=None, batch_size=8192) -> pd.DataFrame:
         """Predictions for ``rows`` (a DataFrame, Arrow table, dict of columns or list of
         row dicts), one row per input row, in order. In a dict, a 2-D array is one
         multi-valued feature (a row per row)."""
         return self._estimator.predict(
-            _as_rows(rows), predict_keys=predict_keys, batch_size=batch_size, verbose=0
+            _as_rows(self.model_rows(rows)),
+            predict_keys=predict_keys,
+            batch_size=batch_size,
+            verbose=0,
         )
 
     def predict_arrays(self, rows, predict_keys=None, batch_size: int = 8192):
@@ -115,7 +119,9 @@ class ModelFnPredictor:
         :meth:`predict` takes them), each array with a row per input row in the shape the
         model_fn gives it: what ``colonnade serve`` answers. ``None`` when ``rows`` holds
         no row."""
-        dataset = inputs.as_dataset(_as_rows(rows), batch_size=batch_size, columns=None)
+        dataset = inputs.as_dataset(
+            _as_rows(self.model_rows(rows)), batch_size=batch_size, columns=None
+        )
         parts = list(predict_batches(self._estimator, dataset, predict_keys))
         if not parts:
             return None

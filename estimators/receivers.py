@@ -21,63 +21,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import pyarrow as pa
 
-from ..data import parse_spec
+from ..data.tensor_slices import table_from_columns
+from . import export_checks, serving_graph, serving_graph_checks
+from .parse_spec_json import features_json, specs_from_json
 
 __all__ = [
     "ParsingServingInputReceiver",
     "RawServingInputReceiver",
+    "ServingInputReceiver",
+    "TensorServingInputReceiver",
     "build_parsing_serving_input_receiver_fn",
     "build_raw_serving_input_receiver_fn",
     "receiver_from_json",
     "resolve_receiver",
 ]
-
-RECEIVER_TYPES = ("parsing", "raw")
-FEATURE_KINDS = ("fixed", "nullable", "var")
-"""``fixed``: a ``FixedLenFeature`` (missing is an error unless it has a default);
-``nullable``: a fixed-length field of a ``make_parse_example_spec`` schema (missing is a
-null); ``var``: a ``VarLenFeature``."""
-DTYPES = ("string", "int64", "float32")
-
-
-def _feature_json(name, spec) -> dict:
-    if not isinstance(name, str) or not name:
-        raise TypeError(f"feature names must be non-empty strings, got {name!r}")
-    if isinstance(spec, parse_spec.FixedLenSequenceFeature):
-        raise ValueError(
-            f"feature {name!r}: a FixedLenSequenceFeature cannot be a serving input; use "
-            "FixedLenFeature or VarLenFeature"
-        )
-    if spec.dtype not in DTYPES:
-        raise ValueError(
-            f"feature {name!r}: dtype {spec.dtype!r} cannot be a serving input; use one of "
-            f"{list(DTYPES)}"
-        )
-    if isinstance(spec, parse_spec.VarLenFeature):
-        return {"kind": "var", "dtype": spec.dtype, "shape": [], "default": None}
-    if isinstance(spec, parse_spec.NullableFixed):
-        return {"kind": "nullable", "dtype": spec.dtype, "shape": list(spec.shape), "default": None}
-    default = None
-    if spec.default_value is not None:
-        values = parse_spec.flat_default(spec.default_value, spec.shape, spec.dtype, name)
-        default = [str(v) if spec.dtype == "string" else v for v in values.tolist()]
-    return {"kind": "fixed", "dtype": spec.dtype, "shape": list(spec.shape), "default": default}
-
-
-def _features_json(features, what) -> dict:
-    if isinstance(features, dict):
-        features = {
-            k: parse_spec.FixedLenFeature([], v)
-            if not isinstance(v, (parse_spec.FixedLenFeature, parse_spec.VarLenFeature))
-            and what == "raw"
-            else v
-            for k, v in features.items()
-        }
-    specs = parse_spec.normalize_features(features, "feature_spec")
-    return {name: _feature_json(name, spec) for name, spec in specs.items()}
 
 
 @dataclass(frozen=True)
@@ -134,6 +93,100 @@ class RawServingInputReceiver(_Receiver):
     type = "raw"
 
 
+class ServingInputReceiver:
+    """TF's ``tf.estimator.export.ServingInputReceiver``: what a ``serving_input_fn``
+    returns. ``receiver_tensors`` (a dict, or one tensor named ``"input"``) are the
+    placeholders a request sends, by name; ``features`` (a dict, or one tensor named
+    ``"feature"``) what the model reads, computed from them with the serving graph's
+    ops (:data:`colonnade.core.symbolic.OPS`: arithmetic, comparisons, ``expand_dims``,
+    ``reshape``, ``cast``, ``log1p``..., string ``lower``/``upper``/``strip``/``substr``/
+    ``to_number``/``as_string``, ``parse_example``). The export records that graph as
+    JSON and applies it to every request before the model; an op outside the set is a
+    ``TypeError`` here. ``receiver_tensors_alternatives`` (TF's other signatures) is
+    accepted and not served.
+
+    >>> import colonnade.compat.v1 as tf
+    >>> x = tf.placeholder(tf.float32, [None], name="x")
+    >>> receiver = ServingInputReceiver({"x": tf.expand_dims(x, -1)}, {"x": x})
+    >>> receiver.apply({"x": [1.0, 2.0]})["x"].tolist()
+    [[1.0], [2.0]]
+    """
+
+    type = "graph"
+
+    def __init__(self, features, receiver_tensors, receiver_tensors_alternatives=None):
+        del receiver_tensors_alternatives
+        self.graph = serving_graph.graph_json(features, receiver_tensors)
+
+    @classmethod
+    def from_graph(cls, graph: dict) -> ServingInputReceiver:
+        """The receiver of a (checked) recorded graph."""
+        receiver = cls.__new__(cls)
+        receiver.graph = graph
+        return receiver
+
+    @property
+    def features(self) -> dict:
+        """``{feature name: node index}``: the features the model reads."""
+        return dict(self.graph["features"])
+
+    @property
+    def inputs(self) -> dict:
+        """``{request input: Arrow type}``: what a request sends."""
+        return serving_graph.input_types(self.graph)
+
+    @property
+    def optional_inputs(self) -> list:
+        """The request inputs with a default (``placeholder_with_default``)."""
+        return serving_graph.optional_inputs(self.graph)
+
+    def examples_spec(self):
+        """The parse spec (JSON form) when the receiver takes serialized ``tf.Example``
+        records only: one string input, read by one ``parse_example`` node and nothing
+        else (TF's ``{"examples": serialized}`` pattern); else ``None``."""
+        nodes, inputs = self.graph["nodes"], self.graph["inputs"]
+        if len(inputs) != 1:
+            return None
+        (placeholder,) = inputs.values()
+        readers = [n for n in nodes if placeholder in n["inputs"]]
+        if len(readers) == 1 and readers[0]["op"] == "parse_example":
+            return readers[0]["attrs"]["features"]
+        return None
+
+    def apply(self, columns, parsed=None) -> dict:
+        """``{feature: array}`` of the request ``columns`` (``{input: values}``, a
+        table or a DataFrame); ``parsed``, for a receiver of :meth:`examples_spec`, the
+        already parsed examples in place of the input. A value that does not fit its
+        placeholder is a ``ValueError`` naming the input."""
+        if hasattr(columns, "column_names"):
+            columns = {name: columns.column(name) for name in columns.column_names}
+        elif hasattr(columns, "columns") and hasattr(columns, "to_numpy"):
+            columns = {name: columns[name].to_numpy() for name in columns.columns}
+        seeds = None
+        if parsed is not None:
+            ops = [n["op"] for n in self.graph["nodes"]]
+            seeds = {ops.index("parse_example"): parsed}
+        return serving_graph.apply_graph(self.graph, dict(columns), seeds)
+
+    def to_json(self) -> dict:
+        """What ``model.json`` records."""
+        return self.graph
+
+    def __repr__(self) -> str:
+        return (
+            f"ServingInputReceiver(inputs={sorted(self.graph['inputs'])}, "
+            f"features={sorted(self.graph['features'])})"
+        )
+
+
+class TensorServingInputReceiver(ServingInputReceiver):
+    """TF's ``TensorServingInputReceiver``: ``features`` is one tensor (recorded as the
+    feature ``"feature"``, TF's name for a lone feature)."""
+
+    def __init__(self, features, receiver_tensors, receiver_tensors_alternatives=None):
+        super().__init__({"feature": features}, receiver_tensors, receiver_tensors_alternatives)
+
+
 _CLASSES = {"parsing": ParsingServingInputReceiver, "raw": RawServingInputReceiver}
 
 
@@ -156,7 +209,7 @@ def build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size=Non
     """
     del default_batch_size
     return _receiver_fn(
-        ParsingServingInputReceiver.from_features(_features_json(feature_spec, "parsing"))
+        ParsingServingInputReceiver.from_features(features_json(feature_spec, "parsing"))
     )
 
 
@@ -169,7 +222,7 @@ def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
     Returns a function of no arguments returning a :class:`RawServingInputReceiver`.
     """
     del default_batch_size
-    return _receiver_fn(RawServingInputReceiver.from_features(_features_json(features, "raw")))
+    return _receiver_fn(RawServingInputReceiver.from_features(features_json(features, "raw")))
 
 
 def resolve_receiver(serving_input_receiver_fn):
@@ -178,38 +231,66 @@ def resolve_receiver(serving_input_receiver_fn):
     if serving_input_receiver_fn is None:
         return None
     receiver = serving_input_receiver_fn
-    if callable(receiver) and not isinstance(receiver, _Receiver):
+    if callable(receiver) and not isinstance(receiver, (_Receiver, ServingInputReceiver)):
         receiver = receiver()
-    if not isinstance(receiver, _Receiver):
+    if not isinstance(receiver, (_Receiver, ServingInputReceiver)):
         raise TypeError(
-            "serving_input_receiver_fn must come from cn.estimators."
-            "build_parsing_serving_input_receiver_fn or build_raw_serving_input_receiver_fn "
-            f"(colonnade exports hold no TF graph); got {type(receiver).__name__}"
+            "serving_input_receiver_fn must come from build_parsing_serving_input_receiver_fn "
+            "/ build_raw_serving_input_receiver_fn, or return a cn.estimators.export."
+            "ServingInputReceiver built from cn.compat.v1.placeholder inputs (colonnade "
+            f"exports hold no TF graph); got {type(receiver).__name__}"
         )
     return receiver
 
 
+def checked_receiver(meta: dict, where: str):
+    """The ``serving_input_receiver`` of ``model.json`` (None when absent), checked
+    (:func:`.export_checks.check_receiver`, or for a serving graph
+    :func:`.serving_graph_checks.check_graph`)."""
+    value = meta.get("serving_input_receiver") if isinstance(meta, dict) else None
+    if isinstance(value, dict) and value.get("type") == "graph":
+        return serving_graph_checks.check_graph(value, where)
+    return export_checks.check_receiver(meta, where)
+
+
+def parse_spec_of(receiver):
+    """The ``cn.io.parse_example`` spec of serialized ``tf.Example`` inputs ``receiver``
+    takes (a parsing receiver's, or a serving graph's of :meth:`ServingInputReceiver.
+    examples_spec`), else ``None``."""
+    if isinstance(receiver, ParsingServingInputReceiver):
+        return receiver.parse_spec()
+    if isinstance(receiver, ServingInputReceiver) and receiver.examples_spec() is not None:
+        return specs_from_json(receiver.examples_spec())
+    return None
+
+
+def examples_input(receiver):
+    """The one request input of a serving graph receiver, else ``None``."""
+    if isinstance(receiver, ServingInputReceiver) and len(receiver.graph["inputs"]) == 1:
+        return next(iter(receiver.graph["inputs"]))
+    return None
+
+
+def model_rows(receiver, rows):
+    """``rows`` (a dict of columns, a list of row dicts, a DataFrame or an Arrow table)
+    fed through ``receiver``'s serving graph: an Arrow table of the features the model
+    reads. Other receivers (and None) leave ``rows`` as they are."""
+    if not isinstance(receiver, ServingInputReceiver):
+        return rows
+    if isinstance(rows, (list, tuple)) and all(isinstance(r, dict) for r in rows):
+        rows = pa.Table.from_pylist(list(rows))
+    if not isinstance(rows, dict) and not hasattr(rows, "column_names"):
+        if not (hasattr(rows, "columns") and hasattr(rows, "to_numpy")):
+            raise TypeError(
+                "an export made with a ServingInputReceiver predicts from its receiver tensors: "
+                "a dict of columns, a list of row dicts, a DataFrame or an Arrow table; got "
+                f"{type(rows).__name__}"
+            )
+    return table_from_columns(receiver.apply(rows), "the serving input receiver's features")
+
+
 def receiver_from_json(value: dict):
     """The receiver a (checked) ``model.json`` records."""
+    if value["type"] == "graph":
+        return ServingInputReceiver.from_graph(value)
     return _CLASSES[value["type"]].from_features(value["features"])
-
-
-def specs_from_json(features: dict) -> dict:
-    """``{name: parse spec}`` from the recorded (checked) JSON form."""
-    specs = {}
-    for name, spec in features.items():
-        kind, dtype, shape = spec["kind"], spec["dtype"], tuple(spec["shape"])
-        if kind == "var":
-            specs[name] = parse_spec.VarLenFeature(dtype)
-        elif kind == "nullable":
-            arrow = parse_spec.arrow_type(dtype)
-            for size in reversed(shape):
-                arrow = pa.list_(arrow, size)
-            specs[name] = parse_spec.NullableFixed(shape, dtype, arrow)
-        else:
-            default = spec["default"]
-            if default is not None:
-                np_type = object if dtype == "string" else dtype
-                default = np.asarray(default, dtype=np_type).reshape(shape)
-            specs[name] = parse_spec.FixedLenFeature(list(shape), dtype, default_value=default)
-    return specs

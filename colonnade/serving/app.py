@@ -133,7 +133,13 @@ def refreeze_heap() -> None:
 
 def input_spec(model: ServedModel, limits: Limits) -> InputSpec:
     """What ``model``'s requests are decoded against, with ``limits``' size bounds."""
-    return InputSpec(model.inputs, model.parse_features, limits.max_rows, limits.max_values)
+    return InputSpec(
+        model.inputs,
+        model.parse_features,
+        limits.max_rows,
+        limits.max_values,
+        optional=model.optional_inputs,
+    )
 
 
 def _finish(verb: str, arrays: dict, rows: bool) -> bytes:

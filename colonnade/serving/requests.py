@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import orjson
@@ -72,6 +72,8 @@ class InputSpec:
     max_rows: int
     max_values: int
     check_nesting: bool = False
+    optional: tuple = ()
+    """Inputs a request may leave out (a serving graph's placeholders with a default)."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,7 @@ def decode_request(verb: str, raw: bytes, spec: InputSpec, examples_allowed: boo
             f"JSON {kind_of(body)}"
         )
     if _bracket_depth(raw) > 2 + _deepest_input(spec):
-        spec = InputSpec(spec.inputs, spec.parse_features, spec.max_rows, spec.max_values, True)
+        spec = replace(spec, check_nesting=True)
     if verb == "predict":
         decoded = _decode_predict(body, spec, examples_allowed)
     else:
@@ -158,12 +160,22 @@ def _decode_predict(body: dict, spec: InputSpec, examples_allowed: bool) -> Deco
         if spec.inputs is None:
             columns = _open_columns(instances, "instances")
         else:
-            columns = rows_to_columns(instances, list(spec.inputs))
+            first = instances[0] if isinstance(instances, list) and instances else {}
+            columns = rows_to_columns(instances, _sent(spec, first))
         return Decoded(columns_to_table(columns, spec.inputs, spec.check_nesting), True)
     inputs = body["inputs"]
     names = list(inputs) if spec.inputs is None and isinstance(inputs, dict) else spec.inputs
+    if spec.inputs is not None:
+        names = _sent(spec, inputs)
     columns = inputs_to_columns(inputs, list(names or ()))
     return Decoded(columns_to_table(columns, spec.inputs, spec.check_nesting), False)
+
+
+def _sent(spec: InputSpec, given) -> list:
+    """The inputs a request must hold: all but the optional ones ``given`` (its first row,
+    or its columns) leaves out."""
+    keys = given.keys() if isinstance(given, dict) else ()
+    return [name for name in spec.inputs if name not in spec.optional or name in keys]
 
 
 def _bracket_depth(raw: bytes) -> int:

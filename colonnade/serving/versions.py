@@ -24,17 +24,19 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from ..data.example import parse_example
+from ..data.tensor_slices import table_from_columns
 from ..estimators import export_checks
 from ..estimators.export import MODEL_FILE, Predictor, export_version
 from ..estimators.export_checks import ExportError
 from ..estimators.extenders import forwarded_values
 from ..estimators.loading import ModelFnPredictor
-from ..estimators.receivers import specs_from_json
+from ..estimators.parse_spec_json import receiver_schema
+from ..estimators.receivers import ServingInputReceiver
 from ..feature_columns import make_parse_example_spec
 from ..feature_columns.transform_cache import ValueIds
 from .inference import predict_table
 from .model_fns import FLAG
+from .requests import BadRequest
 
 __all__ = ["ModelStore", "ServedModel", "find_versions", "load_inside"]
 
@@ -75,6 +77,7 @@ class ServedModel:
     parse_features: dict | None = None
     model_fn: str | None = None
     lock: threading.Lock | None = None
+    optional_inputs: tuple = ()
 
     @classmethod
     def load(cls, version: int, path: str, model_fns: dict | None = None) -> ServedModel:
@@ -104,8 +107,20 @@ class ServedModel:
         parse_features = None
         if predictor.takes_examples:
             parse_features = predictor.serving_input_receiver.features
+        graph = _graph_inputs(predictor.serving_input_receiver)
+        optional = ()
+        if graph is not None:
+            inputs, parse_features, optional = graph
         return cls(
-            version, predictor.path, predictor, inputs, outputs, dtypes, ValueIds(), parse_features
+            version,
+            predictor.path,
+            predictor,
+            inputs,
+            outputs,
+            dtypes,
+            ValueIds(),
+            parse_features,
+            optional_inputs=optional,
         )
 
     @classmethod
@@ -120,11 +135,13 @@ class ServedModel:
                 f"{{{name!r}: 'package.module:function'}})); model_fns given: {given}"
             )
         predictor = ModelFnPredictor(path, meta, {name: model_fns[name]})
-        inputs, parse_features = None, None
-        if predictor.serving_input_receiver is not None:
+        inputs, parse_features, optional = None, None, ()
+        graph = _graph_inputs(predictor.serving_input_receiver)
+        if graph is not None:
+            inputs, parse_features, optional = graph
+        elif predictor.serving_input_receiver is not None:
             features = predictor.serving_input_receiver.features
-            schema = parse_example([], specs_from_json(features)).schema
-            inputs = {field.name: field.type for field in schema}
+            inputs = {field.name: field.type for field in receiver_schema(features)}
             if predictor.takes_examples:
                 parse_features = features
         return cls(
@@ -138,11 +155,15 @@ class ServedModel:
             parse_features,
             name,
             threading.Lock(),
+            optional,
         )
 
     def predict(self, table: pa.Table) -> dict:
         """``{output: array}`` of this version's predictions for ``table`` (its inputs),
         one row per row."""
+        receiver = self.predictor.serving_input_receiver
+        if isinstance(receiver, ServingInputReceiver):
+            table = _through_graph(receiver, table, self.parse_features is not None)
         if self.model_fn is None:
             forwarded = self.predictor.forwarded_features
             keys = [k for k in self.outputs if k not in forwarded]
@@ -173,14 +194,42 @@ def forward_inputs_and_outputs(predictor, inputs: dict, outputs: dict, dtypes: d
         return
     recorded = {}
     receiver = predictor.serving_input_receiver
-    if receiver is not None:
-        schema = parse_example([], specs_from_json(receiver.features)).schema
-        recorded = {field.name: field.type for field in schema}
+    if isinstance(receiver, ServingInputReceiver):
+        recorded = dict(receiver.inputs)
+    elif receiver is not None:
+        recorded = {field.name: field.type for field in receiver_schema(receiver.features)}
     for key in forwarded:
         arrow_type = inputs.setdefault(key, recorded.get(key, pa.string()))
         outputs[key] = 0
         is_string = pa.types.is_string(arrow_type)
         dtypes[key] = np.dtype(object) if is_string else np.dtype(arrow_type.to_pandas_dtype())
+
+
+def _graph_inputs(receiver):
+    """``(inputs, parse_features, optional inputs)`` a request to an export made with a
+    ``ServingInputReceiver`` is checked against: its receiver tensors' types, or, for a
+    receiver of serialized ``tf.Example`` records, the parsed features'; else None."""
+    if not isinstance(receiver, ServingInputReceiver):
+        return None
+    spec = receiver.examples_spec()
+    if spec is not None:
+        inputs = {field.name: field.type for field in receiver_schema(spec)}
+        return inputs, spec, ()
+    return receiver.inputs, None, tuple(receiver.optional_inputs)
+
+
+def _through_graph(receiver, table: pa.Table, parsed: bool) -> pa.Table:
+    """The model's features of a request ``table``: the export's serving graph applied
+    to its receiver tensors (or, ``parsed``, to its already parsed examples); a value
+    that does not fit is a :class:`~.requests.BadRequest` naming the input."""
+    try:
+        if parsed:
+            features = receiver.apply({}, parsed=table)
+        else:
+            features = receiver.apply(table)
+        return table_from_columns(features, "the serving input receiver's features")
+    except (ValueError, TypeError, KeyError, pa.ArrowException) as e:
+        raise BadRequest(f"the serving input receiver cannot take the request: {e}") from None
 
 
 def find_versions(base: str) -> dict:

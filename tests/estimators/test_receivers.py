@@ -134,7 +134,7 @@ GOOD = {"kind": "fixed", "dtype": "float32", "shape": [], "default": [1.0]}
     "receiver, match",
     [
         ([1], r"field serving_input_receiver: expected dict"),
-        ({"type": "graph", "features": {}}, r"serving_input_receiver\.type: expected one of"),
+        ({"type": "tree", "features": {}}, r"serving_input_receiver\.type: expected one of"),
         ({"type": "parsing"}, r"serving_input_receiver\.features is missing"),
         ({"type": "parsing", "features": {}}, r"serving_input_receiver\.features: expected 1"),
         ({"type": "parsing", "features": {"age": GOOD}, "x": 1}, r"unknown field\(s\) \['x'\]"),

@@ -9,6 +9,10 @@
   ``forward_features``;
 - ``get_variable``, ``variable_scope``, ``get_or_create_global_step``,
   ``get_global_step``;
+- ``placeholder``, ``placeholder_with_default`` and the ops a ``serving_input_fn``
+  applies to them (``expand_dims``, ``cast``, ``constant``, ``reshape``, ``math``,
+  ``strings``, ``parse_example``..., and the dtype names ``float32``, ``string``...):
+  :mod:`colonnade.array_ops`, recorded in an export by ``ServingInputReceiver``;
 - ``data`` (:mod:`colonnade.data`), ``decode_csv`` (TF 1's ``tf.decode_csv``, which TF 2
   moved to ``tf.io``), ``gfile`` (TF 1's capitalised ``tf.gfile`` names) and TF 1's
   initializer names (``constant_initializer``, ``glorot_normal_initializer``, ...).
@@ -20,16 +24,19 @@
 True
 """
 
-from colonnade import data, layers, losses, metrics, saved_model, summary, train
+from colonnade import data, io, layers, losses, metrics, saved_model, strings, summary, train
 from colonnade import feature_columns as feature_column
+from colonnade import math_ops as math
 from colonnade import tf_logging as logging
+from colonnade.array_ops import *  # noqa: F403  (placeholder, expand_dims, cast, ...)
+from colonnade.array_ops import __all__ as _array_op_names
 from colonnade.core import (
     get_global_step,
     get_or_create_global_step,
     get_variable,
     variable_scope,
 )
-from colonnade.io import decode_csv
+from colonnade.io import decode_csv, parse_example, parse_single_example
 from colonnade.strings import string_split, string_to_number
 
 from . import contrib, estimator, gfile, nn
@@ -42,6 +49,12 @@ from .initializers import (
 )
 
 __all__ = [
+    *_array_op_names,
+    "io",
+    "math",
+    "parse_example",
+    "parse_single_example",
+    "strings",
     "constant_initializer",
     "contrib",
     "data",
