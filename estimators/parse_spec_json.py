@@ -75,18 +75,21 @@ def _is_float64(dtype) -> bool:
         return dtype in ("float64", "double")
     try:
         return np.dtype(dtype) == np.float64
-    except TypeError:
+    except (TypeError, ValueError):  # a parse spec, or not a dtype at all
         return False
 
 
 def receiver_schema(features: dict) -> pa.Schema:
     """The Arrow schema of a recorded receiver's (checked) features, as a request sends
-    them: a fixed feature of shape ``[k, ...]`` a list a row, a var feature a list."""
+    them: a fixed feature of shape ``[k, ...]`` a fixed-size list a row (as
+    ``parse_example`` gives it), a var feature a list."""
     fields = []
     for name, spec in features.items():
         arrow = pa.float64() if spec["dtype"] == "float64" else parse_spec.arrow_type(spec["dtype"])
-        for _ in range(1 if spec["kind"] == "var" else len(spec["shape"])):
+        if spec["kind"] == "var":
             arrow = pa.list_(arrow)
+        for size in reversed(spec["shape"]):
+            arrow = pa.list_(arrow, size)
         fields.append(pa.field(name, arrow))
     return pa.schema(fields)
 
