@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from ..core import symbolic
 from ..data.tensor_slices import table_from_columns
 from . import export_checks, serving_graph, serving_graph_checks
 from .parse_spec_json import features_json, specs_from_json
@@ -219,9 +220,18 @@ def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
     ``FixedLenFeature`` / ``VarLenFeature``, or a ``make_parse_example_spec`` schema.
     ``default_batch_size`` is accepted for TF's signature and ignored.
 
-    Returns a function of no arguments returning a :class:`RawServingInputReceiver`.
+    ``features`` may also be TF's form, a dict of ``cn.compat.v1.placeholder`` inputs: the
+    receiver then takes each as it is, as TF's ``ServingInputReceiver(features,
+    features)``.
+
+    Returns a function of no arguments returning a :class:`RawServingInputReceiver` (a
+    :class:`ServingInputReceiver` for placeholders).
     """
     del default_batch_size
+    if isinstance(features, dict) and any(
+        isinstance(v, symbolic.SymbolicTensor) for v in features.values()
+    ):
+        return _receiver_fn(ServingInputReceiver(features, features))
     return _receiver_fn(RawServingInputReceiver.from_features(features_json(features, "raw")))
 
 

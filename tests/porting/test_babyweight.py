@@ -95,7 +95,8 @@ def test_port_trains_on_from_tfs_step_and_its_export_predicts_the_same(tf_model_
 def test_served_export_answers_as_load_and_as_tfs_export(tf_model_dir, tmp_path):
     """TF's export has one signature, ``predict`` (TF drops ``serving_default`` and
     ``regression``: a regression signature takes one string input); a TF Serving request
-    names it, and the served port answers the predictions and the forwarded key."""
+    names it, and the served port answers the predictions and the forwarded key, one
+    value a row in a list as TF's (the original's ``serving_input_fn`` expands its dims)."""
     assert list(TF["export_signatures_first_8_eval_rows"]) == ["predict"]
     tf_answer = TF["export_signatures_first_8_eval_rows"]["predict"]
     base = tmp_path / "export"
@@ -109,7 +110,7 @@ def test_served_export_answers_as_load_and_as_tfs_export(tf_model_dir, tmp_path)
     served = [p["predictions"][0] for p in body["predictions"]]
     np.testing.assert_allclose(served, loaded["predictions"], rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(served, np.ravel(tf_answer["predictions"]), atol=1e-5)
-    assert [p["key"] for p in body["predictions"]] == list(np.ravel(tf_answer["key"]))
+    assert [p["key"] for p in body["predictions"]] == tf_answer["key"]  # [["key-1-0"], ...]
 
 
 def test_ported_train_and_evaluate_runs_the_program_and_exports(tmp_path):

@@ -114,17 +114,20 @@ def get_wide_deep():
 
 
 # Create serving input function to be able to serve predictions later using provided inputs
-# PORT: was a function building `tf.placeholder`s (`tf.string` for is_male and plurality,
-# `tf.float32` for the ages, `placeholder_with_default(['nokey'])` for the key), each
-# `tf.expand_dims(..., -1)`, into `ServingInputReceiver(features, feature_placeholders)`:
-# the receiver here names each raw input and its dtype instead.
-serving_input_fn = cn.compat.v1.estimator.export.build_raw_serving_input_receiver_fn({
-    'is_male': 'string',
-    'mother_age': 'float32',
-    'plurality': 'string',
-    'gestation_weeks': 'float32',
-    KEY_COLUMN: 'string',
-})
+def serving_input_fn():
+    feature_placeholders = {
+        'is_male': cn.compat.v1.placeholder(cn.compat.v1.string, [None]),
+        'mother_age': cn.compat.v1.placeholder(cn.compat.v1.float32, [None]),
+        'plurality': cn.compat.v1.placeholder(cn.compat.v1.string, [None]),
+        'gestation_weeks': cn.compat.v1.placeholder(cn.compat.v1.float32, [None]),
+        KEY_COLUMN: cn.compat.v1.placeholder_with_default(cn.compat.v1.constant(['nokey']), [None])
+    }
+    features = {
+        key: cn.compat.v1.expand_dims(tensor, -1)
+        for key, tensor in feature_placeholders.items()
+    }
+    return cn.compat.v1.estimator.export.ServingInputReceiver(features,
+                                                              feature_placeholders)
 
 
 # create metric for hyperparameter tuning

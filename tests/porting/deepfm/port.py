@@ -118,10 +118,8 @@ def model_fn(features, labels, mode, params):
 def serving_input_receiver_fn(field_size):
     """The original's export receiver: raw ``feat_ids`` (int64) and ``feat_vals`` (float32),
     ``field_size`` of each per row."""
-    # PORT: TF builds the dict from tf.placeholder(dtype, shape=[None, field_size]);
-    # colonnade's receiver takes the dtype and per-row shape as a FixedLenFeature.
     feature_spec = {
-        "feat_ids": cn.io.FixedLenFeature([field_size], "int64"),
-        "feat_vals": cn.io.FixedLenFeature([field_size], "float32"),
+        "feat_ids": cn.compat.v1.placeholder(dtype=cn.compat.v1.int64, shape=[None, field_size], name="feat_ids"),
+        "feat_vals": cn.compat.v1.placeholder(dtype=cn.compat.v1.float32, shape=[None, field_size], name="feat_vals"),
     }
     return cn.estimators.export.build_raw_serving_input_receiver_fn(feature_spec)

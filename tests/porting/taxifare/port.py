@@ -81,12 +81,13 @@ def add_more_features(feats):
 feature_cols = add_more_features(INPUT_COLUMNS)
 
 # Create your serving input function so that your trained model will be able to serve predictions
-# PORT: was a function building `tf.placeholder(tf.float32, [None])` per column and
-# returning `ServingInputReceiver(features, feature_placeholders)`: an export here holds
-# no graph, so the receiver names each raw input and its dtype instead.
-serving_input_fn = cn.compat.v1.estimator.export.build_raw_serving_input_receiver_fn(
-    {column.name: "float32" for column in INPUT_COLUMNS}
-)
+def serving_input_fn():
+    feature_placeholders = {
+        column.name: cn.compat.v1.placeholder(cn.compat.v1.float32, [None]) for column in INPUT_COLUMNS
+    }
+
+    features = feature_placeholders
+    return cn.compat.v1.estimator.export.ServingInputReceiver(features, feature_placeholders)
 
 # Create an estimator that we are going to train and evaluate
 def train_and_evaluate(args):
