@@ -16,11 +16,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
 
 from .. import core
 from ..core import Reduction, to_host
 from ..core import losses as core_losses
 from ..core.autodiff import as_tensor, value_of
+from ..data.columns import label_values
 from . import metrics as m
 from .input_fn import feature_column_of
 from .model_fn import EstimatorSpec
@@ -169,6 +171,18 @@ class LazyPredictions(Mapping):
         return len(self._dict())
 
 
+def _fixed_width_labels(labels):
+    """Arrow labels of a fixed width (a ``FixedLenFeature([k])`` parsed from tf.Examples)
+    as the ``(n, k)`` array TF's parsed tensor is; any other labels unchanged."""
+    if isinstance(labels, pa.ChunkedArray):
+        if not pa.types.is_fixed_size_list(labels.type):
+            return labels
+        labels = labels.combine_chunks()
+    if isinstance(labels, pa.Array) and pa.types.is_fixed_size_list(labels.type):
+        return label_values(labels)
+    return labels
+
+
 @dataclass(frozen=True)
 class ClassificationOutput:
     """TF's ``tf.estimator.export.ClassificationOutput``: ``scores`` (the class
@@ -288,6 +302,7 @@ class Head:
         logits = as_tensor(logits_array(logits))
         shape = tuple(logits.shape)
         weights = self.weights(features)
+        labels = _fixed_width_labels(labels)
         if len(shape) > 2 and shape[-1] == self.logits_dimension:
             labels = rows_of(shape, labels, "labels")
             weights = None if weights is None else rows_of(shape, weights, "weights")
