@@ -25,10 +25,8 @@ from ..data.dataset import Dataset
 
 __all__ = ["numpy_input_fn", "pandas_input_fn"]
 
-# TF's defaults (tensorflow_estimator/python/estimator/inputs/numpy_io.py, pandas_io.py).
-DEFAULT_BATCH_SIZE = 128
-DEFAULT_QUEUE_CAPACITY = 1000
-DEFAULT_TARGET_COLUMN = "target"
+# The signatures' defaults are TF's (tensorflow_estimator/.../inputs/numpy_io.py,
+# pandas_io.py): 128 rows a batch, one epoch, a queue of 1000, the label named "target".
 
 
 def _check_shuffle(shuffle) -> None:
@@ -97,13 +95,7 @@ def _check_lengths(features: dict, labels) -> None:
 
 
 def numpy_input_fn(
-    x,
-    y=None,
-    batch_size=DEFAULT_BATCH_SIZE,
-    num_epochs=1,
-    shuffle=None,
-    queue_capacity=DEFAULT_QUEUE_CAPACITY,
-    num_threads=1,
+    x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue_capacity=1000, num_threads=1
 ):
     """TF's ``numpy_input_fn``: an ``input_fn`` feeding the dict of arrays ``x`` (one row
     per entry along each array's first axis) with the labels ``y`` (an array, a dict of
@@ -130,12 +122,12 @@ def numpy_input_fn(
 def pandas_input_fn(
     x,
     y=None,
-    batch_size=DEFAULT_BATCH_SIZE,
+    batch_size=128,
     num_epochs=1,
     shuffle=None,
-    queue_capacity=DEFAULT_QUEUE_CAPACITY,
+    queue_capacity=1000,
     num_threads=1,
-    target_column=DEFAULT_TARGET_COLUMN,
+    target_column="target",
 ):
     """TF's ``pandas_input_fn``: an ``input_fn`` feeding the DataFrame ``x``'s columns as
     features, with ``y`` (a Series, or a DataFrame of several label columns; its index

@@ -75,13 +75,14 @@ dnn_linear_combined_test.py
     test_tf_canned_dnn_linear_combined.py
   LinearOnlyRegressorIntegrationV2Test, LinearOnlyClassifierIntegrationV2Test: here
   DNNLinearCombinedRegressorIntegrationTest: test_{numpy,pandas}_input_fn_basic,
-    test_input_fn_from_parse_example_basic: here; the six ``*_dnn_fc_v1`` /
-    ``*_linear_fc_v1`` tests: n/a (they expect TF's refusal of a TF 1 column)
-  DNNLinearCombinedClassifierIntegrationTest: all three here
+    test_input_fn_from_parse_example_basic: here (DNNLinearCombinedIntegrationTest); the
+    six ``*_dnn_fc_v1`` / ``*_linear_fc_v1`` tests: n/a (they expect TF's refusal of a TF 1 column)
+  DNNLinearCombinedClassifierIntegrationTest: all three here (DNNLinearCombinedIntegrationTest)
   DNNLinearCombinedWarmStartingTest: all three here
 """
 
 import os
+import shutil
 import tempfile
 
 import numpy as np
@@ -137,260 +138,138 @@ def parsed_input_fns(serialized_examples, feature_spec):
     return train_input_fn, eval_input_fn, predict_input_fn
 
 
-def assert_exported(testcase, est, feature_columns):
-    """TF's EXPORT step: a parsing serving input over the columns' parse spec."""
+def example_input_fns(x_data, y_data, y_dtype):
+    """TF's serialized ``tf.Example``\\ s of rows ``x`` (FloatList) and ``y`` (FloatList or
+    Int64List, ``y_dtype``) and the ``parse_example`` input functions over them."""
+    serialized_examples = [
+        example_bytes({"x": x.tolist(), "y": y.tolist()}) for x, y in zip(x_data, y_data)
+    ]
+    feature_spec = {
+        "x": cn.io.FixedLenFeature([x_data.shape[1]], "float32"),
+        "y": cn.io.FixedLenFeature([y_data.shape[1]], y_dtype),
+    }
+    return parsed_input_fns(serialized_examples, feature_spec)
+
+
+def numpy_input_fns(x_data, y_data, batch_size):
+    """TF's three ``numpy_input_fn``\\ s: shuffled and endless for training, one pass in
+    order for evaluation, and the features alone for prediction."""
+    return (
+        numpy_input_fn(
+            x={"x": x_data}, y=y_data, batch_size=batch_size, num_epochs=None, shuffle=True
+        ),
+        numpy_input_fn(x={"x": x_data}, y=y_data, batch_size=batch_size, shuffle=False),
+        numpy_input_fn(x={"x": x_data}, batch_size=batch_size, shuffle=False),
+    )
+
+
+def pandas_input_fns(x, y, batch_size):
+    """TF's three ``pandas_input_fn``\\ s, as :func:`numpy_input_fns`."""
+    return (
+        pandas_input_fn(x=x, y=y, batch_size=batch_size, num_epochs=None, shuffle=True),
+        pandas_input_fn(x=x, y=y, batch_size=batch_size, shuffle=False),
+        pandas_input_fn(x=x, batch_size=batch_size, shuffle=False),
+    )
+
+
+def assert_complete_flow(testcase, est, input_fns, feature_columns, steps, key, shape):
+    """TF's ``_test_complete_flow`` after the estimator is made: TRAIN ``steps`` steps,
+    EVALUATE (the global step and a loss), PREDICT (the ``key`` predictions stack to
+    ``shape``) and EXPORT through a parsing serving input over the columns' parse spec."""
+    train_input_fn, eval_input_fn, predict_input_fn = input_fns
+    est.train(train_input_fn, steps=steps)
+    scores = est.evaluate(eval_input_fn)
+    testcase.assertEqual(steps, scores[GLOBAL_STEP])
+    testcase.assertIn(LOSS, scores)
+    predictions = np.array([x[key] for x in est.predict(predict_input_fn)])
+    testcase.assertAllEqual(shape, predictions.shape)
     feature_spec = fc.make_parse_example_spec(feature_columns)
     serving_input_receiver_fn = cn.estimators.build_parsing_serving_input_receiver_fn(feature_spec)
     export_dir = est.export_saved_model(tempfile.mkdtemp(), serving_input_receiver_fn)
     testcase.assertTrue(os.path.exists(export_dir))
 
 
+def regression_data(batch_size, label_dimension):
+    """TF's ``np.linspace(0., 2., batch_size * label_dimension)`` rows: ``y = x``."""
+    data = np.linspace(0.0, 2.0, batch_size * label_dimension, dtype=np.float32)
+    return data.reshape(batch_size, label_dimension)
+
+
 class LinearRegressorIntegrationTest(ModelDirTest):
-    def _test_complete_flow(
-        self,
-        train_input_fn,
-        eval_input_fn,
-        predict_input_fn,
-        input_dimension,
-        label_dimension,
-        prediction_length,
-    ):
+    def _test_complete_flow(self, input_fns, input_dimension, label_dimension, prediction_length):
         feature_columns = [fc.numeric_column("x", shape=(input_dimension,))]
         est = self._linear_regressor_fn(
             feature_columns=feature_columns,
             label_dimension=label_dimension,
             model_dir=self._model_dir,
         )
-
-        # TRAIN
         # learn y = x
-        est.train(train_input_fn, steps=200)
-
-        # EVALUTE
-        scores = est.evaluate(eval_input_fn)
-        self.assertEqual(200, scores[GLOBAL_STEP])
-        self.assertIn(LOSS, scores)
-
-        # PREDICT
-        predictions = np.array([x["predictions"] for x in est.predict(predict_input_fn)])
-        self.assertAllEqual((prediction_length, label_dimension), predictions.shape)
-
-        # EXPORT
-        assert_exported(self, est, feature_columns)
+        shape = (prediction_length, label_dimension)
+        assert_complete_flow(self, est, input_fns, feature_columns, 200, "predictions", shape)
 
     def test_numpy_input_fn(self):
         """linear_testing_utils.py::BaseLinearRegressorIntegrationTest.test_numpy_input_fn"""
-        label_dimension = 2
-        input_dimension = label_dimension
-        batch_size = 10
-        prediction_length = batch_size
-        data = np.linspace(0.0, 2.0, batch_size * label_dimension, dtype=np.float32)
-        data = data.reshape(batch_size, label_dimension)
-
-        train_input_fn = numpy_input_fn(
-            x={"x": data}, y=data, batch_size=batch_size, num_epochs=None, shuffle=True
-        )
-        eval_input_fn = numpy_input_fn(
-            x={"x": data}, y=data, batch_size=batch_size, num_epochs=1, shuffle=False
-        )
-        predict_input_fn = numpy_input_fn(
-            x={"x": data}, y=None, batch_size=batch_size, num_epochs=1, shuffle=False
-        )
-        self._test_complete_flow(
-            train_input_fn=train_input_fn,
-            eval_input_fn=eval_input_fn,
-            predict_input_fn=predict_input_fn,
-            input_dimension=input_dimension,
-            label_dimension=label_dimension,
-            prediction_length=prediction_length,
-        )
+        data = regression_data(batch_size=10, label_dimension=2)
+        self._test_complete_flow(numpy_input_fns(data, data, 10), 2, 2, prediction_length=10)
 
     def test_pandas_input_fn(self):
         """linear_testing_utils.py::BaseLinearRegressorIntegrationTest.test_pandas_input_fn"""
         # Pandas DataFrame natually supports 1 dim data only.
-        label_dimension = 1
-        input_dimension = label_dimension
-        batch_size = 10
         data = np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)
-        x = pd.DataFrame({"x": data})
-        y = pd.Series(data)
-        prediction_length = 4
-
-        train_input_fn = pandas_input_fn(
-            x=x, y=y, batch_size=batch_size, num_epochs=None, shuffle=True
-        )
-        eval_input_fn = pandas_input_fn(x=x, y=y, batch_size=batch_size, shuffle=False)
-        predict_input_fn = pandas_input_fn(x=x, batch_size=batch_size, shuffle=False)
-        self._test_complete_flow(
-            train_input_fn=train_input_fn,
-            eval_input_fn=eval_input_fn,
-            predict_input_fn=predict_input_fn,
-            input_dimension=input_dimension,
-            label_dimension=label_dimension,
-            prediction_length=prediction_length,
-        )
+        x, y = pd.DataFrame({"x": data}), pd.Series(data)
+        self._test_complete_flow(pandas_input_fns(x, y, 10), 1, 1, prediction_length=4)
 
     def test_input_fn_from_parse_example(self):
         """linear_testing_utils.py::BaseLinearRegressorIntegrationTest.test_input_fn_from_parse_example"""
-        label_dimension = 2
-        input_dimension = label_dimension
-        batch_size = 10
-        prediction_length = batch_size
-        data = np.linspace(0.0, 2.0, batch_size * label_dimension, dtype=np.float32)
-        data = data.reshape(batch_size, label_dimension)
-
-        serialized_examples = [
-            example_bytes({"x": datum.tolist(), "y": datum[:label_dimension].tolist()})
-            for datum in data
-        ]
-        feature_spec = {
-            "x": cn.io.FixedLenFeature([input_dimension], "float32"),
-            "y": cn.io.FixedLenFeature([label_dimension], "float32"),
-        }
-        train_input_fn, eval_input_fn, predict_input_fn = parsed_input_fns(
-            serialized_examples, feature_spec
-        )
-        self._test_complete_flow(
-            train_input_fn=train_input_fn,
-            eval_input_fn=eval_input_fn,
-            predict_input_fn=predict_input_fn,
-            input_dimension=input_dimension,
-            label_dimension=label_dimension,
-            prediction_length=prediction_length,
-        )
+        data = regression_data(batch_size=10, label_dimension=2)
+        input_fns = example_input_fns(data, data, "float32")
+        self._test_complete_flow(input_fns, 2, 2, prediction_length=10)
 
 
 class LinearClassifierIntegrationTest(ModelDirTest):
-    def _test_complete_flow(
-        self,
-        n_classes,
-        train_input_fn,
-        eval_input_fn,
-        predict_input_fn,
-        input_dimension,
-        prediction_length,
-    ):
+    def _test_complete_flow(self, n_classes, input_fns, input_dimension, prediction_length):
         feature_columns = [fc.numeric_column("x", shape=(input_dimension,))]
         est = self._linear_classifier_fn(
             feature_columns=feature_columns, n_classes=n_classes, model_dir=self._model_dir
         )
+        shape = (prediction_length, 1)
+        assert_complete_flow(self, est, input_fns, feature_columns, 200, "classes", shape)
 
-        # TRAIN
-        # learn y = x
-        est.train(train_input_fn, steps=200)
+    def _each_n_classes(self):
+        """TF's binary (2 classes) and multi-class (4) variants, each in a fresh
+        model_dir."""
+        for n_classes in (2, 4):
+            self._model_dir = tempfile.mkdtemp()
+            self.addCleanup(shutil.rmtree, self._model_dir, True)
+            with self.subTest(n_classes=n_classes):
+                yield n_classes
 
-        # EVALUTE
-        scores = est.evaluate(eval_input_fn)
-        self.assertEqual(200, scores[GLOBAL_STEP])
-        self.assertIn(LOSS, scores)
+    def test_numpy_input_fn(self):
+        """linear_testing_utils.py::BaseLinearClassifierIntegrationTest.test_binary_classes_numpy_input_fn
+        and test_multi_classes_numpy_input_fn"""
+        data = regression_data(batch_size=10, label_dimension=4)
+        input_fns = numpy_input_fns(data, np.array([1] * 10), 10)
+        for n_classes in self._each_n_classes():
+            self._test_complete_flow(n_classes, input_fns, 4, prediction_length=10)
 
-        # PREDICT
-        predictions = np.array([x["classes"] for x in est.predict(predict_input_fn)])
-        self.assertAllEqual((prediction_length, 1), predictions.shape)
-
-        # EXPORT
-        assert_exported(self, est, feature_columns)
-
-    def _test_numpy_input_fn(self, n_classes):
-        input_dimension = 4
-        batch_size = 10
-        prediction_length = batch_size
-        data = np.linspace(0.0, 2.0, batch_size * input_dimension, dtype=np.float32)
-        data = data.reshape(batch_size, input_dimension)
-        target = np.array([1] * batch_size)
-
-        train_input_fn = numpy_input_fn(
-            x={"x": data}, y=target, batch_size=batch_size, num_epochs=None, shuffle=True
-        )
-        eval_input_fn = numpy_input_fn(
-            x={"x": data}, y=target, batch_size=batch_size, num_epochs=1, shuffle=False
-        )
-        predict_input_fn = numpy_input_fn(
-            x={"x": data}, y=None, batch_size=batch_size, num_epochs=1, shuffle=False
-        )
-        self._test_complete_flow(
-            n_classes=n_classes,
-            train_input_fn=train_input_fn,
-            eval_input_fn=eval_input_fn,
-            predict_input_fn=predict_input_fn,
-            input_dimension=input_dimension,
-            prediction_length=prediction_length,
-        )
-
-    def test_binary_classes_numpy_input_fn(self):
-        """linear_testing_utils.py::BaseLinearClassifierIntegrationTest.test_binary_classes_numpy_input_fn"""
-        self._test_numpy_input_fn(n_classes=2)
-
-    def test_multi_classes_numpy_input_fn(self):
-        """linear_testing_utils.py::BaseLinearClassifierIntegrationTest.test_multi_classes_numpy_input_fn"""
-        self._test_numpy_input_fn(n_classes=4)
-
-    def _test_pandas_input_fn(self, n_classes):
+    def test_pandas_input_fn(self):
+        """linear_testing_utils.py::BaseLinearClassifierIntegrationTest.test_binary_classes_pandas_input_fn
+        and test_multi_classes_pandas_input_fn"""
         # Pandas DataFrame natually supports 1 dim data only.
-        input_dimension = 1
-        batch_size = 10
         data = np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)
         target = np.array([1, 0, 1, 0], dtype=np.int32)
-        x = pd.DataFrame({"x": data})
-        y = pd.Series(target)
-        prediction_length = 4
+        input_fns = pandas_input_fns(pd.DataFrame({"x": data}), pd.Series(target), 10)
+        for n_classes in self._each_n_classes():
+            self._test_complete_flow(n_classes, input_fns, 1, prediction_length=4)
 
-        train_input_fn = pandas_input_fn(
-            x=x, y=y, batch_size=batch_size, num_epochs=None, shuffle=True
-        )
-        eval_input_fn = pandas_input_fn(x=x, y=y, batch_size=batch_size, shuffle=False)
-        predict_input_fn = pandas_input_fn(x=x, batch_size=batch_size, shuffle=False)
-        self._test_complete_flow(
-            n_classes=n_classes,
-            train_input_fn=train_input_fn,
-            eval_input_fn=eval_input_fn,
-            predict_input_fn=predict_input_fn,
-            input_dimension=input_dimension,
-            prediction_length=prediction_length,
-        )
-
-    def test_binary_classes_pandas_input_fn(self):
-        """linear_testing_utils.py::BaseLinearClassifierIntegrationTest.test_binary_classes_pandas_input_fn"""
-        self._test_pandas_input_fn(n_classes=2)
-
-    def test_multi_classes_pandas_input_fn(self):
-        """linear_testing_utils.py::BaseLinearClassifierIntegrationTest.test_multi_classes_pandas_input_fn"""
-        self._test_pandas_input_fn(n_classes=4)
-
-    def _test_input_fn_from_parse_example(self, n_classes):
-        input_dimension = 2
-        batch_size = 10
-        prediction_length = batch_size
-        data = np.linspace(0.0, 2.0, batch_size * input_dimension, dtype=np.float32)
-        data = data.reshape(batch_size, input_dimension)
-        target = np.array([1] * batch_size, dtype=np.int64)
-
-        serialized_examples = [
-            example_bytes({"x": x.tolist(), "y": [int(y)]}) for x, y in zip(data, target)
-        ]
-        feature_spec = {
-            "x": cn.io.FixedLenFeature([input_dimension], "float32"),
-            "y": cn.io.FixedLenFeature([1], "int64"),
-        }
-        train_input_fn, eval_input_fn, predict_input_fn = parsed_input_fns(
-            serialized_examples, feature_spec
-        )
-        self._test_complete_flow(
-            n_classes=n_classes,
-            train_input_fn=train_input_fn,
-            eval_input_fn=eval_input_fn,
-            predict_input_fn=predict_input_fn,
-            input_dimension=input_dimension,
-            prediction_length=prediction_length,
-        )
-
-    def test_binary_classes_input_fn_from_parse_example(self):
-        """linear_testing_utils.py::BaseLinearClassifierIntegrationTest.test_binary_classes_input_fn_from_parse_example"""
-        self._test_input_fn_from_parse_example(n_classes=2)
-
-    def test_multi_classes_input_fn_from_parse_example(self):
-        """linear_testing_utils.py::BaseLinearClassifierIntegrationTest.test_multi_classes_input_fn_from_parse_example"""
-        self._test_input_fn_from_parse_example(n_classes=4)
+    def test_input_fn_from_parse_example(self):
+        """linear_testing_utils.py::BaseLinearClassifierIntegrationTest.test_binary_classes_input_fn_from_parse_example
+        and test_multi_classes_input_fn_from_parse_example"""
+        data = regression_data(batch_size=10, label_dimension=2)
+        target = np.array([[1]] * 10, dtype=np.int64)
+        for n_classes in self._each_n_classes():
+            input_fns = example_input_fns(data, target, "int64")
+            self._test_complete_flow(n_classes, input_fns, 2, prediction_length=10)
 
 
 class LinearOnlyRegressorIntegrationV2Test(LinearOnly, LinearRegressorIntegrationTest):
@@ -593,213 +472,85 @@ class DNNOnlyTrainSummaryV2Test(DNNOnly, DNNTrainSummaryTest):
     """dnn_linear_combined_test.py::DNNOnly{Classifier,Regressor}TrainV2Test's summaries."""
 
 
-class DNNLinearCombinedRegressorIntegrationTest(ModelDirTest):
-    def _test_complete_flow(
-        self,
-        train_input_fn,
-        eval_input_fn,
-        predict_input_fn,
-        input_dimension,
-        label_dimension,
-        batch_size,
-    ):
+class DNNLinearCombinedIntegrationTest(ModelDirTest):
+    """dnn_linear_combined_test.py's ``DNNLinearCombinedRegressorIntegrationTest`` and
+    ``DNNLinearCombinedClassifierIntegrationTest``: 10 steps of a wide & deep model whose
+    two parts read the same column."""
+
+    def _test_complete_flow(self, make, input_fns, input_dimension, key, shape, **kwargs):
         linear_feature_columns = [fc.numeric_column("x", shape=(input_dimension,))]
         dnn_feature_columns = [fc.numeric_column("x", shape=(input_dimension,))]
-        feature_columns = linear_feature_columns + dnn_feature_columns
-        est = cn.estimators.DNNLinearCombinedRegressor(
+        est = make(
             linear_feature_columns=linear_feature_columns,
             dnn_hidden_units=(2, 2),
             dnn_feature_columns=dnn_feature_columns,
-            label_dimension=label_dimension,
             model_dir=self._model_dir,
+            **kwargs,
         )
+        columns = linear_feature_columns + dnn_feature_columns
+        assert_complete_flow(self, est, input_fns, columns, 10, key, shape)
 
-        # TRAIN
-        num_steps = 10
-        est.train(train_input_fn, steps=num_steps)
-
-        # EVALUTE
-        scores = est.evaluate(eval_input_fn)
-        self.assertEqual(num_steps, scores[GLOBAL_STEP])
-        self.assertIn("loss", scores)
-
-        # PREDICT
-        predictions = np.array([x["predictions"] for x in est.predict(predict_input_fn)])
-        self.assertAllEqual((batch_size, label_dimension), predictions.shape)
-
-        # EXPORT
-        assert_exported(self, est, feature_columns)
-
-    def test_numpy_input_fn_basic(self):
-        """dnn_linear_combined_test.py::DNNLinearCombinedRegressorIntegrationTest.test_numpy_input_fn_basic"""
-        label_dimension = 2
-        batch_size = 10
-        data = np.linspace(0.0, 2.0, batch_size * label_dimension, dtype=np.float32)
-        data = data.reshape(batch_size, label_dimension)
-        # learn y = x
-        train_input_fn = numpy_input_fn(
-            x={"x": data}, y=data, batch_size=batch_size, num_epochs=None, shuffle=True
-        )
-        eval_input_fn = numpy_input_fn(x={"x": data}, y=data, batch_size=batch_size, shuffle=False)
-        predict_input_fn = numpy_input_fn(x={"x": data}, batch_size=batch_size, shuffle=False)
+    def _regression_flow(self, input_fns, label_dimension, batch_size=10):
         self._test_complete_flow(
-            train_input_fn,
-            eval_input_fn,
-            predict_input_fn,
+            cn.estimators.DNNLinearCombinedRegressor,
+            input_fns,
             label_dimension,
-            label_dimension,
-            batch_size,
+            "predictions",
+            (batch_size, label_dimension),
+            label_dimension=label_dimension,
         )
 
-    def test_pandas_input_fn_basic(self):
-        """dnn_linear_combined_test.py::DNNLinearCombinedRegressorIntegrationTest.test_pandas_input_fn_basic"""
-        label_dimension = 1
-        batch_size = 10
-        data = np.linspace(0.0, 2.0, batch_size, dtype=np.float32)
-        x = pd.DataFrame({"x": data})
-        y = pd.Series(data)
-        train_input_fn = pandas_input_fn(
-            x=x, y=y, batch_size=batch_size, num_epochs=None, shuffle=True
-        )
-        eval_input_fn = pandas_input_fn(x=x, y=y, batch_size=batch_size, shuffle=False)
-        predict_input_fn = pandas_input_fn(x=x, batch_size=batch_size, shuffle=False)
+    def _classification_flow(self, input_fns, input_dimension, n_classes, batch_size=10):
         self._test_complete_flow(
-            train_input_fn,
-            eval_input_fn,
-            predict_input_fn,
-            label_dimension,
-            label_dimension,
-            batch_size,
+            cn.estimators.DNNLinearCombinedClassifier,
+            input_fns,
+            input_dimension,
+            "probabilities",
+            (batch_size, n_classes),
+            n_classes=n_classes,
         )
 
-    def test_input_fn_from_parse_example_basic(self):
-        """dnn_linear_combined_test.py::DNNLinearCombinedRegressorIntegrationTest.test_input_fn_from_parse_example_basic"""
-        label_dimension = 2
-        batch_size = 10
-        data = np.linspace(0.0, 2.0, batch_size * label_dimension, dtype=np.float32)
-        data = data.reshape(batch_size, label_dimension)
-        serialized_examples = [
-            example_bytes({"x": datum.tolist(), "y": datum.tolist()}) for datum in data
-        ]
-        feature_spec = {
-            "x": cn.io.FixedLenFeature([label_dimension], "float32"),
-            "y": cn.io.FixedLenFeature([label_dimension], "float32"),
-        }
-        self._test_complete_flow(
-            *parsed_input_fns(serialized_examples, feature_spec),
-            label_dimension,
-            label_dimension,
-            batch_size,
-        )
-
-
-class DNNLinearCombinedClassifierIntegrationTest(ModelDirTest):
     def _as_label(self, data_in_float):
         return np.rint(data_in_float).astype(np.int64)
 
-    def _test_complete_flow(
-        self,
-        train_input_fn,
-        eval_input_fn,
-        predict_input_fn,
-        input_dimension,
-        n_classes,
-        batch_size,
-    ):
-        linear_feature_columns = [fc.numeric_column("x", shape=(input_dimension,))]
-        dnn_feature_columns = [fc.numeric_column("x", shape=(input_dimension,))]
-        feature_columns = linear_feature_columns + dnn_feature_columns
-        est = cn.estimators.DNNLinearCombinedClassifier(
-            linear_feature_columns=linear_feature_columns,
-            dnn_hidden_units=(2, 2),
-            dnn_feature_columns=dnn_feature_columns,
-            n_classes=n_classes,
-            model_dir=self._model_dir,
-        )
+    def _classification_data(self, n_classes, batch_size, input_dimension):
+        data = np.linspace(0.0, n_classes - 1.0, batch_size * input_dimension, dtype=np.float32)
+        return data.reshape(batch_size, input_dimension)
 
-        # TRAIN
-        num_steps = 10
-        est.train(train_input_fn, steps=num_steps)
+    def test_regressor_numpy_input_fn_basic(self):
+        """dnn_linear_combined_test.py::DNNLinearCombinedRegressorIntegrationTest.test_numpy_input_fn_basic"""
+        data = regression_data(batch_size=10, label_dimension=2)
+        # learn y = x
+        self._regression_flow(numpy_input_fns(data, data, 10), label_dimension=2)
 
-        # EVALUTE
-        scores = est.evaluate(eval_input_fn)
-        self.assertEqual(num_steps, scores[GLOBAL_STEP])
-        self.assertIn("loss", scores)
+    def test_regressor_pandas_input_fn_basic(self):
+        """dnn_linear_combined_test.py::DNNLinearCombinedRegressorIntegrationTest.test_pandas_input_fn_basic"""
+        data = np.linspace(0.0, 2.0, 10, dtype=np.float32)
+        input_fns = pandas_input_fns(pd.DataFrame({"x": data}), pd.Series(data), 10)
+        self._regression_flow(input_fns, label_dimension=1)
 
-        # PREDICT
-        predicted_proba = np.array([x["probabilities"] for x in est.predict(predict_input_fn)])
-        self.assertAllEqual((batch_size, n_classes), predicted_proba.shape)
+    def test_regressor_input_fn_from_parse_example_basic(self):
+        """dnn_linear_combined_test.py::DNNLinearCombinedRegressorIntegrationTest.test_input_fn_from_parse_example_basic"""
+        data = regression_data(batch_size=10, label_dimension=2)
+        self._regression_flow(example_input_fns(data, data, "float32"), label_dimension=2)
 
-        # EXPORT
-        assert_exported(self, est, feature_columns)
-
-    def test_numpy_input_fn(self):
+    def test_classifier_numpy_input_fn(self):
         """dnn_linear_combined_test.py::DNNLinearCombinedClassifierIntegrationTest.test_numpy_input_fn"""
-        n_classes = 3
-        input_dimension = 2
-        batch_size = 10
-        data = np.linspace(0.0, n_classes - 1.0, batch_size * input_dimension, dtype=np.float32)
-        x_data = data.reshape(batch_size, input_dimension)
-        y_data = self._as_label(np.reshape(data[:batch_size], (batch_size, 1)))
-        train_input_fn = numpy_input_fn(
-            x={"x": x_data}, y=y_data, batch_size=batch_size, num_epochs=None, shuffle=True
-        )
-        eval_input_fn = numpy_input_fn(
-            x={"x": x_data}, y=y_data, batch_size=batch_size, shuffle=False
-        )
-        predict_input_fn = numpy_input_fn(x={"x": x_data}, batch_size=batch_size, shuffle=False)
-        self._test_complete_flow(
-            train_input_fn,
-            eval_input_fn,
-            predict_input_fn,
-            input_dimension,
-            n_classes,
-            batch_size,
-        )
+        x_data = self._classification_data(n_classes=3, batch_size=10, input_dimension=2)
+        y_data = self._as_label(np.reshape(x_data.reshape(-1)[:10], (10, 1)))
+        self._classification_flow(numpy_input_fns(x_data, y_data, 10), 2, n_classes=3)
 
-    def test_pandas_input_fn(self):
+    def test_classifier_pandas_input_fn(self):
         """dnn_linear_combined_test.py::DNNLinearCombinedClassifierIntegrationTest.test_pandas_input_fn"""
-        input_dimension = 1
-        n_classes = 2
-        batch_size = 10
-        data = np.linspace(0.0, n_classes - 1.0, batch_size, dtype=np.float32)
-        x = pd.DataFrame({"x": data})
-        y = pd.Series(self._as_label(data))
-        train_input_fn = pandas_input_fn(
-            x=x, y=y, batch_size=batch_size, num_epochs=None, shuffle=True
-        )
-        eval_input_fn = pandas_input_fn(x=x, y=y, batch_size=batch_size, shuffle=False)
-        predict_input_fn = pandas_input_fn(x=x, batch_size=batch_size, shuffle=False)
-        self._test_complete_flow(
-            train_input_fn,
-            eval_input_fn,
-            predict_input_fn,
-            input_dimension,
-            n_classes,
-            batch_size,
-        )
+        data = np.linspace(0.0, 1.0, 10, dtype=np.float32)
+        x, y = pd.DataFrame({"x": data}), pd.Series(self._as_label(data))
+        self._classification_flow(pandas_input_fns(x, y, 10), 1, n_classes=2)
 
-    def test_input_fn_from_parse_example(self):
+    def test_classifier_input_fn_from_parse_example(self):
         """dnn_linear_combined_test.py::DNNLinearCombinedClassifierIntegrationTest.test_input_fn_from_parse_example"""
-        input_dimension = 2
-        n_classes = 3
-        batch_size = 10
-        data = np.linspace(0.0, n_classes - 1.0, batch_size * input_dimension, dtype=np.float32)
-        data = data.reshape(batch_size, input_dimension)
-        serialized_examples = [
-            example_bytes({"x": datum.tolist(), "y": [int(v) for v in self._as_label(datum[:1])]})
-            for datum in data
-        ]
-        feature_spec = {
-            "x": cn.io.FixedLenFeature([input_dimension], "float32"),
-            "y": cn.io.FixedLenFeature([1], "int64"),
-        }
-        self._test_complete_flow(
-            *parsed_input_fns(serialized_examples, feature_spec),
-            input_dimension,
-            n_classes,
-            batch_size,
-        )
+        data = self._classification_data(n_classes=3, batch_size=10, input_dimension=2)
+        input_fns = example_input_fns(data, self._as_label(data[:, :1]), "int64")
+        self._classification_flow(input_fns, 2, n_classes=3)
 
 
 class DNNLinearCombinedWarmStartingTest(WarmStartingTest):
@@ -872,16 +623,15 @@ class DNNLinearCombinedWarmStartingTest(WarmStartingTest):
             n_classes=4,
         )
         for variable_name in warm_started.get_variable_names():
+            value = warm_started.get_variable_value(variable_name)
             if "dnn" in variable_name:
-                if "learning_rate" in variable_name:
-                    self.assertAllClose(0.0, warm_started.get_variable_value(variable_name))
-                else:
-                    self.assertAllClose(
-                        first.get_variable_value(variable_name),
-                        warm_started.get_variable_value(variable_name),
-                    )
+                expected = (
+                    0.0
+                    if "learning_rate" in variable_name
+                    else first.get_variable_value(variable_name)
+                )
+                self.assertAllClose(expected, value)
             elif "linear" in variable_name:
-                linear_values = warm_started.get_variable_value(variable_name)
                 # Since they're not warm-started, the linear weights will be
                 # zero-initialized.
-                self.assertAllClose(np.zeros_like(linear_values), linear_values)
+                self.assertAllClose(np.zeros_like(value), value)

@@ -55,6 +55,16 @@ def batches(input_fn):
     return out
 
 
+def assert_batches(testcase, expected, res):
+    """Every batch is TF's ``session.run`` result: ``(a, b, target)`` in order, then the
+    end of the input (TF's OutOfRangeError)."""
+    testcase.assertEqual(len(expected), len(res))
+    for (features, target), (want_a, want_b, want_y) in zip(res, expected):
+        testcase.assertAllEqual(features["a"], want_a)
+        testcase.assertAllEqual(features["b"], want_b)
+        testcase.assertAllEqual(target, want_y)
+
+
 class NumpyIoTest(TFTestCase):
     def testNumpyInputFn(self):
         """numpy_io_test.py::NumpyIoTest.testNumpyInputFn"""
@@ -92,11 +102,7 @@ class NumpyIoTest(TFTestCase):
             ([0, 1], [32, 33], [-32, -31]),
             ([2], [34], [-30]),
         ]
-        self.assertEqual(len(expected), len(res))
-        for (features, target), (want_a, want_b, want_y) in zip(res, expected):
-            self.assertAllEqual(features["a"], want_a)
-            self.assertAllEqual(features["b"], want_b)
-            self.assertAllEqual(target, want_y)
+        assert_batches(self, expected, res)
 
     def testNumpyInputFnWithBatchSizeLargerThanDataSize(self):
         """numpy_io_test.py::NumpyIoTest.testNumpyInputFnWithBatchSizeLargerThanDataSize"""
@@ -237,12 +243,13 @@ class NumpyIoTest(TFTestCase):
 
 
 class PandasIoTest(TFTestCase):
-    def makeTestDataFrame(self):
-        index = np.arange(100, 104)
-        a = np.arange(4)
-        b = np.arange(32, 36)
+    def makeTestDataFrame(self, rows=4):
+        """TF's frame (``rows`` 4; the test of uneven batches builds it with 5)."""
+        index = np.arange(100, 100 + rows)
+        a = np.arange(rows)
+        b = np.arange(32, 32 + rows)
         x = pd.DataFrame({"a": a, "b": b}, index=index)
-        y = pd.Series(np.arange(-32, -28), index=index)
+        y = pd.Series(np.arange(-32, -32 + rows), index=index)
         return x, y
 
     def makeTestDataFrameWithYAsDataFrame(self):
@@ -280,22 +287,23 @@ class PandasIoTest(TFTestCase):
             # Default shuffle is None
             pandas_input_fn(x, y_noindex)
 
-    def testPandasInputFn_ProducesExpectedOutputs(self):
-        """pandas_io_test.py::PandasIoTest.testPandasInputFn_ProducesExpectedOutputs"""
-        x, y = self.makeTestDataFrame()
-        input_fn = pandas_input_fn(x, y, batch_size=2, shuffle=False, num_epochs=1)
-        features, target = batches(input_fn)[0]
-        self.assertAllEqual(features["a"], [0, 1])
-        self.assertAllEqual(features["b"], [32, 33])
-        self.assertAllEqual(target, [-32, -31])
-
-    def testPandasInputFnWhenYIsDataFrame_ProducesExpectedOutput(self):
-        """pandas_io_test.py::PandasIoTest.testPandasInputFnWhenYIsDataFrame_ProducesExpectedOutput"""
-        x, y = self.makeTestDataFrameWithYAsDataFrame()
+    def _first_targets(self, x, y):
+        """The targets of the first batch of TF's ``pandas_input_fn(x, y, batch_size=2,
+        shuffle=False, num_epochs=1)``, whose features are checked as TF checks them."""
         input_fn = pandas_input_fn(x, y, batch_size=2, shuffle=False, num_epochs=1)
         features, targets = batches(input_fn)[0]
         self.assertAllEqual(features["a"], [0, 1])
         self.assertAllEqual(features["b"], [32, 33])
+        return targets
+
+    def testPandasInputFn_ProducesExpectedOutputs(self):
+        """pandas_io_test.py::PandasIoTest.testPandasInputFn_ProducesExpectedOutputs"""
+        target = self._first_targets(*self.makeTestDataFrame())
+        self.assertAllEqual(target, [-32, -31])
+
+    def testPandasInputFnWhenYIsDataFrame_ProducesExpectedOutput(self):
+        """pandas_io_test.py::PandasIoTest.testPandasInputFnWhenYIsDataFrame_ProducesExpectedOutput"""
+        targets = self._first_targets(*self.makeTestDataFrameWithYAsDataFrame())
         self.assertAllEqual(targets["a_target"], [10, 11])
         self.assertAllEqual(targets["b_target"], [50, 51])
 
@@ -303,11 +311,7 @@ class PandasIoTest(TFTestCase):
     def testPandasInputFnYIsDataFrame_HandlesOverlappingColumns(self):
         """pandas_io_test.py::PandasIoTest.testPandasInputFnYIsDataFrame_HandlesOverlappingColumns"""
         x, y = self.makeTestDataFrameWithYAsDataFrame()
-        y = y.rename(columns={"a_target": "a", "b_target": "b"})
-        input_fn = pandas_input_fn(x, y, batch_size=2, shuffle=False, num_epochs=1)
-        features, targets = batches(input_fn)[0]
-        self.assertAllEqual(features["a"], [0, 1])
-        self.assertAllEqual(features["b"], [32, 33])
+        targets = self._first_targets(x, y.rename(columns={"a_target": "a", "b_target": "b"}))
         self.assertAllEqual(targets["a"], [10, 11])
         self.assertAllEqual(targets["b"], [50, 51])
 
@@ -320,11 +324,7 @@ class PandasIoTest(TFTestCase):
 
     def testPandasInputFn_ProducesOutputsWhenDataSizeNotDividedByBatchSize(self):
         """pandas_io_test.py::PandasIoTest.testPandasInputFn_ProducesOutputsWhenDataSizeNotDividedByBatchSize"""
-        index = np.arange(100, 105)
-        a = np.arange(5)
-        b = np.arange(32, 37)
-        x = pd.DataFrame({"a": a, "b": b}, index=index)
-        y = pd.Series(np.arange(-32, -27), index=index)
+        x, y = self.makeTestDataFrame(rows=5)
         input_fn = pandas_input_fn(x, y, batch_size=2, shuffle=False, num_epochs=1)
         res = batches(input_fn)
         expected = [
@@ -332,11 +332,7 @@ class PandasIoTest(TFTestCase):
             ([2, 3], [34, 35], [-30, -29]),
             ([4], [36], [-28]),
         ]
-        self.assertEqual(len(expected), len(res))
-        for (features, target), (want_a, want_b, want_y) in zip(res, expected):
-            self.assertAllEqual(features["a"], want_a)
-            self.assertAllEqual(features["b"], want_b)
-            self.assertAllEqual(target, want_y)
+        assert_batches(self, expected, res)
 
     def testPandasInputFn_OnlyX(self):
         """pandas_io_test.py::PandasIoTest.testPandasInputFn_OnlyX"""
@@ -354,32 +350,24 @@ class PandasIoTest(TFTestCase):
         features, _ = batches(input_fn)[0]
         self.assertFalse("index" in features)
 
-    def testPandasInputFn_RespectsEpoch_NoShuffle(self):
-        """pandas_io_test.py::PandasIoTest.testPandasInputFn_RespectsEpoch_NoShuffle"""
+    def testPandasInputFn_RespectsEpoch(self):
+        """pandas_io_test.py::PandasIoTest.testPandasInputFn_RespectsEpoch_NoShuffle,
+        ..._RespectsEpoch_WithShuffle, ..._RespectsEpoch_WithShuffleAutosize and
+        ..._RespectsEpochUnevenBatches: how many batches come before the end."""
         x, y = self.makeTestDataFrame()
-        input_fn = pandas_input_fn(x, y, batch_size=4, shuffle=False, num_epochs=1)
-        self.assertEqual(1, len(batches(input_fn)))
-
-    def testPandasInputFn_RespectsEpoch_WithShuffle(self):
-        """pandas_io_test.py::PandasIoTest.testPandasInputFn_RespectsEpoch_WithShuffle"""
-        x, y = self.makeTestDataFrame()
-        input_fn = pandas_input_fn(x, y, batch_size=4, shuffle=True, num_epochs=1)
-        self.assertEqual(1, len(batches(input_fn)))
-
-    def testPandasInputFn_RespectsEpoch_WithShuffleAutosize(self):
-        """pandas_io_test.py::PandasIoTest.testPandasInputFn_RespectsEpoch_WithShuffleAutosize"""
-        x, y = self.makeTestDataFrame()
-        input_fn = pandas_input_fn(
-            x, y, batch_size=2, shuffle=True, queue_capacity=None, num_epochs=2
-        )
-        self.assertEqual(4, len(batches(input_fn)))
-
-    def testPandasInputFn_RespectsEpochUnevenBatches(self):
-        """pandas_io_test.py::PandasIoTest.testPandasInputFn_RespectsEpochUnevenBatches"""
-        x, y = self.makeTestDataFrame()
-        # Before the last batch, only one element of the epoch should remain.
-        input_fn = pandas_input_fn(x, y, batch_size=3, shuffle=False, num_epochs=1)
-        self.assertEqual(2, len(batches(input_fn)))
+        cases = {
+            "NoShuffle": (dict(batch_size=4, shuffle=False, num_epochs=1), 1),
+            "WithShuffle": (dict(batch_size=4, shuffle=True, num_epochs=1), 1),
+            "WithShuffleAutosize": (
+                dict(batch_size=2, shuffle=True, queue_capacity=None, num_epochs=2),
+                4,
+            ),
+            # Before the last batch, only one element of the epoch should remain.
+            "UnevenBatches": (dict(batch_size=3, shuffle=False, num_epochs=1), 2),
+        }
+        for name, (kwargs, n) in cases.items():
+            with self.subTest(name):
+                self.assertEqual(n, len(batches(pandas_input_fn(x, y, **kwargs))))
 
     def testPandasInputFn_Idempotent(self):
         """pandas_io_test.py::PandasIoTest.testPandasInputFn_Idempotent"""
