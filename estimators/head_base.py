@@ -110,8 +110,11 @@ def rows_of(logits_shape, values, what):
 
 
 def logits_array(logits):
-    """``logits`` as given when a Tensor or array; nested lists as a float32 array (a
-    ValueError, not numpy's or an IndexError, when they are ragged or not numbers)."""
+    """``logits`` as given when a Tensor; a numpy array or nested lists as a float32 array,
+    as TF's heads cast them (a ValueError, not numpy's or an IndexError, when they are
+    ragged or not numbers)."""
+    if isinstance(logits, np.ndarray) and logits.dtype != np.float32:
+        return logits.astype(np.float32)
     if not isinstance(logits, (list, tuple)):
         return logits
     try:

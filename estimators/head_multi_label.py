@@ -131,7 +131,10 @@ class MultiLabelHead(ClassNames, Head):
                 f"multi-hot labels must have shape (batch, {self.n_classes}), got {labels.shape}"
             )
         if labels.dtype.kind not in "iufb" or not np.isin(labels, (0, 1)).all():
-            raise ValueError("multi-hot labels must be 0 or 1 (an indicator per class)")
+            raise ValueError(
+                "labels must be an integer indicator Tensor with values in [0, 1]: multi-hot "
+                "labels must be 0 or 1, an indicator per class"
+            )
         return labels.astype(np.float32)
 
     def _vocabulary_ids(self, names):
