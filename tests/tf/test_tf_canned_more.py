@@ -27,7 +27,8 @@ are n/a. A TF 1 partitioner is accepted and splits nothing (docs/tf_differences.
 
 linear_testing_utils.py
   BaseLinearRegressorPartitionerTest (TF 1.x versions of the file)
-    testPartitioner: here (TF 1's ``cn.compat.v1.estimator.LinearRegressor``)
+    testPartitioner: here (TF 1's ``cn.compat.v1.estimator.LinearRegressor``, and
+      dnn_linear_combined_test.py's LinearOnlyRegressorPartitionerTest of those versions)
     testDefaultPartitionerWithMultiplePsReplicas: n/a (TF's default partitioner for
       ``num_ps_replicas`` parameter servers; there is nothing to place, see testPartitioner)
   BaseLinearRegressorEvaluationTest: five in test_tf_canned_linear.py;
@@ -316,7 +317,24 @@ class LinearClassifierTwoDimsLabelTest(ModelDirTest):
         self._testTrainWithTwoDimsLabel(n_classes=4)
 
 
+def _v1_linear_regressor(feature_columns, partitioner, **kwargs):
+    """TF 1's ``LinearRegressor(feature_columns, partitioner=...)``."""
+    return cn.compat.v1.estimator.LinearRegressor(
+        feature_columns=feature_columns, partitioner=partitioner, **kwargs
+    )
+
+
+def _v1_linear_only_regressor(feature_columns, partitioner, **kwargs):
+    """TF 1's dnn_linear_combined_test.py ``_linear_regressor_fn``: the wide & deep
+    regressor's linear part, its ``input_layer_partitioner`` the partitioner."""
+    return cn.compat.v1.estimator.DNNLinearCombinedRegressor(
+        linear_feature_columns=feature_columns, input_layer_partitioner=partitioner, **kwargs
+    )
+
+
 class LinearRegressorPartitionerTest(ModelDirTest):
+    _v1_linear_regressor_fn = staticmethod(_v1_linear_regressor)
+
     def testPartitioner(self):
         """linear_testing_utils.py::BaseLinearRegressorPartitionerTest.testPartitioner (TF 1.x)
 
@@ -330,7 +348,7 @@ class LinearRegressorPartitionerTest(ModelDirTest):
             # Only partition the embedding tensor.
             return [partitions, 1] if shape[0] == x_dim else [1]
 
-        regressor = cn.compat.v1.estimator.LinearRegressor(
+        regressor = self._v1_linear_regressor_fn(
             feature_columns=(
                 fc.categorical_column_with_hash_bucket("language", hash_bucket_size=x_dim),
             ),
@@ -343,6 +361,12 @@ class LinearRegressorPartitionerTest(ModelDirTest):
 
         regressor.train(input_fn=_input_fn, steps=1)
         self.assertEqual((x_dim, 1), regressor.get_variable_value(LANGUAGE_WEIGHT_NAME).shape)
+
+
+class LinearOnlyRegressorPartitionerTest(LinearRegressorPartitionerTest):
+    """dnn_linear_combined_test.py::LinearOnlyRegressorPartitionerTest (TF 1.x)"""
+
+    _v1_linear_regressor_fn = staticmethod(_v1_linear_only_regressor)
 
 
 class LinearLogitFnTest(TFTestCase):
