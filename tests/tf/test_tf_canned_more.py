@@ -80,6 +80,10 @@ dnn_linear_combined_test.py
     six ``*_dnn_fc_v1`` / ``*_linear_fc_v1`` tests: n/a (they expect TF's refusal of a TF 1 column)
   DNNLinearCombinedClassifierIntegrationTest: all three here (DNNLinearCombinedIntegrationTest)
   DNNLinearCombinedWarmStartingTest: all three here
+
+dnn_test_fc_v2.py (the DNN's own test file; its other classes run dnn_testing_utils.py's)
+  DNNRegressorIntegrationTest, DNNClassifierIntegrationTest: here (DNNIntegrationTest)
+  DNNTrainingMode: n/a (it mocks Keras' ``DenseFeatures.call`` to see ``training``)
 """
 
 import os
@@ -501,7 +505,12 @@ class DNNLinearCombinedIntegrationTest(ModelDirTest):
     ``DNNLinearCombinedClassifierIntegrationTest``: 10 steps of a wide & deep model whose
     two parts read the same column."""
 
-    def _test_complete_flow(self, make, input_fns, input_dimension, key, shape, **kwargs):
+    regressor = staticmethod(cn.estimators.DNNLinearCombinedRegressor)
+    classifier = staticmethod(cn.estimators.DNNLinearCombinedClassifier)
+    pandas_n_classes = 2  # TF's n_classes in the classifier's test_pandas_input_fn
+
+    def _estimator(self, make, input_dimension, **kwargs):
+        """TF's estimator under test, and the feature columns its export parses."""
         linear_feature_columns = [fc.numeric_column("x", shape=(input_dimension,))]
         dnn_feature_columns = [fc.numeric_column("x", shape=(input_dimension,))]
         est = make(
@@ -511,28 +520,19 @@ class DNNLinearCombinedIntegrationTest(ModelDirTest):
             model_dir=self._model_dir,
             **kwargs,
         )
-        columns = linear_feature_columns + dnn_feature_columns
-        assert_complete_flow(self, est, input_fns, columns, 10, key, shape)
+        return est, linear_feature_columns + dnn_feature_columns
 
     def _regression_flow(self, input_fns, label_dimension, batch_size=10):
-        self._test_complete_flow(
-            cn.estimators.DNNLinearCombinedRegressor,
-            input_fns,
-            label_dimension,
-            "predictions",
-            (batch_size, label_dimension),
-            label_dimension=label_dimension,
+        est, columns = self._estimator(
+            self.regressor, label_dimension, label_dimension=label_dimension
         )
+        shape = (batch_size, label_dimension)
+        assert_complete_flow(self, est, input_fns, columns, 10, "predictions", shape)
 
     def _classification_flow(self, input_fns, input_dimension, n_classes, batch_size=10):
-        self._test_complete_flow(
-            cn.estimators.DNNLinearCombinedClassifier,
-            input_fns,
-            input_dimension,
-            "probabilities",
-            (batch_size, n_classes),
-            n_classes=n_classes,
-        )
+        est, columns = self._estimator(self.classifier, input_dimension, n_classes=n_classes)
+        shape = (batch_size, n_classes)
+        assert_complete_flow(self, est, input_fns, columns, 10, "probabilities", shape)
 
     def _as_label(self, data_in_float):
         return np.rint(data_in_float).astype(np.int64)
@@ -566,15 +566,33 @@ class DNNLinearCombinedIntegrationTest(ModelDirTest):
 
     def test_classifier_pandas_input_fn(self):
         """dnn_linear_combined_test.py::DNNLinearCombinedClassifierIntegrationTest.test_pandas_input_fn"""
-        data = np.linspace(0.0, 1.0, 10, dtype=np.float32)
+        n_classes = self.pandas_n_classes
+        data = np.linspace(0.0, n_classes - 1.0, 10, dtype=np.float32)
         x, y = pd.DataFrame({"x": data}), pd.Series(self._as_label(data))
-        self._classification_flow(pandas_input_fns(x, y, 10), 1, n_classes=2)
+        self._classification_flow(pandas_input_fns(x, y, 10), 1, n_classes=n_classes)
 
     def test_classifier_input_fn_from_parse_example(self):
         """dnn_linear_combined_test.py::DNNLinearCombinedClassifierIntegrationTest.test_input_fn_from_parse_example"""
         data = self._classification_data(n_classes=3, batch_size=10, input_dimension=2)
         input_fns = example_input_fns(data, self._as_label(data[:, :1]), "int64")
         self._classification_flow(input_fns, 2, n_classes=3)
+
+
+class DNNIntegrationTest(DNNLinearCombinedIntegrationTest):
+    """dnn_test_fc_v2.py's ``DNNRegressorIntegrationTest`` and
+    ``DNNClassifierIntegrationTest``: the same flows (and values, but 3 classes in the
+    classifier's test_pandas_input_fn) on a DNN of hidden units (2, 2)."""
+
+    regressor = staticmethod(cn.estimators.DNNRegressor)
+    classifier = staticmethod(cn.estimators.DNNClassifier)
+    pandas_n_classes = 3
+
+    def _estimator(self, make, input_dimension, **kwargs):
+        columns = [fc.numeric_column("x", shape=(input_dimension,))]
+        est = make(
+            hidden_units=(2, 2), feature_columns=columns, model_dir=self._model_dir, **kwargs
+        )
+        return est, columns
 
 
 class DNNLinearCombinedWarmStartingTest(WarmStartingTest):
