@@ -472,9 +472,21 @@ class Head:
                 metrics, label_array, predictions, host(unreduced), weights, regularization_losses
             )
             return EstimatorSpec(mode, predictions, loss, eval_metric_ops=metrics)
+        self._record_training_summaries(loss, regularization_losses)
         train_op = self._train_op(loss, optimizer, trainable_variables, train_op_fn, update_ops)
         predictions = LazyPredictions(lambda: self.predictions(logits))
         return EstimatorSpec(mode, predictions, loss, train_op)
+
+    def _record_training_summaries(self, loss, regularization_losses) -> None:
+        """TF's ``create_estimator_spec_summary``, while a ``model_fn`` call records: the
+        regularized loss as ``loss/<head name>`` (an unnamed head's is the estimator's own
+        ``loss``) and the summed ``regularization_losses`` as ``regularization_loss`` (with
+        the name as suffix)."""
+        if self.name:
+            core.summaries.scalar(self._key("loss"), loss)
+        if regularization_losses is not None:
+            total = _regularized(0.0, regularization_losses)
+            core.summaries.scalar(self._key("regularization_loss"), total)
 
     @staticmethod
     def _train_op(loss, optimizer, trainable_variables, train_op_fn, update_ops):

@@ -104,6 +104,7 @@ from canned_test_case import (
     ModelDirTest,
     create_checkpoint,
     mock_optimizer,
+    training_scalars,
 )
 from test_tf_canned_dnn_linear_combined import DNNOnly, LinearOnly
 from test_tf_canned_warm_starting import WarmStartingTest, zero_rate_sgd
@@ -408,16 +409,6 @@ class DNNModelFnTest(ModelDirTest):
 class DNNOnlyModelFnTest(DNNOnly, logits_tests.DNNLogitsTest):
     """dnn_linear_combined_test.py::DNNOnlyModelFnTest: TF's DNN model-function tests on a
     wide & deep regressor without its linear part."""
-
-
-def training_scalars(model_dir) -> dict:
-    """The training scalars TensorBoard reads from ``model_dir``: ``{tag: [value per
-    written step]}``."""
-    from tensorboard.backend.event_processing import event_accumulator
-
-    acc = event_accumulator.EventAccumulator(model_dir)
-    acc.Reload()
-    return {tag: [e.value for e in acc.Scalars(tag)] for tag in acc.Tags()["scalars"]}
 
 
 class DNNTrainSummaryTest(ModelDirTest):

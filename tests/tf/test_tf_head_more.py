@@ -22,8 +22,11 @@ binary_class_head_test.py (48 tests: 41 in test_tf_head_binary.py)
   BinaryClassHeadTest.test_train_one_dim, test_multi_dim_weighted_train: their eager
     branches are test_train_one_dim_create_loss's and
     test_multi_dim_weighted_train_create_loss's, ported
-  BinaryClassHeadForEstimator (5 more): n/a, graph mode only (Keras ``get_updates``,
-    ``tf.compat.v1.summary`` ops, lookup tables in a graph, ``trainable_variables`` checks)
+  BinaryClassHeadForEstimator.test_train_summaries_with_head_name and the summaries of
+    BinaryClassHeadTest.test_train_with_regularization_losses' graph tail: here, read
+    from the TensorBoard events of a training step (HeadTrainingSummariesTest)
+  BinaryClassHeadForEstimator (4 more): n/a, graph mode only (Keras ``get_updates``,
+    lookup tables in a graph, ``trainable_variables`` checks)
 multi_class_head_test.py (49 tests: 22 in test_tf_head_multi_class.py)
   MultiClassHead: test_loss_fn_arg_logits_missing, test_loss_fn_arg_features_ok,
     test_invalid_labels_shape, test_invalid_labels_type,
@@ -64,8 +67,11 @@ base_head_test.py (6 tests): n/a, TPU specs, graph-mode shape checks and Keras o
   variable names
 """
 
+import tempfile
+
 import numpy as np
 import pytest
+from canned_test_case import training_scalars
 from tf_test_case import TFTestCase
 
 import colonnade as cn
@@ -466,3 +472,48 @@ class RegressionHeadTest(HeadLossTest):
                     labels=MULTI_DIM_REGRESSION_LABELS,
                     regularization_losses=None,
                 )
+
+
+def training_scalars_of_head(head, labels, regularization_losses=None) -> dict:
+    """The TensorBoard scalars of one training step of a ``model_fn`` that hands TF's
+    logits ((45,), (-41,)) to ``head.create_estimator_spec`` with a no-op ``train_op_fn``
+    (TF's graph tests read the spec's ``scaffold.summary_op``)."""
+    logits = np.array(((45,), (-41,)), dtype=np.float32)
+
+    def model_fn(features, labels, mode, config):
+        return head.create_estimator_spec(
+            features,
+            mode,
+            logits,
+            labels,
+            train_op_fn=lambda loss: None,
+            regularization_losses=regularization_losses,
+        )
+
+    model_dir = tempfile.mkdtemp()
+    config = cn.estimators.RunConfig(save_summary_steps=1)
+    est = cn.estimators.Estimator(model_fn, model_dir=model_dir, config=config)
+    features = {"x": np.array(((42,), (42,)), dtype=np.float32)}
+    est.train(lambda: (features, labels), steps=1)
+    return {tag: values[0] for tag, values in training_scalars(model_dir).items()}
+
+
+class HeadTrainingSummariesTest(TFTestCase):
+    """The ``_assert_simple_summaries`` checks of TF's head train tests, read back from the
+    TensorBoard events of an estimator's training step."""
+
+    def test_train_summaries_with_head_name(self):
+        """binary_class_head_test.py::BinaryClassHeadForEstimator.test_train_summaries_with_head_name"""
+        head = cn.estimators.binary_classification_head(name="some_binary_head")
+        labels = np.array(((1,), (1,)), dtype=np.float64)
+        scalars = training_scalars_of_head(head, labels)
+        self.assertAllClose(20.5, scalars["loss/some_binary_head"])
+
+    def test_train_with_regularization_losses(self):
+        """binary_class_head_test.py::BinaryClassHeadTest.test_train_with_regularization_losses
+        (its graph tail's summaries)"""
+        head = cn.estimators.binary_classification_head()
+        labels = np.array(((1,), (1,)), dtype=np.float64)
+        scalars = training_scalars_of_head(head, labels, regularization_losses=[1.5, 0.5])
+        expected = {"loss": 22.5, "regularization_loss": 2.0}
+        self.assertAllClose(expected, {tag: scalars[tag] for tag in expected})
