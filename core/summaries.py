@@ -17,9 +17,23 @@ writer).
 
 from __future__ import annotations
 
+from .autodiff import value_of
 from .model_calls import current
 
-__all__ = ["histogram", "merge_all", "scalar"]
+__all__ = ["Deferred", "histogram", "merge_all", "scalar", "summary_value"]
+
+
+class Deferred:
+    """A summary value computed only when a writer reads it: a per-step statistic (a
+    layer's share of zeros) costs nothing on the steps no summary is written."""
+
+    def __init__(self, compute):
+        self.compute = compute
+
+
+def summary_value(value):
+    """The array a recorded summary ``value`` holds (a :class:`Deferred` computed now)."""
+    return value_of(value.compute() if isinstance(value, Deferred) else value)
 
 
 def _record(kind, name, value, family) -> bool:

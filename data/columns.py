@@ -8,6 +8,7 @@ names (``label=["y1", "y2"]``), the Arrow counterpart of TF's dict of labels.
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as pads
@@ -19,6 +20,7 @@ __all__ = [
     "check_expression",
     "check_names",
     "join_label",
+    "label_values",
     "pandas_conversion_error",
     "project",
     "required_columns",
@@ -121,8 +123,19 @@ def split_label(batch, names, single):
     check_names(names, batch.schema, what="label column")
     features = batch.drop_columns(list(names))
     if single:
-        return features, batch.column(names[0]).to_numpy(zero_copy_only=False)
+        return features, label_values(batch.column(names[0]))
     return features, batch.select(list(names))
+
+
+def label_values(column) -> np.ndarray:
+    """A label column as numpy: a fixed-size list column (the labels of
+    ``from_tensor_slices`` given a ``(n, k)`` array) as an ``(n, k)`` array, as TF's
+    input_fn gives them; any other column as a 1-d array."""
+    if not pa.types.is_fixed_size_list(column.type) or column.null_count:
+        return column.to_numpy(zero_copy_only=False)
+    width = column.type.list_size
+    values = label_values(column.flatten())
+    return values.reshape((len(column), width) + values.shape[1:])
 
 
 def join_label(features, labels, names, single):

@@ -10,7 +10,7 @@ checkpoints in ``model_dir``, warm start, hooks (TF's signatures) and callbacks;
 """
 
 from ..core.warm_start import VocabInfo
-from . import export
+from . import export, inputs
 from .callbacks import Callback, CSVLogger, EarlyStopping, ModelCheckpoint
 from .canned import (
     DNNClassifier,

@@ -101,6 +101,7 @@ class CannedModel:
         self.network = network
         self.head = head
         self.parts = list(parts)
+        self.train_summaries: dict = {}  # the last training step's summaries (TF's layers')
 
     def __repr__(self) -> str:
         return f"CannedModel({[name for name, _ in self.column_parts()]})"
@@ -158,7 +159,9 @@ class CannedModel:
                 else "evaluation needs labels: build the Dataset with label=..."
             )
         if mode == ModeKeys.TRAIN:
-            logits = self.network.logits(features, training=True, rng=rng, cache=cache)
+            with core.model_calls.recording() as call:
+                logits = self.network.logits(features, training=True, rng=rng, cache=cache)
+            self.train_summaries = call.summaries
         else:
             with core.no_grad():
                 logits = self.network.logits(features, training=False, rng=None, cache=cache)

@@ -10,11 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core
+from ..core.autodiff import value_of
 
 # tf.estimator's DNN builds its batch-norm layers with momentum 0.999 (canned/dnn.py).
 DNN_BATCH_NORM_MOMENTUM = 0.999
 # Keras' BatchNormalization default epsilon, used by the canned DNN.
 DNN_BATCH_NORM_EPSILON = 1e-3
+
+# The name scope of TF's canned DNN, under which it records its layers' summaries.
+SUMMARY_SCOPE = "dnn"
 
 ACTIVATIONS = {
     "relu": core.relu,
@@ -61,6 +65,18 @@ def check_hidden_units(input_dim: int, hidden_units) -> None:
                 f"hidden layer {i} ({int(fan_in):,} inputs x {int(width):,} units) would "
                 f"have {int(fan_in) * int(width):,} weights, more than {MAX_KERNEL_ELEMENTS:,}"
             )
+
+
+def record_layer_summary(name: str, net) -> None:
+    """TF's ``_add_hidden_layer_summary`` for a layer's output ``net``, while a training
+    call records (:mod:`colonnade.core.model_calls`): the share of its values that are
+    zero, as ``dnn/<layer>/fraction_of_zero_values``. TF's ``activation`` histogram is
+    not kept (docs/tf_differences.md): it would hold every step's activations."""
+    if core.model_calls.current() is None:
+        return
+    values = value_of(net)
+    zero_fraction = core.summaries.Deferred(lambda: (values == 0).mean())
+    core.summaries.scalar(f"{SUMMARY_SCOPE}/{name}/fraction_of_zero_values", zero_fraction)
 
 
 class DNNTower:
@@ -123,6 +139,7 @@ class DNNTower:
             fused_relu = self.activation is core.relu and not last  # applied in place
             net = core.dense(net, layer["kernel"], layer["bias"], relu=fused_relu)
             if last:
+                record_layer_summary(name, net)
                 break
             if not fused_relu:
                 net = self.activation(net)
@@ -140,6 +157,7 @@ class DNNTower:
                     momentum=DNN_BATCH_NORM_MOMENTUM,
                     epsilon=DNN_BATCH_NORM_EPSILON,
                 )
+            record_layer_summary(name, net)
         return net
 
     def checkpoint_children(self) -> dict:

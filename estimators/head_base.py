@@ -16,11 +16,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
 
 from .. import core
 from ..core import Reduction, to_host
 from ..core import losses as core_losses
 from ..core.autodiff import as_tensor, value_of
+from ..data.columns import label_values
 from . import metrics as m
 from .input_fn import feature_column_of
 from .model_fn import EstimatorSpec
@@ -108,8 +110,11 @@ def rows_of(logits_shape, values, what):
 
 
 def logits_array(logits):
-    """``logits`` as given when a Tensor or array; nested lists as a float32 array (a
-    ValueError, not numpy's or an IndexError, when they are ragged or not numbers)."""
+    """``logits`` as given when a Tensor; a numpy array or nested lists as a float32 array,
+    as TF's heads cast them (a ValueError, not numpy's or an IndexError, when they are
+    ragged or not numbers)."""
+    if isinstance(logits, np.ndarray) and logits.dtype != np.float32:
+        return logits.astype(np.float32)
     if not isinstance(logits, (list, tuple)):
         return logits
     try:
@@ -167,6 +172,18 @@ class LazyPredictions(Mapping):
 
     def __len__(self) -> int:
         return len(self._dict())
+
+
+def _fixed_width_labels(labels):
+    """Arrow labels of a fixed width (a ``FixedLenFeature([k])`` parsed from tf.Examples)
+    as the ``(n, k)`` array TF's parsed tensor is; any other labels unchanged."""
+    if isinstance(labels, pa.ChunkedArray):
+        if not pa.types.is_fixed_size_list(labels.type):
+            return labels
+        labels = labels.combine_chunks()
+    if isinstance(labels, pa.Array) and pa.types.is_fixed_size_list(labels.type):
+        return label_values(labels)
+    return labels
 
 
 @dataclass(frozen=True)
@@ -288,6 +305,7 @@ class Head:
         logits = as_tensor(logits_array(logits))
         shape = tuple(logits.shape)
         weights = self.weights(features)
+        labels = _fixed_width_labels(labels)
         if len(shape) > 2 and shape[-1] == self.logits_dimension:
             labels = rows_of(shape, labels, "labels")
             weights = None if weights is None else rows_of(shape, weights, "weights")
@@ -454,9 +472,21 @@ class Head:
                 metrics, label_array, predictions, host(unreduced), weights, regularization_losses
             )
             return EstimatorSpec(mode, predictions, loss, eval_metric_ops=metrics)
+        self._record_training_summaries(loss, regularization_losses)
         train_op = self._train_op(loss, optimizer, trainable_variables, train_op_fn, update_ops)
         predictions = LazyPredictions(lambda: self.predictions(logits))
         return EstimatorSpec(mode, predictions, loss, train_op)
+
+    def _record_training_summaries(self, loss, regularization_losses) -> None:
+        """TF's ``create_estimator_spec_summary``, while a ``model_fn`` call records: the
+        regularized loss as ``loss/<head name>`` (an unnamed head's is the estimator's own
+        ``loss``) and the summed ``regularization_losses`` as ``regularization_loss`` (with
+        the name as suffix)."""
+        if self.name:
+            core.summaries.scalar(self._key("loss"), loss)
+        if regularization_losses is not None:
+            total = _regularized(0.0, regularization_losses)
+            core.summaries.scalar(self._key("regularization_loss"), total)
 
     @staticmethod
     def _train_op(loss, optimizer, trainable_variables, train_op_fn, update_ops):

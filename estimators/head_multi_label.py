@@ -118,8 +118,8 @@ class MultiLabelHead(ClassNames, Head):
             )
         if ids.size and (ids.min() < 0 or ids.max() >= self.n_classes):
             raise ValueError(
-                f"multi-label class ids must be in [0, {self.n_classes}), got values from "
-                f"{ids.min()} to {ids.max()}"
+                f"labels must be an integer SparseTensor with values in [0, {self.n_classes}): "
+                f"multi-label class ids go from {ids.min()} to {ids.max()}"
             )
         out = np.zeros((batch, self.n_classes), np.float32)
         out[rows, ids] = 1.0
@@ -128,10 +128,14 @@ class MultiLabelHead(ClassNames, Head):
     def _multi_hot(self, labels):
         if labels.ndim != 2 or labels.shape[1] != self.n_classes:
             raise ValueError(
-                f"multi-hot labels must have shape (batch, {self.n_classes}), got {labels.shape}"
+                f"Expected labels dimension={self.n_classes}: multi-hot labels must have "
+                f"shape (batch, {self.n_classes}), got {labels.shape}"
             )
         if labels.dtype.kind not in "iufb" or not np.isin(labels, (0, 1)).all():
-            raise ValueError("multi-hot labels must be 0 or 1 (an indicator per class)")
+            raise ValueError(
+                "labels must be an integer indicator Tensor with values in [0, 1]: multi-hot "
+                "labels must be 0 or 1, an indicator per class"
+            )
         return labels.astype(np.float32)
 
     def _vocabulary_ids(self, names):

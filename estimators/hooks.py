@@ -27,7 +27,7 @@ import weakref
 import numpy as np
 
 from .. import core
-from ..core.autodiff import value_of
+from ..core.summaries import summary_value
 from .hook_runner import (
     CheckpointSaverListener,
     SessionRunArgs,
@@ -439,7 +439,7 @@ class SummarySaverHook(SessionRunHook):
             self.timer.mark(step)
             record = {k: _jsonable(v) for k, v in run_values.results["values"].items()}
             summaries = getattr(self.estimator.model, "train_summaries", {})
-            record.update({tag: _jsonable(value_of(v)) for tag, (_, v) in summaries.items()})
+            record.update({tag: _jsonable(summary_value(v)) for tag, (_, v) in summaries.items()})
             record.update(global_step=step, wall_time=time.time())
             with open(self.path, "a") as f:
                 f.write(json.dumps(record) + "\n")

@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from ..core import to_host
-from ..core.autodiff import value_of
+from ..core.summaries import summary_value
 from .hook_runner import SessionRunArgs, SessionRunHook, running_estimator
 
 __all__ = ["TensorBoardHook", "eval_dir", "write_eval_summary", "write_scalars"]
@@ -118,7 +118,7 @@ def write_model_summaries(writer, summaries: dict, step: int) -> None:
     """Write what a ``model_fn`` recorded with ``cn.summary`` (``{tag: (kind, value)}``)
     at ``step``: scalars as scalars, the rest as histograms."""
     for tag, (kind, value) in summaries.items():
-        value = to_host(value_of(value))
+        value = to_host(summary_value(value))
         if kind == "scalar":
             writer.add_scalar(tag, float(np.asarray(value).reshape(-1)[0]), step)
         else:

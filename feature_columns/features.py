@@ -295,9 +295,9 @@ def as_features(features) -> Features:
             )
         num_rows = next(iter(lengths.values())) if lengths else 0
         return Features(dict(features), num_rows)
-    raise TypeError(
-        "features must be a pyarrow.Table or RecordBatch, a pandas.DataFrame or a dict of "
-        f"arrays; got {type(features).__name__}"
+    raise ColumnArgumentError(
+        "features should be a dict of arrays, a pyarrow.Table or RecordBatch, or a "
+        f"pandas.DataFrame; got {type(features).__name__}"
     )
 
 

@@ -183,7 +183,7 @@ def test_multi_label_accepts_class_lists_arrow_lists_and_names():
 @pytest.mark.parametrize(
     "labels, message",
     [
-        ([[0, 3], [1]], r"class ids must be in \[0, 3\), got values from 0 to 3"),
+        ([[0, 3], [1]], r"values in \[0, 3\): multi-label class ids go from 0 to 3"),
         (np.array([[1, 0], [0, 1]]), r"shape \(batch, 3\), got \(2, 2\)"),
         (np.array([[2, 0, 0]]), "must be 0 or 1"),
         ([["a"], ["b"]], "integer ids"),

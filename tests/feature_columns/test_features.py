@@ -42,7 +42,7 @@ def test_every_input_form_gives_the_same_result():
 def test_input_errors():
     with pytest.raises(ValueError, match="different numbers of rows"):
         fc.transform_features({"x": [1.0], "s": ["a", "b"]}, COLUMNS)
-    with pytest.raises(TypeError, match="features must be a pyarrow.Table"):
+    with pytest.raises(TypeError, match="features should be a dict of arrays, a pyarrow.Table"):
         fc.transform_features([1, 2], COLUMNS)
     with pytest.raises(KeyError, match="feature 's' not found .*\\['x'\\]"):
         fc.transform_features({"x": [1.0]}, COLUMNS)

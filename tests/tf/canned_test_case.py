@@ -156,3 +156,13 @@ def classifier_weights(n_classes, binary_weight, scale, bias):
         else np.reshape(scale * np.array(list(range(n_classes)), dtype=np.float32), (1, n_classes))
     )
     return age_weight, [bias] if n_classes == 2 else [bias] * n_classes
+
+
+def training_scalars(model_dir) -> dict:
+    """The training scalars TensorBoard reads from ``model_dir``: ``{tag: [value per
+    written step]}``."""
+    from tensorboard.backend.event_processing import event_accumulator
+
+    acc = event_accumulator.EventAccumulator(model_dir)
+    acc.Reload()
+    return {tag: [e.value for e in acc.Scalars(tag)] for tag in acc.Tags()["scalars"]}

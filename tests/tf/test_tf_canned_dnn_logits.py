@@ -62,7 +62,7 @@ class DNNLogitsTest(ModelDirTest):
         expected_train_logits = (
             expected_logits if expected_train_logits is None else expected_train_logits
         )
-        est = cn.estimators.DNNRegressor(
+        est = self._dnn_regressor_fn(
             hidden_units=hidden_units,
             feature_columns=columns,
             label_dimension=logits_dimension,

@@ -29,7 +29,7 @@ TRAIN, EVAL = "train", "eval"
 FEATURES = {"x": np.array(((42,),), dtype=np.int32)}
 
 
-def _sigmoid_cross_entropy(labels, logits):
+def sigmoid_cross_entropy(labels, logits):
     """TF's helper: the per-example loss, the mean over classes."""
     sigmoid_logits = 1 / (1 + np.exp(-logits))
     unreduced_result = -labels * np.log(sigmoid_logits) - (1 - labels) * np.log(1 - sigmoid_logits)
@@ -110,7 +110,7 @@ class MultiLabelHeadTest(TFTestCase):
         head = MultiLabelHead(2)
         logits = np.array([[-1.0, 1.0], [-1.5, 1.0]], dtype=np.float32)
         labels = np.array([[1, 0], [1, 1]], dtype=np.int64)
-        expected = 0.5 * np.sum(_sigmoid_cross_entropy(labels=labels, logits=logits))
+        expected = 0.5 * np.sum(sigmoid_cross_entropy(labels=labels, logits=logits))
         self.assertAllClose(
             expected, head.loss(logits=logits, labels=labels, features=FEATURES, mode=EVAL)
         )
@@ -152,7 +152,7 @@ class MultiLabelHeadTest(TFTestCase):
             [0, 1],
         ]  # TF's SparseTensor(values=[0, 0, 1], indices=[[0, 0], [1, 0], [1, 1]])
         labels_multi_hot = np.array([[1, 0], [1, 1]], dtype=np.int64)
-        expected_loss = 0.5 * np.sum(_sigmoid_cross_entropy(labels=labels_multi_hot, logits=logits))
+        expected_loss = 0.5 * np.sum(sigmoid_cross_entropy(labels=labels_multi_hot, logits=logits))
         updated = head.update_metrics(head.metrics(), FEATURES, logits, labels)
         self.assertAllClose(expected_loss, updated["average_loss"].result())
         self.assertAllClose(expected_loss, head.loss(labels, logits, features=FEATURES, mode=EVAL))
