@@ -198,8 +198,8 @@ def test_layer_errors():
         fc.DenseFeatures([fc.numeric_column("x"), fc.numeric_column("x", default_value=0.0)])
     with pytest.raises(ValueError, match="unknown sparse_combiner 'max'"):
         fc.LinearModel([cat], sparse_combiner="max")
-    with pytest.raises(ValueError, match="unknown combiner 'sqrt'"):
-        fc.embedding_column(cat, 2, combiner="sqrt")
+    with pytest.raises(ValueError, match="unknown combiner 'sqrt' of column 'k_embedding'"):
+        fc.DenseFeatures([fc.embedding_column(cat, 2, combiner="sqrt")])
     with pytest.raises(ValueError, match="dimension must be at least 1"):
         fc.embedding_column(cat, 0)
     with pytest.raises(ValueError, match="both ckpt_to_load_from and tensor_name_in_ckpt"):

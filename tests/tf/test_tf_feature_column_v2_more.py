@@ -144,7 +144,9 @@ class VocabularyListCategoricalColumnTest(TFTestCase):
     def test_invalid_mapping_dtype(self):
         """feature_column_v2_test.py::VocabularyListCategoricalColumnTest.test_invalid_mapping_dtype"""
         with self.assertRaisesRegex(ValueError, r"vocabulary dtype must be string or integer"):
-            fc.categorical_column_with_vocabulary_list(key="aaa", vocabulary_list=(12.0, 24.0, 36.0))
+            fc.categorical_column_with_vocabulary_list(
+                key="aaa", vocabulary_list=(12.0, 24.0, 36.0)
+            )
 
     def test_mismatched_int_dtype(self):
         """feature_column_v2_test.py::VocabularyListCategoricalColumnTest.test_mismatched_int_dtype"""
@@ -262,9 +264,7 @@ class VocabularyListCategoricalColumnTest(TFTestCase):
         )
         out = _transform({"aaa": inputs}, self._wire(num_oov_buckets=100))
         self.assertIsNone(out.weights)
-        self.assert_sparse_equal(
-            (((0, 0), (1, 0), (1, 1), (1, 2)), (2, 33, 0, 62), (2, 3)), out
-        )
+        self.assert_sparse_equal((((0, 0), (1, 0), (1, 1), (1, 2)), (2, 33, 0, 62), (2, 3)), out)
 
     def _warriors(self, **kwargs):
         return fc.categorical_column_with_vocabulary_list(
@@ -579,9 +579,9 @@ class WeightedCategoricalColumnTest(TFTestCase):
         """feature_column_v2_test.py::WeightedCategoricalColumnTest.test_transform_features_dense_weights"""
         column = _ids_weighted_by_values()
         inputs = sparse_rows(ROWS_OF_THREE, (2, 1, 0), (2, 2))
-        out = fc.transform_features(
-            {"ids": inputs, "values": ((0.5, 0.0), (1.0, 0.1))}, (column,)
-        )[column.name]
+        out = fc.transform_features({"ids": inputs, "values": ((0.5, 0.0), (1.0, 0.1))}, (column,))[
+            column.name
+        ]
         self.assert_ids_and_weights(
             (ROWS_OF_THREE, np.array((2, 1, 0), dtype=np.int64), (2, 2)),
             (ROWS_OF_THREE, (0.5, 1.0, 0.1), (2, 2)),
@@ -599,7 +599,9 @@ class WeightedCategoricalColumnTest(TFTestCase):
         values = sparse_rows(ROWS_OF_THREE, (0.5, 1.0, 0.1), (2, 2))
         model, predictions = self._linear(values)
         self.assertAllClose((0.0,), model.bias)
-        self.assertAllClose(((0.0,), (0.0,), (0.0,)), model.column_weights(model.feature_columns[0]))
+        self.assertAllClose(
+            ((0.0,), (0.0,), (0.0,)), model.column_weights(model.feature_columns[0])
+        )
         self.assertAllClose(((0.0,), (0.0,)), predictions)
         assign(model, "ids_weighted_by_values/weights", ((1.0,), (2.0,), (3.0,)))
         # weight_var[0] * weights[0, 0] = 1 * .5 = .5
@@ -631,7 +633,9 @@ class WeightedCategoricalColumnTest(TFTestCase):
         self.assertAllClose(((0.0,), (0.0,)), predictions)
         assign(model, "ids_weighted_by_values/weights", ((1.0,), (2.0,), (3.0,)))
         ids = sparse_rows(ROWS_OF_THREE, (0, 2, 1), (2, 2))
-        self.assertAllClose(((0.5,), (3.2,)), model({"ids": ids, "values": ((0.5,), (1.0,), (0.1,))}))
+        self.assertAllClose(
+            ((0.5,), (3.2,)), model({"ids": ids, "values": ((0.5,), (1.0,), (0.1,))})
+        )
 
 
 # example 0, ids [2]; example 1, ids [0, 1]; example 2, ids []; example 3, ids [1]
@@ -695,37 +699,22 @@ class EmbeddingColumnTest(TFTestCase):
         self.assertEqual((2,), embedding_column.variable_shape)
         self.assertEqual({"aaa": var_len(pa.int64())}, embedding_column.parse_spec())
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="docs/tf_differences.md, 'an unknown combiner': refused when the column is built",
-    )
     def test_all_constructor_args(self):
         """feature_column_v2_test.py::EmbeddingColumnTest.test_all_constructor_args"""
         categorical_column, embedding_column = self._all_args("my_combiner")
         self.assertIs(categorical_column, embedding_column.categorical_column)
         self.assert_all_args(embedding_column, "my_combiner")
 
-    def test_all_constructor_args_known_combiner(self):
-        """feature_column_v2_test.py::EmbeddingColumnTest.test_all_constructor_args with a
-        combiner colonnade accepts (docs/tf_differences.md, 'an unknown combiner')"""
-        categorical_column, embedding_column = self._all_args("sqrtn")
-        self.assertIs(categorical_column, embedding_column.categorical_column)
-        self.assert_all_args(embedding_column, "sqrtn")
-        with self.assertRaisesRegex(ValueError, "unknown combiner 'my_combiner'"):
-            self._all_args("my_combiner")
+    def test_unknown_combiner_refused_by_the_layer(self):
+        """TF accepts combiner='my_combiner' in test_all_constructor_args and refuses it in
+        the lookup: here, when a layer first uses the column"""
+        _, embedding_column = self._all_args("my_combiner")
+        with self.assertRaisesRegex(ValueError, "combiner must be one of 'mean', 'sqrtn' or 'sum'"):
+            fc.DenseFeatures([embedding_column])
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="docs/tf_differences.md, 'an unknown combiner': refused when the column is built",
-    )
     def test_deep_copy(self):
         """feature_column_v2_test.py::EmbeddingColumnTest.test_deep_copy"""
         self.assert_deep_copy("my_combiner")
-
-    def test_deep_copy_known_combiner(self):
-        """feature_column_v2_test.py::EmbeddingColumnTest.test_deep_copy with a combiner
-        colonnade accepts (docs/tf_differences.md, 'an unknown combiner')"""
-        self.assert_deep_copy("sqrtn")
 
     def assert_deep_copy(self, combiner):
         _, original = self._all_args(combiner)
@@ -787,8 +776,21 @@ class EmbeddingColumnTest(TFTestCase):
         embedding_lookup = _dense(self._embedded(), {"aaa": SPARSE_INPUT})
         self.assertAllEqual(EXPECTED_LOOKUPS, embedding_lookup)
 
+    @pytest.mark.xfail(
+        strict=True, reason="docs/tf_differences.md, 'a 3-D SparseTensor': refused by name"
+    )
     def test_get_dense_tensor_3d(self):
         """feature_column_v2_test.py::EmbeddingColumnTest.test_get_dense_tensor_3d"""
+        self.assertAllEqual(*self._lookups_3d())
+
+    def test_get_dense_tensor_3d_refused(self):
+        """colonnade's side of docs/tf_differences.md, 'a 3-D SparseTensor': the feature of
+        lists of lists is refused by name"""
+        with self.assertRaisesRegex(ValueError, "feature 'aaa' holds lists of lists"):
+            self._lookups_3d()
+
+    def _lookups_3d(self):
+        """TF's expected lookups and colonnade's of test_get_dense_tensor_3d."""
         vocabulary_size = 4
         # example 0, ids [[2], []]; 1, [[], [0, 1]]; 2, [[], []]; 3, [[1], [2]]
         sparse_input = [[[2], []], [[], [0, 1]], [[], []], [[1], [2]]]
@@ -812,9 +814,7 @@ class EmbeddingColumnTest(TFTestCase):
             dimension=3,
             initializer=_values_initializer(self, embedding_values, (vocabulary_size, 3)),
         )
-        with self.assertRaisesRegex(ValueError, "list of lists"):
-            _dense(embedding_column, {"aaa": sparse_input})
-        del expected_lookups  # docs/tf_differences.md: a 3-D SparseTensor is refused by name
+        return expected_lookups, _dense(embedding_column, {"aaa": sparse_input})
 
     def test_get_dense_tensor_restore_from_ckpt(self):
         """feature_column_v2_test.py::EmbeddingColumnTest.test_get_dense_tensor_restore_from_ckpt
@@ -938,18 +938,9 @@ class SharedEmbeddingColumnTest(TFTestCase):
         self.assertEqual((2,), embedding_column.variable_shape)
         self.assertEqual({key: var_len(pa.int64())}, embedding_column.parse_spec())
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="docs/tf_differences.md, 'an unknown combiner': refused when the column is built",
-    )
     def test_all_constructor_args(self):
         """feature_column_v2_test.py::SharedEmbeddingColumnTest.test_all_constructor_args"""
         self.assert_constructor_args("my_combiner")
-
-    def test_all_constructor_args_known_combiner(self):
-        """feature_column_v2_test.py::SharedEmbeddingColumnTest.test_all_constructor_args
-        with a combiner colonnade accepts (docs/tf_differences.md, 'an unknown combiner')"""
-        self.assert_constructor_args("sqrtn")
 
     def assert_constructor_args(self, combiner):
         (categorical_column_a, categorical_column_b), (embedding_column_a, embedding_column_b) = (
@@ -960,18 +951,9 @@ class SharedEmbeddingColumnTest(TFTestCase):
         self.assert_all_args(embedding_column_a, "aaa")
         self.assert_all_args(embedding_column_b, "bbb")
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="docs/tf_differences.md, 'an unknown combiner': refused when the column is built",
-    )
     def test_deep_copy(self):
         """feature_column_v2_test.py::SharedEmbeddingColumnTest.test_deep_copy"""
         self.assert_deep_copy("my_combiner")
-
-    def test_deep_copy_known_combiner(self):
-        """feature_column_v2_test.py::SharedEmbeddingColumnTest.test_deep_copy with a
-        combiner colonnade accepts (docs/tf_differences.md, 'an unknown combiner')"""
-        self.assert_deep_copy("sqrtn")
 
     def assert_deep_copy(self, combiner):
         _, (original_a, _) = self._all_args(combiner)
@@ -991,6 +973,10 @@ class SharedEmbeddingColumnTest(TFTestCase):
                 [categorical_column_a, categorical_column_b], dimension=2, initializer="not_fn"
             )
 
+    @pytest.mark.xfail(
+        strict=True,
+        reason="docs/tf_differences.md, 'shared embeddings of columns of different types'",
+    )
     def test_incompatible_column_type(self):
         """feature_column_v2_test.py::SharedEmbeddingColumnTest.test_incompatible_column_type"""
         categorical_column_a, categorical_column_b = _identity_pair()
@@ -1004,6 +990,19 @@ class SharedEmbeddingColumnTest(TFTestCase):
                 [categorical_column_a, categorical_column_b, categorical_column_c], dimension=2
             )
 
+    def test_columns_of_different_types_share_a_table(self):
+        """colonnade's side of docs/tf_differences.md, 'shared embeddings of columns of
+        different types': equal num_buckets is what sharing needs"""
+        categorical_column_a, categorical_column_b = _identity_pair()
+        categorical_column_c = fc.categorical_column_with_hash_bucket(key="ccc", hash_bucket_size=3)
+        columns = fc.shared_embedding_columns(
+            [categorical_column_a, categorical_column_b, categorical_column_c], dimension=2
+        )
+        self.assertEqual(1, len({c.table_name for c in columns}))
+        categorical_column_d = fc.categorical_column_with_hash_bucket(key="ddd", hash_bucket_size=4)
+        with self.assertRaisesRegex(ValueError, "the same number of buckets"):
+            fc.shared_embedding_columns([categorical_column_a, categorical_column_d], dimension=2)
+
     def test_weighted_categorical_column_ok(self):
         """feature_column_v2_test.py::SharedEmbeddingColumnTest.test_weighted_categorical_column_ok"""
         categorical_column_a, categorical_column_b = _identity_pair()
@@ -1013,8 +1012,12 @@ class SharedEmbeddingColumnTest(TFTestCase):
         weighted_categorical_column_b = fc.weighted_categorical_column(
             categorical_column_b, weight_feature_key="bbb_weights"
         )
-        fc.shared_embedding_columns([weighted_categorical_column_a, categorical_column_b], dimension=2)
-        fc.shared_embedding_columns([categorical_column_a, weighted_categorical_column_b], dimension=2)
+        fc.shared_embedding_columns(
+            [weighted_categorical_column_a, categorical_column_b], dimension=2
+        )
+        fc.shared_embedding_columns(
+            [categorical_column_a, weighted_categorical_column_b], dimension=2
+        )
         fc.shared_embedding_columns(
             [weighted_categorical_column_a, weighted_categorical_column_b], dimension=2
         )
@@ -1062,9 +1065,13 @@ class SharedEmbeddingColumnTest(TFTestCase):
         cols_to_output_tensors = {}
         layer(input_features, cols_to_output_tensors=cols_to_output_tensors)
         variables = [v.name for v in layer.variables]
-        self.assertCountEqual(("dense_features/aaa_bbb_shared_embedding/embedding_weights",), variables)
+        self.assertCountEqual(
+            ("dense_features/aaa_bbb_shared_embedding/embedding_weights",), variables
+        )
         self.assertAllEqual(embedding_values, layer.variables[0])
-        return cols_to_output_tensors[embedding_column_a], cols_to_output_tensors[embedding_column_b]
+        return cols_to_output_tensors[embedding_column_a], cols_to_output_tensors[
+            embedding_column_b
+        ]
 
 
 UNSAFE_LOOKUP_DROPS_ROWS = pytest.mark.xfail(
@@ -1161,7 +1168,7 @@ class OldLinearModelTest(TFTestCase):
 
     @pytest.mark.xfail(
         strict=True,
-        reason="docs/tf_differences.md: a 3-D SparseTensor is refused by name",
+        reason="docs/tf_differences.md, 'a 3-D SparseTensor': refused by name",
     )
     def test_sparse_multi_rank(self):
         """feature_column_v2_test.py::OldLinearModelTest.test_sparse_multi_rank"""
@@ -1179,7 +1186,9 @@ class OldLinearModelTest(TFTestCase):
         (the output is the concatenation of the columns' tensors)"""
         apple_numeric_column = fc.numeric_column("apple_numeric_column")
         banana_dense_feature = fc.numeric_column("banana_dense_feature")
-        banana_dense_feature_bucketized = fc.bucketized_column(banana_dense_feature, boundaries=[0.0])
+        banana_dense_feature_bucketized = fc.bucketized_column(
+            banana_dense_feature, boundaries=[0.0]
+        )
         cherry_sparse_column = fc.categorical_column_with_hash_bucket(
             "cherry_sparse_feature", hash_bucket_size=5
         )
@@ -1200,7 +1209,9 @@ class OldLinearModelTest(TFTestCase):
         )
         self.assertCountEqual(all_cols, cols_to_output_tensors.keys())
         output_tensors = [cols_to_output_tensors[c] for c in sorted(all_cols, key=lambda c: c.name)]
-        self.assertAllEqual(input_layer, np.concatenate([t.numpy() for t in output_tensors], axis=1))
+        self.assertAllEqual(
+            input_layer, np.concatenate([t.numpy() for t in output_tensors], axis=1)
+        )
 
     def test_sparse_collection(self):
         """feature_column_v2_test.py::OldLinearModelTest.test_sparse_collection: TF adds the
@@ -1215,7 +1226,9 @@ class OldLinearModelTest(TFTestCase):
             cols_to_vars=cols_to_vars,
         )
         self.assertEqual(["linear_model/bias_weights"], [v.name for v in cols_to_vars["bias"]])
-        self.assertEqual(["linear_model/wire_cast/weights"], [v.name for v in cols_to_vars[wire_cast]])
+        self.assertEqual(
+            ["linear_model/wire_cast/weights"], [v.name for v in cols_to_vars[wire_cast]]
+        )
 
     def test_dense_trainable_default(self):
         """feature_column_v2_test.py::OldLinearModelTest.test_dense_trainable_default"""
@@ -1391,7 +1404,9 @@ class FunctionalInputLayerTest(TFTestCase):
 
     def test_does_not_support_dict_columns(self):
         """feature_column_v2_test.py::FunctionalInputLayerTest.test_does_not_support_dict_columns"""
-        with self.assertRaisesRegex(ValueError, "Expected feature_columns to be iterable, found dict."):
+        with self.assertRaisesRegex(
+            ValueError, "Expected feature_columns to be iterable, found dict."
+        ):
             fc.input_layer(features={"a": [[0]]}, feature_columns={"a": fc.numeric_column("a")})
 
     def test_bare_column(self):
@@ -1411,7 +1426,8 @@ class FunctionalInputLayerTest(TFTestCase):
         """feature_column_v2_test.py::FunctionalInputLayerTest.test_raises_if_duplicate_name"""
         with self.assertRaisesRegex(ValueError, "Duplicate feature column name found for columns"):
             fc.input_layer(
-                features={"a": [[0]]}, feature_columns=[fc.numeric_column("a"), fc.numeric_column("a")]
+                features={"a": [[0]]},
+                feature_columns=[fc.numeric_column("a"), fc.numeric_column("a")],
             )
 
     def test_one_column(self):
@@ -1429,7 +1445,9 @@ class FunctionalInputLayerTest(TFTestCase):
     def test_raises_if_shape_mismatch(self):
         """feature_column_v2_test.py::FunctionalInputLayerTest.test_raises_if_shape_mismatch"""
         price = fc.numeric_column("price", shape=2)
-        with self.assertRaisesRegex(Exception, r"Cannot reshape a tensor with 2 elements to shape \[2,2\]"):
+        with self.assertRaisesRegex(
+            Exception, r"Cannot reshape a tensor with 2 elements to shape \[2,2\]"
+        ):
             fc.input_layer({"price": [[1.0], [5.0]]}, [price])
 
     def test_reshaping(self):
@@ -1540,7 +1558,7 @@ class FunctionalInputLayerTest(TFTestCase):
         features = {"sparse_feature": [["a"], ["x"]]}
         all_cols = [some_embedding_column]
         names = []
-        with cn.core.VariableStore().scope():
+        with cn.core.VariableStore().as_default():
             for _ in range(2):
                 cols_to_vars = {}
                 fc.input_layer(features, all_cols, cols_to_vars=cols_to_vars)
@@ -1578,7 +1596,9 @@ class FunctionalInputLayerTest(TFTestCase):
         self.assertEqual(1 + 3 + 2, net.shape[1])
         # Each row is formed by concatenating `embedded_body_style`,
         # `one_hot_body_style`, and `price` in order.
-        self.assertAllEqual([[0.0, 0.0, 1.0, 1.0, 2.0, 11.0], [1.0, 0.0, 0.0, 11.0, 12.0, 12.0]], net)
+        self.assertAllEqual(
+            [[0.0, 0.0, 1.0, 1.0, 2.0, 11.0], [1.0, 0.0, 0.0, 11.0, 12.0, 12.0]], net
+        )
 
 
 def test_weights_of_another_batch_size_are_refused():
