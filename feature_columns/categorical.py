@@ -187,13 +187,14 @@ def categorical_column_with_identity(
 ) -> IdentityCategoricalColumn:
     """Integer values in ``[0, num_buckets)`` used as their own ids (TF's
     ``categorical_column_with_identity``). Values outside become ``default_value``; without
-    one they are an error naming the column. Nulls give no id.
+    one, as in TF, a negative value stays an invalid id that lookups and indicators drop,
+    and a value ``>= num_buckets`` is an error naming the column. Nulls give no id.
 
     Args:
         key: the input feature's name (the column of the data).
         num_buckets: the number of ids; values must be in ``[0, num_buckets)``.
-        default_value: the id of values outside that range (TF's default ``None``: an
-            error).
+        default_value: the id of values outside that range (TF's default ``None``: see
+            above).
 
     >>> c = categorical_column_with_identity("video_id", 100, default_value=0)
     >>> from colonnade.feature_columns import transform_features
