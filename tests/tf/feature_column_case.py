@@ -7,8 +7,9 @@ column is a one-column ``DenseFeatures`` (``dense``), ``fc_old.InputLayer`` is
 ``DenseFeatures``, and a graph placeholder is the value fed to it.
 """
 
+import numpy as np
 import pyarrow as pa
-from tf_test_case import example_bytes, sparse_of
+from tf_test_case import example_bytes, sparse_of, sparse_rows
 
 import colonnade as cn
 
@@ -114,3 +115,21 @@ def assert_shape_mismatch(test, layer_fn):
     pattern = r"Cannot reshape a tensor with 2 elements to shape \[2,2\]"
     with test.assertRaisesRegex(Exception, pattern):
         layer_fn({"price": [[1.0], [5.0]]}, [price])
+
+
+WIRE_INPUT = sparse_rows(((0, 0), (1, 0), (1, 1)), ("marlo", "skywalker", "omar"), (2, 2))
+
+
+def assert_wire_linear_model(test, wire_column):
+    """TF's test_old_linear_model of the vocabulary columns: omar, stringer, marlo and one
+    OOV bucket, zero-initialized, then weights 1..4."""
+    test.assertEqual(4, wire_column.num_buckets)
+    model = fc.LinearModel((wire_column,))
+    predictions = model({wire_column.name: WIRE_INPUT})
+    test.assertAllClose((0.0,), model.bias)
+    test.assertAllClose(((0.0,), (0.0,), (0.0,), (0.0,)), model.column_weights(wire_column))
+    test.assertAllClose(((0.0,), (0.0,)), predictions)
+    model.column_weights(wire_column).assign(np.array(((1.0,), (2.0,), (3.0,), (4.0,)), "f4"))
+    # 'marlo' -> 2: wire_var[2] = 3
+    # 'skywalker' -> 3, 'omar' -> 0: wire_var[3] + wire_var[0] = 4+1 = 5
+    test.assertAllClose(((3.0,), (5.0,)), model({wire_column.name: WIRE_INPUT}))

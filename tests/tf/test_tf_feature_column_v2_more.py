@@ -36,8 +36,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from feature_column_case import (
+    WIRE_INPUT,
     assert_categorical,
     assert_parsed,
+    assert_wire_linear_model,
     dense,
     fixed_initializer,
     parsed,
@@ -49,9 +51,6 @@ from tf_test_case import TFTestCase, as_sparse, assign, sparse_of, sparse_rows
 import colonnade as cn
 
 fc = cn.feature_columns
-
-
-WIRE_INPUT = sparse_rows(((0, 0), (1, 0), (1, 1)), ("marlo", "skywalker", "omar"), (2, 2))
 
 
 class VocabularyListCategoricalColumnTest(TFTestCase):
@@ -255,17 +254,7 @@ class VocabularyListCategoricalColumnTest(TFTestCase):
 
     def test_old_linear_model(self):
         """feature_column_v2_test.py::VocabularyListCategoricalColumnTest.test_old_linear_model"""
-        wire_column = self._wire(num_oov_buckets=1)
-        self.assertEqual(4, wire_column.num_buckets)
-        model = fc.LinearModel((wire_column,))
-        predictions = model({wire_column.name: WIRE_INPUT})
-        self.assertAllClose((0.0,), model.bias)
-        self.assertAllClose(((0.0,), (0.0,), (0.0,), (0.0,)), model.column_weights(wire_column))
-        self.assertAllClose(((0.0,), (0.0,)), predictions)
-        assign(model, "aaa/weights", ((1.0,), (2.0,), (3.0,), (4.0,)))
-        # 'marlo' -> 2: wire_var[2] = 3
-        # 'skywalker' -> 3, 'omar' -> 0: wire_var[3] + wire_var[0] = 4+1 = 5
-        self.assertAllClose(((3.0,), (5.0,)), model({wire_column.name: WIRE_INPUT}))
+        assert_wire_linear_model(self, self._wire(num_oov_buckets=1))
 
 
 class IdentityCategoricalColumnTest(TFTestCase):
