@@ -386,7 +386,8 @@ def numeric_column(
         shape: values per example (TF's default ``(1,)``); the input is then a list column.
         default_value: what nulls (and NaN) become; TF's default ``None``: they are an
             error.
-        dtype: the values' numeric type as read (TF's default ``"float32"``).
+        dtype: the values' numeric type as parsed and read (TF's default ``"float32"``);
+            an integer column takes float values as they are, as TF does.
         normalizer_fn: applied to the values after defaults (TF's default ``None``).
 
     >>> c = numeric_column("price", default_value=0.0)
