@@ -270,9 +270,15 @@ def read_vocabulary_file(
         raise ValueError(f"column {column!r}: vocabulary_file must be a path, got {path!r}")
     where = f"column {column!r}: vocabulary_file {str(path)!r}"
     if file_format == "tfrecord_gzip":
-        return _vocabulary_entries(
-            _tfrecord_entries(path, where), vocabulary_size, dtype, column, path
-        )
+        records = _tfrecord_entries(path, where)
+        size = None if vocabulary_size is None else check_vocabulary_size(vocabulary_size, column)
+        if size is not None and size > len(records):  # TF's message for a TFRecord file
+            raise ValueError(
+                f"{where}: Input dataset was expected to contain {vocabulary_size} elements but "
+                f"contained only {len(records)} elements (Invalid vocab_size); vocabulary_size "
+                "must be at most that"
+            )
+        return _vocabulary_entries(records, vocabulary_size, dtype, column, path)
     try:
         if os.path.exists(path) and not os.path.isfile(path):
             raise ValueError(f"{where} is not a regular file")

@@ -17,7 +17,8 @@
 # ruff: noqa: E501
 """TF's tensorflow/python/feature_column/feature_column_v2_test.py: the methods of
 NumericColumnTest, BucketizedColumnTest, HashedCategoricalColumnTest, CrossedColumnTest
-and VocabularyFileCategoricalColumnTest that test_tf_feature_column_v2.py leaves.
+and VocabularyFileCategoricalColumnTest that test_tf_feature_column_v2.py leaves, and
+VocabularyTfrecordGzipFileCategoricalColumnTest.
 
 Translation rules: test_tf_feature_column_v2.py's and feature_column_case.py's.
 
@@ -28,8 +29,9 @@ Not ported, having no meaning without graphs, sessions, TF's class layouts or it
 ``SparseTensor`` of one value per row is, as Arrow data, a dense feature),
 ``CrossedColumnTest.test_old_linear_model_with_weights`` (a subclass of TF's internal
 column interface), ``VocabularyFileCategoricalColumnTest.test_defaults_unicode`` (TF's
-testdata/unicode_vocabulary is not vendored), and VocabularyTfrecordGzipFileCategoricalColumnTest
-(vocabulary files in TFRecord form).
+testdata/unicode_vocabulary is not vendored). VocabularyTfrecordGzipFileCategoricalColumnTest
+reruns test_tf_feature_column_v2.py's VocabularyFileCategoricalColumnTest over TFRecord
+vocabulary files.
 """
 
 import copy
@@ -37,6 +39,7 @@ import copy
 import numpy as np
 import pyarrow as pa
 import pytest
+import test_tf_feature_column_v2 as v2_port
 from feature_column_case import (
     WIRE_INPUT,
     assert_categorical,
@@ -262,3 +265,41 @@ class VocabularyFileCategoricalColumnTest(TFTestCase):
             num_oov_buckets=1,
         )
         assert_wire_linear_model(self, wire_column)
+
+
+def _write_tfrecord_gzip(path, values):
+    from colonnade.data.tfrecord import TFRecordWriter
+
+    with TFRecordWriter(str(path), "GZIP") as writer:
+        for value in values:
+            writer.write(str(value).encode())
+    return str(path)
+
+
+@pytest.fixture(scope="class")
+def vocabulary_files(request, tmp_path_factory):
+    """TF's testdata/*_vocabulary.tfrecord.gz: one entry a GZIP TFRecord record (the
+    fixture VocabularyFileCategoricalColumnTest uses, here with these files)."""
+    root = tmp_path_factory.mktemp("tfrecord_vocab")
+    request.cls._wire_vocabulary_file_name = _write_tfrecord_gzip(
+        root / "wire_vocabulary.tfrecord.gz", WIRE_VOCABULARY
+    )
+    request.cls._wire_vocabulary_size = 3
+    request.cls._warriors_vocabulary_file_name = _write_tfrecord_gzip(
+        root / "warriors_vocabulary.tfrecord.gz", WARRIORS_VOCABULARY
+    )
+    request.cls._warriors_vocabulary_size = 5
+
+
+class VocabularyTfrecordGzipFileCategoricalColumnTest(v2_port.VocabularyFileCategoricalColumnTest):
+    """feature_column_v2_test.py::VocabularyTfrecordGzipFileCategoricalColumnTest: TF's
+    VocabularyFileCategoricalColumnTest (as test_tf_feature_column_v2.py ports it) over
+    vocabulary files in TFRecord form, whose too-large vocabulary_size TF reports as the
+    dataset's."""
+
+    def test_too_large_vocabulary_size(self):
+        """feature_column_v2_test.py::VocabularyTfrecordGzipFileCategoricalColumnTest.test_too_large_vocabulary_size
+        (TF's FailedPreconditionError is a ValueError here)"""
+        with self.assertRaisesRegex(ValueError, "Input dataset was expected to contain 4 elements"):
+            column = self._file_column(vocabulary_size=self._wire_vocabulary_size + 1)
+            transform({"aaa": WIRE_INPUT}, column)
