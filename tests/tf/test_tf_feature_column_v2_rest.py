@@ -15,8 +15,8 @@
 # Ported to colonnade: TF's inputs, expected values and tolerances are kept verbatim;
 # graph-mode branches are replaced by their eager equivalents.
 # ruff: noqa: E501
-"""TF's tensorflow/python/feature_column/feature_column_v2_test.py: the methods of
-NumericColumnTest, BucketizedColumnTest, HashedCategoricalColumnTest, CrossedColumnTest
+"""TF's tensorflow/python/feature_column/feature_column_v2_test.py: LazyColumnTest, the
+methods of NumericColumnTest, BucketizedColumnTest, HashedCategoricalColumnTest, CrossedColumnTest
 and VocabularyFileCategoricalColumnTest that test_tf_feature_column_v2.py leaves, and
 VocabularyTfrecordGzipFileCategoricalColumnTest.
 
@@ -54,6 +54,81 @@ from tf_test_case import TFTestCase, assign, sparse_rows
 import colonnade as cn
 
 fc = cn.feature_columns
+
+
+class _ColumnForTests(fc.FeatureColumn):
+    """TF's BaseFeatureColumnForTests: a column of the tests' own, named ``name``, whose
+    transform is ``fn(cache)``."""
+
+    def __init__(self, name, fn):
+        self._name, self._fn = name, fn
+
+    @property
+    def name(self):
+        return self._name
+
+    def transform(self, cache):
+        return self._fn(cache)
+
+
+class LazyColumnTest(TFTestCase):
+    """feature_column_v2_test.py::LazyColumnTest, with colonnade's ``TransformCache`` for
+    TF's ``FeatureTransformationCache`` (test_expand_dim_rank_1_sparse_tensor_empty_batch,
+    of TF's ``SparseTensor`` type, is not ported)."""
+
+    def test_transformations_called_once(self):
+        """feature_column_v2_test.py::LazyColumnTest.test_transformations_called_once"""
+        counts = []
+
+        def count(cache):
+            counts.append(1)  # Count transform calls.
+            return cache.get("a")
+
+        transformation_cache = fc.TransformCache({"a": [[2], [3.0]]})
+        column = _ColumnForTests("TransformCounter", count)
+        self.assertEqual(0, len(counts))
+        transformation_cache.get(column)
+        self.assertEqual(1, len(counts))
+        transformation_cache.get(column)
+        self.assertEqual(1, len(counts))
+
+    def test_returns_transform_output(self):
+        """feature_column_v2_test.py::LazyColumnTest.test_returns_transform_output"""
+        transformation_cache = fc.TransformCache({"a": [[2], [3.0]]})
+        column = _ColumnForTests("Transformer", lambda cache: "Output")
+        self.assertEqual("Output", transformation_cache.get(column))
+        self.assertEqual("Output", transformation_cache.get(column))
+
+    def test_does_not_pollute_given_features_dict(self):
+        """feature_column_v2_test.py::LazyColumnTest.test_does_not_pollute_given_features_dict"""
+        features = {"a": [[2], [3.0]]}
+        transformation_cache = fc.TransformCache(features)
+        transformation_cache.get(_ColumnForTests("Transformer", lambda cache: "Output"))
+        self.assertEqual(["a"], list(features.keys()))
+
+    def test_error_if_feature_is_not_found(self):
+        """feature_column_v2_test.py::LazyColumnTest.test_error_if_feature_is_not_found"""
+        transformation_cache = fc.TransformCache({"a": [[2], [3.0]]})
+        with self.assertRaisesRegex(ValueError, "bbb is not in features dictionary"):
+            transformation_cache.get("bbb")
+        with self.assertRaisesRegex(ValueError, "bbb is not in features dictionary"):
+            transformation_cache.get("bbb")
+
+    def test_not_supported_feature_column(self):
+        """feature_column_v2_test.py::LazyColumnTest.test_not_supported_feature_column"""
+        transformation_cache = fc.TransformCache({"a": [[2], [3.0]]})
+        with self.assertRaisesRegex(ValueError, "NotAProperColumn is not supported"):
+            transformation_cache.get(_ColumnForTests("NotAProperColumn", lambda cache: None))
+
+    def test_key_should_be_string_or_feature_colum(self):
+        """feature_column_v2_test.py::LazyColumnTest.test_key_should_be_string_or_feature_colum"""
+
+        class NotAFeatureColumn:
+            pass
+
+        transformation_cache = fc.TransformCache({"a": [[2], [3.0]]})
+        with self.assertRaisesRegex(TypeError, '"key" must be either a "str" or "FeatureColumn".'):
+            transformation_cache.get(NotAFeatureColumn())
 
 
 class NumericColumnTest(TFTestCase):
