@@ -201,6 +201,8 @@ class TransformCache:
         else:
             n = int(num_threads)
         if n <= 1 or len(columns) <= 1:
+            for c in sorted(columns, key=lambda c: c.name):  # in name order, as TF
+                self.get(c)
             return [self.get(c) for c in columns]
         self._parallel = True
         try:

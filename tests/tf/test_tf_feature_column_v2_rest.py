@@ -15,10 +15,10 @@
 # Ported to colonnade: TF's inputs, expected values and tolerances are kept verbatim;
 # graph-mode branches are replaced by their eager equivalents.
 # ruff: noqa: E501
-"""TF's tensorflow/python/feature_column/feature_column_v2_test.py: LazyColumnTest, the
-methods of NumericColumnTest, BucketizedColumnTest, HashedCategoricalColumnTest, CrossedColumnTest
-and VocabularyFileCategoricalColumnTest that test_tf_feature_column_v2.py leaves, and
-VocabularyTfrecordGzipFileCategoricalColumnTest.
+"""TF's tensorflow/python/feature_column/feature_column_v2_test.py: LazyColumnTest,
+VocabularyTfrecordGzipFileCategoricalColumnTest, and the methods of TransformFeaturesTest,
+NumericColumnTest, BucketizedColumnTest, HashedCategoricalColumnTest, CrossedColumnTest and
+VocabularyFileCategoricalColumnTest that test_tf_feature_column_v2.py leaves.
 
 Translation rules: test_tf_feature_column_v2.py's and feature_column_case.py's.
 
@@ -129,6 +129,26 @@ class LazyColumnTest(TFTestCase):
         transformation_cache = fc.TransformCache({"a": [[2], [3.0]]})
         with self.assertRaisesRegex(TypeError, '"key" must be either a "str" or "FeatureColumn".'):
             transformation_cache.get(NotAFeatureColumn())
+
+
+class TransformFeaturesTest(TFTestCase):
+    def test_column_order(self):
+        """feature_column_v2_test.py::TransformFeaturesTest.test_column_order"""
+        call_order = {}
+
+        def logger(name):
+            def transform(cache):
+                call_order[name] = len(call_order)
+                return "Anything"
+
+            return _ColumnForTests(name, transform)
+
+        column1, column2 = logger("1"), logger("2")
+        fc.transform_features({}, [column1, column2])
+        self.assertEqual({"1": 0, "2": 1}, call_order)
+        call_order.clear()
+        fc.transform_features({}, [column2, column1])
+        self.assertEqual({"1": 0, "2": 1}, call_order)
 
 
 class NumericColumnTest(TFTestCase):
