@@ -19,10 +19,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .base import CategoricalColumn, KeyedColumn, WrapsCategorical, check_int, check_key, check_type
+from .base import CategoricalColumn, KeyedColumn, WrapsCategorical, check_int, check_key
 from .categorical_inputs import as_int64, check_dtype_arg, check_input, list_spec
 from .dictionary_hashes import dictionary_fingerprints, valid_values
-from .features import dtype_name, value_kind
+from .features import ColumnArgumentError, dtype_name, value_kind
 from .ids import CategoricalIds, FlatIds, OneIdPerValue, compact
 
 __all__ = [
@@ -128,6 +128,12 @@ class IdentityCategoricalColumn(OneIdPerValue, KeyedColumn, CategoricalColumn):
         def compute():
             ragged = cache.ragged(self.key, self.name)
             values = ragged.values
+            if value_kind(values.type) == "string":
+                raise ColumnArgumentError(
+                    f"Invalid input, not integer. key: {self.key} dtype: string: column "
+                    f"{self.name!r} expects integer values in feature {self.key!r}, got Arrow "
+                    f"type {values.type}"
+                )
             check_input(self, self.key, values.type, "int64")
             values = as_int64(self, self.key, values)
             valid = None
@@ -138,22 +144,29 @@ class IdentityCategoricalColumn(OneIdPerValue, KeyedColumn, CategoricalColumn):
             ignored = ids == -1  # TF's ignore value of dense integer input: no id
             if ignored.any() and ragged.rectangular:
                 valid = ~ignored if valid is None else valid & ~ignored
+            if self.default_value is None:
+                # As TF: negative values stay, ids that lookups drop; too large is an error.
+                self._check_below_num_buckets(ids if valid is None else np.where(valid, ids, 0))
+                return FlatIds(ids, valid, ragged)
             bad = (ids < 0) | (ids >= self.num_buckets)
             if valid is not None:
                 bad &= valid
             if bad.any():
-                if self.default_value is None:
-                    example = int(ids[np.flatnonzero(bad)[0]])
-                    raise ValueError(
-                        f"column {self.name!r}: feature {self.key!r} has {int(bad.sum())} values "
-                        f"outside [0, {self.num_buckets}), e.g. {example}; give "
-                        "categorical_column_with_identity(..., default_value=...) to map them "
-                        "to an id"
-                    )
                 ids = np.where(bad, self.default_value, ids)
             return FlatIds(ids, valid, ragged)
 
         return cache.memo(("flat_ids", self), compute)
+
+    def _check_below_num_buckets(self, ids: np.ndarray) -> None:
+        """ValueError naming the first id >= ``num_buckets`` (TF's gather error)."""
+        big = np.flatnonzero(ids >= self.num_buckets)
+        if big.size:
+            first, n = int(big[0]), self.num_buckets
+            raise ValueError(
+                f"column {self.name!r}: feature {self.key!r} has {big.size} values outside "
+                f"[0, {n}): indices[{first}] = {int(ids[first])} is not in [0, {n}); give "
+                "categorical_column_with_identity(..., default_value=...) to map them to an id"
+            )
 
     def parse_spec(self) -> dict:
         return {self.key: pa.list_(pa.int64())}
@@ -174,13 +187,14 @@ def categorical_column_with_identity(
 ) -> IdentityCategoricalColumn:
     """Integer values in ``[0, num_buckets)`` used as their own ids (TF's
     ``categorical_column_with_identity``). Values outside become ``default_value``; without
-    one they are an error naming the column. Nulls give no id.
+    one, as in TF, a negative value stays an invalid id that lookups and indicators drop,
+    and a value ``>= num_buckets`` is an error naming the column. Nulls give no id.
 
     Args:
         key: the input feature's name (the column of the data).
         num_buckets: the number of ids; values must be in ``[0, num_buckets)``.
-        default_value: the id of values outside that range (TF's default ``None``: an
-            error).
+        default_value: the id of values outside that range (TF's default ``None``: see
+            above).
 
     >>> c = categorical_column_with_identity("video_id", 100, default_value=0)
     >>> from colonnade.feature_columns import transform_features
@@ -188,17 +202,25 @@ def categorical_column_with_identity(
     [[5], [0], []]
     """
     key = check_key(key)
-    n = check_int(num_buckets, "num_buckets", 1, key)
+    n = check_int(num_buckets, "num_buckets", None, key)
+    if n < 1:
+        raise ValueError(f"num_buckets {n} < 1, column_name {key}: give at least one bucket")
     if default_value is not None:
         default_value = check_int(default_value, "default_value", None, key)
         if not 0 <= default_value < n:
             raise ValueError(
-                f"column {key!r}: default_value must be in [0, {n}), got {default_value}"
+                f"default_value {default_value} not in range [0, {n}), column_name {key}"
             )
     return IdentityCategoricalColumn(key, n, default_value)
 
 
 # ---------------------------------------------------------------- weighted
+
+
+def _kept_per_row(splits: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """How many values each row of a ragged column keeps."""
+    rows = np.repeat(np.arange(len(splits) - 1), np.diff(splits))
+    return np.bincount(rows[keep], minlength=len(splits) - 1)
 
 
 @dataclass(frozen=True)
@@ -226,40 +248,57 @@ class WeightedCategoricalColumn(WrapsCategorical, CategoricalColumn):
         return self.categorical_column.num_buckets
 
     def transform(self, cache) -> CategoricalIds:
-        """The categorical column's ids, each with the weight at its position."""
-        flat = self.categorical_column.flat_ids(cache)
+        """The categorical column's ids, each with the weight at its position. As TF, the
+        weights are read first, and a rectangular (TF: dense) feature's ignore values (-1
+        ids, 0.0 weights) are dropped before ids and weights are paired."""
         key = self.weight_feature_key
         w = cache.ragged(key, self.name)
-        check_type(self, key, w.values.type, "floating|integer", value_kind(w.values.type))
-        id_splits, w_splits = flat.ragged.row_splits, w.row_splits
-        same = (id_splits is None and w_splits is None) or np.array_equal(
-            flat.ragged.splits(), w.splits()
-        )
-        if not same:
-            raise ValueError(
-                f"column {self.name!r}: weights {key!r} must have one value per value of "
-                f"{self.categorical_column.input_keys[0]!r}, row by row; their list lengths differ"
+        if value_kind(w.values.type) not in ("floating", "integer"):
+            raise ColumnArgumentError(
+                f"Bad dtype, expected {self.dtype}, but got {value_kind(w.values.type)}: column "
+                f"{self.name!r} expects floating or integer values in feature {key!r}, got "
+                f"Arrow type {w.values.type}"
             )
+        flat = self.categorical_column.flat_ids(cache)
         values = w.values
         if pa.types.is_dictionary(values.type):
             values = values.cast(values.type.value_type)
         weights = pc.fill_null(values, 0).to_numpy(zero_copy_only=False).astype(np.float32)
-        if values.null_count:
-            w_valid = values.is_valid().to_numpy(zero_copy_only=False)
-            missing = ~w_valid if flat.valid is None else flat.valid & ~w_valid
-            if missing.any():
+        w_valid = values.is_valid().to_numpy(zero_copy_only=False)
+        w_keep = w_valid & (weights != 0) if w.rectangular else w_valid  # TF's ignore value
+        id_keep = np.ones(len(flat.ids), bool) if flat.valid is None else flat.valid
+        if np.array_equal(flat.ragged.splits(), w.splits()):
+            missing = int((id_keep & ~w_valid).sum())
+            if missing:
                 raise ValueError(
-                    f"column {self.name!r}: {int(missing.sum())} values have an id but a null "
-                    f"weight in {key!r}"
+                    f"column {self.name!r}: {missing} values have an id but a null weight in "
+                    f"{key!r}"
                 )
-        zero = weights == 0  # TF's ignore value of dense weights: the id is dropped
-        if zero.any() and w.rectangular:
-            kept = ~zero if flat.valid is None else flat.valid & ~zero
-            flat = FlatIds(flat.ids, kept, flat.ragged)
-        ids = compact(flat, self.num_buckets)
-        if flat.valid is not None:
-            weights = weights[flat.valid]
-        return ids.with_weights(weights)
+            id_keep = id_keep & w_keep
+            w_keep = id_keep
+        else:
+            self._check_pairing(flat.ragged.splits(), id_keep, w.splits(), w_keep)
+        ids = compact(FlatIds(flat.ids, id_keep, flat.ragged), self.num_buckets)
+        return ids.with_weights(weights[w_keep])
+
+    def _check_pairing(self, id_splits, id_keep, w_splits, w_keep) -> None:
+        """ValueError unless the kept ids and kept weights have equal counts row by row."""
+        n_ids, n_w = int(id_keep.sum()), int(w_keep.sum())
+        ids_of = self.categorical_column.input_keys[0]
+        if n_ids != n_w:
+            raise ValueError(
+                f"column {self.name!r}: Incompatible shapes: weights {self.weight_feature_key!r} "
+                f"have {n_w} values but {ids_of!r} has {n_ids} ids (Dimensions {n_w} and {n_ids} "
+                "are not compatible); give one weight per id"
+            )
+        rows = len(id_splits) - 1
+        if len(w_splits) - 1 != rows or not np.array_equal(
+            _kept_per_row(id_splits, id_keep), _kept_per_row(w_splits, w_keep)
+        ):
+            raise ValueError(
+                f"column {self.name!r}: weights {self.weight_feature_key!r} must have one value "
+                f"per value of {ids_of!r}, row by row; their list lengths differ"
+            )
 
     def parse_spec(self) -> dict:
         spec = dict(self.categorical_column.parse_spec())
@@ -309,9 +348,14 @@ def weighted_categorical_column(
     key = check_key(weight_feature_key, "weight_feature_key")
     if key in categorical_column.input_keys:
         raise ValueError(
-            f"weight_feature_key {key!r} must differ from the categorical feature's key"
+            f"Parse config for {key} already exists: weight_feature_key {key!r} must differ "
+            "from the categorical feature's key"
         )
-    dtype = dtype_name(dtype)
-    if not dtype.startswith("float"):
-        raise ValueError(f"weighted_categorical_column: dtype must be a float type, got {dtype!r}")
+    name = dtype_name(dtype) if dtype is not None else None
+    if name is None or not name.startswith("float"):
+        raise ValueError(
+            f"dtype {dtype!r} is not convertible to float: weighted_categorical_column needs a "
+            "float type such as 'float32'"
+        )
+    dtype = name
     return WeightedCategoricalColumn(categorical_column, key, dtype)

@@ -31,6 +31,12 @@ def check_input(column, key: str, arrow_type: pa.DataType, dtype: str) -> None:
     got = value_kind(arrow_type)
     if dtype != "string" and got == "floating":
         return
+    if got == "list":
+        raise ColumnArgumentError(
+            f"column {column.name!r}: feature {key!r} holds lists of lists (Arrow type "
+            f"{arrow_type}), TF's 3-D SparseTensor; the column reads one list of values per "
+            "example: flatten the inner lists into it, or use a sequence_categorical_column_with_*"
+        )
     expected = expected_kind(dtype)
     if got != expected:
         what = "string or integer" if got not in ("string", "integer") else "compatible"

@@ -95,6 +95,16 @@ def embedding_lookup(table, ids: CategoricalIds, combiner: str = "mean", max_nor
     return _SEGMENT_OPS[combiner](rows, segment, ids.num_rows, weights=weights)
 
 
+def check_column_combiner(column) -> None:
+    """The combiner of an embedding ``column``, checked when a layer first uses it: as TF,
+    the column itself accepts any name, and the lookup refuses an unknown one."""
+    if column.combiner not in COMBINERS:
+        raise ValueError(
+            f"unknown combiner {column.combiner!r} of column {column.name!r}: combiner must be "
+            f"one of 'mean', 'sqrtn' or 'sum'"
+        )
+
+
 def _default_initializer(dimension: int) -> Initializer:
     # TF's default: truncated normal, mean 0, stddev 1/sqrt(dimension).
     return Initializer("truncated_normal", (("mean", 0.0), ("stddev", 1.0 / math.sqrt(dimension))))
@@ -303,7 +313,13 @@ class EmbeddingColumn(WrapsCategorical, DenseColumn):
         """The embedding variable's name relative to its layer."""
         return f"{self.name}/embedding_weights"
 
+    @property
+    def variable_shape(self) -> tuple:
+        """TF's ``(dimension,)``: the dense tensor of one example."""
+        return (self.dimension,)
+
     def variable_specs(self) -> tuple:
+        check_column_combiner(self)
         num_buckets = self.categorical_column.num_buckets
         return (_embedding_table_spec(self, self.table_name, num_buckets),)
 
@@ -350,10 +366,13 @@ def embedding_column(
     """Dense embedding of a categorical column (TF's ``embedding_column``).
 
     Its layer owns a ``(num_buckets, dimension)`` table ``<name>/embedding_weights``,
-    initialized by ``initializer(shape, dtype, rng)`` (default: truncated normal with
-    stddev ``1/sqrt(dimension)``, as TF) or loaded from ``tensor_name_in_ckpt`` in the
-    checkpoint ``ckpt_to_load_from``. ``combiner`` is ``'mean'``, ``'sqrtn'`` or ``'sum'``;
-    ``max_norm`` clips each looked-up row's l2 norm; ``trainable=False`` freezes the table.
+    initialized by ``initializer`` (colonnade's ``f(shape, dtype, rng)``, TF1's
+    ``f(shape, dtype, partition_info=None)`` or Keras's ``f(shape, dtype=None, **kw)``;
+    default: truncated normal with stddev ``1/sqrt(dimension)``, as TF) or loaded from
+    ``tensor_name_in_ckpt`` in the checkpoint ``ckpt_to_load_from``. ``combiner`` is
+    ``'mean'``, ``'sqrtn'`` or ``'sum'`` (another name is refused when a layer first uses
+    the column, as TF's lookup does); ``max_norm`` clips each looked-up row's l2 norm;
+    ``trainable=False`` freezes the table.
 
     Args:
         categorical_column: the column whose ids are embedded.
@@ -377,7 +396,6 @@ def embedding_column(
     _check_categorical(categorical_column, "embedding_column")
     where = f"column '{categorical_column.name}_embedding'"
     check_safe_lookup(use_safe_embedding_lookup, where)
-    combiner = check_combiner(combiner)
     dimension, max_norm = _check_embedding_args(
         dimension, initializer, ckpt_to_load_from, tensor_name_in_ckpt, max_norm, trainable, where
     )
@@ -469,7 +487,10 @@ class SharedEmbeddingColumn(WrapsCategorical, DenseColumn):
     def table_name(self) -> str:
         return self.shared.table_name
 
+    variable_shape = EmbeddingColumn.variable_shape
+
     def variable_specs(self) -> tuple:
+        check_column_combiner(self)
         s = self.shared
         return (_embedding_table_spec(s, s.table_name, s.num_buckets),)
 
@@ -537,7 +558,6 @@ def shared_embedding_columns(
         _check_categorical(c, "shared_embedding_columns")
     where = "shared_embedding_columns"
     check_safe_lookup(use_safe_embedding_lookup, where)
-    combiner = check_combiner(combiner)
     dimension, max_norm = _check_embedding_args(
         dimension, initializer, ckpt_to_load_from, tensor_name_in_ckpt, max_norm, trainable, where
     )

@@ -248,7 +248,7 @@ class DenseFeatures(_Layer):
             if not isinstance(c, DenseColumn):
                 raise ValueError(
                     f"{type(self).__name__} takes dense columns: Items of feature_columns must "
-                    f"be a DenseColumn; {c.name!r} is a "
+                    f"be a _DenseColumn or DenseColumn; {c.name!r} is a "
                     f"{type(c).__name__}. Wrap a categorical column with embedding_column or "
                     "indicator_column"
                 )
@@ -337,10 +337,11 @@ def input_layer(
     if store is None:
         layer = DenseFeatures(feature_columns, trainable=trainable, name="input_layer", seed=seed)
     else:  # in a model_fn: made on the first call, reused by name after
+        name = unique_name("input_layer")  # input_layer, input_layer_1, ... as TF1's graph
         layer = store.layer(
-            unique_name("input_layer"),
+            name,
             lambda rng: DenseFeatures(
-                feature_columns, trainable, name="input_layer", seed=rng if seed is None else seed
+                feature_columns, trainable, name=name, seed=rng if seed is None else seed
             ),
         )
     if cols_to_vars is not None:
@@ -483,13 +484,15 @@ def linear_model(
     if store is None:
         model = LinearModel(feature_columns, units, sparse_combiner, trainable, seed=seed)
     else:  # in a model_fn: made on the first call, reused by name after
+        name = unique_name("linear_model")  # linear_model, linear_model_1, ... as TF1's graph
         model = store.layer(
-            unique_name("linear_model"),
+            name,
             lambda rng: LinearModel(
                 feature_columns,
                 units,
                 sparse_combiner,
                 trainable,
+                name=name,
                 seed=rng if seed is None else seed,
             ),
         )

@@ -17,6 +17,8 @@ from __future__ import annotations
 import inspect
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..core import initializers as core_initializers
 from ..core.backend import DEFAULT_DTYPE
 
@@ -93,19 +95,28 @@ def initializer_from_config(config: dict) -> Initializer:
 
 
 def call_initializer(fn, shape: tuple, dtype, rng):
-    """The initial value ``fn`` gives a table of ``shape``: colonnade's ``fn(shape, dtype,
-    rng)`` and TF1's ``fn(shape, dtype, partition_info=None)`` get all three positionally;
-    a Keras-style ``fn(shape, dtype=None, **kwargs)`` (TF 2's initializer objects) gets
-    ``shape`` and ``dtype`` only.
+    """The initial value ``fn`` gives a table of ``shape`` (``dtype`` is passed as a
+    ``numpy.dtype``, equal to its name, as TF's ``dtypes.float32`` is): colonnade's
+    ``fn(shape, dtype, rng)`` gets all three positionally; TF1's ``fn(shape, dtype,
+    partition_info=None)`` gets ``partition_info=None`` (a variable is never partitioned
+    here); a Keras-style ``fn(shape, dtype=None, **kwargs)`` (TF 2's initializer objects)
+    gets ``shape`` and ``dtype`` only.
 
     >>> call_initializer(lambda shape, dtype=None, **kw: [[1.0, 2.0]], (1, 2), "float32", 0)
     [[1.0, 2.0]]
+    >>> def tf1(shape, dtype, partition_info=None):
+    ...     return partition_info
+    >>> call_initializer(tf1, (1,), "float32", 0) is None
+    True
     """
+    dtype = np.dtype(dtype)
     try:
-        params = inspect.signature(fn).parameters.values()
+        params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):  # a builtin without a signature
         return fn(shape, dtype, rng)
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(positional) >= 3 and positional[2].name == "partition_info":
+        return fn(shape, dtype, partition_info=None)
     takes_three = len(positional) >= 3 or any(p.kind == p.VAR_POSITIONAL for p in params)
     if takes_three:
         return fn(shape, dtype, rng)

@@ -179,6 +179,17 @@ def _float_fast_path(arr: pa.Array, np_dtype: np.dtype) -> np.ndarray | None:
     return None
 
 
+def _reading_dtype(dtype: str, arrow_type: pa.DataType) -> str:
+    """The dtype a numeric column reads its feature as: its own, except that an integer
+    column keeps float values as floats (as TF, whose ``dtype`` only says how to parse and
+    whose transform casts the feature as given to float32)."""
+    while is_list_type(arrow_type):
+        arrow_type = arrow_type.value_type
+    if np.dtype(dtype).kind in "iu" and value_kind(arrow_type) == "floating":
+        return "float64"
+    return dtype
+
+
 def read_numeric_rows(column, key: str, arr: pa.Array, size: int, dtype: str, default):
     """A numeric feature as ``(num_rows, size)`` numpy values of ``dtype``, nulls filled
     with ``default`` (a flat tuple) or refused."""
@@ -329,7 +340,12 @@ class NumericColumn(KeyedColumn, DenseColumn):
         normalizer applied."""
         raw = cache.raw(self.key, self.name)
         values = read_numeric_rows(
-            self, self.key, raw, self.dimension, self.dtype, self.flat_default
+            self,
+            self.key,
+            raw,
+            self.dimension,
+            _reading_dtype(self.dtype, raw.type),
+            self.flat_default,
         )
         if self.normalizer_fn is not None:
             values = values.reshape((values.shape[0],) + self.shape)
@@ -370,7 +386,8 @@ def numeric_column(
         shape: values per example (TF's default ``(1,)``); the input is then a list column.
         default_value: what nulls (and NaN) become; TF's default ``None``: they are an
             error.
-        dtype: the values' numeric type as read (TF's default ``"float32"``).
+        dtype: the values' numeric type as parsed and read (TF's default ``"float32"``);
+            an integer column takes float values as they are, as TF does.
         normalizer_fn: applied to the values after defaults (TF's default ``None``).
 
     >>> c = numeric_column("price", default_value=0.0)

@@ -72,6 +72,17 @@ def _executor(num_threads: int) -> ThreadPoolExecutor:
         return ex
 
 
+def _checked_transform(column, cache):
+    """``column.transform(cache)``, refusing ``None`` (a column that gives no value)."""
+    value = column.transform(cache)
+    if value is None:
+        raise ValueError(
+            f"Column {column.name} is not supported: its transform gave None; a column's "
+            "transform must return its value for the batch"
+        )
+    return value
+
+
 class TransformCache:
     """Transforms of one batch of ``features``, each computed once.
 
@@ -133,8 +144,16 @@ class TransformCache:
         return key in self._done
 
     def get(self, column):
-        """The transform of ``column`` for this batch (computed once)."""
-        return self.memo(("column", column), lambda: column.transform(self))
+        """The transform of ``column`` for this batch (computed once); for a feature name,
+        the raw feature (TF's ``FeatureTransformationCache.get``)."""
+        if isinstance(column, str):
+            return self.raw(column)
+        if not hasattr(column, "transform"):
+            raise TypeError(
+                f'"key" must be either a "str" or "FeatureColumn". Given: {column!r}, of type '
+                f"{type(column).__name__}"
+            )
+        return self.memo(("column", column), lambda: _checked_transform(column, self))
 
     def raw(self, key: str, needed_by: str | None = None):
         """The raw feature ``key`` as one Arrow array."""
@@ -182,6 +201,8 @@ class TransformCache:
         else:
             n = int(num_threads)
         if n <= 1 or len(columns) <= 1:
+            for c in sorted(columns, key=lambda c: c.name):  # in name order, as TF
+                self.get(c)
             return [self.get(c) for c in columns]
         self._parallel = True
         try:

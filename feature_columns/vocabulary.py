@@ -43,7 +43,8 @@ def _check_vocabulary(values: list, dtype: str, column: str, source: str) -> pa.
     dups = [v for v, c in counts.items() if c > 1]
     if dups:
         raise ValueError(
-            f"column {column!r}: the vocabulary {source}has duplicate entries {sorted(dups)[:10]}"
+            f"Duplicate keys in the vocabulary {source}of column {column!r}: duplicate entries "
+            f"{sorted(dups)[:10]}; each value may appear once"
         )
     if dtype == "string":
         return pa.array(values, type=pa.string())
@@ -195,12 +196,16 @@ def categorical_column_with_vocabulary_list(
     [3, 0]
     """
     key = check_key(key)
+    if vocabulary_list is None:
+        raise ValueError(f"vocabulary_list None must be non-empty, column_name: {key}")
     if isinstance(vocabulary_list, (str, bytes)) or not hasattr(vocabulary_list, "__iter__"):
         raise TypeError(f"column {key!r}: vocabulary_list must be a list or tuple of values")
     values = vocabulary_list.tolist() if hasattr(vocabulary_list, "tolist") else vocabulary_list
     values = list(values)
     if not values:
-        raise ValueError(f"column {key!r}: vocabulary_list is empty")
+        raise ValueError(
+            f"vocabulary_list {vocabulary_list!r} must be non-empty, column_name: {key}"
+        )
     if all(isinstance(v, str) for v in values):
         inferred = "string"
     elif all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
@@ -208,13 +213,14 @@ def categorical_column_with_vocabulary_list(
         values = [int(v) for v in values]
     else:
         raise ValueError(
-            f"column {key!r}: vocabulary_list must be all strings or all integers, got "
-            f"{sorted({type(v).__name__ for v in values})}"
+            f"column {key!r}: vocabulary dtype must be string or integer: vocabulary_list must "
+            f"be all strings or all integers, got {sorted({type(v).__name__ for v in values})}"
         )
     dtype = inferred if dtype is None else check_dtype_arg(dtype, key)
     if expected_kind(dtype) != expected_kind(inferred):
         raise ValueError(
-            f"column {key!r}: dtype {dtype} does not match a vocabulary of {inferred} values"
+            f"column {key!r}: dtype {dtype} and vocabulary dtype {inferred} do not match; "
+            "give a dtype of the vocabulary's kind (string, or an integer type)"
         )
     num_oov, default_value = _check_oov(num_oov_buckets, default_value, len(values), key)
     table = _check_vocabulary(values, dtype, key, "")
@@ -264,9 +270,15 @@ def read_vocabulary_file(
         raise ValueError(f"column {column!r}: vocabulary_file must be a path, got {path!r}")
     where = f"column {column!r}: vocabulary_file {str(path)!r}"
     if file_format == "tfrecord_gzip":
-        return _vocabulary_entries(
-            _tfrecord_entries(path, where), vocabulary_size, dtype, column, path
-        )
+        records = _tfrecord_entries(path, where)
+        size = None if vocabulary_size is None else check_vocabulary_size(vocabulary_size, column)
+        if size is not None and size > len(records):  # TF's message for a TFRecord file
+            raise ValueError(
+                f"{where}: Input dataset was expected to contain {vocabulary_size} elements but "
+                f"contained only {len(records)} elements (Invalid vocab_size); vocabulary_size "
+                "must be at most that"
+            )
+        return _vocabulary_entries(records, vocabulary_size, dtype, column, path)
     try:
         if os.path.exists(path) and not os.path.isfile(path):
             raise ValueError(f"{where} is not a regular file")

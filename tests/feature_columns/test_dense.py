@@ -231,13 +231,21 @@ def test_embedding_column_defaults_and_trainable():
         ({"ckpt_to_load_from": "/x"}, ValueError, "give both ckpt_to_load_from and tensor_name"),
         ({"tensor_name_in_ckpt": "t"}, ValueError, "give both ckpt_to_load_from and tensor_name"),
         ({"trainable": 1}, TypeError, "trainable must be True or False, got 1"),
-        ({"combiner": "max"}, ValueError, "unknown combiner 'max'"),
     ],
 )
 def test_embedding_column_argument_errors(kwargs, error, match):
     args = {"dimension": 2, **kwargs}
     with pytest.raises(error, match=match):
         fc.embedding_column(fc.categorical_column_with_identity("k", 3), **args)
+
+
+def test_an_unknown_combiner_is_refused_by_the_layer_that_uses_it():
+    # TF builds the column and refuses the combiner in the lookup
+    column = fc.embedding_column(fc.categorical_column_with_identity("k", 3), 2, combiner="max")
+    assert column.combiner == "max"
+    for make_layer in (fc.DenseFeatures, fc.LinearModel):
+        with pytest.raises(ValueError, match="unknown combiner 'max' of column 'k_embedding'"):
+            make_layer([column])
 
 
 def test_dense_views_need_a_categorical_column():
@@ -316,3 +324,28 @@ def test_shared_embedding_collection_name_and_errors():
         fc.shared_embedding_columns([a, fc.numeric_column("x")], 2)
     with pytest.raises(TypeError, match="shared_embedding_collection_name must be a string"):
         fc.shared_embedding_columns([a, b], 2, shared_embedding_collection_name=7)
+
+
+def test_embedding_initializers_of_tf1_keras_and_colonnade_forms():
+    seen = {}
+
+    def tf1(shape, dtype, partition_info=None):
+        seen["tf1"] = (tuple(shape), dtype, partition_info)
+        return np.ones(shape)
+
+    def keras(shape, dtype=None, **kwargs):
+        seen["keras"] = (tuple(shape), dtype, kwargs)
+        return np.full(shape, 2.0)
+
+    def ours(shape, dtype, rng):
+        seen["ours"] = isinstance(rng, np.random.Generator)
+        return np.full(shape, 3.0)
+
+    cat = fc.categorical_column_with_identity("k", 3)
+    outputs = [
+        fc.input_layer({"k": [0]}, [fc.embedding_column(cat, 2, initializer=f)]).numpy()
+        for f in (tf1, keras, ours)
+    ]
+    assert [o.tolist() for o in outputs] == [[[1.0, 1.0]], [[2.0, 2.0]], [[3.0, 3.0]]]
+    assert seen["tf1"] == ((3, 2), "float32", None) and seen["keras"] == ((3, 2), "float32", {})
+    assert seen["ours"] is True

@@ -198,8 +198,8 @@ def test_layer_errors():
         fc.DenseFeatures([fc.numeric_column("x"), fc.numeric_column("x", default_value=0.0)])
     with pytest.raises(ValueError, match="unknown sparse_combiner 'max'"):
         fc.LinearModel([cat], sparse_combiner="max")
-    with pytest.raises(ValueError, match="unknown combiner 'sqrt'"):
-        fc.embedding_column(cat, 2, combiner="sqrt")
+    with pytest.raises(ValueError, match="unknown combiner 'sqrt' of column 'k_embedding'"):
+        fc.DenseFeatures([fc.embedding_column(cat, 2, combiner="sqrt")])
     with pytest.raises(ValueError, match="dimension must be at least 1"):
         fc.embedding_column(cat, 0)
     with pytest.raises(ValueError, match="both ckpt_to_load_from and tensor_name_in_ckpt"):
@@ -260,3 +260,20 @@ def test_initializer_of_the_wrong_shape_is_refused():
     )
     with pytest.raises(ValueError, match="returned shape \\(2, 2\\); expected \\(3, 2\\)"):
         fc.DenseFeatures([col])
+
+
+def test_functional_layers_in_one_store_name_their_variables_as_tf1_graph_layers():
+    # TF1 names the second linear_model of a graph linear_model_1/..., and so on
+    price = fc.numeric_column("price")
+    names = []
+    with cn.core.VariableStore().as_default():
+        for _ in range(2):
+            cols_to_vars = {}
+            fc.linear_model({"price": [[1.0]]}, [price], cols_to_vars=cols_to_vars)
+            names += [v.name for v in cols_to_vars[price] + cols_to_vars["bias"]]
+    assert names == [
+        "linear_model/price/weights",
+        "linear_model/bias_weights",
+        "linear_model_1/price/weights",
+        "linear_model_1/bias_weights",
+    ]
