@@ -28,12 +28,17 @@ import tempfile
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .. import core
 from ..feature_columns.infer import ColumnPlan, infer
 from .callbacks import EarlyStopping
-from .canned import DNNLinearCombinedClassifier, DNNLinearCombinedRegressor
+from .canned import (
+    DNNLinearCombinedClassifier,
+    DNNLinearCombinedRegressor,
+)
 from .run_config import RunConfig
+from .tabular_linear import linear_first
 from .tabular_split import in_memory, part
 from .tensorboard import write_scalars
 
@@ -88,6 +93,20 @@ LINEAR_L1 = 0.001
 # validation loss (a wide/deep blend chosen on validation; 0 keeps the wide part only):
 # on small tables the deep part overfits what the wide part already fits.
 BLEND_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
+# Before wide&deep, a linear model of the wide columns is solved to convergence in numpy,
+# its L2 penalty chosen on validation (:mod:`.tabular_linear`), so the blend's weight 0 is
+# a converged linear model, not the wide part of a joint training stopped before the
+# linear optimum ...
+LINEAR_FIRST = True
+# ... and wide&deep then trains the deep part only, on top of the linear model's logits
+# held fixed (Ftrl, whose accumulators start empty, would shrink warm-started weights at
+# its first step): the deep part learns what the linear model leaves.
+FROZEN_LINEAR_OPTIMIZER = {"name": "SGD", "learning_rate": 0.0}
+
+
+def _numbers(column) -> np.ndarray:
+    """A label column as float64 numbers."""
+    return np.asarray(column.to_numpy(zero_copy_only=False), np.float64)
 
 
 def validation_fraction(rows: int) -> float:
@@ -341,8 +360,17 @@ class _Tabular:
             plan = plan.with_note(note)
         self.columns_ = plan
         self.model_dir_ = self.model_dir or tempfile.mkdtemp(prefix="colonnade_tabular_")
-        self.estimator_ = self._build(plan, settings, seed)
+        linear_weights = None
+        if valid is not None and LINEAR_FIRST and plan.linear:
+            linear_weights, note = self._fit_linear_first(train, valid, scale, seed)
+            if linear_weights is not None:
+                settings["linear_optimizer"] = dict(FROZEN_LINEAR_OPTIMIZER)
+                note += "; the deep part trains on top of its logits, held fixed"
+            self.columns_ = self.columns_.with_note(note)
+        self.estimator_ = self._build(self.columns_, settings, seed)
         self.settings_ = dict(settings, batch_size=batch_size)
+        if linear_weights is not None:
+            self.estimator_.set_weights(linear_weights)
         callbacks, epochs = [], SMALL_DATA_EPOCHS
         if valid is not None:
             stopper = _BestEpoch(valid, self.label, scale, patience, min_epochs)
@@ -375,6 +403,30 @@ class _Tabular:
             core.remove_checkpoint(self.estimator_.latest_checkpoint())
             self.estimator_.save_checkpoint()
         return self
+
+    def _fit_linear_first(self, train, valid, scale, seed) -> tuple:
+        """``(weights or None, note)``: :func:`~.tabular_linear.linear_first` on the
+        training and validation rows (in memory), the labels as the model trains on them."""
+        plan = self.columns_
+        if not (isinstance(train, pa.Table) and isinstance(valid, pa.Table)):
+            return None, "no linear model trained first: the data is streamed, not in memory"
+        if self._regression:
+            task = "regression"
+            labels = [_numbers(t.column(self.label)) for t in (train, valid)]
+            if scale is not None:
+                labels[1] = (labels[1] - scale[0]) / scale[1]
+        else:
+            task = plan.n_classes
+            labels = [self._class_ids(t.column(self.label)) for t in (train, valid)]
+        return linear_first(train, valid, list(plan.linear), (*labels, task), seed)
+
+    def _class_ids(self, column) -> np.ndarray:
+        """Class ids ``0..n-1`` of a label column (through the label vocabulary if any)."""
+        vocabulary = self.columns_.label_vocabulary
+        if vocabulary is None:
+            return _numbers(column).astype(np.int64)
+        index = pc.index_in(column.cast(pa.string()), pa.array([str(v) for v in vocabulary]))
+        return np.asarray(index.to_numpy(zero_copy_only=False), np.int64)
 
     def _split(self, data, validation_data, rows, seed, scale):
         """``(train, validation or None, notes, validation rows)``; the validation rows
