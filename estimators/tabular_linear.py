@@ -9,7 +9,8 @@ eigendecomposition serves every penalty ``lam``:
 
 - regression (squared error on the standardized label): ``W = V (V'Z'y / n) / (s + lam)``;
 - classification (logistic or softmax): majorize-minimize steps
-  ``W -= V [(V' G U) / (s a' + lam)] U'`` with ``G`` the penalized gradient and
+  ``W -= V [(V' G U) / (s a' + lam)] U'`` (with Nesterov's momentum, restarted when a
+  step goes uphill) with ``G`` the penalized gradient and
   ``U diag(a) U'`` B\u00f6hning's bound on the softmax curvature (``(I - 11'/K) / 2``;
   ``1/4`` for a logistic unit), a fixed bound so the steps never overshoot.
 
@@ -41,7 +42,7 @@ PENALTIES = (0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)
 MAX_CELLS = 10_000_000
 MAX_WIDTH = 3_000
 # Majorize-minimize steps at most per penalty, and the step size that ends them.
-MAX_STEPS, TOLERANCE = 300, 1e-7
+MAX_STEPS, TOLERANCE = 500, 1e-7
 # The bias column's constant: its weight's penalty is 1/BIAS_SCALE^2 of the others'.
 BIAS_SCALE = 1000.0
 
@@ -136,11 +137,16 @@ def solve_logistic(s, v, mean, x, targets, lam, start) -> np.ndarray:
     z = _with_bias(x, mean)
     a, u = _curvature_bound(targets.shape[1])
     denominator = s[:, None] * a[None, :] + lam
-    w = start.copy()
+    w = previous = start.copy()
+    momentum = 0
     for _ in range(MAX_STEPS):
-        grad = z.T @ (_probabilities(z @ w) - targets) / len(z) + lam * w
+        ahead = w + momentum / (momentum + 3) * (w - previous)
+        grad = z.T @ (_probabilities(z @ ahead) - targets) / len(z) + lam * ahead
         step = v @ (((v.T @ grad) @ u) / denominator) @ u.T
-        w -= step
+        previous, w = w, ahead - step
+        momentum += 1
+        if np.sum(grad * (w - previous)) > 0:  # going uphill: restart the momentum
+            momentum = 0
         if np.abs(step).max() < TOLERANCE:
             break
     return w
@@ -200,13 +206,16 @@ def _fit_penalties(train, valid, columns, labels, layout_rows) -> tuple:
 
 
 def linear_first(train: pa.Table, valid: pa.Table, columns, labels, seed) -> tuple:
-    """``(weights, note)`` or ``(None, reason)``: the wide part's variables (by checkpoint
-    name, ``(size, units)`` per column and the bias) of the penalized linear model with
-    the lowest validation loss, over the penalties of :data:`PENALTIES` and two column
-    sets: every wide column, and the :func:`plain_columns` (the others' weights 0).
+    """``(weights, note, refit)`` or ``(None, reason, None)``: the wide part's variables
+    (by checkpoint name, ``(size, units)`` per column and the bias) of the penalized
+    linear model with the lowest validation loss, over the penalties of
+    :data:`PENALTIES` and two column sets: every wide column, and the
+    :func:`plain_columns` (the others' weights 0).
     ``labels``: ``(train, valid, task)`` with the labels as the model trains on them
     (standardized numbers or class ids) and ``task`` ``"regression"`` or the number of
-    classes."""
+    classes. ``refit()`` solves the chosen model again on both sides of the split (for
+    when the blend keeps the linear model alone: the penalty was chosen, every row
+    counts)."""
     train_labels, valid_labels, task = labels
     width = sum(_width(c) for c in columns)
     rows = train.num_rows
@@ -224,12 +233,34 @@ def linear_first(train: pa.Table, valid: pa.Table, columns, labels, seed) -> tup
             if fit is not None:
                 fits[name] = fit
     if not fits:
-        return None, (
-            f"no linear model trained first: the wide part's design is wider than "
-            f"{MAX_WIDTH} columns"
+        return (
+            None,
+            (
+                f"no linear model trained first: the wide part's design is wider than "
+                f"{MAX_WIDTH} columns"
+            ),
+            None,
         )
     chosen = min(fits, key=lambda name: fits[name][0])
     _, penalty, w, mean, layout, _ = fits[chosen]
+    subset = columns if chosen == "every wide column" else plain_columns(columns)
+
+    def refit() -> dict:
+        """The chosen model solved again on the training and validation rows together."""
+        both = pa.concat_tables(
+            [t.select([k for k in t.column_names if k in feature_keys]) for t in (train, valid)]
+        )
+        targets = _targets(np.concatenate([train_labels, valid_labels]), task)
+        x, layout = design(both, subset)
+        s, v, mean = gram(x)
+        lam = penalty / len(x)
+        if task == "regression":
+            return _variables(solve_squared(s, v, mean, x, targets, lam), mean, layout, columns)
+        start = np.zeros((len(layout) + 1, targets.shape[1]))
+        w = solve_logistic(s, v, mean, x, targets, lam, start)
+        return _variables(w, mean, layout, columns)
+
+    feature_keys = {k for c in subset for k in c.parse_spec()}
     tried = "; ".join(
         f"{name}: " + ", ".join(f"{p:g}/n {loss:.4g}" for p, loss in fit[5].items())
         for name, fit in fits.items()
@@ -239,7 +270,7 @@ def linear_first(train: pa.Table, valid: pa.Table, columns, labels, seed) -> tup
         f"{penalty:g}/n, {rows} rows: the lowest validation loss, in the units trained "
         f"on, of {tried})"
     )
-    return _variables(w, mean, layout, columns), note
+    return _variables(w, mean, layout, columns), note, refit
 
 
 def _width(column) -> int:
