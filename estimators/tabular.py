@@ -533,13 +533,18 @@ class _Tabular:
 
     def job_config(self, data_path=None) -> dict:
         """A ``colonnade train`` job config (a dict for TOML) that trains this model's
-        columns and settings on ``data_path`` for the best epoch count found."""
+        columns and settings on ``data_path`` for the best epoch count found. A job has no
+        step that solves the linear model first (:data:`LINEAR_FIRST`): its wide part
+        trains jointly with the deep one, with the recommended linear optimizer."""
         est, plan = self._fitted(), self.columns_
+        settings = {k: v for k, v in self.settings_.items() if k != "batch_size"}
+        if settings.get("linear_optimizer") == FROZEN_LINEAR_OPTIMIZER:
+            settings["linear_optimizer"] = recommended_settings(plan, 1)["linear_optimizer"]
         model = {
             "type": type(est).__name__,
             "model_dir": self.model_dir_,
             "tf_random_seed": 0 if self.seed is None else int(self.seed),
-            **{k: v for k, v in self.settings_.items() if k != "batch_size"},
+            **settings,
             "linear_feature_columns": plan.to_config()["linear_feature_columns"],
             "dnn_feature_columns": plan.to_config()["dnn_feature_columns"],
         }

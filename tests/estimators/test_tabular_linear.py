@@ -138,3 +138,17 @@ def test_too_wide_a_design_trains_no_linear_model_first_and_says_so(tmp_path, mo
     assert "no linear model trained first" in "\n".join(model.columns_.notes)
     rates = {name: opt.learning_rate for name, opt, _ in model.estimator_.train_state.parts}
     assert rates["linear_optimizer"] > 0  # the joint wide&deep training of before
+
+
+def test_a_job_config_trains_the_wide_part_it_cannot_solve_first(tmp_path, monkeypatch):
+    monkeypatch.setattr(tabular, "MAX_EPOCHS", 2)
+    monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
+    model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
+    model.fit(_linear_table(400, 0))
+    assert model.settings_["linear_optimizer"] == tabular.FROZEN_LINEAR_OPTIMIZER
+    job = model.job_config()
+    assert job["model"]["linear_optimizer"] == {
+        "name": tabular.LINEAR_OPTIMIZER,
+        "learning_rate": tabular.LINEAR_LEARNING_RATE,
+        "l1_regularization_strength": tabular.LINEAR_L1,
+    }
