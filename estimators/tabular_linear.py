@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from ..core.threads import threads_for, use_threads
 from ..feature_columns.crossed import CrossedColumn
 from ..feature_columns.numeric import BucketizedColumn
 from ..feature_columns.transform_cache import transform_features
@@ -103,6 +104,7 @@ def gram(x: np.ndarray) -> tuple:
     its bias column, and the centring means."""
     mean = x.mean(0)
     z = _with_bias(x, mean)
+    use_threads(threads_for(2 * z.size * z.shape[1]))  # 2 spinning threads on 2 busy cores: 10x
     s, v = np.linalg.eigh(z.T @ z / len(z))
     return np.maximum(s, 0.0), v, mean
 
@@ -139,6 +141,7 @@ def solve_logistic(s, v, mean, x, targets, lam, start) -> np.ndarray:
     denominator = s[:, None] * a[None, :] + lam
     w = previous = start.copy()
     momentum = 0
+    use_threads(threads_for(2 * z.size * w.shape[1]))
     for _ in range(MAX_STEPS):
         ahead = w + momentum / (momentum + 3) * (w - previous)
         grad = z.T @ (_probabilities(z @ ahead) - targets) / len(z) + lam * ahead
