@@ -152,3 +152,21 @@ def test_a_job_config_trains_the_wide_part_it_cannot_solve_first(tmp_path, monke
         "learning_rate": tabular.LINEAR_LEARNING_RATE,
         "l1_regularization_strength": tabular.LINEAR_L1,
     }
+
+
+def test_leave_one_out_errors_match_refitting_without_each_row():
+    x = _numbers(40, 3)
+    y = (x @ [1.0, 0.5, -1.0] + np.random.default_rng(3).normal(size=len(x)))[:, None]
+    lam = 0.2
+    s, v, mean = gram(x)
+    w = solve_squared(s, v, mean, x, y, lam)
+    got = tabular_linear.leave_one_out_errors(s, v, mean, x, y, w, lam)
+    # the same penalty (n lam ||w||^2 on the summed loss), refit 40 times without a row
+    z = np.hstack([x - mean, np.full((len(x), 1), tabular_linear.BIAS_SCALE)])
+    expected = 0.0
+    for i in range(len(x)):
+        rest = np.arange(len(x)) != i
+        a = z[rest].T @ z[rest] + len(x) * lam * np.eye(z.shape[1])
+        wi = np.linalg.solve(a, z[rest].T @ y[rest])
+        expected += float((z[i] @ wi - y[i])[0] ** 2)
+    assert got == pytest.approx(expected, rel=1e-8)
