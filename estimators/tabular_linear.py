@@ -46,13 +46,13 @@ __all__ = [
 # The L2 penalties tried, times 1/n (1/n is logistic regression's C=1): from nearly none to
 # strong; the one with the lowest validation loss is kept.
 PENALTIES = (0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)
-# Dense design matrices up to this many cells (8 bytes each) and this many columns (an
-# eigendecomposition of WIDTH^3); beyond, the training rows are sampled down to fit, or,
-# too wide, no linear model is trained first.
+# Dense design matrices up to this many cells (8 bytes each) and this many columns (the
+# ids and numbers the training rows hold; an eigendecomposition costs WIDTH^3): beyond,
+# the training rows are sampled down to fit, or, too wide, no linear model is first.
 MAX_CELLS = 10_000_000
 MAX_WIDTH = 3_000
 # Majorize-minimize steps at most per penalty, and the step size that ends them.
-MAX_STEPS, TOLERANCE = 500, 1e-7
+MAX_STEPS, TOLERANCE = 500, 1e-6
 # The bias column's constant: its weight's penalty is 1/BIAS_SCALE^2 of the others'.
 BIAS_SCALE = 1000.0
 
@@ -128,14 +128,13 @@ def solve_squared(s, v, mean, x, y, lam) -> np.ndarray:
     return v @ ((v.T @ (z.T @ y / len(z))) / (s + lam)[:, None])
 
 
-def leave_one_out_errors(s, v, mean, x, y, w, lam) -> float:
+def leave_one_out_errors(projected, s, residual, lam) -> float:
     """The sum over the training rows of the squared error of ridge weights fit without
     that row: ``(residual / (1 - h))^2`` with ``h`` the hat matrix's diagonal
-    ``sum_k (Z V)_k^2 / (n (s_k + lam))`` (exact, no refit)."""
-    z = _with_bias(x, mean)
-    hat = ((z @ v) ** 2) @ (1.0 / (len(z) * (s + lam)))
-    residual = (z @ w - y)[:, 0]
-    return float(np.sum((residual / (1.0 - hat)) ** 2))
+    ``sum_k (Z V)_k^2 / (n (s_k + lam))`` (exact, no refit). ``projected``: ``(Z V)^2``,
+    computed once for every penalty; ``residual``: the fitted values less the labels."""
+    hat = projected @ (1.0 / (len(projected) * (s + lam)))
+    return float(np.sum((residual[:, 0] / (1.0 - hat)) ** 2))
 
 
 def _probabilities(logits):
@@ -217,11 +216,13 @@ def _fit_penalties(train, valid, columns, labels, layout_rows) -> tuple:
     valid_z = _with_bias(design(valid, columns, layout)[0], mean)
     valid_targets = _targets(valid_labels, task)
     best, w, losses = None, np.zeros((len(layout) + 1, targets.shape[1])), {}
+    z = _with_bias(x, mean)
+    projected = (z @ v) ** 2 if regression else None
     for penalty in sorted(PENALTIES, reverse=True):
         lam = penalty / layout_rows
         if regression:
             w = solve_squared(s, v, mean, x, targets, lam)
-            held_out = leave_one_out_errors(s, v, mean, x, targets, w, lam)
+            held_out = leave_one_out_errors(projected, s, z @ w - targets, lam)
             valid_errors = ((valid_z @ w - valid_targets) ** 2).sum()
             losses[penalty] = float((held_out + valid_errors) / (len(x) + len(valid_z)))
         else:
@@ -244,9 +245,9 @@ def linear_first(train: pa.Table, valid: pa.Table, columns, labels, seed) -> tup
     when the blend keeps the linear model alone: the penalty was chosen, every row
     counts)."""
     train_labels, valid_labels, task = labels
-    width = sum(_width(c) for c in columns)
+    width = sum(len(np.unique(block[2])) for block in _blocks(train, columns))
     rows = train.num_rows
-    if rows * min(width, MAX_WIDTH) > MAX_CELLS:
+    if width <= MAX_WIDTH and rows * width > MAX_CELLS:
         keep = np.sort(np.random.default_rng(seed).permutation(rows)[: MAX_CELLS // width])
         train, train_labels, rows = train.take(keep), train_labels[keep], len(keep)
     labels = (train_labels, valid_labels, task)

@@ -160,9 +160,9 @@ def test_leave_one_out_errors_match_refitting_without_each_row():
     lam = 0.2
     s, v, mean = gram(x)
     w = solve_squared(s, v, mean, x, y, lam)
-    got = tabular_linear.leave_one_out_errors(s, v, mean, x, y, w, lam)
-    # the same penalty (n lam ||w||^2 on the summed loss), refit 40 times without a row
     z = np.hstack([x - mean, np.full((len(x), 1), tabular_linear.BIAS_SCALE)])
+    got = tabular_linear.leave_one_out_errors((z @ v) ** 2, s, z @ w - y, lam)
+    # the same penalty (n lam ||w||^2 on the summed loss), refit 40 times without a row
     expected = 0.0
     for i in range(len(x)):
         rest = np.arange(len(x)) != i
