@@ -52,7 +52,7 @@ PENALTIES = (0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)
 MAX_CELLS = 10_000_000
 MAX_WIDTH = 3_000
 # Majorize-minimize steps at most per penalty, and the step size that ends them.
-MAX_STEPS, TOLERANCE = 500, 1e-6
+MAX_STEPS, TOLERANCE = 250, 1e-6
 # The bias column's constant: its weight's penalty is 1/BIAS_SCALE^2 of the others'.
 BIAS_SCALE = 1000.0
 
