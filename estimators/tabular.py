@@ -1,10 +1,12 @@
 """Zero-configuration models: :class:`TabularClassifier` and :class:`TabularRegressor`.
 
 ``fit(data)`` infers the feature columns (:func:`colonnade.feature_columns.infer`), holds
-out a seeded, stratified validation split (:mod:`.tabular_split`), trains a wide&deep
-model with colonnade's recommended settings (a regression label standardized, learning
-rates halved on a plateau), stops when the validation loss stops improving and keeps the
-best epoch's weights. Each setting is a named constant below and a note in
+out a seeded, stratified validation split (:mod:`.tabular_split`), solves a penalized
+linear model of the wide columns to convergence (:mod:`.tabular_linear`), then trains the
+deep part of a wide&deep model on top of its fixed logits with colonnade's recommended
+settings (a regression label standardized, learning rates halved on a plateau), stops
+when the validation loss stops improving, keeps the best epoch's weights and the blend of
+wide and deep with the lowest validation loss. Each setting is a named constant below and a note in
 ``columns_.describe()``; the experiments behind them are in ``benchmarks/RESULTS.md``
 ("Zero configuration").
 
