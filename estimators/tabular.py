@@ -430,15 +430,19 @@ class _Tabular:
         else:
             task = plan.n_classes
             labels = [self._class_ids(t.column(self.label)) for t in (train, valid)]
+            if any(((ids < 0) | (ids >= task)).any() for ids in labels):
+                # training then refuses the label with the head's error, naming it
+                return None, "no linear model trained first: a label is not a class", None
         return linear_first(train, valid, list(plan.linear), (*labels, task), seed)
 
     def _class_ids(self, column) -> np.ndarray:
-        """Class ids ``0..n-1`` of a label column (through the label vocabulary if any)."""
+        """Class ids ``0..n-1`` of a label column (through the label vocabulary if any;
+        -1 for a value outside it)."""
         vocabulary = self.columns_.label_vocabulary
         if vocabulary is None:
             return _numbers(column).astype(np.int64)
         index = pc.index_in(column.cast(pa.string()), pa.array([str(v) for v in vocabulary]))
-        return np.asarray(index.to_numpy(zero_copy_only=False), np.int64)
+        return np.asarray(pc.fill_null(index, -1).to_numpy(zero_copy_only=False), np.int64)
 
     def _split(self, data, validation_data, rows, seed, scale):
         """``(train, validation or None, notes, validation rows)``; the validation rows

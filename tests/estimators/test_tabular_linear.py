@@ -170,3 +170,13 @@ def test_leave_one_out_errors_match_refitting_without_each_row():
         wi = np.linalg.solve(a, z[rest].T @ y[rest])
         expected += float((z[i] @ wi - y[i])[0] ** 2)
     assert got == pytest.approx(expected, rel=1e-8)
+
+
+def test_a_validation_label_outside_the_classes_gets_the_heads_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(tabular, "MAX_EPOCHS", 1)
+    monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
+    df, valid = _linear_table(300, 0), _linear_table(300, 1)
+    valid.loc[0, "y"] = 7  # no such class: not an IndexError of the linear solver
+    model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
+    with pytest.raises(ValueError, match="class ids in \[0, 1\]; got values from 0 to 7"):
+        model.fit(df, validation_data=valid)
