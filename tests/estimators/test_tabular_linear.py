@@ -178,5 +178,5 @@ def test_a_validation_label_outside_the_classes_gets_the_heads_error(tmp_path, m
     df, valid = _linear_table(300, 0), _linear_table(300, 1)
     valid.loc[0, "y"] = 7  # no such class: not an IndexError of the linear solver
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
-    with pytest.raises(ValueError, match="class ids in \[0, 1\]; got values from 0 to 7"):
+    with pytest.raises(ValueError, match=r"class ids in \[0, 1\]; got values from 0 to 7"):
         model.fit(df, validation_data=valid)
