@@ -395,8 +395,11 @@ class _Tabular:
             if BLEND_WEIGHTS:
                 self.deep_weight_, note = _choose_blend(self.estimator_, stopper.validate)
                 self.columns_ = self.columns_.with_note(note)
+                refitted = None
                 if linear_weights is not None and self.deep_weight_ == 0 and LINEAR_REFIT:
-                    self.estimator_.set_weights(refit())
+                    refitted = refit()
+                if refitted is not None:
+                    self.estimator_.set_weights(refitted)
                     self.columns_ = self.columns_.with_note(
                         "the linear model alone kept: solved again on the training and "
                         "validation rows together, with the penalty chosen"

@@ -48,7 +48,8 @@ __all__ = [
 PENALTIES = (0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)
 # Dense design matrices up to this many cells (8 bytes each) and this many columns (the
 # ids and numbers the training rows hold; an eigendecomposition costs WIDTH^3): beyond,
-# the training rows are sampled down to fit, or, too wide, no linear model is first.
+# the training and validation rows are each sampled down to fit (no refit on all rows),
+# or, too wide, no linear model is first.
 MAX_CELLS = 10_000_000
 MAX_WIDTH = 3_000
 # Majorize-minimize steps at most per penalty, and the step size that ends them.
@@ -236,7 +237,7 @@ def _fit_penalties(train, valid, columns, labels, layout_rows) -> tuple:
 def linear_first(train: pa.Table, valid: pa.Table, columns, labels, seed) -> tuple:
     """``(weights, note, refit)`` or ``(None, reason, None)``: the wide part's variables
     (by checkpoint name, ``(size, units)`` per column and the bias) of the penalized
-    linear model with the lowest validation loss, over the penalties of
+    linear model with the lowest held-out loss, over the penalties of
     :data:`PENALTIES` and two column sets: every wide column, and the
     :func:`plain_columns` (the others' weights 0).
     ``labels``: ``(train, valid, task)`` with the labels as the model trains on them
@@ -245,11 +246,11 @@ def linear_first(train: pa.Table, valid: pa.Table, columns, labels, seed) -> tup
     when the blend keeps the linear model alone: the penalty was chosen, every row
     counts)."""
     train_labels, valid_labels, task = labels
-    width = sum(len(np.unique(block[2])) for block in _blocks(train, columns))
+    width = max(1, sum(len(np.unique(block[2])) for block in _blocks(train, columns)))
+    rng = np.random.default_rng(seed)
+    train, train_labels = _sample(train, train_labels, MAX_CELLS // width, rng)
+    valid, valid_labels = _sample(valid, valid_labels, MAX_CELLS // width, rng)
     rows = train.num_rows
-    if width <= MAX_WIDTH and rows * width > MAX_CELLS:
-        keep = np.sort(np.random.default_rng(seed).permutation(rows)[: MAX_CELLS // width])
-        train, train_labels, rows = train.take(keep), train_labels[keep], len(keep)
     labels = (train_labels, valid_labels, task)
     fits = {}
     for name, subset in (
@@ -272,9 +273,13 @@ def linear_first(train: pa.Table, valid: pa.Table, columns, labels, seed) -> tup
     chosen = min(fits, key=lambda name: fits[name][0])
     _, penalty, w, mean, layout, _ = fits[chosen]
     subset = columns if chosen == "every wide column" else plain_columns(columns)
+    chosen_width = len(layout)
 
-    def refit() -> dict:
-        """The chosen model solved again on the training and validation rows together."""
+    def refit() -> dict | None:
+        """The chosen model solved again on the training and validation rows together;
+        None when they hold more than :data:`MAX_CELLS` cells together."""
+        if (train.num_rows + valid.num_rows) * chosen_width > MAX_CELLS:
+            return None
         both = pa.concat_tables(
             [t.select([k for k in t.column_names if k in feature_keys]) for t in (train, valid)]
         )
@@ -299,6 +304,15 @@ def linear_first(train: pa.Table, valid: pa.Table, columns, labels, seed) -> tup
         f"on, of {tried})"
     )
     return _variables(w, mean, layout, columns), note, refit
+
+
+def _sample(table: pa.Table, labels: np.ndarray, most: int, rng) -> tuple:
+    """``table`` and ``labels`` with at most ``most`` of their rows (a seeded sample, in
+    order): the dense design stays within :data:`MAX_CELLS`."""
+    if table.num_rows <= most:
+        return table, labels
+    keep = np.sort(rng.permutation(table.num_rows)[:most])
+    return table.take(keep), labels[keep]
 
 
 def _width(column) -> int:

@@ -180,3 +180,18 @@ def test_a_validation_label_outside_the_classes_gets_the_heads_error(tmp_path, m
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
     with pytest.raises(ValueError, match=r"class ids in \[0, 1\]; got values from 0 to 7"):
         model.fit(df, validation_data=valid)
+
+
+def test_large_designs_are_sampled_and_not_refit(monkeypatch):
+    fc = cn.feature_columns
+    columns = [fc.numeric_column("x"), fc.numeric_column("z")]
+    train, valid = _linear_table(500, 0), _linear_table(400, 1)
+    tables = [pa.Table.from_pandas(t[["x", "z"]]) for t in (train, valid)]
+    labels = (train["y"].to_numpy(), valid["y"].to_numpy(), 2)
+    monkeypatch.setattr(tabular_linear, "MAX_CELLS", 600)  # 300 rows of 2 numbers each
+    weights, note, refit = tabular_linear.linear_first(*tables, columns, labels, seed=0)
+    assert "300 rows" in note  # the 500 training rows sampled down
+    assert refit() is None  # 300 + 300 rows would exceed the cells
+    monkeypatch.setattr(tabular_linear, "MAX_CELLS", 10_000)
+    _, note, refit = tabular_linear.linear_first(*tables, columns, labels, seed=0)
+    assert "500 rows" in note and set(refit()) == set(weights)
