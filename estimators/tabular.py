@@ -1,10 +1,12 @@
 """Zero-configuration models: :class:`TabularClassifier` and :class:`TabularRegressor`.
 
 ``fit(data)`` infers the feature columns (:func:`colonnade.feature_columns.infer`), holds
-out a seeded, stratified validation split (:mod:`.tabular_split`), trains a wide&deep
-model with colonnade's recommended settings (a regression label standardized, learning
-rates halved on a plateau), stops when the validation loss stops improving and keeps the
-best epoch's weights. Each setting is a named constant below and a note in
+out a seeded, stratified validation split (:mod:`.tabular_split`), solves a penalized
+linear model of the wide columns to convergence (:mod:`.tabular_linear`), then trains the
+deep part of a wide&deep model on top of its fixed logits with colonnade's recommended
+settings (a regression label standardized, learning rates halved on a plateau), stops
+when the validation loss stops improving, keeps the best epoch's weights and the blend of
+wide and deep with the lowest validation loss. Each setting is a named constant below and a note in
 ``columns_.describe()``; the experiments behind them are in ``benchmarks/RESULTS.md``
 ("Zero configuration").
 
@@ -28,12 +30,17 @@ import tempfile
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .. import core
 from ..feature_columns.infer import ColumnPlan, infer
 from .callbacks import EarlyStopping
-from .canned import DNNLinearCombinedClassifier, DNNLinearCombinedRegressor
+from .canned import (
+    DNNLinearCombinedClassifier,
+    DNNLinearCombinedRegressor,
+)
 from .run_config import RunConfig
+from .tabular_linear import linear_first
 from .tabular_split import in_memory, part
 from .tensorboard import write_scalars
 
@@ -88,6 +95,24 @@ LINEAR_L1 = 0.001
 # validation loss (a wide/deep blend chosen on validation; 0 keeps the wide part only):
 # on small tables the deep part overfits what the wide part already fits.
 BLEND_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
+# Before wide&deep, a linear model of the wide columns is solved to convergence in numpy,
+# its L2 penalty chosen on validation (:mod:`.tabular_linear`), so the blend's weight 0 is
+# a converged linear model, not the wide part of a joint training stopped before the
+# linear optimum ...
+LINEAR_FIRST = True
+# ... and wide&deep then trains the deep part only, on top of the linear model's logits
+# held fixed (Ftrl, whose accumulators start empty, would shrink warm-started weights at
+# its first step): the deep part learns what the linear model leaves.
+FROZEN_LINEAR_OPTIMIZER = {"name": "SGD", "learning_rate": 0.0}
+# When the blend keeps the linear model alone (deep weight 0), it is solved again on every
+# row, the validation rows included (the penalty and columns stay as chosen): on a small
+# table the split's rows are a fifth of the data.
+LINEAR_REFIT = True
+
+
+def _numbers(column) -> np.ndarray:
+    """A label column as float64 numbers."""
+    return np.asarray(column.to_numpy(zero_copy_only=False), np.float64)
 
 
 def validation_fraction(rows: int) -> float:
@@ -341,8 +366,17 @@ class _Tabular:
             plan = plan.with_note(note)
         self.columns_ = plan
         self.model_dir_ = self.model_dir or tempfile.mkdtemp(prefix="colonnade_tabular_")
-        self.estimator_ = self._build(plan, settings, seed)
+        linear_weights = None
+        if valid is not None and LINEAR_FIRST and plan.linear:
+            linear_weights, note, refit = self._fit_linear_first(train, valid, scale, seed)
+            if linear_weights is not None:
+                settings["linear_optimizer"] = dict(FROZEN_LINEAR_OPTIMIZER)
+                note += "; the deep part trains on top of its logits, held fixed"
+            self.columns_ = self.columns_.with_note(note)
+        self.estimator_ = self._build(self.columns_, settings, seed)
         self.settings_ = dict(settings, batch_size=batch_size)
+        if linear_weights is not None:
+            self.estimator_.set_weights(linear_weights)
         callbacks, epochs = [], SMALL_DATA_EPOCHS
         if valid is not None:
             stopper = _BestEpoch(valid, self.label, scale, patience, min_epochs)
@@ -361,6 +395,15 @@ class _Tabular:
             if BLEND_WEIGHTS:
                 self.deep_weight_, note = _choose_blend(self.estimator_, stopper.validate)
                 self.columns_ = self.columns_.with_note(note)
+                refitted = None
+                if linear_weights is not None and self.deep_weight_ == 0 and LINEAR_REFIT:
+                    refitted = refit()
+                if refitted is not None:
+                    self.estimator_.set_weights(refitted)
+                    self.columns_ = self.columns_.with_note(
+                        "the linear model alone kept: solved again on the training and "
+                        "validation rows together, with the penalty chosen"
+                    )
         elif scale is not None:
             self.history_.history["loss"] = [
                 v * scale[1] ** 2 for v in self.history_.history["loss"]
@@ -375,6 +418,34 @@ class _Tabular:
             core.remove_checkpoint(self.estimator_.latest_checkpoint())
             self.estimator_.save_checkpoint()
         return self
+
+    def _fit_linear_first(self, train, valid, scale, seed) -> tuple:
+        """``(weights or None, note, refit)``: :func:`~.tabular_linear.linear_first` on the
+        training and validation rows (in memory), the labels as the model trains on them."""
+        plan = self.columns_
+        if not (isinstance(train, pa.Table) and isinstance(valid, pa.Table)):
+            return None, "no linear model trained first: the data is streamed", None
+        if self._regression:
+            task = "regression"
+            labels = [_numbers(t.column(self.label)) for t in (train, valid)]
+            if scale is not None:
+                labels[1] = (labels[1] - scale[0]) / scale[1]
+        else:
+            task = plan.n_classes
+            labels = [self._class_ids(t.column(self.label)) for t in (train, valid)]
+            if any(((ids < 0) | (ids >= task)).any() for ids in labels):
+                # training then refuses the label with the head's error, naming it
+                return None, "no linear model trained first: a label is not a class", None
+        return linear_first(train, valid, list(plan.linear), (*labels, task), seed)
+
+    def _class_ids(self, column) -> np.ndarray:
+        """Class ids ``0..n-1`` of a label column (through the label vocabulary if any;
+        -1 for a value outside it)."""
+        vocabulary = self.columns_.label_vocabulary
+        if vocabulary is None:
+            return _numbers(column).astype(np.int64)
+        index = pc.index_in(column.cast(pa.string()), pa.array([str(v) for v in vocabulary]))
+        return np.asarray(pc.fill_null(index, -1).to_numpy(zero_copy_only=False), np.int64)
 
     def _split(self, data, validation_data, rows, seed, scale):
         """``(train, validation or None, notes, validation rows)``; the validation rows
@@ -471,13 +542,18 @@ class _Tabular:
 
     def job_config(self, data_path=None) -> dict:
         """A ``colonnade train`` job config (a dict for TOML) that trains this model's
-        columns and settings on ``data_path`` for the best epoch count found."""
+        columns and settings on ``data_path`` for the best epoch count found. A job has no
+        step that solves the linear model first (:data:`LINEAR_FIRST`): its wide part
+        trains jointly with the deep one, with the recommended linear optimizer."""
         est, plan = self._fitted(), self.columns_
+        settings = {k: v for k, v in self.settings_.items() if k != "batch_size"}
+        if settings.get("linear_optimizer") == FROZEN_LINEAR_OPTIMIZER:
+            settings["linear_optimizer"] = recommended_settings(plan, 1)["linear_optimizer"]
         model = {
             "type": type(est).__name__,
             "model_dir": self.model_dir_,
             "tf_random_seed": 0 if self.seed is None else int(self.seed),
-            **{k: v for k, v in self.settings_.items() if k != "batch_size"},
+            **settings,
             "linear_feature_columns": plan.to_config()["linear_feature_columns"],
             "dnn_feature_columns": plan.to_config()["dnn_feature_columns"],
         }
