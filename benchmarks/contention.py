@@ -5,7 +5,8 @@ and all are stopped at the end), then trains ``ctr.py``'s DNN and wide&deep at b
 1,024 and its wide&deep at batch 32 for a fixed number of steps, each in a fresh process,
 once with colonnade's default and once per fixed count (``COLONNADE_BLAS_THREADS=n``,
 1 up to the cores; the count of cores is what OpenBLAS uses by default), alternating
-the settings ``--repeats`` times. Prints one JSON line per run, then per model the
+the settings ``--repeats`` times. Prints one JSON line per run (with how many products
+ran on each thread count), then per model the
 default's median rows/s over the best fixed setting's. ``--quiet`` runs the same without
 the busy loops.
 
@@ -43,6 +44,7 @@ def measure(job: str, steps: int) -> dict:
 
     import colonnade as cn
 
+    chosen = count_thread_choices(cn.core.threads)
     batch = JOBS[job]
     train, _ = ctr.data_paths(250_000)
     wide, deep = ctr.columns()
@@ -58,7 +60,26 @@ def measure(job: str, steps: int) -> dict:
         start = time.perf_counter()
         model.train(lambda: timed.batch(batch).prefetch(2), verbose=0)
         seconds = time.perf_counter() - start
-    return {"rows_per_s": round(batch * steps / seconds), "seconds": round(seconds, 2)}
+    return {
+        "rows_per_s": round(batch * steps / seconds),
+        "seconds": round(seconds, 2),
+        "products_by_threads": {str(k): chosen[k] for k in sorted(chosen)},
+    }
+
+
+def count_thread_choices(threads) -> dict:
+    """Count, per thread count, the products ``threads.threads_for`` sizes from now on:
+    which counts the default actually chose in a run."""
+    chosen = {}
+    choose = threads.threads_for
+
+    def counted(flops):
+        count = choose(flops)
+        chosen[count] = chosen.get(count, 0) + 1
+        return count
+
+    threads.threads_for = counted
+    return chosen
 
 
 def run_one(job: str, steps: int, threads) -> dict:

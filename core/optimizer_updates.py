@@ -77,8 +77,11 @@ def adagrad_update(param, grad, slots, step, hyper):
     param <- param - lr * g / sqrt(n)
     """
     xp = get_xp(param)
-    accum = slots["accumulator"] + grad * grad
-    return param - grad * hyper["learning_rate"] / xp.sqrt(accum), {"accumulator": accum}
+    accum = grad * grad
+    accum += slots["accumulator"]
+    step = grad * hyper["learning_rate"]
+    step /= xp.sqrt(accum)  # the same operations in the same order, two temporaries fewer
+    return param - step, {"accumulator": accum}
 
 
 def proximal_gradient_descent_update(param, grad, slots, step, hyper):

@@ -366,6 +366,20 @@ def test_row_groups_sum_repeated_rows_like_add_at(ids, row_shape):
     np.testing.assert_allclose(got.to_dense(), dense, atol=1e-12)
 
 
+def test_row_groups_sum_float32_rows_in_their_original_order():
+    """Reference: a plain Python loop adding each row's entries in order, in float32, so
+    that a training step's sums (and so its AUC) stay what they were."""
+    rng = np.random.default_rng(3)
+    ids = rng.integers(0, 50, 400)
+    values = rng.normal(size=(400, 16)).astype(np.float32)
+    expected = {}
+    for i, row in enumerate(ids.tolist()):
+        expected[row] = expected[row] + values[i] if row in expected else values[i].copy()
+    got = group_rows(ids).sum(values)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, np.stack([expected[r] for r in sorted(expected)]))
+
+
 def test_row_groups_of_indices_too_wide_to_pack_with_positions():
     ids = np.array([2**60 + 5, 2**60 + 2, 2**60 + 5], dtype=np.int64)
     groups = group_rows(ids)

@@ -562,3 +562,17 @@ def test_adam_float16_sparse_untouched_rows_match_tf1():
         for _ in range(2):
             opt.apply_gradients([(grad, v)])
         np.testing.assert_array_equal(v.numpy().ravel(), np.array(want, np.float16))
+
+
+def test_adagrad_update_is_bit_identical_to_its_formula_in_float32():
+    """Reference: TF's Adagrad formula written out in plain numpy, in float32."""
+    from colonnade.core.optimizer_updates import adagrad_update
+
+    rng = np.random.default_rng(5)
+    param, grad = rng.normal(size=(2, 64, 16)).astype(np.float32)
+    accum = np.full((64, 16), 0.1, np.float32)
+    new, slots = adagrad_update(param, grad, {"accumulator": accum}, 1, {"learning_rate": 0.05})
+    expected_accum = accum + grad * grad
+    np.testing.assert_array_equal(slots["accumulator"], expected_accum)
+    np.testing.assert_array_equal(new, param - grad * 0.05 / np.sqrt(expected_accum))
+    np.testing.assert_array_equal(accum, np.full((64, 16), 0.1, np.float32))  # not mutated

@@ -26,30 +26,89 @@ def test_small_products_use_one_thread():
     assert threads.threads_for(threads.MIN_FLOPS_PER_THREAD) == 1
 
 
-def test_threads_never_exceed_the_cpu_share_less_one(monkeypatch):
+def _neighbours_use(monkeypatch, cores: float, cpus: int, own: float = 1.5):
+    """Make the machine ``cpus`` cores where, per second of each reading, this process
+    uses ``own`` CPU-seconds and the other processes ``cores``."""
+    clock = {"now": 0.0, "machine": 0.0, "own": 0.0}
+
+    def reading():
+        clock["now"] += 1.0
+        clock["own"] += own
+        clock["machine"] += own + cores
+        return clock["now"], clock["machine"], clock["own"]
+
+    monkeypatch.setattr(threads, "cpu_times", reading)
+    monkeypatch.setattr(threads.os, "cpu_count", lambda: cpus)
+    monkeypatch.setattr(threads.os, "getloadavg", lambda: (cpus * 4.0,) * 3)  # unread
+
+
+def test_threads_never_exceed_the_cpu_share(monkeypatch):
     threads.set_blas_threads(None)
-    monkeypatch.setattr(threads.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
-    monkeypatch.setattr(threads.os, "cpu_count", lambda: 64)
+    _neighbours_use(monkeypatch, 0.0, cpus=64)
     threads.set_cpu_share(4)
     huge = 1000 * threads.MIN_FLOPS_PER_THREAD
-    assert threads.threads_for(huge) == 3
+    assert threads.threads_for(huge) == 4
     assert threads.threads_for(3 * threads.MIN_FLOPS_PER_THREAD) == 3
     assert threads.threads_for(2 * threads.MIN_FLOPS_PER_THREAD) == 2
     threads.set_cpu_share(2)
-    assert threads.threads_for(huge) == 1
+    assert threads.threads_for(huge) == 2
     threads.set_cpu_share(0)  # a Ray worker given no CPU: one thread
     assert threads.cpu_share() == 1 and threads.threads_for(huge) == 1
 
 
+def test_an_otherwise_idle_two_core_machine_gives_a_big_product_both_cores(monkeypatch):
+    # This process's own threads (1.5 cores: its step, input thread and BLAS threads)
+    # are not a neighbour's load, nor is a shell using a tenth of a core.
+    threads.set_blas_threads(None)
+    _neighbours_use(monkeypatch, 0.1, cpus=2, own=1.9)
+    threads.set_cpu_share(None)
+    assert threads.threads_for(2 * 1024 * 416 * 256) == 2  # a CTR DNN's first layer
+    assert threads.threads_for(2 * 1024 * 128 * 64) == 1  # too small to share
+
+
+@pytest.mark.parametrize("neighbours", [0.5, 1.0, 2.0])
+def test_a_neighbour_using_half_a_core_or_more_leaves_two_cores_one_thread(monkeypatch, neighbours):
+    threads.set_blas_threads(None)
+    _neighbours_use(monkeypatch, neighbours, cpus=2, own=1.0)
+    threads.set_cpu_share(None)
+    assert threads.threads_for(2 * 1024 * 416 * 256) == 1
+
+
 def test_a_busy_machine_gets_one_thread(monkeypatch):
     threads.set_blas_threads(None)
+    _neighbours_use(monkeypatch, 1.0, cpus=16)
+    threads.set_cpu_share(16)
+    assert threads.threads_for(1000 * threads.MIN_FLOPS_PER_THREAD) == 15
+    _neighbours_use(monkeypatch, 15.5, cpus=16)
+    threads.set_cpu_share(16)  # measures again
+    assert threads.threads_for(1000 * threads.MIN_FLOPS_PER_THREAD) == 1
+
+
+def test_without_cpu_accounting_the_load_average_decides_and_keeps_a_core(monkeypatch):
+    clock = {"now": 0.0}
+
+    def reading():  # not Linux: no /proc/stat
+        clock["now"] += 1.0
+        return clock["now"], None, clock["now"]
+
+    threads.set_blas_threads(None)
+    monkeypatch.setattr(threads, "cpu_times", reading)
     monkeypatch.setattr(threads.os, "cpu_count", lambda: 16)
     monkeypatch.setattr(threads.os, "getloadavg", lambda: (1.0, 1.0, 1.0))
     threads.set_cpu_share(16)
     assert threads.threads_for(1000 * threads.MIN_FLOPS_PER_THREAD) == 15
     monkeypatch.setattr(threads.os, "getloadavg", lambda: (17.0, 17.0, 17.0))
-    threads.set_cpu_share(16)  # reads the load again
+    threads.set_cpu_share(16)
     assert threads.threads_for(1000 * threads.MIN_FLOPS_PER_THREAD) == 1
+
+
+def test_real_readings_count_this_process_and_the_machine():
+    now, machine, own = threads.cpu_times()
+    sum(i * i for i in range(200_000))  # some CPU time of this process
+    later = threads.cpu_times()
+    assert later[0] > now and later[2] > own
+    if machine is not None:
+        assert later[1] >= machine
 
 
 def test_fixed_count_and_product_sets_the_blas_pool():
