@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
@@ -24,6 +25,8 @@ from .inference import predict_batches
 from .model_fn_export import params_from_json
 
 __all__ = ["ModelFnPredictor", "load"]
+
+logger = logging.getLogger("colonnade")
 
 
 def load(path: str | os.PathLike, model_fns: dict | None = None):
@@ -157,4 +160,14 @@ class _ExportedEstimator(Estimator):
                 f"export does not hold as made: missing {missing}, shapes (made, stored) "
                 f"{wrong}; is it the model_fn the export was made with?"
             )
-        core.Checkpoint(model=self.model.network).restore(self._weights)
+        status = core.Checkpoint(model=self.model.network).restore(self._weights)
+        if status.unused_keys:  # e.g. the optimizer slots of a TF checkpoint: as TF's
+            status.expect_partial()  # PREDICT graph restores only what it made
+            logger.info(
+                "%s: the model_fn %r uses %d of the export's values; the other %d (such as "
+                "optimizer slots) are not read",
+                self._path,
+                self.model_fn.__name__,
+                len(made),
+                len(status.unused_keys),
+            )
