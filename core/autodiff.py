@@ -148,9 +148,10 @@ def make_node(value, parents, backward) -> Tensor:
     return Tensor(value)
 
 
-def stop_gradient(x) -> Tensor:
-    """The same value, cut from the graph: no gradient flows through it."""
-    return Tensor(value_of(x))
+def stop_gradient(input, name=None) -> Tensor:  # noqa: A002  (TF's argument name)
+    """The same value, cut from the graph: no gradient flows through it. ``name`` (TF's op
+    name) is accepted and unused."""
+    return Tensor(value_of(input))
 
 
 def _toposort(roots) -> list:

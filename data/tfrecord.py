@@ -324,11 +324,14 @@ def read_record_chunks(path, compression_type=None, chunk_bytes=CHUNK_BYTES):
 
 
 def tf_record_iterator(
-    path: str | os.PathLike, compression_type: str | TFRecordOptions | None = None
+    path: str | os.PathLike,
+    compression_type: str | TFRecordOptions | None = None,
+    options: str | TFRecordOptions | None = None,
 ) -> Iterator[bytes]:
     """Yield the data of each record of a TFRecord file as ``bytes`` (TF's
     ``tf.compat.v1.io.tf_record_iterator``); checksums are checked. ``path``: the file;
-    ``compression_type``: None, ``"GZIP"``, ``"ZLIB"`` or a :class:`TFRecordOptions`.
+    ``compression_type``: None, ``"GZIP"``, ``"ZLIB"`` or a :class:`TFRecordOptions`;
+    ``options`` is TF's name for the same argument (give one of the two).
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "a.tfrecord")
@@ -337,6 +340,13 @@ def tf_record_iterator(
     >>> list(tf_record_iterator(path, "ZLIB"))
     [b'x']
     """
+    if options is not None:
+        if compression_type is not None:
+            raise ValueError(
+                f"tf_record_iterator takes compression_type or options (TF's name for it), "
+                f"not both: got {compression_type!r} and {options!r}"
+            )
+        compression_type = options
     if isinstance(compression_type, TFRecordOptions):
         compression_type = compression_type.compression_type
     for chunk in read_record_chunks(path, compression_type):

@@ -7,9 +7,10 @@
   (already TF 1's);
 - ``get_variable``, ``variable_scope``, ``get_or_create_global_step``,
   ``get_global_step``;
-- ``data`` (:mod:`colonnade.data`), ``decode_csv`` (TF 1's ``tf.decode_csv``, which TF 2
-  moved to ``tf.io``), ``gfile`` (TF 1's capitalised ``tf.gfile`` names) and TF 1's
-  initializer names (``constant_initializer``, ``glorot_normal_initializer``, ...).
+- ``data`` (:mod:`colonnade.data`), ``decode_csv`` and ``parse_single_sequence_example``
+  (TF 1's top-level spellings of ``tf.io``'s), ``gfile`` (TF 1's capitalised ``tf.gfile``
+  names) and TF 1's initializer names (``constant_initializer``,
+  ``glorot_normal_initializer``, ...).
 
 >>> import colonnade as cn
 >>> cn.compat.v1.estimator.DNNClassifier.__module__
@@ -27,7 +28,7 @@ from colonnade.core import (
     get_variable,
     variable_scope,
 )
-from colonnade.io import decode_csv
+from colonnade.io import decode_csv, parse_single_sequence_example
 from colonnade.strings import string_split, string_to_number
 
 from . import estimator, gfile, nn
@@ -59,6 +60,7 @@ __all__ = [
     "metrics",
     "nn",
     "ones_initializer",
+    "parse_single_sequence_example",
     "saved_model",
     "summary",
     "train",
