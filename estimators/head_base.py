@@ -30,6 +30,12 @@ TRAIN, EVAL, PREDICT = "train", "eval", "infer"  # ModeKeys' values
 SERVING_KEY = DEFAULT_SERVING_SIGNATURE_DEF_KEY
 
 
+class LabelTypeError(ValueError, TypeError):
+    """Labels of a type the head cannot use (strings without a ``label_vocabulary``,
+    non-numbers for a regression): TF's ``ValueError`` ("Labels dtype should be
+    integer"); also the ``TypeError`` colonnade raised before, so either handler works."""
+
+
 def as_column(values, name="labels"):
     """``values`` as a ``(batch, 1)`` array; a ``(batch,)`` array gains its column."""
     values = np.asarray(values)
@@ -110,6 +116,10 @@ def rows_of(logits_shape, values, what):
 def logits_array(logits):
     """``logits`` as given when a Tensor or array; nested lists as a float32 array (a
     ValueError, not numpy's or an IndexError, when they are ragged or not numbers)."""
+    if isinstance(logits, np.ndarray) and logits.dtype.kind not in "biuf":
+        raise ValueError(
+            f"logits must be a (batch, logits_dimension) array of numbers, got dtype {logits.dtype}"
+        )
     if not isinstance(logits, (list, tuple)):
         return logits
     try:

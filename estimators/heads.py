@@ -32,6 +32,7 @@ from .head_base import (
     ClassificationOutput,
     ClassNames,
     Head,
+    LabelTypeError,
     PredictOutput,
     RegressionOutput,
     as_column,
@@ -81,9 +82,9 @@ def _label_ids(labels, n_classes, label_vocabulary):
         ids = np.array([vocab[u] for u in uniques], dtype=np.int64)[inverse]
         return ids.reshape(labels.shape)
     if labels.dtype.kind in "USO":
-        raise TypeError(
-            f"labels are strings ({labels.dtype}); pass label_vocabulary=[...] to map them "
-            f"to class ids"
+        raise LabelTypeError(
+            f"Labels dtype should be integer. Instead got {labels.dtype}: labels are strings; "
+            f"pass label_vocabulary=[...] to map them to class ids"
         )
     if labels.dtype.kind == "f":
         refuse_non_finite(labels, "labels", "missing label")
