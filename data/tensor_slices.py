@@ -47,6 +47,11 @@ def column_from_array(name, values) -> pa.Array | pa.ChunkedArray:
     refuses it."""
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         return values
+    if isinstance(values, (Mapping, set, frozenset)):
+        raise ValueError(
+            f"column {name!r} is a {type(values).__name__}, which has no row order: give an "
+            "array or list with one entry per example"
+        )
     try:
         array = np.asarray(values)
     except ValueError:  # ragged nested lists: Arrow holds them as lists
@@ -90,6 +95,8 @@ def slices_table(tensors) -> tuple:
     :data:`LABEL_NAME`; a ``(n, 1)`` array is taken as ``(n,)``) or a dict of arrays (a
     list of label columns)."""
     if isinstance(tensors, Mapping):
+        if not tensors:
+            raise ValueError("from_tensor_slices takes at least one column, got an empty dict")
         return table_from_columns(tensors, "from_tensor_slices"), None
     if not (isinstance(tensors, tuple) and len(tensors) == 2 and isinstance(tensors[0], Mapping)):
         raise TypeError(

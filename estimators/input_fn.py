@@ -80,6 +80,13 @@ def as_dataset(
         data = mix_blocks(data, seed) if shuffle else data
         ds = Dataset.from_ray(data, label=label, columns=_read_columns(columns, label))
     elif isinstance(data, (str, os.PathLike, list, tuple)):
+        listed = data if isinstance(data, (list, tuple)) else ()
+        not_paths = [p for p in listed if not isinstance(p, (str, os.PathLike))]
+        if not_paths:
+            raise TypeError(
+                f"a list is read as file paths, but it holds {type(not_paths[0]).__name__} "
+                f"{not_paths[0]!r}; give features as a dict of columns or a DataFrame"
+            )
         ds = Dataset.from_files(data, columns=_read_columns(columns, label), label=label)
     else:
         raise TypeError(

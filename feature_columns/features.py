@@ -282,6 +282,11 @@ def as_features(features) -> Features:
         for key, value in features.items():
             if not isinstance(key, str):
                 raise TypeError(f"feature names must be strings, got {key!r}")
+            if isinstance(value, (Mapping, set, frozenset)):
+                raise ValueError(
+                    f"Feature {key!r} is a {type(value).__name__}, which has no row order: "
+                    "give an array or list with one entry per row"
+                )
             if not hasattr(value, "__len__") or getattr(value, "ndim", 1) == 0:
                 raise ValueError(
                     f"Feature {key!r} cannot have rank 0: give an array or list with one entry "
