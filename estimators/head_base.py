@@ -46,6 +46,26 @@ def as_column(values, name="labels"):
     return values
 
 
+def check_thresholds(thresholds) -> tuple:
+    """A head's extra metric ``thresholds`` as floats, each in (0, 1) as TF requires."""
+    thresholds = tuple(float(t) for t in thresholds or ())
+    bad = [t for t in thresholds if not 0.0 < t < 1.0]
+    if bad:
+        raise ValueError(
+            f"thresholds not in (0, 1): thresholds must be in (0, 1) range. Given: {bad[0]}"
+        )
+    return thresholds
+
+
+def check_n_classes(n_classes) -> int:
+    """``n_classes`` as an int: ``None`` or a non-integer is TF's ``ValueError``."""
+    if n_classes is None:
+        raise ValueError("n_classes cannot be None")
+    if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)):
+        raise ValueError(f"n_classes must be an integer, got {n_classes!r}")
+    return int(n_classes)
+
+
 def refuse_non_finite(values, what, meaning):
     """NaN or inf would train silently to NaN weights: refuse them, saying how many."""
     bad = ~np.isfinite(values)

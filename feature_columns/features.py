@@ -300,9 +300,10 @@ def as_features(features) -> Features:
             )
         num_rows = next(iter(lengths.values())) if lengths else 0
         return Features(dict(features), num_rows)
-    raise TypeError(
+    raise ColumnArgumentError(
         "features must be a pyarrow.Table or RecordBatch, a pandas.DataFrame or a dict of "
-        f"arrays; got {type(features).__name__}"
+        f"arrays (TF: features should be a dictionary of `Tensor`s); got "
+        f"{type(features).__name__}"
     )
 
 

@@ -319,3 +319,63 @@ def test_decays_refuse_bad_arguments_by_name(name, args):
     except (ValueError, TypeError) as error:
         assert_clean(error, (ValueError, TypeError))
         assert name in str(error) or "global_step" in str(error) or "must" in str(error)
+
+
+# ---------------------------------------------------------------- estimators and specs
+
+E = cn.estimators
+
+
+def _batch():
+    return {"age": np.ones(2)}, np.ones(2)
+
+
+@pytest.mark.parametrize(
+    "call, expected, match",
+    [
+        (lambda: E.DNNClassifier([2], [AGE], n_classes="3"), ValueError, "n_classes must be an"),
+        (lambda: E.MultiClassHead(n_classes=None), ValueError, "n_classes cannot be None"),
+        (
+            lambda: E.DNNClassifier([2], [AGE], label_vocabulary="ab"),
+            ValueError,
+            "label_vocabulary must be a list or tuple",
+        ),
+        (lambda: E.MultiLabelHead(3, thresholds=[0.0]), ValueError, r"in \(0, 1\) range"),
+        (lambda: E.RunConfig(tf_random_seed="x"), ValueError, "tf_random_seed must be integer"),
+        (
+            lambda: E.EstimatorSpec(E.ModeKeys.PREDICT, predictions=[1]),
+            TypeError,
+            "predictions must be Tensor or dict of Tensor",
+        ),
+        (
+            lambda: E.EstimatorSpec(E.ModeKeys.EVAL, loss=1.0, evaluation_hooks=[3]),
+            TypeError,
+            "All hooks must be SessionRunHook instances",
+        ),
+    ],
+)
+def test_estimator_arguments_raise_tfs_error_types(call, expected, match):
+    raises_clean(expected, call, match=match)
+
+
+@pytest.fixture(scope="module")
+def regressor(tmp_path_factory):
+    return E.LinearRegressor([AGE], model_dir=str(tmp_path_factory.mktemp("reg")))
+
+
+def test_estimator_calls_raise_tfs_error_types(regressor):
+    raises_clean(TypeError, lambda: regressor.train(3, steps=1), match="input_fn must be callable")
+    raises_clean(
+        ValueError,
+        lambda: regressor.train(lambda: [1, 2], steps=1),
+        match="features should be a dictionary",
+    )
+    raises_clean(
+        ValueError, lambda: regressor.evaluate(_batch, steps=0), match="Must specify steps > 0"
+    )
+    error = raises_clean(
+        ValueError,
+        lambda: list(regressor.predict(lambda: _batch()[0], predict_keys=["nope"])),
+        match=r"predict_keys \['nope'\] are not predictions",
+    )
+    assert isinstance(error, KeyError)
