@@ -379,3 +379,33 @@ def test_estimator_calls_raise_tfs_error_types(regressor):
         match=r"predict_keys \['nope'\] are not predictions",
     )
     assert isinstance(error, KeyError)
+
+
+# ---------------------------------------------------------------- core and io
+
+
+@pytest.mark.parametrize(
+    "call, expected, match",
+    [
+        # TF: "`t_list` should be a sequence of tensors" (TypeError)
+        (lambda: cn.core.clip_by_global_norm(np.ones(3), 1.0), TypeError, "t_list"),
+        (lambda: cn.core.global_norm(np.ones(3)), TypeError, "t_list"),
+        # TF: "Cannot convert 'a' to EagerTensor of dtype float" (TypeError)
+        (lambda: cn.core.clip_by_value(np.ones(3), "a", 1.0), TypeError, "clip_value_min"),
+        (lambda: cn.train.Saver(var_list=3), TypeError, "var_list must be a list or dict"),
+        # TF: "Expected DataType for argument 'sparse_types' not 'nope'" (TypeError)
+        (
+            lambda: cn.io.parse_example([b""], {"a": cn.io.VarLenFeature("nope")}),
+            TypeError,
+            "strings, int64 or float32",
+        ),
+        (
+            lambda: cn.io.parse_example([b"\xff\xff\xff"], {"a": cn.io.VarLenFeature("int64")}),
+            ValueError,
+            "record 0 is not a valid serialized tf.train.Example",
+        ),
+        (lambda: cn.io.TFRecordOptions("BZ2"), ValueError, "compression_type must be"),
+    ],
+)
+def test_core_and_io_arguments_raise_tfs_error_types(call, expected, match):
+    raises_clean(expected, call, match=match)

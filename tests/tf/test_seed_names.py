@@ -215,3 +215,13 @@ def test_tf_spellings_of_io_and_checkpoint_arguments(tmp_path):
         next(cn.io.tf_record_iterator(path, "GZIP", options="GZIP"))
     assert cn.compat.v1.parse_single_sequence_example is cn.io.parse_single_sequence_example
     assert cn.core.stop_gradient(input=np.ones(2), name="s").numpy().tolist() == [1.0, 1.0]
+
+
+def test_tf1_module_spellings_are_the_tf2_modules():
+    """``CN_NAMESPACES`` maps ``tf.compat.v1.io`` etc. onto colonnade's one module of that
+    name; a TF 1 program ported by swapping ``tf.`` for ``cn.compat.v1.`` finds it too."""
+    v1 = cn.compat.v1
+    assert v1.train is cn.train and v1.summary is cn.summary
+    assert v1.io is cn.io and v1.python_io is cn.io
+    assert v1.nest is cn.nest and v1.debugging is cn.debugging
+    assert v1.feature_column is cn.feature_columns

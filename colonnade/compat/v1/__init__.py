@@ -3,8 +3,8 @@
 - ``estimator``: ``cn.estimators`` with TF 1's canned estimators (TF 1's loss reduction
   and optimizer defaults: :mod:`colonnade.estimators.canned_v1`);
 - ``feature_column``, ``train``, ``losses``, ``layers``, ``nn``, ``metrics``,
-  ``logging``, ``saved_model``, ``summary``: colonnade's modules of those names
-  (already TF 1's);
+  ``logging``, ``saved_model``, ``summary``, ``io`` (also as TF 1's ``python_io``),
+  ``nest``, ``debugging``: colonnade's modules of those names (already TF 1's);
 - ``get_variable``, ``variable_scope``, ``get_or_create_global_step``,
   ``get_global_step``;
 - ``data`` (:mod:`colonnade.data`), ``decode_csv`` and ``parse_single_sequence_example``
@@ -19,13 +19,15 @@
 True
 """
 
-from colonnade import data, layers, losses, metrics, saved_model, summary, train
+from colonnade import data, io, layers, losses, metrics, saved_model, summary, train
 from colonnade import feature_columns as feature_column
 from colonnade import tf_logging as logging
 from colonnade.core import (
+    debugging,
     get_global_step,
     get_or_create_global_step,
     get_variable,
+    nest,
     variable_scope,
 )
 from colonnade.io import decode_csv, parse_single_sequence_example
@@ -40,9 +42,12 @@ from .initializers import (
     zeros_initializer,
 )
 
+python_io = io  # TF 1's tf.python_io: tf_record_iterator, TFRecordWriter, TFRecordOptions
+
 __all__ = [
     "constant_initializer",
     "data",
+    "debugging",
     "decode_csv",
     "estimator",
     "feature_column",
@@ -50,6 +55,7 @@ __all__ = [
     "get_or_create_global_step",
     "get_variable",
     "gfile",
+    "io",
     "string_split",
     "string_to_number",
     "glorot_normal_initializer",
@@ -58,9 +64,11 @@ __all__ = [
     "logging",
     "losses",
     "metrics",
+    "nest",
     "nn",
     "ones_initializer",
     "parse_single_sequence_example",
+    "python_io",
     "saved_model",
     "summary",
     "train",
