@@ -32,6 +32,7 @@ from colonnade.data.parse_spec import (
 )
 from colonnade.data.tfrecord import (
     DataLossError,
+    TFRecordCompressionType,
     TFRecordOptions,
     TFRecordWriter,
     tf_record_iterator,
@@ -41,6 +42,7 @@ __all__ = [
     "DataLossError",
     "FixedLenFeature",
     "FixedLenSequenceFeature",
+    "TFRecordCompressionType",
     "TFRecordOptions",
     "TFRecordWriter",
     "SparseFeature",

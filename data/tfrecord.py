@@ -24,6 +24,7 @@ decompressed stream for a compressed file).
 
 from __future__ import annotations
 
+import enum
 import gzip
 import os
 import struct
@@ -41,6 +42,7 @@ from .wire import PADDING
 __all__ = [
     "DataLossError",
     "RecordChunk",
+    "TFRecordCompressionType",
     "TFRecordOptions",
     "TFRecordWriter",
     "read_record_chunks",
@@ -82,6 +84,19 @@ class DataLossError(OSError):
         self.offset = offset
 
 
+class TFRecordCompressionType(enum.IntEnum):
+    """TF 1's ``tf.compat.v1.io.TFRecordCompressionType`` constants, which
+    :class:`TFRecordOptions` and the readers and writers take as the names they stand for.
+
+    >>> TFRecordOptions(TFRecordCompressionType.GZIP).compression_type
+    'GZIP'
+    """
+
+    NONE = 0
+    ZLIB = 1
+    GZIP = 2
+
+
 @dataclass(frozen=True)
 class TFRecordOptions:
     """Options of a TFRecord file (TF's ``tf.io.TFRecordOptions``): ``compression_type``
@@ -102,9 +117,16 @@ def compression_name(value) -> str:
     ``TFRecordOptions``, a name or ``None``; an error naming the accepted ones."""
     if isinstance(value, TFRecordOptions):
         return value.compression_type
+    if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1, 2):
+        value = TFRecordCompressionType(value)
+    if isinstance(value, TFRecordCompressionType):
+        return "" if value is TFRecordCompressionType.NONE else value.name
     name = "" if value is None else str(value).upper()
     if name not in COMPRESSION_TYPES:
-        raise ValueError(f"compression_type must be None, '', 'GZIP' or 'ZLIB'; got {value!r}")
+        raise ValueError(
+            f"compression_type must be None, '', 'GZIP' or 'ZLIB' (or a "
+            f"TFRecordCompressionType); got {value!r}"
+        )
     return name
 
 

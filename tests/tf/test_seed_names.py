@@ -225,3 +225,16 @@ def test_tf1_module_spellings_are_the_tf2_modules():
     assert v1.io is cn.io and v1.python_io is cn.io
     assert v1.nest is cn.nest and v1.debugging is cn.debugging
     assert v1.feature_column is cn.feature_columns
+
+
+def test_tf1_compression_type_constants_name_the_compression(tmp_path):
+    """TF 1: ``TFRecordCompressionType.NONE/ZLIB/GZIP`` are 0, 1, 2 and name the codecs."""
+    kinds = cn.compat.v1.python_io.TFRecordCompressionType
+    assert (kinds.NONE, kinds.ZLIB, kinds.GZIP) == (0, 1, 2)
+    assert cn.io.TFRecordOptions(kinds.ZLIB).compression_type == "ZLIB"
+    assert cn.io.TFRecordOptions(kinds.NONE).compression_type == ""
+    path = str(tmp_path / "z.tfrecord")
+    cn.io.write_tfrecord(pa.table({"a": [1]}), path, cn.io.TFRecordOptions(kinds.GZIP))
+    assert len(list(cn.io.tf_record_iterator(path, kinds.GZIP))) == 1
+    with pytest.raises(ValueError, match="or a TFRecordCompressionType"):
+        cn.io.TFRecordOptions(7)
