@@ -37,6 +37,7 @@ from colonnade.data.tfrecord import (
     TFRecordWriter,
     tf_record_iterator,
 )
+from colonnade.file_io import matching_files, read_file, write_file
 
 __all__ = [
     "DataLossError",
@@ -49,10 +50,13 @@ __all__ = [
     "VarLenFeature",
     "decode_csv",
     "gfile",
+    "matching_files",
     "parse_example",
     "parse_sequence_example",
     "parse_single_example",
     "parse_single_sequence_example",
+    "read_file",
     "tf_record_iterator",
+    "write_file",
     "write_tfrecord",
 ]

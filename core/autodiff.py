@@ -183,6 +183,17 @@ def _accumulate(a, b):
     return a + b
 
 
+class AggregationMethod:
+    """TF's ``tf.AggregationMethod`` constants, for ``gradients(aggregation_method=...)``:
+    gradients reaching one tensor along several paths are always summed in one fixed
+    order here, whichever is named."""
+
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
 def gradients(
     ys,
     xs,

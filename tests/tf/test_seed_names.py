@@ -238,3 +238,22 @@ def test_tf1_compression_type_constants_name_the_compression(tmp_path):
     assert len(list(cn.io.tf_record_iterator(path, kinds.GZIP))) == 1
     with pytest.raises(ValueError, match="or a TFRecordCompressionType"):
         cn.io.TFRecordOptions(7)
+
+
+def test_tf_io_whole_file_ops_agree_with_tf(tmp_path):
+    """Values TF 2.15 gives: write_file makes the directories; matching_files of two
+    globs is sorted and keeps a file both match twice; no match is empty."""
+    base = str(tmp_path / "x" / "y")
+    cn.io.write_file(base + "/b.txt", "hi")
+    cn.compat.v1.write_file(base + "/a.txt", b"ho")
+    assert cn.io.read_file(base + "/b.txt") == b"hi" == cn.compat.v1.read_file(base + "/b.txt")
+    found = cn.io.matching_files([base + "/*.txt", base + "/a*"])
+    assert [p.rsplit("/", 1)[1] for p in found] == ["a.txt", "a.txt", "b.txt"]
+    assert cn.io.matching_files(str(tmp_path / "none*")) == []
+    with pytest.raises(cn.io.gfile.NotFoundError):
+        cn.io.read_file(base + "/missing")
+    with pytest.raises(TypeError, match="write_file writes bytes or str, got int"):
+        cn.io.write_file(base + "/c", 3)
+    methods = cn.core.AggregationMethod  # TF 2.15: 0 0 1 2
+    assert (methods.ADD_N, methods.DEFAULT, methods.EXPERIMENTAL_TREE) == (0, 0, 1)
+    assert methods.EXPERIMENTAL_ACCUMULATE_N == 2

@@ -7,8 +7,9 @@
   ``nest``, ``debugging``: colonnade's modules of those names (already TF 1's);
 - ``get_variable``, ``variable_scope``, ``get_or_create_global_step``,
   ``get_global_step``;
-- ``data`` (:mod:`colonnade.data`), ``decode_csv`` and ``parse_single_sequence_example``
-  (TF 1's top-level spellings of ``tf.io``'s), ``gfile`` (TF 1's capitalised ``tf.gfile``
+- ``data`` (:mod:`colonnade.data`), ``decode_csv``, ``parse_single_sequence_example``,
+  ``read_file``, ``write_file`` and ``matching_files`` (TF 1's top-level spellings of
+  ``tf.io``'s), ``gfile`` (TF 1's capitalised ``tf.gfile``
   names) and TF 1's initializer names (``constant_initializer``,
   ``glorot_normal_initializer``, ...).
 
@@ -30,7 +31,13 @@ from colonnade.core import (
     nest,
     variable_scope,
 )
-from colonnade.io import decode_csv, parse_single_sequence_example
+from colonnade.io import (
+    decode_csv,
+    matching_files,
+    parse_single_sequence_example,
+    read_file,
+    write_file,
+)
 from colonnade.strings import string_split, string_to_number
 
 from . import estimator, gfile, nn
@@ -62,6 +69,7 @@ __all__ = [
     "glorot_uniform_initializer",
     "layers",
     "logging",
+    "matching_files",
     "losses",
     "metrics",
     "nest",
@@ -69,9 +77,11 @@ __all__ = [
     "ones_initializer",
     "parse_single_sequence_example",
     "python_io",
+    "read_file",
     "saved_model",
     "summary",
     "train",
     "variable_scope",
+    "write_file",
     "zeros_initializer",
 ]
