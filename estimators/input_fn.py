@@ -202,7 +202,7 @@ def batches(input_fn, repeat_single=False):
     if not (callable(input_fn) or hasattr(input_fn, "__iter__") or input_fn is None):
         raise TypeError(
             f"input_fn must be callable (or a cn.data.Dataset, or an iterable of batches), "
-            f"given: {type(input_fn).__name__} {input_fn!r}"
+            f"given: {type(input_fn).__name__} {input_fn!r:.80}"
         )
     source = input_fn() if callable(input_fn) and not hasattr(input_fn, "__iter__") else input_fn
     source = dataset_of(source) or source  # TF 1's `return iterator.get_next()`

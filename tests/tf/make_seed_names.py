@@ -209,7 +209,8 @@ def main():
     """Write ``seed_names.json`` beside this script."""
     seeds_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else SEEDS_DIR
     names = extract(seeds_dir)
-    OUTPUT.write_text(json.dumps(names, indent=1) + "\n", encoding="utf-8")
+    lines = ",\n".join(json.dumps(entry) for entry in names)  # one name a line
+    OUTPUT.write_text(f"[\n{lines}\n]\n", encoding="utf-8")
     print(f"{len(names)} names written to {OUTPUT}")
 
 

@@ -15,6 +15,7 @@ import json
 import re
 from pathlib import Path
 
+import make_seed_names
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -129,6 +130,11 @@ def seed_gap(entry, differences):
     if missing and path not in paths:
         return f"{name}: {path} does not take {sorted(missing)}"
     return None
+
+
+@pytest.mark.skipif(not Path("/work/shared/seeds").is_dir(), reason="the seed documents")
+def test_seed_names_json_is_what_the_script_extracts():
+    assert make_seed_names.extract(make_seed_names.SEEDS_DIR) == SEED_NAMES
 
 
 def test_the_seed_names_were_extracted():
