@@ -24,14 +24,28 @@ __all__ = ["matching_files", "read_file", "write_file"]
 
 def read_file(filename, name=None) -> bytes:
     """The whole contents of ``filename`` (``tf.io.read_file``). ``name`` (TF's op name)
-    is accepted and unused."""
+    is accepted and unused.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "v.txt")
+    >>> write_file(path, b"a\nb\n")
+    >>> read_file(path).splitlines()
+    [b'a', b'b']
+    """
     with gfile.GFile(filename, "rb") as f:
         return f.read()
 
 
 def write_file(filename, contents, name=None) -> None:
     """Write ``contents`` (bytes or str) to ``filename``, creating its directories
-    (``tf.io.write_file``). ``name`` (TF's op name) is accepted and unused."""
+    (``tf.io.write_file``). ``name`` (TF's op name) is accepted and unused.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "made", "for", "it.txt")
+    >>> write_file(path, "x")
+    >>> read_file(path)
+    b'x'
+    """
     if not isinstance(contents, (bytes, bytearray, str)):
         raise TypeError(f"write_file writes bytes or str, got {type(contents).__name__}")
     parent = posixpath.dirname(str(filename))
@@ -45,7 +59,15 @@ def write_file(filename, contents, name=None) -> None:
 def matching_files(pattern, name=None) -> list:
     """The paths matching ``pattern``, a glob or a list of globs, sorted; a path matched
     by two globs is listed twice, as TF's ``tf.io.matching_files`` lists it; none
-    matching gives ``[]``. ``name`` is accepted and unused."""
+    matching gives ``[]``. ``name`` is accepted and unused.
+
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> for f in ("b.csv", "a.csv", "c.txt"):
+    ...     write_file(os.path.join(d, f), "")
+    >>> [os.path.basename(p) for p in matching_files([os.path.join(d, "*.csv")])]
+    ['a.csv', 'b.csv']
+    """
     patterns = [pattern] if isinstance(pattern, (str, bytes)) else list(pattern)
     found = []
     for glob in patterns:
