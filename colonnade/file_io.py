@@ -28,9 +28,9 @@ def read_file(filename, name=None) -> bytes:
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "v.txt")
-    >>> write_file(path, b"a\nb\n")
-    >>> read_file(path).splitlines()
-    [b'a', b'b']
+    >>> write_file(path, b"a,b")
+    >>> read_file(path)
+    b'a,b'
     """
     with gfile.GFile(filename, "rb") as f:
         return f.read()
