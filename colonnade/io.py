@@ -32,25 +32,31 @@ from colonnade.data.parse_spec import (
 )
 from colonnade.data.tfrecord import (
     DataLossError,
+    TFRecordCompressionType,
     TFRecordOptions,
     TFRecordWriter,
     tf_record_iterator,
 )
+from colonnade.file_io import matching_files, read_file, write_file
 
 __all__ = [
     "DataLossError",
     "FixedLenFeature",
     "FixedLenSequenceFeature",
+    "TFRecordCompressionType",
     "TFRecordOptions",
     "TFRecordWriter",
     "SparseFeature",
     "VarLenFeature",
     "decode_csv",
     "gfile",
+    "matching_files",
     "parse_example",
     "parse_sequence_example",
     "parse_single_example",
     "parse_single_sequence_example",
+    "read_file",
     "tf_record_iterator",
+    "write_file",
     "write_tfrecord",
 ]

@@ -50,11 +50,13 @@ from colonnade.core import (
     wait_for_new_checkpoint,
     warm_start,
 )
+from colonnade.core.checkpoint_reader import NewCheckpointReader
 from colonnade.core.variable_scope import (
     assert_global_step,
     create_global_step,
     get_global_step,
     get_or_create_global_step,
+    global_step,
 )
 from colonnade.estimators.hooks import (
     CheckpointSaverHook,

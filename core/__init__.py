@@ -12,7 +12,15 @@
 import numpy as np
 
 from . import debugging, initializers, model_calls, nest, optimizer_updates, summaries
-from .autodiff import Tensor, as_tensor, gradients, no_grad, stop_gradient, value_and_grad
+from .autodiff import (
+    AggregationMethod,
+    Tensor,
+    as_tensor,
+    gradients,
+    no_grad,
+    stop_gradient,
+    value_and_grad,
+)
 from .backend import (
     DEFAULT_DTYPE,
     cupy_available,

@@ -148,9 +148,10 @@ def make_node(value, parents, backward) -> Tensor:
     return Tensor(value)
 
 
-def stop_gradient(x) -> Tensor:
-    """The same value, cut from the graph: no gradient flows through it."""
-    return Tensor(value_of(x))
+def stop_gradient(input, name=None) -> Tensor:  # noqa: A002  (TF's argument name)
+    """The same value, cut from the graph: no gradient flows through it. ``name`` (TF's op
+    name) is accepted and unused."""
+    return Tensor(value_of(input))
 
 
 def _toposort(roots) -> list:
@@ -180,6 +181,17 @@ def _accumulate(a, b):
     if isinstance(b, IndexedRows):
         b = b.to_dense()
     return a + b
+
+
+class AggregationMethod:
+    """TF's ``tf.AggregationMethod`` constants, for ``gradients(aggregation_method=...)``:
+    gradients reaching one tensor along several paths are always summed in one fixed
+    order here, whichever is named."""
+
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
 
 
 def gradients(

@@ -31,6 +31,7 @@ from .tf_bundle import TFCheckpointReader
 
 __all__ = [
     "CheckpointReader",
+    "NewCheckpointReader",
     "list_variables",
     "load_checkpoint",
     "load_variable",
@@ -113,6 +114,12 @@ def load_checkpoint(ckpt_dir_or_file) -> CheckpointReader:
     if is_tf_checkpoint(path):
         return TFCheckpointReader(path)
     return CheckpointReader(path)
+
+
+def NewCheckpointReader(filepattern) -> CheckpointReader:  # noqa: N802  (TF 1's name)
+    """TF 1's ``tf.compat.v1.train.NewCheckpointReader``: :func:`load_checkpoint` of the
+    checkpoint prefix ``filepattern`` (a directory is read as its latest checkpoint)."""
+    return load_checkpoint(filepattern)
 
 
 def list_variables(ckpt_dir_or_file) -> list:

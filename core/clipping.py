@@ -37,7 +37,10 @@ def _check_clip_norm(clip_norm, shape=None):
 
 
 def _check_bound_shape(what: str, bound, shape) -> None:
-    """TF: a clip bound broadcasts to the clipped value's shape and leaves it unchanged."""
+    """TF: a clip bound is numbers that broadcast to the clipped value's shape and leave
+    it unchanged."""
+    if np.asarray(bound).dtype.kind not in "iufb":
+        raise TypeError(f"{what} must be a number or an array of numbers, got {bound!r:.60}")
     bound_shape = tuple(getattr(bound, "shape", ()))
     try:
         ok = np.broadcast_shapes(tuple(shape), bound_shape) == tuple(shape)
@@ -138,9 +141,19 @@ def clip_by_average_norm(t, clip_norm, name=None):
     return _rewrap(t, clipped.astype(v.dtype, copy=False))
 
 
+def _check_tensor_list(t_list) -> None:
+    """TF's check: ``t_list`` is a list or tuple of tensors, not one tensor."""
+    if not isinstance(t_list, (list, tuple)):
+        raise TypeError(
+            f"`t_list` should be a sequence of tensors. Received {type(t_list).__name__}; "
+            "wrap a single tensor in a list"
+        )
+
+
 def global_norm(t_list, name=None) -> float:
     """``sqrt(sum of squared elements over every tensor in t_list)``; ``None`` skipped.
     ``name`` is accepted for TF compatibility."""
+    _check_tensor_list(t_list)
     total = 0.0
     for t in t_list:
         if t is None:
@@ -158,6 +171,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     is visibly broken rather than silently applied. ``name`` is accepted for TF
     compatibility.
     """
+    _check_tensor_list(t_list)
     clip_norm = float(_check_clip_norm(clip_norm))
     t_list = list(t_list)
     norm = global_norm(t_list) if use_norm is None else float(value_of(use_norm))

@@ -24,6 +24,7 @@ from .backend import to_host
 from .clipping import check_numerics
 
 __all__ = [
+    "Assert",
     "InvalidArgumentError",
     "assert_all_finite",
     "assert_equal",
@@ -45,6 +46,12 @@ __all__ = [
     "assert_scalar",
     "assert_type",
     "check_numerics",
+    "is_finite",
+    "is_inf",
+    "is_nan",
+    "is_non_decreasing",
+    "is_numeric_tensor",
+    "is_strictly_increasing",
 ]
 
 _SUMMARIZE = 3  # TF's default count of entries an assert message shows per input
@@ -216,3 +223,81 @@ def assert_proper_iterable(values) -> None:
         raise TypeError(f"expected a proper iterable (a list or tuple), got {values!r}")
     if not hasattr(values, "__iter__"):
         raise TypeError(f"expected an iterable, got {type(values).__name__}")
+
+
+def Assert(condition, data, summarize=None, name=None) -> None:  # noqa: N802  (TF's name)
+    """``tf.debugging.Assert``: raise :class:`InvalidArgumentError` showing the first
+    ``summarize`` entries of each of ``data`` (a list of values) unless ``condition``
+    (a boolean scalar) holds.
+
+    >>> Assert(np.array(True), [np.arange(5)])
+    >>> Assert(np.array(False), ["x is", np.arange(5)], summarize=2)
+    Traceback (most recent call last):
+    ...
+    colonnade.core.debugging.InvalidArgumentError: assertion failed: [x is] [[0 1] ...]
+    """
+    holds = _host(condition)
+    if holds.shape != () or holds.dtype != np.bool_:
+        raise ValueError(
+            f"Assert's condition must be a boolean scalar, got {holds.dtype} of shape {holds.shape}"
+        )
+    if not holds:
+        shown = " ".join(
+            f"[{item}]" if isinstance(item, (str, bytes)) else f"[{_show(_host(item), summarize)}]"
+            for item in data
+        )
+        raise InvalidArgumentError(f"assertion failed: {shown}")
+
+
+def _float_values(x, caller: str) -> np.ndarray:
+    values = _host(x)
+    if values.dtype.kind not in "fc":
+        raise TypeError(f"{caller} takes a floating-point value, got {values.dtype}")
+    return values
+
+
+def is_finite(x, name=None) -> np.ndarray:
+    """Which elements of ``x`` are finite (``tf.math.is_finite``), as a bool array."""
+    return np.isfinite(_float_values(x, "is_finite"))
+
+
+def is_inf(x, name=None) -> np.ndarray:
+    """Which elements of ``x`` are +-Inf (``tf.math.is_inf``), as a bool array."""
+    return np.isinf(_float_values(x, "is_inf"))
+
+
+def is_nan(x, name=None) -> np.ndarray:
+    """Which elements of ``x`` are NaN (``tf.math.is_nan``), as a bool array."""
+    return np.isnan(_float_values(x, "is_nan"))
+
+
+def _ordered(x, caller: str, strictly: bool) -> bool:
+    values = _host(x)
+    if values.dtype.kind not in "iuf":
+        raise TypeError(f"{caller} takes a real numeric value, got {values.dtype}")
+    steps = np.diff(values.reshape(-1))
+    return bool(np.all(steps > 0) if strictly else np.all(steps >= 0))
+
+
+def is_non_decreasing(x, name=None) -> bool:
+    """Whether ``x``, read in row-major order, never decreases (True for fewer than two
+    elements), as ``tf.math.is_non_decreasing``.
+
+    >>> is_non_decreasing([1, 1, 2]), is_non_decreasing([[1, 2], [0, 3]])
+    (True, False)
+    """
+    return _ordered(x, "is_non_decreasing", strictly=False)
+
+
+def is_strictly_increasing(x, name=None) -> bool:
+    """Whether ``x``, read in row-major order, always increases (True for fewer than two
+    elements), as ``tf.math.is_strictly_increasing``."""
+    return _ordered(x, "is_strictly_increasing", strictly=True)
+
+
+def is_numeric_tensor(tensor) -> bool:
+    """Whether ``tensor`` is an array value (a Tensor, Variable or array) of a numeric
+    dtype (integer, float or complex; not bool or strings), as
+    ``tf.debugging.is_numeric_tensor``; a Python number or list is not a tensor."""
+    dtype = getattr(tensor, "dtype", None)
+    return dtype is not None and np.dtype(dtype).kind in "iufc"

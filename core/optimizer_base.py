@@ -110,6 +110,8 @@ class Optimizer:
     GATE_GRAPH = 2
 
     def __init__(self, use_locking, name, hyper, rules):
+        if not name or not isinstance(name, str):
+            raise ValueError(f"Must specify the optimizer name: a non-empty string, got {name!r}")
         self._use_locking = bool(use_locking)
         self._name = name
         self._hyper = dict(hyper)

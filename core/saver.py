@@ -67,6 +67,11 @@ class Saver:
     def _named(self) -> dict:
         """``{checkpoint name: variable}`` of ``var_list`` (TF's errors for what is not)."""
         var_list = self._var_list
+        if var_list is not None and not isinstance(var_list, (dict, list, tuple, set)):
+            raise TypeError(
+                f"Saver's var_list must be a list or dict of Variables, got "
+                f"{type(var_list).__name__}"
+            )
         if var_list is None:
             store = current_store()
             if store is None:

@@ -30,6 +30,8 @@ import threading
 import numpy as np
 
 from . import initializers
+from .autodiff import value_of
+from .backend import to_host
 from .regularizers import add_regularization_loss
 from .variables import Variable
 
@@ -294,9 +296,20 @@ _TOP_LEVEL = {"global_step": None}
 """The global step made outside any store: TF's default graph's, one per process."""
 
 
-def get_global_step():
+def _no_graph(graph, caller: str) -> None:
+    """Refuse a TF ``graph`` argument: there are no graphs, only the current store."""
+    if graph is not None:
+        raise ValueError(
+            f"{caller} takes graph=None only (there are no graphs: the global step is the "
+            f"current variable store's), got {type(graph).__name__}"
+        )
+
+
+def get_global_step(graph=None):
     """The global step Variable: the current store's (the estimator's, in a ``model_fn``),
-    else the one made at top level by :func:`get_or_create_global_step`; None if none."""
+    else the one made at top level by :func:`get_or_create_global_step`; None if none.
+    ``graph``: TF's, ``None`` only."""
+    _no_graph(graph, "get_global_step")
     store = current_store()
     return _TOP_LEVEL["global_step"] if store is None else store.global_step
 
@@ -305,9 +318,11 @@ def _new_global_step() -> Variable:
     return Variable(np.int64(0), name="global_step", trainable=False, dtype=np.int64)
 
 
-def create_global_step():
+def create_global_step(graph=None):
     """Create the int64 ``global_step`` of the current store, or at top level outside any
-    store (TF's default graph); raises ValueError if it already exists."""
+    store (TF's default graph); raises ValueError if it already exists. ``graph``: TF's,
+    ``None`` only."""
+    _no_graph(graph, "create_global_step")
     if get_global_step() is not None:
         raise ValueError("global_step already exists")
     step = _new_global_step()
@@ -319,17 +334,18 @@ def create_global_step():
     return step
 
 
-def get_or_create_global_step():
+def get_or_create_global_step(graph=None):
     """The global step, created if missing: the current store's, or outside any store a
     top-level one (as TF's default graph's), which later calls and
-    :func:`get_global_step` return until :func:`reset_default_graph`.
+    :func:`get_global_step` return until :func:`reset_default_graph`. ``graph``: TF's,
+    ``None`` only.
 
     >>> import colonnade as cn
     >>> with cn.core.VariableStore().as_default():
     ...     int(cn.train.get_or_create_global_step().numpy())
     0
     """
-    step = get_global_step()
+    step = get_global_step(graph)
     return step if step is not None else create_global_step()
 
 
@@ -339,12 +355,31 @@ def reset_default_graph() -> None:
     _TOP_LEVEL["global_step"] = None
 
 
-def assert_global_step(global_step) -> None:
-    """Raise ``TypeError`` unless ``global_step`` is an integer scalar Variable."""
-    if not isinstance(global_step, Variable):
-        raise TypeError(f"global_step must be a Variable, got {type(global_step).__name__}")
-    if global_step.shape != () or np.dtype(global_step.dtype).kind not in "iu":
+def assert_global_step(global_step_tensor) -> None:
+    """Raise ``TypeError`` unless ``global_step_tensor`` is an integer scalar Variable."""
+    step = global_step_tensor
+    if not isinstance(step, Variable):
+        raise TypeError(f"global_step must be a Variable, got {type(step).__name__}")
+    if step.shape != () or np.dtype(step.dtype).kind not in "iu":
         raise TypeError(
-            f"global_step must be an integer scalar, got {global_step.dtype} of shape "
-            f"{global_step.shape}"
+            f"global_step must be an integer scalar, got {step.dtype} of shape {step.shape}"
         )
+
+
+def global_step(sess, global_step_tensor) -> int:
+    """The value of the global step (TF 1's ``tf.train.global_step``): ``sess`` is TF's
+    session, accepted and unused (values are read directly); ``global_step_tensor`` is
+    the step Variable (or Tensor, or a number).
+
+    >>> import colonnade as cn
+    >>> with cn.core.VariableStore().as_default():
+    ...     cn.train.global_step(None, cn.train.get_or_create_global_step())
+    0
+    """
+    array = np.asarray(to_host(value_of(global_step_tensor)))
+    if array.shape != () or array.dtype.kind not in "iuf":
+        raise TypeError(
+            f"global_step_tensor must be a scalar number or Variable, got "
+            f"{type(global_step_tensor).__name__} of shape {array.shape}"
+        )
+    return int(array)

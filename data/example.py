@@ -117,7 +117,10 @@ def parse_records(
 
 
 def parse_example(
-    serialized: Sequence[bytes] | pa.Array, features: dict | pa.Schema, example_names=None
+    serialized: Sequence[bytes] | pa.Array,
+    features: dict | pa.Schema,
+    example_names=None,
+    name=None,
 ) -> pa.Table:
     """Parse serialized ``tf.Example`` s into a table with one row per record (TF's
     ``tf.io.parse_example``).
@@ -132,7 +135,7 @@ def parse_example(
     schema's types and nulls where a record lacks a nullable field (see
     ``parse_spec._spec_from_field``). Errors name the feature and the record index, and
     the record's name from ``example_names`` (TF's: one name per record, for debugging;
-    no effect on the output).
+    no effect on the output). ``name`` (TF's op name) is accepted and unused.
 
     >>> from colonnade.data.example_writer import encode_examples
     >>> records = encode_examples(pa.table({"x": [[1.0, 2.0], [3.0, 4.0]]}))
@@ -155,11 +158,14 @@ def parse_example(
     return parse_records(buf, starts, ends, features, example_names=example_names)
 
 
-def parse_single_example(serialized: bytes, features: dict | pa.Schema) -> dict:
+def parse_single_example(
+    serialized: bytes, features: dict | pa.Schema, example_names=None, name=None
+) -> dict:
     """Parse one serialized ``tf.Example`` into ``{name: numpy array}`` (TF's
     ``tf.io.parse_single_example``): a ``FixedLenFeature`` gives an array of its shape,
     the others a 1-D array of the values (strings as ``str`` objects). ``serialized`` is
-    one record's bytes; ``features`` as :func:`parse_example` takes them.
+    one record's bytes; ``features`` as :func:`parse_example` takes them; ``example_names``
+    (one name) names the record in errors. ``name`` (TF's op name) is accepted and unused.
 
     >>> from colonnade.data.example_writer import encode_examples
     >>> record = encode_examples(pa.table({"age": [39], "tags": [["a", "b"]]}))[0]
@@ -173,15 +179,16 @@ def parse_single_example(serialized: bytes, features: dict | pa.Schema) -> dict:
     if not isinstance(serialized, (bytes, bytearray, memoryview)):
         raise TypeError(f"parse_single_example takes bytes, got {type(serialized).__name__}")
     specs = normalize_features(features)
-    table = parse_example([bytes(serialized)], features)
+    names = None if example_names is None else [example_names]
+    table = parse_example([bytes(serialized)], features, example_names=names)
     out = {}
-    for name in table.column_names:
-        values = _leaf_values(table.column(name))
-        spec = specs[name]
+    for key in table.column_names:
+        values = _leaf_values(table.column(key))
+        spec = specs[key]
         shape = getattr(spec, "shape", None)
         if isinstance(spec, FixedLenFeature):
             values = values.reshape(shape)
-        out[name] = values
+        out[key] = values
     return out
 
 
@@ -203,6 +210,8 @@ def parse_sequence_example(
     serialized: Sequence[bytes] | pa.Array,
     context_features: dict | None = None,
     sequence_features: dict | None = None,
+    example_names=None,
+    name=None,
 ) -> tuple[pa.Table, pa.Table]:
     """Parse serialized ``tf.SequenceExample`` s into ``(context, sequences)`` tables,
     one row per record (TF's ``tf.io.parse_sequence_example``, whose lengths output is
@@ -214,7 +223,8 @@ def parse_sequence_example(
     :class:`FixedLenSequenceFeature` gives a list of the steps' values (each step holds
     exactly ``shape`` values), a :class:`VarLenFeature` a list of per-step lists. A
     missing feature list is an error for a ``FixedLenSequenceFeature`` unless
-    ``allow_missing=True``, and gives an empty list otherwise.
+    ``allow_missing=True``, and gives an empty list otherwise. ``example_names`` and
+    ``name`` are TF's debugging names, accepted and unused (errors give record indices).
 
     >>> from colonnade.data.example_writer import encode_sequence_examples
     >>> records = encode_sequence_examples([{"user": [7]}], [{"clicks": [[1], [2], [3]]}])
@@ -226,10 +236,10 @@ def parse_sequence_example(
     """
     context_specs = normalize_features(context_features or {}, "context_features")
     sequence_specs = normalize_features(sequence_features or {}, "sequence_features")
-    for name, spec in sequence_specs.items():
+    for key, spec in sequence_specs.items():
         if not isinstance(spec, (FixedLenSequenceFeature, VarLenFeature)):
             raise ValueError(
-                f"sequence feature {name!r} must be a FixedLenSequenceFeature or "
+                f"sequence feature {key!r} must be a FixedLenSequenceFeature or "
                 f"VarLenFeature, got {type(spec).__name__}"
             )
     buf, starts, ends = _as_buffer(serialized)
@@ -247,8 +257,8 @@ def parse_sequence_example(
         buf, top.start[is_seq], top.end[is_seq], top.msg[is_seq], names, ctx, "FeatureLists"
     )
     columns = {}
-    for f, name in enumerate(names):
-        spec = sequence_specs[name]
+    for f, key in enumerate(names):
+        spec = sequence_specs[key]
         sel = np.flatnonzero(index == f)
         lists_owner = list_owner[sel]
         keep = last_per_owner(lists_owner)
@@ -258,7 +268,7 @@ def parse_sequence_example(
             have[lists_owner] = True
             if not have.all():
                 raise ValueError(
-                    f"feature list {name!r} is required but {ctx.where(np.argmin(have))} does "
+                    f"feature list {key!r} is required but {ctx.where(np.argmin(have))} does "
                     "not have it; pass allow_missing=True to get an empty sequence"
                 )
         steps = scan_messages(buf, list_s[sel], list_e[sel], lists_owner, ctx, "FeatureList")
@@ -270,7 +280,7 @@ def parse_sequence_example(
             vals,
             np.zeros(step_owner.size, dtype=np.int64),
             np.array([kind]),
-            [name],
+            [key],
             step_owner,
             ctx,
         )
@@ -281,10 +291,10 @@ def parse_sequence_example(
             if wrong.any():
                 i = int(np.argmax(wrong))
                 raise ValueError(
-                    f"feature list {name!r} in {ctx.where(step_owner[i])} has a step with "
+                    f"feature list {key!r} in {ctx.where(step_owner[i])} has a step with "
                     f"{int(counts[i])} values, but shape {list(spec.shape)} needs {size}"
                 )
-            columns[name] = list_column(buf, spec, values, counts, step_owner, n, spec.shape or ())
+            columns[key] = list_column(buf, spec, values, counts, step_owner, n, spec.shape or ())
         else:
             step_lists = list_column(
                 buf, spec, values, counts, np.arange(step_owner.size), step_owner.size
@@ -292,7 +302,7 @@ def parse_sequence_example(
             per_record = np.bincount(step_owner, minlength=n)
             offsets = np.zeros(n + 1, dtype=np.int32)
             np.cumsum(per_record, out=offsets[1:])
-            columns[name] = pa.ListArray.from_arrays(pa.array(offsets), step_lists)
+            columns[key] = pa.ListArray.from_arrays(pa.array(offsets), step_lists)
     sequences = pa.table(columns) if columns else pa.table({}).slice(0, 0)
     return context, sequences
 
@@ -302,12 +312,14 @@ def parse_single_sequence_example(
     context_features: dict | None = None,
     sequence_features: dict | None = None,
     example_name=None,
+    name=None,
 ) -> tuple[dict, dict]:
     """Parse one serialized ``tf.SequenceExample`` into ``(context, sequences)`` dicts of
     numpy arrays (TF's ``tf.io.parse_single_sequence_example``): context features as
     :func:`parse_single_example` gives them; a ``FixedLenSequenceFeature`` an array of
     shape ``(T,) + shape`` for its ``T`` steps; a ``VarLenFeature`` a list of each step's
-    values. ``example_name`` names the record in errors only.
+    values. ``example_name`` names the record in errors only; ``name`` (TF's op name) is
+    accepted and unused.
 
     >>> from colonnade.data.example_writer import encode_sequence_examples
     >>> record = encode_sequence_examples([{"user": [7]}], [{"clicks": [[1], [2], [3]]}])[0]
@@ -335,20 +347,20 @@ def parse_single_sequence_example(
         raise ValueError(f"{e} (example {example_name!r})") from None
     context_specs = normalize_features(context_features or {}, "context_features")
     out_context = {}
-    for name in context.column_names:
-        values = _leaf_values(context.column(name))
-        spec = context_specs[name]
-        out_context[name] = (
+    for key in context.column_names:
+        values = _leaf_values(context.column(key))
+        spec = context_specs[key]
+        out_context[key] = (
             values.reshape(spec.shape) if isinstance(spec, FixedLenFeature) else values
         )
     out_sequences = {}
-    for name, spec in normalize_features(sequence_features or {}, "sequence_features").items():
-        column = sequences.column(name).combine_chunks()
+    for key, spec in normalize_features(sequence_features or {}, "sequence_features").items():
+        column = sequences.column(key).combine_chunks()
         if isinstance(spec, FixedLenSequenceFeature):
-            out_sequences[name] = _leaf_values(column).reshape((-1, *spec.shape))
+            out_sequences[key] = _leaf_values(column).reshape((-1, *spec.shape))
         else:
             steps = column.flatten()
-            out_sequences[name] = [_leaf_values(steps.slice(i, 1)) for i in range(len(steps))]
+            out_sequences[key] = [_leaf_values(steps.slice(i, 1)) for i in range(len(steps))]
     return out_context, out_sequences
 
 

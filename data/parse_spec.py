@@ -75,10 +75,12 @@ def _dtype_name(dtype) -> str:
             return "binary"
         if np_dtype.kind == "U":
             return "string"
-    raise ValueError(
+    message = (
         f"a tf.Example feature holds strings, int64 or float32; got dtype {dtype!r}. Use "
         "'string', 'int64' or 'float32' (cast the parsed column for other types)"
     )
+    # TF: a name that is no dtype at all is a TypeError, an unsupported dtype a ValueError
+    raise ValueError(message) if np_dtype is not None else TypeError(message)
 
 
 def feature_list_kind(dtype_name: str) -> int:

@@ -25,21 +25,50 @@ LABEL_NAME = "label"
 """The column a ``(features, labels)`` pair's unnamed labels get."""
 
 
+_ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError)
+
+
+def _arrow_values(name, values, from_pandas: bool) -> pa.Array:
+    """``pa.array(values)``, its errors (mixed types, unsupported objects) a ValueError
+    naming the column."""
+    try:
+        return pa.array(values, from_pandas=from_pandas)
+    except _ARROW_ERRORS as e:
+        raise ValueError(
+            f"column {name!r} cannot be converted to an Arrow column (values of one type, "
+            f"or lists of them, expected): {e}"
+        ) from None
+
+
 def column_from_array(name, values) -> pa.Array | pa.ChunkedArray:
     """``values`` (an Arrow array, a list or an array of any rank >= 1) as one Arrow
-    column of ``len(values)`` rows."""
+    column of ``len(values)`` rows. Ragged nested lists give a list column (one list per
+    row); a list mixing types (``[1, "x"]``) is a ``ValueError`` naming the column, as TF
+    refuses it."""
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         return values
-    array = np.asarray(values)
+    if isinstance(values, (Mapping, set, frozenset)):
+        raise ValueError(
+            f"column {name!r} is a {type(values).__name__}, which has no row order: give an "
+            "array or list with one entry per example"
+        )
+    try:
+        array = np.asarray(values)
+    except ValueError:  # ragged nested lists: Arrow holds them as lists
+        return _arrow_values(name, values, from_pandas=False)
     if array.ndim == 0:
         raise ValueError(f"column {name!r} is a scalar: give an array with one entry per example")
     if array.ndim == 1:
-        return pa.array(array, from_pandas=array.dtype == object)
+        if array.dtype.kind in "US" and not isinstance(values, np.ndarray):
+            return _arrow_values(name, values, from_pandas=False)  # numpy made [1, "x"] text
+        return _arrow_values(name, array, from_pandas=array.dtype == object)
     width = math.prod(array.shape[1:])
     if width == 0:
         raise ValueError(f"column {name!r} has shape {array.shape}: rows of no values")
-    flat = pa.array(np.ascontiguousarray(array).reshape(-1), from_pandas=array.dtype == object)
-    return pa.FixedSizeListArray.from_arrays(flat, width)
+    flat = np.ascontiguousarray(array).reshape(-1)
+    return pa.FixedSizeListArray.from_arrays(
+        _arrow_values(name, flat, from_pandas=array.dtype == object), width
+    )
 
 
 def table_from_columns(mapping: Mapping, origin: str) -> pa.Table:
@@ -66,6 +95,8 @@ def slices_table(tensors) -> tuple:
     :data:`LABEL_NAME`; a ``(n, 1)`` array is taken as ``(n,)``) or a dict of arrays (a
     list of label columns)."""
     if isinstance(tensors, Mapping):
+        if not tensors:
+            raise ValueError("from_tensor_slices takes at least one column, got an empty dict")
         return table_from_columns(tensors, "from_tensor_slices"), None
     if not (isinstance(tensors, tuple) and len(tensors) == 2 and isinstance(tensors[0], Mapping)):
         raise TypeError(

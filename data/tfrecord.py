@@ -24,6 +24,7 @@ decompressed stream for a compressed file).
 
 from __future__ import annotations
 
+import enum
 import gzip
 import os
 import struct
@@ -41,6 +42,7 @@ from .wire import PADDING
 __all__ = [
     "DataLossError",
     "RecordChunk",
+    "TFRecordCompressionType",
     "TFRecordOptions",
     "TFRecordWriter",
     "read_record_chunks",
@@ -82,6 +84,19 @@ class DataLossError(OSError):
         self.offset = offset
 
 
+class TFRecordCompressionType(enum.IntEnum):
+    """TF 1's ``tf.compat.v1.io.TFRecordCompressionType`` constants, which
+    :class:`TFRecordOptions` and the readers and writers take as the names they stand for.
+
+    >>> TFRecordOptions(TFRecordCompressionType.GZIP).compression_type
+    'GZIP'
+    """
+
+    NONE = 0
+    ZLIB = 1
+    GZIP = 2
+
+
 @dataclass(frozen=True)
 class TFRecordOptions:
     """Options of a TFRecord file (TF's ``tf.io.TFRecordOptions``): ``compression_type``
@@ -102,9 +117,16 @@ def compression_name(value) -> str:
     ``TFRecordOptions``, a name or ``None``; an error naming the accepted ones."""
     if isinstance(value, TFRecordOptions):
         return value.compression_type
+    if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1, 2):
+        value = TFRecordCompressionType(value)
+    if isinstance(value, TFRecordCompressionType):
+        return "" if value is TFRecordCompressionType.NONE else value.name
     name = "" if value is None else str(value).upper()
     if name not in COMPRESSION_TYPES:
-        raise ValueError(f"compression_type must be None, '', 'GZIP' or 'ZLIB'; got {value!r}")
+        raise ValueError(
+            f"compression_type must be None, '', 'GZIP' or 'ZLIB' (or a "
+            f"TFRecordCompressionType); got {value!r}"
+        )
     return name
 
 
@@ -324,11 +346,14 @@ def read_record_chunks(path, compression_type=None, chunk_bytes=CHUNK_BYTES):
 
 
 def tf_record_iterator(
-    path: str | os.PathLike, compression_type: str | TFRecordOptions | None = None
+    path: str | os.PathLike,
+    compression_type: str | TFRecordOptions | None = None,
+    options: str | TFRecordOptions | None = None,
 ) -> Iterator[bytes]:
     """Yield the data of each record of a TFRecord file as ``bytes`` (TF's
     ``tf.compat.v1.io.tf_record_iterator``); checksums are checked. ``path``: the file;
-    ``compression_type``: None, ``"GZIP"``, ``"ZLIB"`` or a :class:`TFRecordOptions`.
+    ``compression_type``: None, ``"GZIP"``, ``"ZLIB"`` or a :class:`TFRecordOptions`;
+    ``options`` is TF's name for the same argument (give one of the two).
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "a.tfrecord")
@@ -337,6 +362,13 @@ def tf_record_iterator(
     >>> list(tf_record_iterator(path, "ZLIB"))
     [b'x']
     """
+    if options is not None:
+        if compression_type is not None:
+            raise ValueError(
+                f"tf_record_iterator takes compression_type or options (TF's name for it), "
+                f"not both: got {compression_type!r} and {options!r}"
+            )
+        compression_type = options
     if isinstance(compression_type, TFRecordOptions):
         compression_type = compression_type.compression_type
     for chunk in read_record_chunks(path, compression_type):

@@ -473,12 +473,20 @@ def required_input_columns(network) -> list:
     return sorted(cn_data.required_columns(columns))
 
 
+class PredictKeysError(KeyError, ValueError):
+    """``predict_keys`` names no prediction: TF's ``ValueError``, also the ``KeyError``
+    colonnade raised before."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 def select_keys(predictions: dict, predict_keys) -> dict:
     if isinstance(predict_keys, str):
         predict_keys = [predict_keys]
     missing = [k for k in predict_keys if k not in predictions]
     if missing:
-        raise KeyError(
+        raise PredictKeysError(
             f"predict_keys {missing} are not predictions; choose from {sorted(predictions)}"
         )
     return {k: predictions[k] for k in predict_keys}

@@ -32,6 +32,12 @@ TRAIN, EVAL, PREDICT = "train", "eval", "infer"  # ModeKeys' values
 SERVING_KEY = DEFAULT_SERVING_SIGNATURE_DEF_KEY
 
 
+class LabelTypeError(ValueError, TypeError):
+    """Labels of a type the head cannot use (strings without a ``label_vocabulary``,
+    non-numbers for a regression): TF's ``ValueError`` ("Labels dtype should be
+    integer"); also the ``TypeError`` colonnade raised before, so either handler works."""
+
+
 def as_column(values, name="labels"):
     """``values`` as a ``(batch, 1)`` array; a ``(batch,)`` array gains its column."""
     values = np.asarray(values)
@@ -40,6 +46,26 @@ def as_column(values, name="labels"):
     if values.ndim != 2:
         raise ValueError(f"{name} must have shape (batch,) or (batch, 1); got {values.shape}")
     return values
+
+
+def check_thresholds(thresholds) -> tuple:
+    """A head's extra metric ``thresholds`` as floats, each in (0, 1) as TF requires."""
+    thresholds = tuple(float(t) for t in thresholds or ())
+    bad = [t for t in thresholds if not 0.0 < t < 1.0]
+    if bad:
+        raise ValueError(
+            f"thresholds not in (0, 1): thresholds must be in (0, 1) range. Given: {bad[0]}"
+        )
+    return thresholds
+
+
+def check_n_classes(n_classes) -> int:
+    """``n_classes`` as an int: ``None`` or a non-integer is TF's ``ValueError``."""
+    if n_classes is None:
+        raise ValueError("n_classes cannot be None")
+    if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)):
+        raise ValueError(f"n_classes must be an integer, got {n_classes!r}")
+    return int(n_classes)
 
 
 def refuse_non_finite(values, what, meaning):
@@ -113,6 +139,10 @@ def logits_array(logits):
     """``logits`` as given when a Tensor; a numpy array or nested lists as a float32 array,
     as TF's heads cast them (a ValueError, not numpy's or an IndexError, when they are
     ragged or not numbers)."""
+    if isinstance(logits, np.ndarray) and logits.dtype.kind not in "biuf":
+        raise ValueError(
+            f"logits must be a (batch, logits_dimension) array of numbers, got dtype {logits.dtype}"
+        )
     if isinstance(logits, np.ndarray) and logits.dtype != np.float32:
         return logits.astype(np.float32)
     if not isinstance(logits, (list, tuple)):

@@ -23,6 +23,8 @@ from .head_base import (
     ClassNames,
     Head,
     PredictOutput,
+    check_n_classes,
+    check_thresholds,
 )
 
 
@@ -80,7 +82,8 @@ class MultiLabelHead(ClassNames, Head):
 
     def __post_init__(self):
         super().__post_init__()
-        if self.n_classes is None or self.n_classes < 2:
+        object.__setattr__(self, "thresholds", check_thresholds(self.thresholds))
+        if self.n_classes is None or check_n_classes(self.n_classes) < 2:
             raise ValueError(
                 f"n_classes must be > 1 for multi-label classification. Given: {self.n_classes}"
             )

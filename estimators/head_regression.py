@@ -16,6 +16,7 @@ from . import metrics as m
 from .head_base import (
     SERVING_KEY,
     Head,
+    LabelTypeError,
     PredictOutput,
     RegressionOutput,
     host,
@@ -66,7 +67,13 @@ class RegressionHead(Head):
     def label_array(self, labels):
         labels = np.asarray(labels)
         if labels.dtype.kind not in "iufb":
-            raise TypeError(f"regression labels must be numbers, got dtype {labels.dtype}")
+            raise LabelTypeError(f"regression labels must be numbers, got dtype {labels.dtype}")
+        if labels.ndim > 2:
+            raise ValueError(
+                f"labels shape must be [D0, D1, ... DN, {self.label_dimension}] for logits of "
+                f"shape [D0, D1, ... DN, {self.label_dimension}]; got labels of shape "
+                f"{labels.shape} for (batch, {self.label_dimension}) logits"
+            )
         labels = labels.astype(np.float32).reshape(len(labels), -1)
         refuse_non_finite(labels, "regression labels", "missing label")
         if labels.shape[1] != self.label_dimension:

@@ -32,9 +32,12 @@ from .head_base import (
     ClassificationOutput,
     ClassNames,
     Head,
+    LabelTypeError,
     PredictOutput,
     RegressionOutput,
     as_column,
+    check_n_classes,
+    check_thresholds,
     refuse_non_finite,
 )
 from .head_multi_label import MultiLabelHead
@@ -81,9 +84,9 @@ def _label_ids(labels, n_classes, label_vocabulary):
         ids = np.array([vocab[u] for u in uniques], dtype=np.int64)[inverse]
         return ids.reshape(labels.shape)
     if labels.dtype.kind in "USO":
-        raise TypeError(
-            f"labels are strings ({labels.dtype}); pass label_vocabulary=[...] to map them "
-            f"to class ids"
+        raise LabelTypeError(
+            f"Labels dtype should be integer. Instead got {labels.dtype}: labels are strings; "
+            f"pass label_vocabulary=[...] to map them to class ids"
         )
     if labels.dtype.kind == "f":
         refuse_non_finite(labels, "labels", "missing label")
@@ -112,16 +115,6 @@ def _check_vocabulary(label_vocabulary, n_classes):
             f"Length of label_vocabulary must be n_classes ({n_classes}). Given: {len(vocab)}"
         )
     return vocab
-
-
-def _check_thresholds(thresholds):
-    thresholds = tuple(float(t) for t in thresholds or ())
-    bad = [t for t in thresholds if not 0.0 < t < 1.0]
-    if bad:
-        raise ValueError(
-            f"thresholds not in (0, 1): thresholds must be in (0, 1) range. Given: {bad[0]}"
-        )
-    return thresholds
 
 
 # The entries every classifier's prediction dict has besides its logits and probabilities.
@@ -161,7 +154,7 @@ class BinaryClassHead(Head):
 
     def __post_init__(self):
         super().__post_init__()
-        object.__setattr__(self, "thresholds", _check_thresholds(self.thresholds))
+        object.__setattr__(self, "thresholds", check_thresholds(self.thresholds))
         if self.label_vocabulary is not None and len(self.label_vocabulary) != 2:
             raise ValueError(
                 f"a binary head needs 2 labels in label_vocabulary, got {self.label_vocabulary}"
@@ -259,7 +252,7 @@ class MultiClassHead(ClassNames, Head):
 
     def __post_init__(self):
         super().__post_init__()
-        if self.n_classes < 3:
+        if check_n_classes(self.n_classes) < 3:
             raise ValueError(f"MultiClassHead needs n_classes >= 3, got {self.n_classes}")
         if self.label_vocabulary is not None and len(self.label_vocabulary) != self.n_classes:
             raise ValueError(
@@ -370,7 +363,7 @@ def multi_label_head(
     return MultiLabelHead(
         n_classes,
         weight_column=weight_column,
-        thresholds=_check_thresholds(thresholds),
+        thresholds=check_thresholds(thresholds),
         label_vocabulary=_check_vocabulary(label_vocabulary, n_classes),
         loss_reduction=loss_reduction,
         loss_fn=loss_fn,
@@ -437,8 +430,10 @@ def classification_head(
     n_classes: int, label_vocabulary=None, loss_reduction=None, weight_column=None
 ):
     """The canned classifiers' head: binary for ``n_classes == 2``, else multi-class."""
-    if n_classes < 2:
+    if check_n_classes(n_classes) < 2:
         raise ValueError(f"n_classes must be >= 2, got {n_classes}")
+    if label_vocabulary is not None and not isinstance(label_vocabulary, (list, tuple, np.ndarray)):
+        _check_vocabulary(label_vocabulary, n_classes)  # refuses a string or a set by type
     vocab = None if label_vocabulary is None else tuple(label_vocabulary)
     if vocab is not None and len(set(vocab)) != len(vocab):
         _check_vocabulary(vocab, len(vocab))

@@ -80,6 +80,13 @@ def as_dataset(
         data = mix_blocks(data, seed) if shuffle else data
         ds = Dataset.from_ray(data, label=label, columns=_read_columns(columns, label))
     elif isinstance(data, (str, os.PathLike, list, tuple)):
+        listed = data if isinstance(data, (list, tuple)) else ()
+        not_paths = [p for p in listed if not isinstance(p, (str, os.PathLike))]
+        if not_paths:
+            raise TypeError(
+                f"a list is read as file paths, but it holds {type(not_paths[0]).__name__} "
+                f"{not_paths[0]!r}; give features as a dict of columns or a DataFrame"
+            )
         ds = Dataset.from_files(data, columns=_read_columns(columns, label), label=label)
     else:
         raise TypeError(
@@ -192,6 +199,11 @@ def batches(input_fn, repeat_single=False):
     ``input_fn``), counts as one batch; with ``repeat_single`` it is yielded forever (a
     train loop bounded by ``steps``).
     """
+    if not (callable(input_fn) or hasattr(input_fn, "__iter__") or input_fn is None):
+        raise TypeError(
+            f"input_fn must be callable (or a cn.data.Dataset, or an iterable of batches), "
+            f"given: {type(input_fn).__name__} {input_fn!r:.80}"
+        )
     source = input_fn() if callable(input_fn) and not hasattr(input_fn, "__iter__") else input_fn
     source = dataset_of(source) or source  # TF 1's `return iterator.get_next()`
     if source is None:

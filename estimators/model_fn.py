@@ -10,6 +10,7 @@ estimator passes its network's logits through its head's ``create_estimator_spec
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
 
 import numpy as np
 import pyarrow as pa
@@ -17,6 +18,7 @@ import pyarrow as pa
 from ..core.autodiff import value_of
 from ..core.checkpoint import SAVE_COUNTER, SLOT_MARKER
 from ..feature_columns.transform_cache import BatchFeatures
+from .hook_runner import SessionRunHook
 from .metrics import Metric
 
 MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
@@ -75,6 +77,17 @@ class EstimatorSpec:
             raise ValueError(f"EstimatorSpec in mode {mode!r} needs a loss")
         if mode == ModeKeys.PREDICT and predictions is None:
             raise ValueError("EstimatorSpec in mode 'infer' (PREDICT) needs predictions")
+        _check_predictions(predictions)
+        for kind, hooks in (
+            ("training_hooks", training_hooks),
+            ("evaluation_hooks", evaluation_hooks),
+            ("prediction_hooks", prediction_hooks),
+        ):
+            for hook in hooks or ():
+                if not isinstance(hook, SessionRunHook):
+                    raise TypeError(
+                        f"All hooks must be SessionRunHook instances, given: {hook!r} in {kind}"
+                    )
         for name, op in (eval_metric_ops or {}).items():
             if not is_metric_op(op):
                 raise TypeError(
@@ -101,6 +114,17 @@ class EstimatorSpec:
                 ModeKeys.EVAL: self.evaluation_hooks,
                 ModeKeys.PREDICT: self.prediction_hooks,
             }[self.mode]
+        )
+
+
+def _check_predictions(predictions) -> None:
+    """TF's check: predictions are one Tensor (or array) or a dict of them."""
+    if predictions is None or isinstance(predictions, Mapping):
+        return
+    if not (hasattr(predictions, "shape") or isinstance(predictions, (pa.Array, pa.ChunkedArray))):
+        raise TypeError(
+            "predictions must be Tensor or dict of Tensor (an array, or a dict of arrays), "
+            f"given: {type(predictions).__name__} {predictions!r:.80}"
         )
 
 

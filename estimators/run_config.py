@@ -5,6 +5,8 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 # tf.estimator.RunConfig saves a checkpoint every 600 seconds unless told otherwise.
 DEFAULT_SAVE_CHECKPOINTS_SECS = 600
 # TF 2.15 RunConfig arguments about sessions, devices and distribution: accepted so that TF
@@ -99,6 +101,9 @@ class RunConfig:
                 "train_distribute must be a cn.distribute.RayStrategy (an object with "
                 f"train(estimator, input_fn, ...)), got {type(self.train_distribute).__name__}"
             )
+        seed = self.tf_random_seed
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+            raise ValueError(f"tf_random_seed must be integer, got {seed!r}")
         if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:
             raise ValueError(
                 "set at most one of save_checkpoints_steps and save_checkpoints_secs; got "

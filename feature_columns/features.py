@@ -282,6 +282,11 @@ def as_features(features) -> Features:
         for key, value in features.items():
             if not isinstance(key, str):
                 raise TypeError(f"feature names must be strings, got {key!r}")
+            if isinstance(value, (Mapping, set, frozenset)):
+                raise ValueError(
+                    f"Feature {key!r} is a {type(value).__name__}, which has no row order: "
+                    "give an array or list with one entry per row"
+                )
             if not hasattr(value, "__len__") or getattr(value, "ndim", 1) == 0:
                 raise ValueError(
                     f"Feature {key!r} cannot have rank 0: give an array or list with one entry "
@@ -297,7 +302,8 @@ def as_features(features) -> Features:
         return Features(dict(features), num_rows)
     raise ColumnArgumentError(
         "features should be a dict of arrays, a pyarrow.Table or RecordBatch, or a "
-        f"pandas.DataFrame; got {type(features).__name__}"
+        "pandas.DataFrame (TF: features should be a dictionary of `Tensor`s); got "
+        f"{type(features).__name__}"
     )
 
 

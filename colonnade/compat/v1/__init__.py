@@ -3,8 +3,8 @@
 - ``estimator``: ``cn.estimators`` with TF 1's canned estimators (TF 1's loss reduction
   and optimizer defaults: :mod:`colonnade.estimators.canned_v1`);
 - ``feature_column``, ``train``, ``losses``, ``layers``, ``nn``, ``metrics``,
-  ``logging``, ``saved_model``, ``summary``: colonnade's modules of those names
-  (already TF 1's);
+  ``logging``, ``saved_model``, ``summary``, ``io`` (also as TF 1's ``python_io``),
+  ``nest``, ``debugging``: colonnade's modules of those names (already TF 1's);
 - ``contrib.estimator``: TF 1's ``tf.contrib.estimator.add_metrics`` and
   ``forward_features``;
 - ``get_variable``, ``variable_scope``, ``get_or_create_global_step``,
@@ -13,8 +13,9 @@
   applies to them (``expand_dims``, ``cast``, ``constant``, ``reshape``, ``math``,
   ``strings``, ``parse_example``..., and the dtype names ``float32``, ``string``...):
   :mod:`colonnade.array_ops`, recorded in an export by ``ServingInputReceiver``;
-- ``data`` (:mod:`colonnade.data`), ``decode_csv`` (TF 1's ``tf.decode_csv``, which TF 2
-  moved to ``tf.io``), ``gfile`` (TF 1's capitalised ``tf.gfile`` names) and TF 1's
+- ``data`` (:mod:`colonnade.data`), ``decode_csv``, ``parse_single_sequence_example``,
+  ``read_file``, ``write_file`` and ``matching_files`` (TF 1's top-level spellings of
+  ``tf.io``'s), ``gfile`` (TF 1's capitalised ``tf.gfile`` names) and TF 1's
   initializer names (``constant_initializer``, ``glorot_normal_initializer``, ...).
 
 >>> import colonnade as cn
@@ -31,12 +32,22 @@ from colonnade import tf_logging as logging
 from colonnade.array_ops import *  # noqa: F403  (placeholder, expand_dims, cast, ...)
 from colonnade.array_ops import __all__ as _array_op_names
 from colonnade.core import (
+    debugging,
     get_global_step,
     get_or_create_global_step,
     get_variable,
+    nest,
     variable_scope,
 )
-from colonnade.io import decode_csv, parse_example, parse_single_example
+from colonnade.io import (
+    decode_csv,
+    matching_files,
+    parse_example,
+    parse_single_example,
+    parse_single_sequence_example,
+    read_file,
+    write_file,
+)
 from colonnade.strings import string_split, string_to_number
 
 from . import contrib, estimator, gfile, nn
@@ -48,6 +59,8 @@ from .initializers import (
     zeros_initializer,
 )
 
+python_io = io  # TF 1's tf.python_io: tf_record_iterator, TFRecordWriter, TFRecordOptions
+
 __all__ = [
     *_array_op_names,
     "io",
@@ -58,6 +71,7 @@ __all__ = [
     "constant_initializer",
     "contrib",
     "data",
+    "debugging",
     "decode_csv",
     "estimator",
     "feature_column",
@@ -65,19 +79,26 @@ __all__ = [
     "get_or_create_global_step",
     "get_variable",
     "gfile",
+    "io",
     "string_split",
     "string_to_number",
     "glorot_normal_initializer",
     "glorot_uniform_initializer",
     "layers",
     "logging",
+    "matching_files",
     "losses",
     "metrics",
+    "nest",
     "nn",
     "ones_initializer",
+    "parse_single_sequence_example",
+    "python_io",
+    "read_file",
     "saved_model",
     "summary",
     "train",
     "variable_scope",
+    "write_file",
     "zeros_initializer",
 ]
