@@ -252,7 +252,6 @@ CONSTRUCTORS = [
     (lambda: fc.embedding_column(_identity(), 0), ValueError),
     (lambda: fc.embedding_column(_identity(), "2"), TypeError),
     (lambda: fc.embedding_column(AGE, 2), ValueError),
-    (lambda: fc.embedding_column(_identity(), 2, combiner="max"), ValueError),
     (lambda: fc.embedding_column(_identity(), 2, initializer=3), ValueError),
     (lambda: fc.indicator_column(AGE), ValueError),
     (lambda: fc.crossed_column(["a"], 10), ValueError),
