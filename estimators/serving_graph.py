@@ -214,12 +214,25 @@ def _placeholder_value(spec, name, column, args, rows):
     return _column_array(name, column, dtype, shape)
 
 
+def _stacked_rows(name, array: np.ndarray) -> np.ndarray:
+    """An object column whose rows are equal-length lists (a pandas column of lists) as one
+    array, a row per row; a column of scalars is left as it is."""
+    if not len(array) or not isinstance(array.flat[0], (list, tuple, np.ndarray)):
+        return array
+    try:
+        return np.asarray(array.tolist())
+    except ValueError:
+        raise ValueError(f"input {name!r} takes rows of one length, got ragged lists") from None
+
+
 def _column_array(name, column, dtype, shape) -> np.ndarray:
     """A request column as a numpy array of the placeholder's dtype, its batch first."""
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
     if not isinstance(column, pa.Array):
         array = np.asarray(column, dtype=object if dtype == "string" else None)
+        if array.dtype == object and dtype != "string":
+            array = _stacked_rows(name, array)
     else:
         array = _arrow_to_numpy(name, column)
     if dtype == "string":

@@ -490,3 +490,33 @@ def test_equality_of_a_serving_input_is_elementwise_as_tf2s():
     out = receiver.apply({"c": ["rome", "oslo"]})
     assert out["is_rome"].tolist() == [1, 0] and out["not_rome"].tolist() == [False, True]
     assert E.TensorServingInputReceiver(city, {"c": city}).features == {"feature": 0}
+
+
+def test_a_pandas_column_of_lists_feeds_a_placeholder_of_rows(tmp_path):
+    """``[None, 1]`` placeholders take a DataFrame whose columns hold a one-value list a
+    row, as they take the same rows as 2-D arrays; ragged rows are refused by name."""
+    columns = [fc.numeric_column("x1"), fc.numeric_column("x2")]
+    rng = np.random.default_rng(4)
+    data = pd.DataFrame({"x1": rng.normal(size=64), "x2": rng.normal(size=64)})
+    data["y"] = data.x1 - 2 * data.x2
+    est = E.Estimator(linear_model_fn, model_dir=str(tmp_path / "m"), params={"columns": columns})
+    est.fit(data, label="y", epochs=2, batch_size=16, verbose=0)
+
+    rows = np.array([[0.5, 1.0], [-2.0, 3.0], [4.0, -1.0]], np.float32)
+    x1 = tf.placeholder(tf.float32, [None, 1], name="x1")
+    x2 = tf.placeholder(tf.float32, [None, 1], name="x2")
+
+    def two_wide():
+        return tf.estimator.export.ServingInputReceiver({"x1": x1, "x2": x2}, {"x1": x1, "x2": x2})
+
+    path = est.export_saved_model(str(tmp_path / "export"), two_wide)
+    predictor = cn.load(path, model_fns={"linear_model_fn": linear_model_fn})
+    as_arrays = predictor.predict({"x1": rows[:, :1], "x2": rows[:, 1:]})["y"]
+    as_lists = predictor.predict(
+        pd.DataFrame({"x1": [[v] for v in rows[:, 0]], "x2": [[v] for v in rows[:, 1]]})
+    )["y"]
+    np.testing.assert_allclose(as_lists, as_arrays, rtol=1e-6)
+    by_hand = pd.DataFrame({"x1": rows[:, 0], "x2": rows[:, 1]})
+    np.testing.assert_allclose(as_lists, est.predict(by_hand, verbose=0)["y"], rtol=1e-6)
+    with pytest.raises(ValueError, match="'x1' takes rows of one length, got ragged lists"):
+        predictor.predict(pd.DataFrame({"x1": [[1.0], [2.0, 3.0]], "x2": [[1.0], [2.0]]}))
