@@ -45,10 +45,12 @@ __all__ = [
     "threads_for",
 ]
 
-MIN_FLOPS_PER_THREAD = 1 << 25
+MIN_FLOPS_PER_THREAD = 1 << 23
 """Work (multiply-adds x 2) a BLAS thread must get before a product is split further:
-about a millisecond of one core; smaller shares lose more to waking and joining threads
-than they gain."""
+about a quarter of a millisecond of one core; smaller shares lose more to waking and
+joining threads than they gain. (At 2^25 a quiet 2-core machine kept a CTR DNN's
+(1024 x 256) x (256 x 128) products on one thread and trained 10% slower than with two
+fixed threads; at 2^23 within 3-6%: benchmarks/RESULTS.md.)"""
 
 LOAD_RECHECK_SECONDS = 1.0
 """How often the rest of the machine's CPU use is measured again (over the time since the

@@ -22,7 +22,7 @@ def _blas_threads() -> set:
 
 def test_small_products_use_one_thread():
     threads.set_blas_threads(None)
-    assert threads.threads_for(2 * 1024 * 256 * 128) == 1
+    assert threads.threads_for(2 * 32 * 416 * 256) == 1  # a batch-32 CTR DNN's first layer
     assert threads.threads_for(threads.MIN_FLOPS_PER_THREAD) == 1
 
 
@@ -63,7 +63,8 @@ def test_an_otherwise_idle_two_core_machine_gives_a_big_product_both_cores(monke
     _neighbours_use(monkeypatch, 0.1, cpus=2, own=1.9)
     threads.set_cpu_share(None)
     assert threads.threads_for(2 * 1024 * 416 * 256) == 2  # a CTR DNN's first layer
-    assert threads.threads_for(2 * 1024 * 128 * 64) == 1  # too small to share
+    assert threads.threads_for(2 * 1024 * 128 * 64) == 2  # its third layer: 16.8 MFLOP
+    assert threads.threads_for(2 * 32 * 416 * 256) == 1  # batch 32: too small to share
 
 
 @pytest.mark.parametrize("neighbours", [0.5, 1.0, 2.0])
