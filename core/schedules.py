@@ -150,6 +150,14 @@ def _rate_decay_inputs(fn_name, learning_rate, global_step, decay_steps, decay_r
     return p, lr, _number(decay_rate, "decay_rate", fn_name)
 
 
+def _as_tf_float(compute) -> float:
+    """A decay formula's value as TF's floating point gives it: inf for an overflow or a
+    division by zero, nan for a negative base to a fractional power (Python's own
+    arithmetic raises, or returns a complex number)."""
+    with np.errstate(all="ignore"):
+        return float(compute())
+
+
 @_lazy_in("global_step")
 def exponential_decay(
     learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None
@@ -159,7 +167,7 @@ def exponential_decay(
     p, lr, rate = _rate_decay_inputs(
         "exponential_decay", learning_rate, global_step, decay_steps, decay_rate, staircase
     )
-    return lr * rate**p
+    return _as_tf_float(lambda: lr * np.float64(rate) ** p)
 
 
 @_lazy_in("global_step")
@@ -171,7 +179,7 @@ def inverse_time_decay(
     p, lr, rate = _rate_decay_inputs(
         "inverse_time_decay", learning_rate, global_step, decay_steps, decay_rate, staircase
     )
-    return lr / (1.0 + rate * p)
+    return _as_tf_float(lambda: lr / (1.0 + np.float64(rate) * p))
 
 
 @_lazy_in("global_step")
@@ -183,7 +191,7 @@ def natural_exp_decay(
     p, lr, rate = _rate_decay_inputs(
         "natural_exp_decay", learning_rate, global_step, decay_steps, decay_rate, staircase
     )
-    return lr * math.exp(-rate * p)
+    return _as_tf_float(lambda: lr * np.exp(-np.float64(rate) * p))
 
 
 @_lazy_in("global_step")

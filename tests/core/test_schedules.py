@@ -261,3 +261,14 @@ def test_canned_optimizer_factory_sees_the_estimators_global_step():
     opt = resolve_optimizer(factory, None, 0.05, step)
     step.assign(2)
     assert float(opt.learning_rate) == pytest.approx(0.1 * 0.5**2)
+
+
+def test_overflow_and_bad_bases_give_tfs_inf_and_nan():
+    """TF 2.15's values of the same calls (``tf.compat.v1.train.*_decay(...)()``): its float
+    arithmetic gives inf and nan where Python's raises or turns complex."""
+    from colonnade.core import schedules as S
+
+    assert S.exponential_decay(0.1, -1, 1, 0.0) == math.inf  # 0 ** -1
+    assert S.natural_exp_decay(0.1, 1, 1.0, -710.0) == math.inf  # exp(710)
+    assert S.inverse_time_decay(0.1, 1, 1, -1.0) == math.inf  # 0.1 / 0
+    assert math.isnan(S.exponential_decay(0.1, 1, 2, -0.5))  # (-0.5) ** 0.5
