@@ -414,13 +414,19 @@ def linear_model_fn(features, labels, mode, params):
     return E.EstimatorSpec(mode, {"y": y}, loss, train_op)
 
 
-def test_a_model_fn_export_predicts_through_its_serving_graph(tmp_path):
+def trained_linear_model_fn(tmp_path, seed):
+    """An Estimator of :func:`linear_model_fn` fitted to ``y = x1 - 2 x2`` for two epochs."""
     columns = [fc.numeric_column("x1"), fc.numeric_column("x2")]
-    rng = np.random.default_rng(3)
+    rng = np.random.default_rng(seed)
     data = pd.DataFrame({"x1": rng.normal(size=64), "x2": rng.normal(size=64)})
     data["y"] = data.x1 - 2 * data.x2
     est = E.Estimator(linear_model_fn, model_dir=str(tmp_path / "m"), params={"columns": columns})
     est.fit(data, label="y", epochs=2, batch_size=16, verbose=0)
+    return est
+
+
+def test_a_model_fn_export_predicts_through_its_serving_graph(tmp_path):
+    est = trained_linear_model_fn(tmp_path, seed=3)
 
     def narrow():
         a = tf.placeholder(tf.float64, [None], name="a")
@@ -495,12 +501,7 @@ def test_equality_of_a_serving_input_is_elementwise_as_tf2s():
 def test_a_pandas_column_of_lists_feeds_a_placeholder_of_rows(tmp_path):
     """``[None, 1]`` placeholders take a DataFrame whose columns hold a one-value list a
     row, as they take the same rows as 2-D arrays; ragged rows are refused by name."""
-    columns = [fc.numeric_column("x1"), fc.numeric_column("x2")]
-    rng = np.random.default_rng(4)
-    data = pd.DataFrame({"x1": rng.normal(size=64), "x2": rng.normal(size=64)})
-    data["y"] = data.x1 - 2 * data.x2
-    est = E.Estimator(linear_model_fn, model_dir=str(tmp_path / "m"), params={"columns": columns})
-    est.fit(data, label="y", epochs=2, batch_size=16, verbose=0)
+    est = trained_linear_model_fn(tmp_path, seed=4)
 
     rows = np.array([[0.5, 1.0], [-2.0, 3.0], [4.0, -1.0]], np.float32)
     x1 = tf.placeholder(tf.float32, [None, 1], name="x1")
