@@ -26,7 +26,7 @@ import numpy as np
 
 from ..core.autodiff import Tensor
 from ..core.backend import DEFAULT_DTYPE, to_device
-from .base import DenseColumn
+from .base import DenseColumn, WrapsSource
 from .numeric import NumericColumn
 
 __all__ = ["PiecewiseLinearColumn", "piecewise_linear", "piecewise_linear_column"]
@@ -48,7 +48,7 @@ def piecewise_linear(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class PiecewiseLinearColumn(DenseColumn):
+class PiecewiseLinearColumn(WrapsSource, DenseColumn):
     """A number's piecewise-linear encoding; see :func:`piecewise_linear_column`.
 
     >>> from colonnade.feature_columns import numeric_column
@@ -62,14 +62,6 @@ class PiecewiseLinearColumn(DenseColumn):
     @property
     def name(self) -> str:
         return f"{self.source_column.name}_piecewise_linear"
-
-    @property
-    def input_keys(self) -> tuple:
-        return self.source_column.input_keys
-
-    @property
-    def children(self) -> tuple:
-        return (self.source_column,)
 
     @property
     def dimension(self) -> int:
@@ -87,9 +79,6 @@ class PiecewiseLinearColumn(DenseColumn):
 
     def dense_output(self, cache, variables) -> Tensor:
         return Tensor(to_device(cache.get(self)))
-
-    def parse_spec(self) -> dict:
-        return self.source_column.parse_spec()
 
     def to_config(self) -> dict:
         return {
