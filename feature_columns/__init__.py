@@ -48,6 +48,7 @@ from .layers import DenseFeatures, LinearModel, SequenceFeatures, input_layer, l
 from .named_initializers import Initializer, initializer
 from .normalizers import Normalizer, chain, clip, log1p, log_offset, standardize
 from .numeric import BucketizedColumn, NumericColumn, bucketized_column, numeric_column
+from .piecewise import PiecewiseLinearColumn, piecewise_linear_column
 from .sequence import (
     SequenceCategoricalColumn,
     SequenceIds,
@@ -101,6 +102,7 @@ __all__ = [
     "SequenceFeatures",
     # colonnade's own columns
     "categorical_column_with_time_part",
+    "piecewise_linear_column",
     # columns inferred from data
     "infer",
     "ColumnPlan",
@@ -137,6 +139,7 @@ __all__ = [
     "VariableSpec",
     "NumericColumn",
     "BucketizedColumn",
+    "PiecewiseLinearColumn",
     "HashedCategoricalColumn",
     "IdentityCategoricalColumn",
     "TimePartCategoricalColumn",

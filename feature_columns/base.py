@@ -25,6 +25,7 @@ __all__ = [
     "KeyedColumn",
     "VariableSpec",
     "WrapsCategorical",
+    "WrapsSource",
 ]
 
 
@@ -104,6 +105,22 @@ class WrapsCategorical:
     @property
     def is_sequence(self) -> bool:
         return self.categorical_column.is_sequence
+
+
+class WrapsSource:
+    """A column built on one numeric ``source_column`` (bucketized, piecewise-linear):
+    it reads that column's keys."""
+
+    @property
+    def input_keys(self) -> tuple:
+        return self.source_column.input_keys
+
+    @property
+    def children(self) -> tuple:
+        return (self.source_column,)
+
+    def parse_spec(self) -> dict:
+        return self.source_column.parse_spec()
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,10 @@ The rules, each a named constant of :mod:`.infer_rules` or :mod:`.infer_crosses`
   :data:`~.infer_rules.SPIKE_SHARE` of the rows, such as the zeros of an amount, gets a
   bucket of its own and the other values quantile buckets too) and, in the deep part, itself
   normalized (``log1p`` then standardized when it is non-negative and right-skewed,
-  clipped to its 0.1%/99.9% quantiles and standardized otherwise) and an embedding of
-  its bucket (a piecewise-constant encoding); nulls read as the median (also in later
+  clipped to its 0.1%/99.9% quantiles and standardized otherwise), an embedding of
+  its bucket (a piecewise-constant encoding) and its piecewise-linear encoding with the
+  minimum, the bucket boundaries and the maximum as knots
+  (:func:`~.piecewise.piecewise_linear_column`); nulls read as the median (also in later
   data when the training data had none); integers beyond float32's exact range (Unix
   timestamps stored as numbers) are read as float64, beyond float64's as categories;
 - a string with few distinct values gets a vocabulary list (values seen at least
@@ -49,7 +51,7 @@ The rules, each a named constant of :mod:`.infer_rules` or :mod:`.infer_crosses`
 >>> df["y"] = (df["x"] > 0).astype(int)
 >>> plan = cn.feature_columns.infer(df, "y")
 >>> plan.task, [c.name for c in plan.dnn]
-('binary', ['x', 'x_bucketized_embedding', 'color_indicator'])
+('binary', ['x', 'x_bucketized_embedding', 'x_piecewise_linear', 'color_indicator'])
 >>> print(plan.describe().splitlines()[1])
 id: dropped: an id (400 distinct values in 400 rows)
 """

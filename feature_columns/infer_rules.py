@@ -24,6 +24,7 @@ from .dense import embedding_column, indicator_column
 from .infer_stats import DISTINCT_CAP, ColumnStats, inference_kind
 from .normalizers import chain, clip, log1p, standardize
 from .numeric import bucketized_column, numeric_column
+from .piecewise import piecewise_linear_column
 from .time_parts import categorical_column_with_time_part
 from .vocabulary import categorical_column_with_vocabulary_list
 
@@ -84,6 +85,12 @@ NUMERIC_IN_WIDE = True
 # this many buckets (a piecewise-constant encoding, Gorishniy et al. 2022).
 NUMERIC_BUCKET_EMBEDDING = True
 BUCKET_EMBEDDING_MIN = 4
+
+# The deep part also gets a number's piecewise-linear encoding (Gorishniy et al. 2022)
+# over its minimum, quantile boundaries and maximum, when it has at least
+# BUCKET_EMBEDDING_MIN buckets: the first layer is then a continuous piecewise-linear
+# function of the number, with knots where the trees would put thresholds.
+NUMERIC_PIECEWISE_LINEAR = True
 
 # -- categories
 # A vocabulary list up to this many values; a hash bucket beyond (a list this long is
@@ -278,6 +285,13 @@ def numeric_columns(stats: ColumnStats, sample: np.ndarray):
         reason += (
             f"; its bucket also as an embedding of width {width} (deep: a step function "
             "of the value the first layer need not build from one input)"
+        )
+    if NUMERIC_PIECEWISE_LINEAR and buckets >= BUCKET_EMBEDDING_MIN:
+        edges = sorted({float(stats.min), *boundaries, float(stats.max)})
+        deep.append(piecewise_linear_column(raw, edges))
+        reason += (
+            f"; its piecewise-linear encoding over {len(edges) - 1} bins (deep: the minimum, "
+            "the bucket boundaries and the maximum as knots)"
         )
     return wide, tuple(deep), reason
 

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from ..core.autodiff import Tensor
 from ..core.backend import DEFAULT_DTYPE, to_device
-from .base import CategoricalColumn, DenseColumn, KeyedColumn, check_key
+from .base import CategoricalColumn, DenseColumn, KeyedColumn, WrapsSource, check_key
 from .features import ColumnArgumentError, dtype_name, is_list_type, value_kind
 from .ids import CategoricalIds
 from .normalizers import Normalizer, normalizer_from_config
@@ -443,7 +443,7 @@ def bucketize(values, boundaries):
 
 
 @dataclass(frozen=True)
-class BucketizedColumn(DenseColumn, CategoricalColumn):
+class BucketizedColumn(WrapsSource, DenseColumn, CategoricalColumn):
     """Discretized numeric feature; see :func:`bucketized_column`.
 
     >>> bucketized_column(numeric_column("age"), [18, 65]).boundaries
@@ -456,14 +456,6 @@ class BucketizedColumn(DenseColumn, CategoricalColumn):
     @property
     def name(self) -> str:
         return f"{self.source_column.name}_bucketized"
-
-    @property
-    def input_keys(self) -> tuple:
-        return self.source_column.input_keys
-
-    @property
-    def children(self) -> tuple:
-        return (self.source_column,)
 
     @property
     def num_buckets(self) -> int:
@@ -497,9 +489,6 @@ class BucketizedColumn(DenseColumn, CategoricalColumn):
         out = np.zeros((ids.num_rows, self.num_buckets), dtype=DEFAULT_DTYPE)
         out[ids.segment_ids, ids.ids] = 1
         return Tensor(to_device(out))
-
-    def parse_spec(self) -> dict:
-        return self.source_column.parse_spec()
 
     def to_config(self) -> dict:
         return {

@@ -32,6 +32,7 @@ from .dense import (
     shared_embedding_column_from_config,
 )
 from .numeric import bucketized_column, numeric_column_from_config
+from .piecewise import piecewise_linear_column
 from .sequence import (
     SequenceCategoricalColumn,
     sequence_numeric_column,
@@ -60,6 +61,7 @@ _EMBEDDING_KEYS = frozenset(
 COLUMN_KEYS = {
     "numeric_column": ({"key"}, {"shape", "default_value", "dtype", "normalizer_fn"}),
     "bucketized_column": ({"source_column", "boundaries"}, set()),
+    "piecewise_linear_column": ({"source_column", "edges"}, set()),
     "categorical_column_with_hash_bucket": ({"key", "hash_bucket_size"}, {"dtype"}),
     "categorical_column_with_identity": ({"key", "num_buckets"}, {"default_value"}),
     "categorical_column_with_time_part": ({"key", "part"}, set()),
@@ -148,6 +150,9 @@ def _built(column):
 _BUILDERS = {
     "numeric_column": lambda c: numeric_column_from_config(c),
     "bucketized_column": lambda c: bucketized_column(c["source_column"], list(c["boundaries"])),
+    "piecewise_linear_column": lambda c: piecewise_linear_column(
+        c["source_column"], list(c["edges"])
+    ),
     "categorical_column_with_hash_bucket": _hash,
     "categorical_column_with_identity": _identity,
     "categorical_column_with_time_part": lambda c: categorical_column_with_time_part(

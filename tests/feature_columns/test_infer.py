@@ -178,9 +178,17 @@ def test_numbers_get_a_bucket_embedding_in_the_deep_part():
     df["y"] = (df["h"] > 0).astype(int)
     plan = infer(df, "y")
     names = [c.name for c in plan.dnn]
-    assert names == ["h", "h_bucketized_embedding", "few"]  # 2 buckets: no embedding
+    # 2 buckets: no embedding, no piecewise-linear encoding
+    assert names == ["h", "h_bucketized_embedding", "h_piecewise_linear", "few"]
     embedding = plan.dnn[1]
     assert embedding.dimension == min(32, int(np.ceil(6 * 20**0.25)))  # 20 buckets
+    # 21 edges: the minimum, the 19 quantile boundaries, the maximum
+    h = df["h"].to_numpy()
+    assert plan.dnn[2].edges == (
+        float(h.min()),
+        *sorted({float(np.float32(q)) for q in np.quantile(h, infer_rules.QUANTILES)}),
+        float(h.max()),
+    )
 
 
 def test_a_timestamp_gives_the_parts_that_vary():
