@@ -128,3 +128,19 @@ def test_a_broken_pyproject_beside_an_installed_copy_is_not_ours(tmp_path):
     (tmp_path / "colonnade").mkdir()
     (tmp_path / "pyproject.toml").write_text("this is [not toml")
     assert sibling_packages(tmp_path / "colonnade") == {}
+
+
+def test_every_package_folder_is_installed():
+    """``pip install .`` (not ``-e``) copies only the packages pyproject.toml lists: each
+    folder with an ``__init__.py`` under a mapped folder must be one of them, or the
+    installed ``import colonnade`` fails (as it did for ``colonnade.compat``)."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    setup = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    found = set()
+    for package, folder in setup["package-dir"].items():
+        for init in (root / folder).rglob("__init__.py"):
+            parts = init.parent.relative_to(root / folder).parts
+            found.add(".".join((package, *parts)))
+    assert sorted(found - set(setup["packages"])) == []
