@@ -693,3 +693,19 @@ def test_serve_refuses_a_bad_budget_by_name(flag, bad, capsys):
     with pytest.raises(SystemExit):
         cli.main(["serve", "exports/", flag, bad])
     assert flag in capsys.readouterr().err
+
+
+def test_the_command_line_works_without_the_serve_extra():
+    """``pip install .`` has no orjson, starlette or uvicorn (the ``serve`` extra): every
+    command but ``serve`` must still parse and run (the README's ``colonnade demo`` did
+    not: reading the server's limits for ``serve --help`` imported orjson)."""
+    code = (
+        "import sys\n"
+        "for name in ('orjson', 'starlette', 'uvicorn'):\n"
+        "    sys.modules[name] = None  # as if not installed\n"
+        "from colonnade.cli import build_parser\n"
+        "args = build_parser().parse_args(['demo', '--help'])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "usage: colonnade demo" in done.stdout

@@ -34,7 +34,6 @@ import socket
 
 from .limits import Limits
 from .model_fns import ModelFnImportError, import_target, model_fn_specs
-from .versions import DEFAULT_POLL_INTERVAL, ModelStore, ServedModel
 
 __all__ = [
     "DEFAULT_HOST",
@@ -50,6 +49,20 @@ __all__ = [
     "serve",
     "worker_app",
 ]
+
+_FROM_VERSIONS = ("DEFAULT_POLL_INTERVAL", "ModelStore", "ServedModel")
+
+
+def __getattr__(name):
+    """:mod:`.versions`' names, imported when first used: they need the ``serve`` extra
+    (orjson), which ``colonnade``'s other commands, reading :class:`Limits` for their
+    help, do not."""
+    if name in _FROM_VERSIONS:
+        from . import versions
+
+        return getattr(versions, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 DEFAULT_PORT = 8501  # TF Serving's REST port
 DEFAULT_HOST = "127.0.0.1"  # local only unless asked: the API has no authentication
@@ -69,6 +82,7 @@ def create_app(store, model_name=DEFAULT_MODEL_NAME, model_fns=None, **kwargs):
     custom Estimators' exports) as ``model_name``; see
     :func:`colonnade.serving.app.create_app`. Needs the ``serve`` extra."""
     from .app import create_app as _create_app
+    from .versions import ModelStore
 
     if not isinstance(store, ModelStore):
         functions = {
@@ -87,7 +101,7 @@ def serve(
     host: str = DEFAULT_HOST,
     port: int = DEFAULT_PORT,
     model_name: str = DEFAULT_MODEL_NAME,
-    poll_interval: float = DEFAULT_POLL_INTERVAL,
+    poll_interval: float | None = None,
     workers: int = DEFAULT_WORKERS,
     version_labels: dict | None = None,
     limits: Limits | None = None,
@@ -106,8 +120,14 @@ def serve(
     ...]`` (``colonnade serve --model-fn``; ``package.module:function`` alone takes the
     function's ``__name__``) or ``{NAME: "package.module:function"}``; each is imported
     from this environment (:mod:`.model_fns`), in every worker process, and a bad one
-    raises :class:`ModelFnImportError` naming it."""
+    raises :class:`ModelFnImportError` naming it. ``poll_interval``: seconds between looks
+    for a newer version (default :data:`.versions.DEFAULT_POLL_INTERVAL`)."""
     import uvicorn
+
+    from .versions import DEFAULT_POLL_INTERVAL, ModelStore
+
+    if poll_interval is None:
+        poll_interval = DEFAULT_POLL_INTERVAL
 
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
@@ -167,6 +187,8 @@ def worker_app():
     """The app of one worker process of :func:`serve` with ``workers`` > 1 (uvicorn's
     app factory, called in each worker): its own :class:`ModelStore` and version poller,
     from the settings ``serve`` left in the environment."""
+    from .versions import ModelStore
+
     settings = json.loads(os.environ[_WORKER_SETTINGS])
     functions = {name: import_target(t) for name, t in settings["model_fns"].items()}
     store = ModelStore(
