@@ -62,7 +62,7 @@ MAX_CROSS_CUT_SLICES = 4096
 
 # TF's DataType enum (types.proto) -> numpy dtype; 7 (DT_STRING) is read separately.
 DT_STRING = 7
-_NUMPY_DTYPES = {
+NUMPY_DTYPES = {
     1: np.float32,
     2: np.float64,
     3: np.int32,
@@ -402,13 +402,13 @@ class TFCheckpointReader(IndexedReader):
     def _dtype(self, name, entry) -> np.dtype:
         if entry["dtype"] == DT_STRING:
             return np.dtype(object)
-        if entry["dtype"] not in _NUMPY_DTYPES:
+        if entry["dtype"] not in NUMPY_DTYPES:
             tf_name = _TF_DTYPE_NAMES.get(entry["dtype"], f"DataType {entry['dtype']}")
             raise TypeError(
                 f"tensor {name!r} of TF checkpoint {self.path} has dtype {tf_name}, which "
                 "colonnade does not read (numeric, bool and string tensors only)"
             )
-        return np.dtype(_NUMPY_DTYPES[entry["dtype"]])
+        return np.dtype(NUMPY_DTYPES[entry["dtype"]])
 
     def get_tensor(self, name: str) -> np.ndarray:
         """The numpy array ``name``, checked against its CRC32C; a partitioned variable

@@ -27,33 +27,21 @@ import numpy as np
 
 from .atomic_files import write_bytes_atomic
 from .crc import masked_crc
-from .tf_bundle import _NUMPY_DTYPES, BUNDLE_VERSION, INDEX_SUFFIX, TABLE_MAGIC
+from .tf_bundle import BUNDLE_VERSION, INDEX_SUFFIX, NUMPY_DTYPES, TABLE_MAGIC
+from .wire_format import length_delimited, varint
 
 __all__ = ["write_tf_bundle"]
 
 DATA_SUFFIX = ".data-00000-of-00001"
-_TF_DTYPES = {np.dtype(t): code for code, t in _NUMPY_DTYPES.items()}
+_TF_DTYPES = {np.dtype(t): code for code, t in NUMPY_DTYPES.items()}
 _FOOTER_HANDLES_SIZE = 40  # two block handles, padded: the footer is 48 bytes with the magic
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    value &= (1 << 64) - 1  # negative int64s as protobuf writes them: ten bytes
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
 
 
 def _field(number: int, value) -> bytes:
     """One protobuf field: an int as a varint, bytes length-delimited."""
     if isinstance(value, bytes):
-        return _varint(number << 3 | 2) + _varint(len(value)) + value
-    return _varint(number << 3) + _varint(int(value))
+        return length_delimited(number, value)
+    return varint(number << 3) + varint(int(value))
 
 
 def _entry(dtype: int, shape: tuple, offset: int, data: bytes) -> bytes:
@@ -64,7 +52,7 @@ def _entry(dtype: int, shape: tuple, offset: int, data: bytes) -> bytes:
         out += _field(4, offset)
     if data:
         out += _field(5, len(data))
-    return out + _varint(6 << 3 | 5) + struct.pack("<I", masked_crc(data))
+    return out + varint(6 << 3 | 5) + struct.pack("<I", masked_crc(data))
 
 
 def _header() -> bytes:
@@ -77,7 +65,7 @@ def _block(entries: list) -> bytes:
     body, restarts = bytearray(), []
     for key, value in entries:
         restarts.append(len(body))
-        body += _varint(0) + _varint(len(key)) + _varint(len(value)) + key + value
+        body += varint(0) + varint(len(key)) + varint(len(value)) + key + value
     restarts = restarts or [0]
     body += b"".join(struct.pack("<I", r) for r in restarts)
     return bytes(body + struct.pack("<I", len(restarts)))
@@ -90,7 +78,7 @@ def _with_trailer(block: bytes) -> bytes:
 
 
 def _handle(offset: int, size: int) -> bytes:
-    return _varint(offset) + _varint(size)
+    return varint(offset) + varint(size)
 
 
 def _tensor_bytes(name: str, value) -> tuple:

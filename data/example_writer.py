@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ..core.wire_format import length_delimited as _field
+from ..core.wire_format import varint
 from .arrow_inputs import as_arrow_table
 from .dataset import Dataset
 from .tfrecord import TFRecordOptions, TFRecordWriter
@@ -27,22 +29,6 @@ from .tfrecord import TFRecordOptions, TFRecordWriter
 __all__ = ["encode_examples", "encode_sequence_examples", "example_batches", "write_tfrecord"]
 
 _BYTES, _FLOAT, _INT64 = 1, 2, 3
-
-
-def _varint(n: int) -> bytes:
-    if n < 0:
-        n += 1 << 64
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-def _field(number: int, payload: bytes) -> bytes:
-    """A length-delimited field."""
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
 
 
 def _kind(arrow_type: pa.DataType, name: str) -> int:
@@ -73,7 +59,7 @@ def _feature(kind: int, values) -> bytes:
     if kind == _FLOAT:
         packed = np.asarray(values, dtype="<f4").tobytes()
         return _field(_FLOAT, _field(1, packed) if packed else b"")
-    packed = b"".join(_varint(int(v)) for v in values)
+    packed = b"".join(varint(int(v)) for v in values)
     return _field(_INT64, _field(1, packed) if packed else b"")
 
 
