@@ -179,3 +179,19 @@ def test_to_dense_refuses_a_padding_it_cannot_hold():
     hostile = pa.array([[0] * (1 << 20)] + [[]] * 300)  # one long row widens every row
     with pytest.raises(ValueError, match="would hold 315,621,376 values"):
         cn.sparse.to_dense(hostile)
+
+
+def test_whole_file_ops_refuse_bad_input(tmp_path):
+    """``cn.io.read_file`` / ``write_file`` / ``matching_files``: a missing file is
+    gfile's NotFoundError (TF's), contents that are not bytes or text a TypeError, a
+    pattern that is no glob a TypeError; nothing is written for a refused call."""
+    with pytest.raises(gfile.NotFoundError):
+        cn.io.read_file(str(tmp_path / "absent.txt"))
+    with pytest.raises(TypeError, match="write_file writes bytes or str, got int"):
+        cn.io.write_file(str(tmp_path / "x" / "n.txt"), 3)
+    assert not (tmp_path / "x").exists()
+    with pytest.raises(TypeError):
+        cn.io.matching_files(None)
+    cn.io.write_file(str(tmp_path / "a.bin"), b"\x00\xff")
+    assert cn.io.read_file(str(tmp_path / "a.bin")) == b"\x00\xff"
+    assert cn.io.matching_files(str(tmp_path / "*.none")) == []
