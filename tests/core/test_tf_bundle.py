@@ -22,7 +22,7 @@ from colonnade.core.checkpoint_format import (
     load_variable,
 )
 from colonnade.core.crc import masked_crc
-from colonnade.data.example_writer import _varint  # protobuf's varint encoder
+from colonnade.core.wire_format import varint as _varint
 
 FIXTURES = Path(__file__).parent / "golden" / "tf_checkpoints"
 CASES = [("tf2", "ckpt-1"), ("tf1", "model.ckpt-1"), ("tf1", "model.ckpt-2")]
