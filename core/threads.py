@@ -10,23 +10,32 @@ otherwise idle machine they do pay (a DNN at batch 1024 trained ~10% faster on b
 cores of a quiet 2-core machine than on one: the input thread mostly sleeps on its
 prefetched queue).
 
-So each product asks :func:`threads_for` for a count: one thread below
-:data:`MIN_FLOPS_PER_THREAD` of work per thread, and never more than the cores this
-process may use (its CPU affinity, its cgroup quota, or the share set with
-:func:`set_cpu_share`, e.g. by a Ray worker), nor more than the cores the rest of the
-machine leaves free. What the rest uses is measured every :data:`LOAD_RECHECK_SECONDS`
-as the machine's busy CPU time (Linux's ``/proc/stat``) less this process's own
-(input thread and BLAS threads included), so a process does not count its own threads
-as a neighbour's load. Where ``/proc/stat`` cannot be read, or before the first
-measurement, the 1-minute load average is used instead and one core is kept for the
-input thread. The count is set through threadpoolctl only when it changes, so a product
-costs one comparison more.
+So each product asks :func:`threads_for` for a count. The cores this process may use are
+its CPU affinity, its cgroup quota, or the share set with :func:`set_cpu_share` (e.g. by
+a Ray worker); what the rest of the machine uses is measured every
+:data:`LOAD_RECHECK_SECONDS` as the machine's busy CPU time (Linux's ``/proc/stat``) less
+this process's own (input thread and BLAS threads included), so a process does not count
+its own threads as a neighbour's load.
+
+- When the rest of the machine leaves all of this process's cores free, every product
+  gets them all and OpenBLAS sizes each one itself (it keeps products under ~0.5 MFLOP on
+  one thread), exactly as its default does: choosing per product there trained a CTR
+  DNN 5-10% slower on a quiet 2-core machine (``benchmarks/RESULTS.md``).
+- When other programs use some of them, a product gets one thread below
+  :data:`MIN_FLOPS_PER_THREAD` of work per thread, and never more threads than the cores
+  left free.
+
+Where ``/proc/stat`` cannot be read, or before the first measurement, the 1-minute load
+average is used instead and one core is kept for the input thread. The count is set
+through threadpoolctl only when it changes, so a product costs a clock reading and a
+comparison more.
 
 ``COLONNADE_BLAS_THREADS=n`` in the environment, or ``set_blas_threads(n)``, fixes the
 count; ``set_blas_threads(None)`` returns to the automatic choice.
 
->>> threads_for(2 * 32 * 64 * 32)
+>>> set_blas_threads(1); threads_for(2 * 1024 * 1024 * 1024)
 1
+>>> set_blas_threads(blas_threads_from_environment())
 """
 
 from __future__ import annotations
@@ -46,11 +55,9 @@ __all__ = [
 ]
 
 MIN_FLOPS_PER_THREAD = 1 << 23
-"""Work (multiply-adds x 2) a BLAS thread must get before a product is split further:
-about a quarter of a millisecond of one core; smaller shares lose more to waking and
-joining threads than they gain. (At 2^25 a quiet 2-core machine kept a CTR DNN's
-(1024 x 256) x (256 x 128) products on one thread and trained 10% slower than with two
-fixed threads; at 2^23 within 3-6%: benchmarks/RESULTS.md.)"""
+"""Work (multiply-adds x 2) a BLAS thread must get, on a machine others are using, before
+a product is split further: about a quarter of a millisecond of one core; smaller shares
+lose more to waking and joining threads, and to the cores' other users, than they gain."""
 
 LOAD_RECHECK_SECONDS = 1.0
 """How often the rest of the machine's CPU use is measured again (over the time since the
@@ -65,6 +72,7 @@ _state = {
     "fixed": None,  # a count set by set_blas_threads or the environment, else None
     "share": None,  # CPUs given to this process by set_cpu_share, else None (detected)
     "idle": None,  # (time read, cores the rest of the machine leaves free)
+    "free": None,  # (time read, cores this process may use now, its CPU share)
     "busy": None,  # (time, machine busy CPU-seconds or None, this process's CPU-seconds)
     "current": None,  # the count last set, None before the first product
     "setter": None,  # the function that sets the count in every BLAS library loaded
@@ -119,7 +127,7 @@ def set_cpu_share(cpus) -> None:
     if cpus is not None:
         cpus = max(1, int(cpus))
     _state["share"] = cpus
-    _state["idle"] = None
+    _state["idle"] = _state["free"] = None
     _state["busy"] = cpu_times()  # measure the machine afresh from now
 
 
@@ -173,16 +181,27 @@ def _idle_cores(now: float) -> float:
     return seen[1]
 
 
+def _free_cores(now: float) -> tuple:
+    """``(cores this process may use now, its share)``, measured again every
+    :data:`LOAD_RECHECK_SECONDS` (a product in between costs a clock reading)."""
+    seen = _state["free"]
+    if seen is None or now - seen[0] > LOAD_RECHECK_SECONDS:
+        share = cpu_share()
+        seen = (now, min(share, math.floor(_idle_cores(now))), share)
+        _state["free"] = seen
+    return seen[1], seen[2]
+
+
 def threads_for(flops: int) -> int:
     """The BLAS threads a product of ``flops`` operations should use (see the module
     docstring)."""
     if _state["fixed"] is not None:
         return _state["fixed"]
+    cores, share = _free_cores(time.monotonic())
+    if cores >= share:
+        return share
     wanted = flops // MIN_FLOPS_PER_THREAD
-    if wanted < 2:
-        return 1
-    cores = min(cpu_share(), math.floor(_idle_cores(time.monotonic())))
-    return max(1, min(wanted, cores))
+    return 1 if wanted < 2 else max(1, min(wanted, cores))
 
 
 def _blas_setter():

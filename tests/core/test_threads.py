@@ -20,12 +20,6 @@ def _blas_threads() -> set:
     return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
 
 
-def test_small_products_use_one_thread():
-    threads.set_blas_threads(None)
-    assert threads.threads_for(2 * 32 * 416 * 256) == 1  # a batch-32 CTR DNN's first layer
-    assert threads.threads_for(threads.MIN_FLOPS_PER_THREAD) == 1
-
-
 def _neighbours_use(monkeypatch, cores: float, cpus: int, own: float = 1.5):
     """Make the machine ``cpus`` cores where, per second of each reading, this process
     uses ``own`` CPU-seconds and the other processes ``cores``."""
@@ -48,23 +42,35 @@ def test_threads_never_exceed_the_cpu_share(monkeypatch):
     threads.set_cpu_share(4)
     huge = 1000 * threads.MIN_FLOPS_PER_THREAD
     assert threads.threads_for(huge) == 4
-    assert threads.threads_for(3 * threads.MIN_FLOPS_PER_THREAD) == 3
-    assert threads.threads_for(2 * threads.MIN_FLOPS_PER_THREAD) == 2
+    assert threads.threads_for(2 * 32 * 416 * 256) == 4  # all cores free: OpenBLAS sizes it
     threads.set_cpu_share(2)
     assert threads.threads_for(huge) == 2
     threads.set_cpu_share(0)  # a Ray worker given no CPU: one thread
     assert threads.cpu_share() == 1 and threads.threads_for(huge) == 1
 
 
-def test_an_otherwise_idle_two_core_machine_gives_a_big_product_both_cores(monkeypatch):
-    # This process's own threads (1.5 cores: its step, input thread and BLAS threads)
-    # are not a neighbour's load, nor is a shell using a tenth of a core.
+def test_an_otherwise_idle_machine_gives_every_product_all_cores(monkeypatch):
+    # This process's own threads (1.9 cores: its step, input thread and BLAS threads)
+    # are not a neighbour's load, nor is a shell using a tenth of a core. With every core
+    # free, OpenBLAS sizes each product itself (its default), so the count never changes.
     threads.set_blas_threads(None)
     _neighbours_use(monkeypatch, 0.1, cpus=2, own=1.9)
     threads.set_cpu_share(None)
     assert threads.threads_for(2 * 1024 * 416 * 256) == 2  # a CTR DNN's first layer
-    assert threads.threads_for(2 * 1024 * 128 * 64) == 2  # its third layer: 16.8 MFLOP
-    assert threads.threads_for(2 * 32 * 416 * 256) == 1  # batch 32: too small to share
+    assert threads.threads_for(2 * 1024 * 64 * 1) == 2  # its logits layer
+    assert threads.threads_for(2 * 32 * 416 * 256) == 2  # batch 32
+    threads.set_cpu_share(1)
+    assert threads.threads_for(2 * 1024 * 416 * 256) == 1
+
+
+def test_on_a_shared_machine_small_products_use_one_thread(monkeypatch):
+    threads.set_blas_threads(None)
+    _neighbours_use(monkeypatch, 2.0, cpus=6)  # four cores of six left free
+    threads.set_cpu_share(6)
+    assert threads.threads_for(2 * 32 * 416 * 256) == 1  # a batch-32 CTR DNN's first layer
+    assert threads.threads_for(2 * threads.MIN_FLOPS_PER_THREAD - 1) == 1
+    assert threads.threads_for(3 * threads.MIN_FLOPS_PER_THREAD) == 3
+    assert threads.threads_for(2 * 1024 * 416 * 256) == 4  # never more than the free cores
 
 
 @pytest.mark.parametrize("neighbours", [0.5, 1.0, 2.0])
