@@ -38,7 +38,7 @@ def input_fn(filenames, batch_size=32, num_epochs=1, perform_shuffle=False):
     if perform_shuffle:
         dataset = dataset.shuffle(buffer_size=256)
     dataset = dataset.repeat(num_epochs).batch(batch_size)
-    return dataset  # PORT: was tf.data.make_one_shot_iterator(dataset).get_next()
+    return cn.data.make_one_shot_iterator(dataset).get_next()
 
 
 def model_fn(features, labels, mode, params):
@@ -81,8 +81,7 @@ def model_fn(features, labels, mode, params):
         y_d = cn.core.reshape(v1.layers.dense(net, 1, name="deep_out"), shape=[-1])
 
     with v1.variable_scope("DeepFM-out"):
-        # PORT: tf.float32 -> np.float32 (colonnade has no dtype constants of its own)
-        y = bias * cn.core.ones_like(y_d, dtype=np.float32) + y_w + y_v + y_d
+        y = bias * cn.core.ones_like(y_d, dtype=cn.compat.v1.float32) + y_w + y_v + y_d
         prob = cn.core.sigmoid(y)
 
     predictions = {"prob": prob}

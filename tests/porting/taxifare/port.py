@@ -61,7 +61,7 @@ def read_dataset(filename, mode, batch_size = 512):
             num_epochs = 1 # end-of-input after this
 
         dataset = dataset.repeat(num_epochs).batch(batch_size)
-        return dataset  # PORT: was dataset.make_one_shot_iterator().get_next()
+        return dataset.make_one_shot_iterator().get_next()
     return _input_fn
 
 # Define your feature columns
