@@ -301,7 +301,8 @@ def restore_tf_checkpoint(path, checkpoint, parts, global_step, optimizers, with
         _refuse(path, missing, extra)
     if problems:
         raise ValueError(f"cannot restore TF checkpoint {path}: " + "; ".join(problems))
-    if extra and (path, with_slots) not in _reported:
+    made = any(name != "global_step" for name in expected)  # a model_fn makes them on first call
+    if extra and made and (path, with_slots) not in _reported:
         _reported.add((path, with_slots))
         logger.info(
             "restoring TF checkpoint %s: %d saved values not used by this model (as TF's "

@@ -6,6 +6,7 @@ more steps from TF's step, and the export reloads with ``cn.load(path, model_fns
 
 import json
 import os
+import re
 import shutil
 
 import numpy as np
@@ -53,6 +54,20 @@ def test_port_reads_tfs_model_dir_and_predicts_as_tf(deepfm):
     assert again["loss"] == metrics["loss"]
     # colonnade's auc is exact, TF's counts 200 thresholds (docs/porting.md)
     assert metrics["auc"] == pytest.approx(TF["metrics"]["auc"], abs=2e-3)
+
+
+def test_takeover_reports_only_the_values_it_does_not_restore(deepfm, caplog):
+    # Predicting restores every model variable; TF's PREDICT graph leaves out Adam's
+    # slots and powers, and so does colonnade: they, and only they, are "not used".
+    with caplog.at_level("INFO", logger="colonnade"):
+        first_probs(deepfm.predict)
+    reports = [r.getMessage() for r in caplog.records if "not used" in r.getMessage()]
+    assert len(reports) == 1
+    assert "20 saved values not used" in reports[0]  # 9 variables' 2 Adam slots, 2 powers
+    listed = set(re.findall(r"'([^']+)'", reports[0].partition("them): ")[2]))
+    assert len(listed) == 20
+    powers = {"beta1_power", "beta2_power"}
+    assert all(n.endswith(("/Adam", "/Adam_1")) or n in powers for n in listed)
 
 
 def test_port_trains_on_from_tfs_step_and_export_reloads(deepfm, tmp_path):
