@@ -78,12 +78,14 @@ def fused_ids(
     k, n = len(ids_list), ids_list[0].num_rows
     segments = factors = rows = None
     if all(ids.univalent and ids.weights is None for ids in ids_list) and n:
-        smallest = np.array([ids.ids.min() for ids in ids_list])
-        if smallest.min() >= 0:  # one valid id per example and column
-            largest = np.array([ids.ids.max() for ids in ids_list])
-            table = np.empty((n, k), np.int64)  # filled column by column: no stacked copy
-            for j, (ids, offset) in enumerate(zip(ids_list, offsets)):
-                np.add(ids.ids, offset, out=table[:, j])
+        table = np.empty((n, k), np.int64)  # filled column by column: no stacked copy
+        for j, (ids, offset) in enumerate(zip(ids_list, offsets)):
+            np.add(ids.ids, offset, out=table[:, j])
+        # One reduction over the rows for all columns, not a min and a max per column.
+        # An id below 0 (or one so large that adding its offset wraps) lands below its
+        # offset, and the general path below takes the columns.
+        if (table.min(axis=0) >= offsets).all():  # one valid id per example and column
+            largest = table.max(axis=0) - np.asarray(offsets)
             rows = table.reshape(-1)
     if rows is None:
         largest = np.array([ids.ids.max() if ids.ids.size else -1 for ids in ids_list])
