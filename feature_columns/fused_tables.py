@@ -36,7 +36,7 @@ from ..core import ops
 from ..core.autodiff import Tensor, as_tensor
 from ..core.backend import get_xp, to_device
 from ..core.fused import fuse
-from ..core.indexed_rows import RowGroups, group_rows
+from ..core.indexed_rows import RowGroups, group_rows, group_rows_by_column
 from ..core.variables import Variable
 from .dense import EmbeddingColumn
 from .ids import CategoricalIds
@@ -76,7 +76,7 @@ def fused_ids(
     weights <= 0 are dropped as in :func:`embedding_lookup`. With ``training`` the rows
     are also grouped for the gradient (:func:`colonnade.core.indexed_rows.group_rows`)."""
     k, n = len(ids_list), ids_list[0].num_rows
-    segments = factors = rows = None
+    segments = factors = rows = table = None
     if all(ids.univalent and ids.weights is None for ids in ids_list) and n:
         table = np.empty((n, k), np.int64)  # filled column by column: no stacked copy
         for j, (ids, offset) in enumerate(zip(ids_list, offsets)):
@@ -109,7 +109,9 @@ def fused_ids(
             f"fused lookup: column {j} has id {int(largest[j])} but its table has only "
             f"{int(buckets[j])} rows"
         )
-    groups = group_rows(rows) if training else None
+    groups = None
+    if training:
+        groups = group_rows(rows) if segments is not None else group_rows_by_column(table, offsets)
     return FusedIds(rows, table_rows, n, k, segments, factors, groups)
 
 
