@@ -201,8 +201,11 @@ def _groups(order, ordered) -> RowGroups:
     starts = np.flatnonzero(new_run)
     inverse = np.empty(n, np.int64)
     inverse[order] = np.cumsum(new_run) - 1
+    # scipy keeps 32-bit indices where they fit; given so, it need not check and convert
+    # them (~70 us of ~100 at a CTR batch's 26,624 entries).
+    index = np.int32 if n < 2**31 else np.int64
     summing = csr_matrix(
-        (np.ones(n, np.float32), order, np.append(starts, n)),
+        (np.ones(n, np.float32), order.astype(index), np.append(starts, n).astype(index)),
         shape=(starts.shape[0], n),
     )
     return RowGroups(rows=ordered[starts], inverse=inverse, summing=summing)
