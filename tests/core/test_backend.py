@@ -1,5 +1,7 @@
 """The backend switch; numpy always, cupy only where a GPU is present."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -100,7 +102,12 @@ ROW_TABLES = [
 def test_take_rows_equals_fancy_indexing(table):
     from colonnade.core.backend import take_rows
 
-    for rows in (np.array([3, 0, 19, 3, -1]), np.array([[1, 2], [2, 1]]), np.array([], np.int64)):
+    for rows in (
+        np.array([3, 0, 19, 3, -1]),
+        np.array([3, 0, 19], np.uint64),
+        np.array([[1, 2], [2, 1]]),
+        np.array([], np.int64),
+    ):
         got = take_rows(table, rows)
         assert got.shape == table[rows].shape and got.dtype == table.dtype
         np.testing.assert_array_equal(got, table[rows])
@@ -112,12 +119,14 @@ def test_take_rows_equals_fancy_indexing(table):
 def test_put_rows_equals_fancy_assignment(table):
     from colonnade.core.backend import put_rows
 
-    rows = np.array([7, 0, 19])
     rng = np.random.default_rng(0)
-    for values in (
-        rng.normal(size=(3,) + table.shape[1:]).astype(table.dtype),
-        rng.normal(size=(3,) + table.shape[1:]),  # another dtype: fancy path, cast as it
-        np.full(table.shape[1:], 5, table.dtype),  # broadcast: fancy path
+    for rows, values in itertools.product(
+        (np.array([7, 0, 19]), np.array([7, 0, 19], np.uint64)),
+        (
+            rng.normal(size=(3,) + table.shape[1:]).astype(table.dtype),
+            rng.normal(size=(3,) + table.shape[1:]),  # another dtype: fancy path, cast as it
+            np.full(table.shape[1:], 5, table.dtype),  # broadcast: fancy path
+        ),
     ):
         expected, got = table.copy(), table.copy()
         expected[rows] = values
