@@ -237,6 +237,7 @@ def put_rows(table, rows, values) -> None:
     if (
         type(table) is np.ndarray
         and type(values) is np.ndarray
+        and rows.ndim == 1
         and rows.dtype.kind == "i"  # np.put refuses uint64 indices, fancy assignment not
         and values.dtype == table.dtype
         and values.shape == (rows.shape[0],) + table.shape[1:]
