@@ -186,3 +186,64 @@ def segment_sum_array(data, segment_ids, num_segments: int):
         return out
     scatter_add(out, segment_ids, data)
     return out
+
+
+def _as_row_items(a: np.ndarray):
+    """``a`` (C-contiguous numpy, rows of at least one byte) seen as a 1-D array with
+    one opaque item per row, else ``None``: numpy's one-dimensional ``take`` and ``put``
+    then copy whole rows as single items."""
+    if a.ndim < 1 or not a.flags.c_contiguous or a.dtype.hasobject or a.shape[0] == 0:
+        return None
+    row_bytes = a.itemsize * (a.size // a.shape[0])
+    if row_bytes == 0:
+        return None
+    return a.reshape(a.shape[0], -1).view(np.dtype((np.void, row_bytes))).reshape(-1)
+
+
+def take_rows(table, rows):
+    """``table[rows]`` for an integer array ``rows`` (``take`` along axis 0): shape
+    ``rows.shape + table.shape[1:]``.
+
+    A C-contiguous numpy table is read as one item per row (see ``put_rows``): the same
+    bytes as fancy indexing, ~10% sooner at an embedding gather's shapes (26,624 rows of
+    16 floats from a 3.3M-row table).
+
+    >>> take_rows(np.arange(6.0).reshape(3, 2), np.array([2, 0])).tolist()
+    [[4.0, 5.0], [0.0, 1.0]]
+    """
+    items = _as_row_items(table) if type(table) is np.ndarray else None
+    if items is None:
+        return get_xp(table).take(table, rows, axis=0)
+    picked = items.take(rows.reshape(-1)).view(table.dtype)
+    return picked.reshape(rows.shape + table.shape[1:])
+
+
+def put_rows(table, rows, values) -> None:
+    """``table[rows] = values`` in place, for 1-D integer ``rows`` without repeats and
+    ``values`` of shape ``(len(rows),) + table.shape[1:]``: how a sparse update writes
+    back the rows it changed.
+
+    A C-contiguous numpy table with values of its dtype is written through ``np.put``
+    on one item per row: the same bytes as fancy assignment, which numpy does element
+    by element, in ~40% of its time at a sparse Adagrad's shapes (6,873 rows of 16 floats
+    of a 3.3M-row table). Anything else takes fancy assignment.
+
+    >>> table = np.zeros((3, 2))
+    >>> put_rows(table, np.array([2]), np.array([[1.0, 2.0]]))
+    >>> table.tolist()
+    [[0.0, 0.0], [0.0, 0.0], [1.0, 2.0]]
+    """
+    items = None
+    if (
+        type(table) is np.ndarray
+        and type(values) is np.ndarray
+        and rows.ndim == 1
+        and rows.dtype.kind == "i"  # np.put refuses uint64 indices, fancy assignment not
+        and values.dtype == table.dtype
+        and values.shape == (rows.shape[0],) + table.shape[1:]
+    ):
+        items = _as_row_items(table)
+    if items is None or rows.shape[0] == 0:
+        table[rows] = values
+        return
+    np.put(items, rows, _as_row_items(np.ascontiguousarray(values)))

@@ -20,7 +20,7 @@ import builtins
 import numpy as np
 
 from .autodiff import Tensor, as_tensor, make_node, value_of
-from .backend import get_xp, scatter_add, segment_sum_array
+from .backend import get_xp, scatter_add, segment_sum_array, take_rows
 from .indexed_rows import IndexedRows
 from .threads import product
 
@@ -419,7 +419,7 @@ def gather(params, indices, groups=None, in_bounds: bool = False) -> Tensor:
             f"gather: ids must lie in [0, {params.shape[0]}) for a table of shape "
             f"{params.shape}; got ids from {int(ids.min())} to {int(ids.max())}"
         )
-    out = xp.take(params.value, ids, axis=0)
+    out = take_rows(params.value, ids)
     row_shape = params.shape[1:]
 
     def backward(g, need):

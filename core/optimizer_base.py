@@ -45,7 +45,7 @@ import types
 import numpy as np
 
 from .autodiff import Tensor, as_tensor, gradients, value_of
-from .backend import get_xp, to_host
+from .backend import get_xp, put_rows, take_rows, to_host
 from .fused import slot_like, trained_variable
 from .indexed_rows import IndexedRows
 from .optimizer_checks import (
@@ -455,18 +455,16 @@ class Optimizer:
         """Gather the touched rows, update them with the pure function, scatter back."""
         grad = grad.deduplicate()
         rows = grad.indices
-        xp = get_xp(var.value)
-        take = xp.take  # whole rows of a 2-D table: cheaper than general fancy indexing
         new, new_slots = self._update(
-            take(var.value, rows, axis=0),
+            take_rows(var.value, rows),
             grad.values,
-            {k: take(s.value, rows, axis=0) for k, s in slots.items()},
+            {k: take_rows(s.value, rows) for k, s in slots.items()},
             step,
             hyper,
         )
-        var.value[rows] = new
+        put_rows(var.value, rows, new)
         for k, value in new_slots.items():
-            slots[k].value[rows] = value
+            put_rows(slots[k].value, rows, value)
 
     def _apply_sparse_all_rows(self, grad, var, slots, step, hyper) -> None:
         """TF1's Adam on a sparse gradient: the same update as for the dense gradient

@@ -36,7 +36,7 @@ from ..core import ops
 from ..core.autodiff import Tensor, as_tensor
 from ..core.backend import get_xp, to_device
 from ..core.fused import fuse
-from ..core.indexed_rows import RowGroups, group_rows
+from ..core.indexed_rows import RowGroups, group_rows, group_rows_by_column
 from ..core.variables import Variable
 from .dense import EmbeddingColumn
 from .ids import CategoricalIds
@@ -76,14 +76,16 @@ def fused_ids(
     weights <= 0 are dropped as in :func:`embedding_lookup`. With ``training`` the rows
     are also grouped for the gradient (:func:`colonnade.core.indexed_rows.group_rows`)."""
     k, n = len(ids_list), ids_list[0].num_rows
-    segments = factors = rows = None
+    segments = factors = rows = table = None
     if all(ids.univalent and ids.weights is None for ids in ids_list) and n:
-        smallest = np.array([ids.ids.min() for ids in ids_list])
-        if smallest.min() >= 0:  # one valid id per example and column
-            largest = np.array([ids.ids.max() for ids in ids_list])
-            table = np.empty((n, k), np.int64)  # filled column by column: no stacked copy
-            for j, (ids, offset) in enumerate(zip(ids_list, offsets)):
-                np.add(ids.ids, offset, out=table[:, j])
+        table = np.empty((n, k), np.int64)  # filled column by column: no stacked copy
+        for j, (ids, offset) in enumerate(zip(ids_list, offsets)):
+            np.add(ids.ids, offset, out=table[:, j])
+        # One reduction over the rows for all columns, not a min and a max per column.
+        # An id below 0 (or one so large that adding its offset wraps) lands below its
+        # offset, and the general path below takes the columns.
+        if (table.min(axis=0) >= offsets).all():  # one valid id per example and column
+            largest = table.max(axis=0) - np.asarray(offsets)
             rows = table.reshape(-1)
     if rows is None:
         largest = np.array([ids.ids.max() if ids.ids.size else -1 for ids in ids_list])
@@ -107,7 +109,9 @@ def fused_ids(
             f"fused lookup: column {j} has id {int(largest[j])} but its table has only "
             f"{int(buckets[j])} rows"
         )
-    groups = group_rows(rows) if training else None
+    groups = None
+    if training:
+        groups = group_rows(rows) if segments is not None else group_rows_by_column(table, offsets)
     return FusedIds(rows, table_rows, n, k, segments, factors, groups)
 
 

@@ -1,5 +1,7 @@
 """The backend switch; numpy always, cupy only where a GPU is present."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -85,3 +87,54 @@ def test_allocator_tuning_can_be_turned_off(monkeypatch):
 
     on_glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
     assert C.tune_allocator() is on_glibc
+
+
+ROW_TABLES = [
+    np.arange(60, dtype=np.float32).reshape(20, 3),
+    np.arange(20, dtype=np.float64).reshape(20, 1),
+    np.arange(20, dtype=np.int64),
+    np.arange(80, dtype=np.float32).reshape(20, 2, 2),
+    np.arange(120, dtype=np.float32).reshape(20, 6)[:, ::2],  # not contiguous: fancy path
+]
+
+
+@pytest.mark.parametrize("table", ROW_TABLES, ids=lambda t: f"{t.dtype}{t.shape}")
+def test_take_rows_equals_fancy_indexing(table):
+    from colonnade.core.backend import take_rows
+
+    for rows in (
+        np.array([3, 0, 19, 3, -1]),
+        np.array([3, 0, 19], np.uint64),
+        np.array([[1, 2], [2, 1]]),
+        np.array([], np.int64),
+    ):
+        got = take_rows(table, rows)
+        assert got.shape == table[rows].shape and got.dtype == table.dtype
+        np.testing.assert_array_equal(got, table[rows])
+    with pytest.raises(IndexError):
+        take_rows(table, np.array([20]))
+
+
+@pytest.mark.parametrize("table", ROW_TABLES, ids=lambda t: f"{t.dtype}{t.shape}")
+def test_put_rows_equals_fancy_assignment(table):
+    from colonnade.core.backend import put_rows
+
+    rng = np.random.default_rng(0)
+    for rows, values in itertools.product(
+        (np.array([7, 0, 19]), np.array([7, 0, 19], np.uint64)),
+        (
+            rng.normal(size=(3,) + table.shape[1:]).astype(table.dtype),
+            rng.normal(size=(3,) + table.shape[1:]),  # another dtype: fancy path, cast as it
+            np.full(table.shape[1:], 5, table.dtype),  # broadcast: fancy path
+        ),
+    ):
+        expected, got = table.copy(), table.copy()
+        expected[rows] = values
+        put_rows(got, rows, values)
+        np.testing.assert_array_equal(got, expected)
+    view = table.copy()[::2]  # a strided view of a parent: written through, as fancy does
+    parent = view.base
+    put_rows(view, np.array([1]), np.zeros((1,) + table.shape[1:], table.dtype))
+    assert not view[1].any() and not parent[2].any()
+    with pytest.raises(IndexError):
+        put_rows(table.copy(), np.array([20]), table[:1].copy())

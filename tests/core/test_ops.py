@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import colonnade as cn
-from colonnade.core.indexed_rows import IndexedRows, group_rows
+from colonnade.core.indexed_rows import IndexedRows, group_rows, group_rows_by_column
 
 C = cn.core
 rng = np.random.default_rng(42)
@@ -364,6 +364,43 @@ def test_row_groups_sum_repeated_rows_like_add_at(ids, row_shape):
     np.testing.assert_allclose(groups.sum(values), dense[groups.rows], atol=1e-12)
     got = IndexedRows(ids, values, (31,) + row_shape, groups).deduplicate()
     np.testing.assert_allclose(got.to_dense(), dense, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(1, 40),
+    st.lists(st.integers(1, 9), min_size=1, max_size=5),
+    st.integers(0, 2**31),
+)
+def test_row_groups_by_column_equal_those_of_all_rows(n, spans, seed):
+    """A fused table's rows, column j in its own range: the column-by-column grouping
+    equals group_rows of the flat rows and np.unique / np.add.at (the references)."""
+    rng = np.random.default_rng(seed)
+    offsets = np.cumsum([0] + spans[:-1])
+    table = np.stack([rng.integers(0, s, n) + o for s, o in zip(spans, offsets)], axis=1)
+    got, flat = group_rows_by_column(table, offsets), group_rows(table.reshape(-1))
+    np.testing.assert_array_equal(got.rows, np.unique(table))
+    np.testing.assert_array_equal(got.inverse, flat.inverse)
+    np.testing.assert_array_equal(got.summing.toarray(), flat.summing.toarray())
+    values = rng.normal(size=(table.size, 3)).astype(np.float32)
+    dense = np.zeros((sum(spans), 3), np.float32)
+    np.add.at(dense, table.reshape(-1), values)
+    np.testing.assert_allclose(got.sum(values), dense[got.rows], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "table, offsets",
+    [
+        (np.array([[0, 5], [3, 1]]), [0, 2]),  # column 0 reaches into column 1's range
+        (np.array([[1, -3], [0, 2]]), [0, 2]),  # below its offset
+        (np.array([[1, 2**40], [0, 3]]), [0, 2]),  # keys beyond 32 bits
+    ],
+)
+def test_row_groups_by_column_outside_their_ranges_take_the_flat_sort(table, offsets):
+    got, flat = group_rows_by_column(table, offsets), group_rows(table.reshape(-1))
+    np.testing.assert_array_equal(got.rows, np.unique(table))
+    np.testing.assert_array_equal(got.inverse, flat.inverse)
+    np.testing.assert_array_equal(got.summing.toarray(), flat.summing.toarray())
 
 
 def test_row_groups_sum_float32_rows_in_their_original_order():

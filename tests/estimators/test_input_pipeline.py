@@ -177,14 +177,18 @@ def test_training_groups_the_rows_of_fused_tables_on_the_input_thread(monkeypatc
     from colonnade.feature_columns import fused_tables
 
     on_main = []
-    original = indexed_rows.group_rows
 
-    def grouping(indices):
-        on_main.append(threading.current_thread() is threading.main_thread())
-        return original(indices)
+    def noting_the_thread(original):
+        def grouping(*args):
+            on_main.append(threading.current_thread() is threading.main_thread())
+            return original(*args)
 
-    monkeypatch.setattr(indexed_rows, "group_rows", grouping)
-    monkeypatch.setattr(fused_tables, "group_rows", grouping)
+        return grouping
+
+    for name in ("group_rows", "group_rows_by_column"):
+        grouping = noting_the_thread(getattr(indexed_rows, name))
+        monkeypatch.setattr(indexed_rows, name, grouping)
+        monkeypatch.setattr(fused_tables, name, grouping)
     wide, _ = columns()
     color, tags = wide[0], wide[1].categorical_column
     deep = [fc.numeric_column("x"), fc.embedding_column(color, 3), fc.embedding_column(tags, 3)]

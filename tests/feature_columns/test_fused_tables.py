@@ -120,6 +120,24 @@ def test_fused_ids_refuse_an_id_beyond_its_columns_rows():
         fused_lookup(np.zeros((7, 2), np.float32), ok, side_by_side=True)
 
 
+def test_fused_ids_of_one_id_per_example_and_column_with_invalid_or_huge_ids():
+    """One id per example and column: a -1 (a miss) is dropped from the lookup, an id
+    whose offset would wrap int64 is refused; the lookup is the plain numpy sum of each
+    valid id's row (a hand replay)."""
+    table = np.arange(14, dtype=np.float32).reshape(7, 2)
+    a = fc.CategoricalIds(np.array([0, 2, 1]), num_buckets=3)
+    b = fc.CategoricalIds(np.array([1, -1, 3]), num_buckets=4)
+    ids = fused_ids([a, b], [0, 3], 7, ["sum", "sum"], side_by_side=False)
+    got = fused_lookup(table, ids, side_by_side=False).value
+    expected = np.stack([table[0] + table[4], table[2], table[1] + table[6]])
+    np.testing.assert_array_equal(got, expected)
+    plain = fused_ids([a, a], [0, 3], 6, ["sum", "sum"], side_by_side=False)
+    assert plain.segments is None and plain.rows.tolist() == [0, 3, 2, 5, 1, 4]
+    huge = fc.CategoricalIds(np.array([0, np.iinfo(np.int64).max, 1]), num_buckets=4)
+    with pytest.raises(IndexError, match="column 1 has id 9223372036854775807"):
+        fused_ids([a, huge], [0, 3], 7, ["sum", "sum"], side_by_side=True)
+
+
 def test_which_embedding_columns_fuse():
     """Runs of neighbouring trainable embeddings of one dimension without max_norm fuse;
     a shared embedding, a frozen table, a clipped one or another width break a run."""
