@@ -40,7 +40,7 @@ def fit_one(rows: int, seed: int) -> dict:
         "rows": rows,
         "fit_seconds": round(seconds, 1),
         "epochs": model.best_epoch_,
-        "members": getattr(model, "members_", 1),
+        "members": len(getattr(model, "members_", [None])),
         "auc": round(auc.result(), 4),
         "peak_rss_mb": round(peak_rss_mb()),
         "load": round(os.getloadavg()[0], 2),
