@@ -65,7 +65,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import infer_rules
 from .infer_crosses import crosses
 from .infer_rules import (
     categorical_columns,
@@ -285,11 +284,9 @@ def infer(
         elif kind == "numeric":
             values = sample.column(name).to_numpy(zero_copy_only=False).astype(np.float64)
             wide, deep, reason = numeric_columns(s, values[~np.isnan(values)])
-            linear.append(wide)
-            if infer_rules.NUMERIC_IN_WIDE:
-                linear.append(deep[0])
+            linear.extend(wide)
             dnn.extend(deep)
-            candidates.append(wide)
+            candidates.append(wide[0])
             decisions.append(ColumnDecision(name, "numeric", reason))
         elif kind == "timestamp":
             parts, reason = time_part_columns(name, sample.column(name).combine_chunks())
