@@ -458,7 +458,7 @@ def test_the_blend_of_wide_and_deep_is_chosen_on_validation(tmp_path, few_epochs
     lowest = min(tried, key=lambda w: (tried[w], -w))
     # the lowest loss (printed to 4 digits), or 0 when it is not lower by the margin
     assert model.deep_weight_ in (lowest, 0.0)
-    assert f"{tabular.BLEND_PREFERENCE_SE:g} standard error" in note or lowest == 0.0
+    assert f"{tabular.BLEND_PREFERENCE_SE:g} standard errors" in note or lowest == 0.0
     # what is checkpointed is the blend chosen
     assert model.evaluate(valid)["loss"] == pytest.approx(tried[model.deep_weight_], rel=1e-3)
 
@@ -503,13 +503,14 @@ def test_the_deep_part_is_kept_only_when_it_wins_by_more_than_the_noise():
     noise = rng.normal(size=300)
     noise -= noise.mean()
     se = noise.std() / np.sqrt(300)
-    for gain, expected in ((0.5 * se, 0.0), (3.0 * se, 1.0)):
+    margin = tabular.BLEND_PREFERENCE_SE
+    for gain, expected in ((0.5 * margin * se, 0.0), (1.5 * margin * se, 1.0)):
         losses = {0.0: wide, 0.5: wide - noise - gain / 2, 1.0: wide - noise - gain}
         est = _Weights()
         weight, note = tabular._choose_blend(est, losses)
         assert weight == expected
         np.testing.assert_allclose(est.weights["dnn/logits/kernel"], expected)
-        assert f"by more than {tabular.BLEND_PREFERENCE_SE:g} standard error" in note
+        assert f"by more than {tabular.BLEND_PREFERENCE_SE:g} standard errors" in note
     # a streamed validation set gives one mean loss per weight: the lowest wins
     weight, _ = tabular._choose_blend(_Weights(), {0.0: np.array([1.0]), 1.0: np.array([0.99])})
     assert weight == 1.0
