@@ -6,9 +6,10 @@ linear model of the wide columns to convergence (:mod:`.tabular_linear`), then t
 deep part of a wide&deep model on top of its fixed logits with colonnade's recommended
 settings (a regression label standardized, learning rates halved on a plateau), stops
 when the validation loss stops improving, keeps the best epoch's weights and the blend of
-wide and deep with the lowest validation loss. Each setting is a named constant below and a note in
-``columns_.describe()``; the experiments behind them are in ``benchmarks/RESULTS.md``
-("Zero configuration").
+wide and deep with the lowest validation loss, the linear model alone unless the deep part
+wins by more than the validation noise (:data:`BLEND_PREFERENCE_SE`). Each setting is a
+named constant below and a note in ``columns_.describe()``; the experiments behind them
+are in ``benchmarks/RESULTS.md`` ("Zero configuration").
 
 >>> import numpy as np, pandas as pd, tempfile
 >>> import colonnade as cn

@@ -1,6 +1,8 @@
 """The linear model the zero-configuration models start from (:data:`.tabular.LINEAR_FIRST`):
-the wide part's weights solved to convergence in numpy, an L2 penalty chosen on the
-validation split, before the deep part trains on top of its logits.
+the wide part's weights solved to convergence in numpy, the column set and L2 penalty
+chosen by cross-validation over every row (:data:`CV_FOLDS`; exact leave-one-out for
+ridge), preferring the plain logistic/ridge features (:data:`PLAIN_PREFERENCE_SE`),
+before the deep part trains on top of its logits.
 
 The wide columns of the training rows become a dense design matrix (one column per id a
 training row holds, per number), centred; with ``Z = [X - mean, c]`` (``c`` a large
