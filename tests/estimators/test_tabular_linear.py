@@ -295,3 +295,19 @@ def test_the_wide_number_is_the_standard_scalers(tmp_path):
     assert "log1p" in plan.describe()  # the deep part's number is still log1p'd
     assert np.isfinite(design(pa.Table.from_pandas(df[["amount"]]), [deep])[0]).all()
     assert "the linear baseline's StandardScaler" in plan.describe()
+
+
+def test_describe_names_the_linear_rules(tmp_path, monkeypatch):
+    monkeypatch.setattr(tabular, "MAX_EPOCHS", 2)
+    monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
+    rng = np.random.default_rng(8)
+    df = pd.DataFrame({"x": rng.lognormal(size=400), "k": rng.choice(["a", "b"], 400)})
+    df["y"] = 3.0 * df["x"] + (df["k"] == "a") + rng.normal(size=400)
+    model = cn.estimators.TabularRegressor("y", model_dir=str(tmp_path), seed=0).fit(df)
+    described = model.columns_.describe()
+    assert "leave-one-out over 400 rows" in described
+    assert f"more than {tabular_linear.PLAIN_PREFERENCE_SE:g} standard errors" in described
+    assert f"more than {tabular.BLEND_PREFERENCE_SE:g} standard errors" in described or (
+        "weighted 0 (" in described
+    )
+    assert "the linear baseline's StandardScaler" in described
