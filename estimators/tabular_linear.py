@@ -340,10 +340,11 @@ def linear_first(train: pa.Table, valid: pa.Table, columns, labels, seed) -> tup
     they hold more than :data:`MAX_CELLS` cells together."""
     train_labels, valid_labels, task = labels
     regression = task == "regression"
-    width = max(1, sum(len(np.unique(block[2])) for block in _blocks(train, columns)))
+    used = {name: len(np.unique(slots)) for name, _, slots, _, _ in _blocks(train, columns)}
     rng = np.random.default_rng(seed)
-    train, train_labels = _sample(train, train_labels, MAX_CELLS // width, rng)
-    valid, valid_labels = _sample(valid, valid_labels, MAX_CELLS // width, rng)
+    most = MAX_CELLS // max(1, sum(used.values()))
+    train, train_labels = _sample(train, train_labels, most, rng)
+    valid, valid_labels = _sample(valid, valid_labels, most, rng)
     keys = {k for c in columns for k in c.parse_spec()}
     both = pa.concat_tables(
         [t.select([k for k in t.column_names if k in keys]) for t in (train, valid)]
@@ -351,27 +352,31 @@ def linear_first(train: pa.Table, valid: pa.Table, columns, labels, seed) -> tup
     targets = label_targets(np.concatenate([train_labels, valid_labels]), task)
     is_valid = np.arange(both.num_rows) >= train.num_rows
     folds = rng.permutation(both.num_rows) % CV_FOLDS
-    losses, widths, how = {}, {}, {}
+    widths = {}
     for name in COLUMN_SETS:
         subset = _column_set(name, columns)
-        if not subset or (name != COLUMN_SETS[0] and len(subset) == len(columns)):
-            continue
-        x, layout = design(both, subset)
-        if len(layout) > MAX_WIDTH:
-            continue
-        widths[name] = len(layout)
-        if x.size * targets.shape[1] <= CV_MAX_WORK:
+        if subset and (name == COLUMN_SETS[0] or len(subset) < len(columns)):
+            widths[name] = sum(used[c.name] for c in subset)
+    widths = {name: w for name, w in widths.items() if w <= MAX_WIDTH}
+    # one way of holding out for every set: their rows' losses are compared pairwise
+    work = max(widths.values(), default=0) * both.num_rows * targets.shape[1]
+    if work <= CV_MAX_WORK:
+        how = (
+            f"leave-one-out over {both.num_rows} rows"
+            if regression
+            else f"{CV_FOLDS}-fold cross-validation over {both.num_rows} rows"
+        )
+    else:
+        how = f"{is_valid.sum()} validation rows" + (
+            " and each training row left out" if regression else ""
+        )
+    losses = {}
+    for name in widths:
+        x, _ = design(both, _column_set(name, columns))
+        if work <= CV_MAX_WORK:
             losses[name] = _held_out(x, targets, regression, folds)
-            how[name] = (
-                f"leave-one-out over {len(x)} rows"
-                if regression
-                else f"{CV_FOLDS}-fold cross-validation over {len(x)} rows"
-            )
         else:
             losses[name] = _validation_losses(x, targets, regression, is_valid)
-            how[name] = f"{is_valid.sum()} validation rows" + (
-                " and each training row left out" if regression else ""
-            )
     if not losses:
         return (
             None,
@@ -395,14 +400,13 @@ def linear_first(train: pa.Table, valid: pa.Table, columns, labels, seed) -> tup
         return _variables(*_fit(x, targets, regression, penalty), layout, columns)
 
     tried = "; ".join(
-        f"{name} ({how[name]}): "
-        + ", ".join(f"{p:g}/n {means[name, p]:.4g}" for p in sorted(PENALTIES))
+        f"{name}: " + ", ".join(f"{p:g}/n {means[name, p]:.4g}" for p in sorted(PENALTIES))
         for name in losses
     )
     note = (
         f"a linear model of the wide columns solved first ({chosen}, L2 penalty "
-        f"{penalty:g}/n, fitted on {train.num_rows} rows: the lowest mean held-out loss, in "
-        f"the units trained on, of {tried}{preference})"
+        f"{penalty:g}/n, fitted on {train.num_rows} rows: the lowest mean held-out loss "
+        f"({how}), in the units trained on, of {tried}{preference})"
     )
     return _variables(w, mean, layout, columns), note, refit
 

@@ -311,3 +311,18 @@ def test_describe_names_the_linear_rules(tmp_path, monkeypatch):
         "weighted 0 (" in described
     )
     assert "the linear baseline's StandardScaler" in described
+
+
+def test_every_column_set_is_held_out_the_same_way(monkeypatch):
+    """The plain set within the cross-validation budget and every wide column beyond it:
+    both are measured on the validation rows, so their rows' losses pair up (they were
+    once measured differently, and the paired difference failed on shapes)."""
+    df = _step_table(1200, 0, True)
+    plan = cn.feature_columns.infer(df, "y")
+    table = pa.Table.from_pandas(df)
+    monkeypatch.setattr(tabular_linear, "CV_MAX_WORK", 1200 * 10)  # the plain set's 2 numbers
+    labels = (df["y"].to_numpy()[:900], df["y"].to_numpy()[900:], 2)
+    _, note, _ = tabular_linear.linear_first(
+        table.slice(0, 900), table.slice(900), list(plan.linear), labels, seed=0
+    )
+    assert "(300 validation rows)" in note
