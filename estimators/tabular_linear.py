@@ -31,7 +31,8 @@ import pyarrow as pa
 
 from ..core.threads import threads_for, use_threads
 from ..feature_columns.crossed import CrossedColumn
-from ..feature_columns.numeric import BucketizedColumn
+from ..feature_columns.numeric import BucketizedColumn, NumericColumn
+from ..feature_columns.piecewise import PiecewiseLinearColumn
 from ..feature_columns.transform_cache import transform_features
 
 __all__ = [
@@ -227,9 +228,17 @@ def label_targets(labels: np.ndarray, task) -> np.ndarray:
 
 
 def plain_columns(columns) -> list:
-    """The wide columns less the bucketized numbers and the crosses: the features of a
-    plain logistic/ridge regression (numbers as they are normalized, categories one-hot)."""
-    return [c for c in columns if not isinstance(c, (BucketizedColumn, CrossedColumn))]
+    """The wide columns less the bucketized numbers and the crosses, and a number read both
+    log1p'd and as it is (a piecewise-linear column of one bin) read as it is only: the
+    features of a plain logistic/ridge regression (numbers standardized, categories one-hot).
+    """
+    as_is = {c.source_column.key for c in columns if isinstance(c, PiecewiseLinearColumn)}
+    return [
+        c
+        for c in columns
+        if not isinstance(c, (BucketizedColumn, CrossedColumn))
+        and not (isinstance(c, NumericColumn) and c.key in as_is)
+    ]
 
 
 def _held_out(x, targets, regression, folds) -> dict:

@@ -276,24 +276,25 @@ def test_choose_prefers_the_plain_set_within_the_noise():
         assert tabular_linear._choose(losses)[:2] == (expected, 1.0)
 
 
-def test_the_wide_number_is_the_standard_scalers(tmp_path):
-    """The wide part's number is StandardScaler's, not the deep part's log1p: its design
-    column equals scikit-learn's standardization, and a value beyond the training range
-    is read as the range's end."""
+def test_a_log1p_number_is_also_in_the_wide_part_as_the_standard_scalers():
+    """A skewed number is log1p'd for the deep part; the wide part also holds it as it is,
+    standardized: its design column equals scikit-learn's StandardScaler (plus the bin's
+    1/2), a value beyond the training range reads as the range's end, and the plain
+    column set keeps it in place of the log."""
     preprocessing = pytest.importorskip("sklearn.preprocessing")
     rng = np.random.default_rng(7)
     df = pd.DataFrame({"amount": rng.lognormal(0.0, 1.5, size=500)})
     df["y"] = (df["amount"] + rng.normal(size=500) > 2).astype(int)
     plan = cn.feature_columns.infer(df, "y")
-    (number,) = [c for c in plan.linear if c.name == "amount"]
-    (deep,) = [c for c in plan.dnn if c.name == "amount"]
-    x, _ = design(pa.Table.from_pandas(df[["amount"]]), [number])
+    (as_is,) = [c for c in plan.linear if c.name == "amount_piecewise_linear"]
+    x, _ = design(pa.Table.from_pandas(df[["amount"]]), [as_is])
     expected = preprocessing.StandardScaler().fit_transform(df[["amount"]].to_numpy())
-    np.testing.assert_allclose(x, expected, rtol=1e-4, atol=1e-5)
-    far, _ = design(pa.table({"amount": [df["amount"].max() * 10]}), [number])
-    np.testing.assert_allclose(far, expected.max(), rtol=1e-5)
-    assert "log1p" in plan.describe()  # the deep part's number is still log1p'd
-    assert np.isfinite(design(pa.Table.from_pandas(df[["amount"]]), [deep])[0]).all()
+    np.testing.assert_allclose(x - 0.5, expected, rtol=1e-4, atol=1e-5)
+    far, _ = design(pa.table({"amount": [df["amount"].max() * 10]}), [as_is])
+    np.testing.assert_allclose(far - 0.5, expected.max(), rtol=1e-5)
+    plain = [c.name for c in tabular_linear.plain_columns(plan.linear)]
+    assert plain == ["amount_piecewise_linear"]
+    assert "amount" in [c.name for c in plan.linear]  # the log1p'd number: every wide column
     assert "the linear baseline's StandardScaler" in plan.describe()
 
 
