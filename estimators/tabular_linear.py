@@ -336,7 +336,8 @@ def linear_first(train: pa.Table, valid: pa.Table, columns, labels, seed) -> tup
     (by checkpoint name, ``(size, units)`` per column and the bias) of the penalized
     linear model with the lowest held-out loss, over the penalties of
     :data:`PENALTIES` and two column sets: every wide column, and the
-    :func:`plain_columns` (the others' weights 0). Held out: on designs up to
+    :func:`plain_columns` (the others' weights 0), preferred within
+    :data:`PLAIN_PREFERENCE_SE` standard errors (:func:`_choose`). Held out: on designs up to
     :data:`CV_MAX_WORK`, each training and validation row under the weights fitted
     without it (exact leave-one-out for ridge, :data:`CV_FOLDS`-fold cross-validation for
     the logistic/softmax model); beyond, the validation rows (and, for ridge, each training

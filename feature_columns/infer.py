@@ -21,8 +21,8 @@ The rules, each a named constant of :mod:`.infer_rules` or :mod:`.infer_crosses`
   :data:`~.infer_rules.SPIKE_SHARE` of the rows, such as the zeros of an amount, gets a
   bucket of its own and the other values quantile buckets too) and, in the deep part, itself
   normalized (``log1p`` then standardized when it is non-negative and right-skewed,
-  clipped to its 0.1%/99.9% quantiles and standardized otherwise; in the wide part, only
-  standardized, clipped to the training range, as a linear baseline's), an embedding of
+  clipped to its 0.1%/99.9% quantiles and standardized otherwise; the wide part gets it
+  too and, beside a log1p, the number as it is, standardized), an embedding of
   its bucket (a piecewise-constant encoding) and its piecewise-linear encoding with the
   minimum, the bucket boundaries and the maximum as knots
   (:func:`~.piecewise.piecewise_linear_column`); nulls read as the median (also in later
