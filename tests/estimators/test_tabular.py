@@ -16,6 +16,7 @@ from colonnade.cli import main
 from colonnade.cli.job import load_config
 from colonnade.demo import load_adult
 from colonnade.estimators import tabular
+from colonnade.estimators.tabular_linear import label_targets
 from colonnade.estimators.tabular_split import part, validation_mask
 
 
@@ -473,9 +474,10 @@ def test_the_blends_row_losses_average_to_the_heads_evaluation(tmp_path, few_epo
     cls = cn.estimators.TabularRegressor if regression else cn.estimators.TabularClassifier
     model = cls("y", model_dir=str(tmp_path), seed=0).fit(df, validation_data=valid)
     est = model.estimator_
-    table = pa.Table.from_pandas(valid)
+    features = pa.Table.from_pandas(valid.drop(columns=["y"]))
     # the fitted model predicts in the label's units: its targets unscaled, no scale
-    features, targets, task, _ = model._rows(table, None)
+    task = "regression" if regression else 2
+    targets = label_targets(valid["y"].to_numpy(), task)
     losses = tabular._blend_losses(est, None, (features, targets, task, None))
     deep = {k: v for k, v in est.get_weights().items() if k.startswith("dnn/logits/")}
     for weight, rows in losses.items():
