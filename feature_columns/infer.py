@@ -21,7 +21,8 @@ The rules, each a named constant of :mod:`.infer_rules` or :mod:`.infer_crosses`
   :data:`~.infer_rules.SPIKE_SHARE` of the rows, such as the zeros of an amount, gets a
   bucket of its own and the other values quantile buckets too) and, in the deep part, itself
   normalized (``log1p`` then standardized when it is non-negative and right-skewed,
-  clipped to its 0.1%/99.9% quantiles and standardized otherwise), an embedding of
+  clipped to its 0.1%/99.9% quantiles and standardized otherwise; the wide part gets it
+  too and, beside a log1p, the number as it is, standardized), an embedding of
   its bucket (a piecewise-constant encoding) and its piecewise-linear encoding with the
   minimum, the bucket boundaries and the maximum as knots
   (:func:`~.piecewise.piecewise_linear_column`); nulls read as the median (also in later
@@ -65,7 +66,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import infer_rules
 from .infer_crosses import crosses
 from .infer_rules import (
     categorical_columns,
@@ -285,11 +285,9 @@ def infer(
         elif kind == "numeric":
             values = sample.column(name).to_numpy(zero_copy_only=False).astype(np.float64)
             wide, deep, reason = numeric_columns(s, values[~np.isnan(values)])
-            linear.append(wide)
-            if infer_rules.NUMERIC_IN_WIDE:
-                linear.append(deep[0])
+            linear.extend(wide)
             dnn.extend(deep)
-            candidates.append(wide)
+            candidates.append(wide[0])
             decisions.append(ColumnDecision(name, "numeric", reason))
         elif kind == "timestamp":
             parts, reason = time_part_columns(name, sample.column(name).combine_chunks())

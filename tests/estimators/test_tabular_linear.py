@@ -195,3 +195,135 @@ def test_large_designs_are_sampled_and_not_refit(monkeypatch):
     monkeypatch.setattr(tabular_linear, "MAX_CELLS", 10_000)
     _, note, refit = tabular_linear.linear_first(*tables, columns, labels, seed=0)
     assert "500 rows" in note and set(refit()) == set(weights)
+
+
+def test_ridge_penalty_is_chosen_by_leave_one_out_over_every_row_as_ridge_cv_does():
+    """One column set (numbers only): the penalty with the lowest exact leave-one-out
+    error over the training and validation rows together, the choice scikit-learn's
+    RidgeCV makes by its own leave-one-out on the same design (alpha = penalty)."""
+    rng = np.random.default_rng(4)
+    n, width = 120, 6
+    x = rng.normal(size=(n, width))
+    y = x @ rng.normal(size=width) * 0.3 + rng.normal(size=n)
+    names = [f"x{i}" for i in range(width)]
+    table = pa.table({name: x[:, i] for i, name in enumerate(names)})
+    columns = [cn.feature_columns.numeric_column(name) for name in names]
+    train, valid = table.slice(0, 90), table.slice(90)
+    _, note, _ = tabular_linear.linear_first(
+        train, valid, columns, (y[:90], y[90:], "regression"), seed=0
+    )
+    ref = sklearn_linear.RidgeCV(alphas=tabular_linear.PENALTIES).fit(x, y)
+    assert f"L2 penalty {ref.alpha_:g}/n" in note
+    assert f"leave-one-out over {n} rows" in note
+
+
+def test_cross_validated_logistic_losses_match_refitting_scikit_learn_on_each_fold():
+    x = _numbers(200, 3)
+    rng = np.random.default_rng(5)
+    labels = (x @ [0.8, -0.5, 0.3] + rng.logistic(size=len(x)) > 0).astype(int)
+    targets = labels[:, None] * 1.0
+    folds = rng.permutation(len(x)) % 4
+    got = tabular_linear._held_out(x, targets, False, folds)
+    for penalty in (0.1, 10.0):
+        expected = np.zeros(len(x))
+        for fold in range(4):
+            out = folds == fold
+            fitted = int((~out).sum())
+            # mean loss + lam/2 ||w||^2 with lam = penalty / n: sklearn's C = 1 / penalty
+            ref = sklearn_linear.LogisticRegression(C=1.0 / penalty, tol=1e-10, max_iter=10_000)
+            ref.fit(x[~out], labels[~out])
+            p = ref.predict_proba(x[out])[np.arange(out.sum()), labels[out]]
+            expected[out] = -np.log(p)
+            assert fitted > 0
+        np.testing.assert_allclose(got[penalty], expected, atol=1e-3)
+
+
+def _step_table(n, seed, step):
+    """A label linear in x (``step`` False) or a step of |x| (True), plus a noise column."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"x": rng.normal(size=n), "z": rng.normal(size=n)})
+    signal = (np.abs(df["x"]) > 1.0) * 3.0 - 1.5 if step else df["x"] * 1.5
+    df["y"] = (signal + rng.logistic(size=n) > 0).astype(int)
+    return df
+
+
+@pytest.mark.parametrize("step", [False, True])
+def test_the_plain_columns_are_kept_unless_the_buckets_win_clearly(step):
+    """A label linear in x: the plain numbers (the buckets' extra weights cannot win by two
+    standard errors); a step of |x|, which no linear term fits: the buckets."""
+    df = _step_table(1200, 0, step)
+    plan = cn.feature_columns.infer(df, "y")
+    table = pa.Table.from_pandas(df)
+    train, valid = table.slice(0, 900), table.slice(900)
+    labels = (df["y"].to_numpy()[:900], df["y"].to_numpy()[900:], 2)
+    _, note, _ = tabular_linear.linear_first(train, valid, list(plan.linear), labels, seed=0)
+    chosen = note.split("(")[1].split(",")[0]
+    assert chosen == ("every wide column" if step else "no buckets or crosses")
+    assert f"{tabular_linear.CV_FOLDS}-fold cross-validation over 1200 rows" in note
+    assert f"more than {tabular_linear.PLAIN_PREFERENCE_SE:g} standard errors" in note
+
+
+def test_choose_prefers_the_plain_set_within_the_noise():
+    rng = np.random.default_rng(6)
+    plain = rng.exponential(size=400)
+    noise = rng.normal(size=400)
+    se = noise.std() / np.sqrt(400)
+    every, plain_name = tabular_linear.COLUMN_SETS
+    for gain, expected in ((1.0 * se, plain_name), (3.0 * se, every)):
+        # every wide column lower by `gain` on average, the rows' differences `noise`
+        lower = plain - (noise - noise.mean()) - gain
+        losses = {every: {1.0: lower}, plain_name: {1.0: plain, 10.0: plain + 1.0}}
+        assert tabular_linear._choose(losses)[:2] == (expected, 1.0)
+
+
+def test_a_log1p_number_is_also_in_the_wide_part_as_the_standard_scalers():
+    """A skewed number is log1p'd for the deep part; the wide part also holds it as it is,
+    standardized: its design column equals scikit-learn's StandardScaler (plus the bin's
+    1/2), a value beyond the training range reads as the range's end, and the plain
+    column set keeps it in place of the log."""
+    preprocessing = pytest.importorskip("sklearn.preprocessing")
+    rng = np.random.default_rng(7)
+    df = pd.DataFrame({"amount": rng.lognormal(0.0, 1.5, size=500)})
+    df["y"] = (df["amount"] + rng.normal(size=500) > 2).astype(int)
+    plan = cn.feature_columns.infer(df, "y")
+    (as_is,) = [c for c in plan.linear if c.name == "amount_piecewise_linear"]
+    x, _ = design(pa.Table.from_pandas(df[["amount"]]), [as_is])
+    expected = preprocessing.StandardScaler().fit_transform(df[["amount"]].to_numpy())
+    np.testing.assert_allclose(x - 0.5, expected, rtol=1e-4, atol=1e-5)
+    far, _ = design(pa.table({"amount": [df["amount"].max() * 10]}), [as_is])
+    np.testing.assert_allclose(far - 0.5, expected.max(), rtol=1e-5)
+    plain = [c.name for c in tabular_linear.plain_columns(plan.linear)]
+    assert plain == ["amount_piecewise_linear"]
+    assert "amount" in [c.name for c in plan.linear]  # the log1p'd number: every wide column
+    assert "the linear baseline's StandardScaler" in plan.describe()
+
+
+def test_describe_names_the_linear_rules(tmp_path, monkeypatch):
+    monkeypatch.setattr(tabular, "MAX_EPOCHS", 2)
+    monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
+    rng = np.random.default_rng(8)
+    df = pd.DataFrame({"x": rng.lognormal(size=400), "k": rng.choice(["a", "b"], 400)})
+    df["y"] = 3.0 * df["x"] + (df["k"] == "a") + rng.normal(size=400)
+    model = cn.estimators.TabularRegressor("y", model_dir=str(tmp_path), seed=0).fit(df)
+    described = model.columns_.describe()
+    assert "leave-one-out over 400 rows" in described
+    assert f"more than {tabular_linear.PLAIN_PREFERENCE_SE:g} standard errors" in described
+    assert f"more than {tabular.BLEND_PREFERENCE_SE:g} standard errors" in described or (
+        "weighted 0 (" in described
+    )
+    assert "the linear baseline's StandardScaler" in described
+
+
+def test_every_column_set_is_held_out_the_same_way(monkeypatch):
+    """The plain set within the cross-validation budget and every wide column beyond it:
+    both are measured on the validation rows, so their rows' losses pair up (they were
+    once measured differently, and the paired difference failed on shapes)."""
+    df = _step_table(1200, 0, True)
+    plan = cn.feature_columns.infer(df, "y")
+    table = pa.Table.from_pandas(df)
+    monkeypatch.setattr(tabular_linear, "CV_MAX_WORK", 1200 * 10)  # the plain set's 2 numbers
+    labels = (df["y"].to_numpy()[:900], df["y"].to_numpy()[900:], 2)
+    _, note, _ = tabular_linear.linear_first(
+        table.slice(0, 900), table.slice(900), list(plan.linear), labels, seed=0
+    )
+    assert "(300 validation rows)" in note
