@@ -26,6 +26,7 @@ True
 from __future__ import annotations
 
 import math
+import os
 import tempfile
 
 import numpy as np
@@ -40,8 +41,9 @@ from .canned import (
     DNNLinearCombinedRegressor,
 )
 from .run_config import RunConfig
+from .tabular_ensemble import BAGGING_MAX_ROWS, members_for, stack_members
 from .tabular_linear import linear_first
-from .tabular_split import in_memory, part
+from .tabular_split import fold_ids, in_memory, part
 from .tensorboard import write_scalars
 
 __all__ = ["TabularClassifier", "TabularRegressor", "fold_label_scale", "recommended_settings"]
@@ -267,6 +269,12 @@ def _choose_blend(estimator, validate) -> tuple:
     return best, note
 
 
+def _noted(plan: ColumnPlan, notes) -> ColumnPlan:
+    for note in notes:
+        plan = plan.with_note(note)
+    return plan
+
+
 def early_stopping_for(validation_rows: int) -> tuple:
     """``(patience, min_epochs)`` for a validation split of ``validation_rows``: on a
     split smaller than :data:`STEADY_VALIDATION_ROWS` the loss moves by chance between
@@ -331,9 +339,17 @@ class _Tabular:
         if self._regression and plan.label_mean is not None:
             scale = (float(plan.label_mean), float(plan.label_std))
         labelled = plan.rows - plan.label_nulls
-        train, valid, notes, n_valid = self._split(
-            data if table is None else table, validation_data, labelled, seed, scale
-        )
+        members = 1
+        if table is not None and validation_data is None and labelled >= MIN_ROWS_FOR_VALIDATION:
+            members = members_for(labelled)
+        if members > 1:
+            splits, notes = self._folds(table, members, seed, scale)
+        else:
+            train, valid, notes, n_valid = self._split(
+                data if table is None else table, validation_data, labelled, seed, scale
+            )
+            splits = [(train, valid, n_valid)]
+        n_valid = splits[0][2]
         train_rows = labelled - n_valid if validation_data is None else labelled
         settings = recommended_settings(plan, train_rows)
         batch_size = settings.pop("batch_size")
@@ -342,7 +358,7 @@ class _Tabular:
             f"{STEPS_PER_EPOCH} steps per epoch, within [{MIN_BATCH_SIZE}, {MAX_BATCH_SIZE}]"
         )
         patience, min_epochs = early_stopping_for(n_valid)
-        if valid is not None:
+        if splits[0][1] is not None:
             noisy = ""
             if min_epochs > 1:
                 noisy = (
@@ -366,58 +382,141 @@ class _Tabular:
             plan = plan.with_note(note)
         self.columns_ = plan
         self.model_dir_ = self.model_dir or tempfile.mkdtemp(prefix="colonnade_tabular_")
+        self.settings_ = dict(settings, batch_size=batch_size)
+        if members == 1:
+            fitted = self._train(train, valid, settings, scale, seed, self.model_dir_)
+            self.columns_ = _noted(self.columns_, fitted["notes"])
+            self.estimator_ = fitted["estimator"]
+            self.members_ = [fitted]
+        else:
+            self.members_ = [
+                self._train(
+                    train,
+                    valid,
+                    settings,
+                    scale,
+                    seed + k,
+                    os.path.join(self.model_dir_, f"member_{k + 1}"),
+                )
+                for k, (train, valid, _) in enumerate(splits)
+            ]
+            self.estimator_ = self._stack(settings, seed)
+        first = self.members_[0]
+        self.history_, self.best_epoch_ = first["history"], first["best_epoch"]
+        if "deep_weight" in first:
+            self.deep_weight_ = first["deep_weight"]
+        return self
+
+    def _train(self, train, valid, settings, scale, seed, model_dir) -> dict:
+        """One model trained on ``train``, stopped early and blended on ``valid`` (or
+        :data:`SMALL_DATA_EPOCHS` epochs without it), scaled to the label's units and
+        checkpointed in ``model_dir``: ``{"estimator", "history", "best_epoch",
+        "deep_weight" (with validation), "notes"}``."""
+        plan, notes = self.columns_, []
         linear_weights = None
         if valid is not None and LINEAR_FIRST and plan.linear:
             linear_weights, note, refit = self._fit_linear_first(train, valid, scale, seed)
             if linear_weights is not None:
-                settings["linear_optimizer"] = dict(FROZEN_LINEAR_OPTIMIZER)
+                settings = dict(settings, linear_optimizer=dict(FROZEN_LINEAR_OPTIMIZER))
                 note += "; the deep part trains on top of its logits, held fixed"
-            self.columns_ = self.columns_.with_note(note)
-        self.estimator_ = self._build(self.columns_, settings, seed)
-        self.settings_ = dict(settings, batch_size=batch_size)
+            notes.append(note)
+        estimator = self._build(plan.linear, plan.dnn, settings, seed, model_dir)
         if linear_weights is not None:
-            self.estimator_.set_weights(linear_weights)
+            estimator.set_weights(linear_weights)
         callbacks, epochs = [], SMALL_DATA_EPOCHS
         if valid is not None:
+            patience, min_epochs = early_stopping_for(
+                valid.num_rows if isinstance(valid, pa.Table) else STEADY_VALIDATION_ROWS
+            )
             stopper = _BestEpoch(valid, self.label, scale, patience, min_epochs)
             callbacks, epochs = [stopper], MAX_EPOCHS
-        self.history_ = self.estimator_.fit(
+        history = estimator.fit(
             train,
             label=self.label,
             epochs=epochs,
-            batch_size=batch_size,
+            batch_size=self.settings_["batch_size"],
             callbacks=callbacks,
             seed=seed,
             verbose=self.verbose,
         )
+        out = {"estimator": estimator, "history": history, "notes": notes}
         if valid is not None:
-            self.history_.history = stopper.history()
+            history.history = stopper.history()
             if BLEND_WEIGHTS:
-                self.deep_weight_, note = _choose_blend(self.estimator_, stopper.validate)
-                self.columns_ = self.columns_.with_note(note)
+                out["deep_weight"], note = _choose_blend(estimator, stopper.validate)
+                notes.append(note)
                 refitted = None
-                if linear_weights is not None and self.deep_weight_ == 0 and LINEAR_REFIT:
+                if linear_weights is not None and out["deep_weight"] == 0 and LINEAR_REFIT:
                     refitted = refit()
                 if refitted is not None:
-                    self.estimator_.set_weights(refitted)
-                    self.columns_ = self.columns_.with_note(
+                    estimator.set_weights(refitted)
+                    notes.append(
                         "the linear model alone kept: solved again on the training and "
                         "validation rows together, with the penalty chosen"
                     )
         elif scale is not None:
-            self.history_.history["loss"] = [
-                v * scale[1] ** 2 for v in self.history_.history["loss"]
-            ]
-        losses = self.history_.history.get("val_loss")
-        self.best_epoch_ = (int(np.argmin(losses)) + 1) if losses else len(self.history_.epoch)
+            history.history["loss"] = [v * scale[1] ** 2 for v in history.history["loss"]]
+        losses = history.history.get("val_loss")
+        out["best_epoch"] = (int(np.argmin(losses)) + 1) if losses else len(history.epoch)
         if scale is not None:
-            fold_label_scale(self.estimator_, *scale)
-        if scale is not None or (losses and self.best_epoch_ != len(losses)) or valid is not None:
+            fold_label_scale(estimator, *scale)
+        if scale is not None or (losses and out["best_epoch"] != len(losses)) or valid is not None:
             # The best (or rescaled) weights replace the last epoch's as the newest
             # checkpoint, so a later evaluate, export or `colonnade evaluate` reads them.
-            core.remove_checkpoint(self.estimator_.latest_checkpoint())
-            self.estimator_.save_checkpoint()
-        return self
+            core.remove_checkpoint(estimator.latest_checkpoint())
+            estimator.save_checkpoint()
+        return out
+
+    def _folds(self, table, members, seed, scale) -> tuple:
+        """``([(train, validation, validation rows)] per member, notes)``: the labelled rows
+        of ``table`` in ``members`` seeded folds (:func:`~.tabular_split.fold_ids`), member
+        ``k`` validating on fold ``k``."""
+        folds = fold_ids(table, self.label, seed, members, not self._regression)
+        splits = []
+        for k in range(members):
+            train = part(
+                table.filter(pa.array((folds >= 0) & (folds != k))),
+                self.label,
+                (seed, 0.0, False),
+                "all",
+                scale,
+            )
+            valid = table.filter(pa.array(folds == k))
+            splits.append((train, valid, valid.num_rows))
+        drawn = (
+            "each class's rows dealt evenly (stratified)" if not self._regression else "the rows"
+        )
+        note = (
+            f"a cross-fitted ensemble of {members} members (<= {BAGGING_MAX_ROWS} labelled "
+            f"rows): {drawn} in {members} folds by a seeded random permutation (copies of a "
+            f"row fall in different folds); member k trains on the other folds and stops "
+            f"early, chooses its linear penalty and its wide/deep blend on fold k, so every "
+            f"row validates once; the members share the column plan and differ in their "
+            f"weights (seeds {seed}..{seed + members - 1}); the model predicts their mean "
+            f"logit, one wide&deep model whose deep tower holds the {members} towers side by "
+            f"side (model_dir's member_k folders hold each member's training)"
+        )
+        return splits, [note]
+
+    def _stack(self, settings, seed):
+        """The one wide&deep model predicting the members' mean logit
+        (:func:`~.tabular_ensemble.stack_members`), checkpointed in ``model_dir_``."""
+        weights = [m["estimator"].get_weights() for m in self.members_]
+        dnn, hidden_units, stacked = stack_members(weights, self.columns_.dnn)
+        settings = dict(settings, dnn_hidden_units=hidden_units)
+        estimator = self._build(self.columns_.linear, dnn, settings, seed, self.model_dir_)
+        estimator.set_weights(stacked)
+        estimator.save_checkpoint()
+        summary = "; ".join(
+            f"member {k + 1}: best epoch {m['best_epoch']}, deep weight {m.get('deep_weight', 1):g}"
+            for k, m in enumerate(self.members_)
+        )
+        self.columns_ = _noted(
+            self.columns_,
+            [f"member 1 of {len(self.members_)}: {n}" for n in self.members_[0]["notes"]]
+            + [f"the members' choices: {summary}"],
+        )
+        return estimator
 
     def _fit_linear_first(self, train, valid, scale, seed) -> tuple:
         """``(weights or None, note, refit)``: :func:`~.tabular_linear.linear_first` on the
@@ -485,13 +584,13 @@ class _Tabular:
         )
         return train, valid, [note], n_valid
 
-    def _build(self, plan, settings, seed):
+    def _build(self, linear, dnn, settings, seed, model_dir):
         cls = DNNLinearCombinedRegressor if self._regression else DNNLinearCombinedClassifier
         return cls(
-            linear_feature_columns=list(plan.linear),
-            dnn_feature_columns=list(plan.dnn),
+            linear_feature_columns=list(linear),
+            dnn_feature_columns=list(dnn),
             config=RunConfig(
-                model_dir=self.model_dir_,
+                model_dir=model_dir,
                 tf_random_seed=seed,
                 log_step_count_steps=0,
                 # the per-step loss of standardized labels would read as a loss in other

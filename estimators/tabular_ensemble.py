@@ -1,0 +1,138 @@
+"""Cross-fitted ensembles of the zero-configuration models, folded into one wide&deep model.
+
+:class:`~.tabular.TabularClassifier` and ``TabularRegressor`` split a small table's rows
+into :func:`members_for` folds (:func:`~.tabular_split.fold_ids`) and train one member
+per fold, member ``k`` stopping early, choosing its linear penalty and its wide/deep
+blend on fold ``k`` and training on the others; the column plan is shared, so the members
+differ only in their weights. The prediction is the members' mean logit, which is one
+wide&deep model exactly (:func:`stack_members`): the wide part's weights averaged (the
+logits are linear in them), the deep towers side by side in one tower ``K`` times as
+wide, with block-diagonal hidden layers, each embedding table the members' tables side by
+side, and the output layer the members' output layers stacked and divided by ``K``. The
+model, its checkpoint and its exports are a plain ``DNNLinearCombinedClassifier`` /
+``Regressor``: ``cn.load``, ``colonnade serve`` and Ray scoring read it as any other, and
+the export's own checks bound what a hostile one can allocate.
+
+>>> import numpy as np
+>>> members_for(600), members_for(19_000), members_for(50_000)
+(5, 5, 1)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..feature_columns.dense import EmbeddingColumn
+
+__all__ = ["BAGGING_MAX_ROWS", "MAX_MEMBERS", "members_for", "stack_members"]
+
+# Members of a cross-fitted ensemble: 5 folds hold out a fifth of the rows each, the
+# validation share a small table had with one model, and average away the chance in the
+# early-stopping epoch, the penalty and the blend that one split of a few hundred rows
+# decides ...
+MAX_MEMBERS = 5
+# ... on tables of at most this many labelled rows: the fit takes MAX_MEMBERS times one
+# model's, so larger tables (where one split's choices are steady) train one model and
+# stay well within two minutes.
+BAGGING_MAX_ROWS = 20_000
+
+_INPUT = "dnn/input_from_feature_columns/input_layer/"
+
+
+def members_for(rows: int) -> int:
+    """How many cross-fitted members a table of ``rows`` labelled rows trains:
+    :data:`MAX_MEMBERS` up to :data:`BAGGING_MAX_ROWS` rows, else 1 (one model and one
+    validation split)."""
+    return MAX_MEMBERS if rows <= BAGGING_MAX_ROWS else 1
+
+
+def _hidden_layers(weights: dict) -> int:
+    return sum(
+        1 for name in weights if name.startswith("dnn/hiddenlayer_") and name.endswith("/kernel")
+    )
+
+
+def _block_diagonal(blocks: list) -> np.ndarray:
+    rows = sum(b.shape[0] for b in blocks)
+    out = np.zeros((rows, sum(b.shape[1] for b in blocks)), blocks[0].dtype)
+    r = c = 0
+    for block in blocks:
+        out[r : r + block.shape[0], c : c + block.shape[1]] = block
+        r, c = r + block.shape[0], c + block.shape[1]
+    return out
+
+
+def _first_kernel(kernels: list, columns: list) -> np.ndarray:
+    """The first hidden layer's kernel over the stacked input: a column without variables
+    (a number, an indicator, an encoding) feeds every member's block with its rows; an
+    embedding's stacked dimensions feed each member's block with that member's rows."""
+    pieces, start = [], 0
+    for column in sorted(columns, key=lambda c: c.name):
+        rows = [kernel[start : start + column.dimension] for kernel in kernels]
+        start += column.dimension
+        if isinstance(column, EmbeddingColumn):
+            pieces.append(_block_diagonal(rows))
+        else:
+            pieces.append(np.concatenate(rows, axis=1))
+    if start != kernels[0].shape[0]:
+        raise ValueError(
+            f"the deep columns' dimensions add up to {start}, the first hidden layer "
+            f"takes {kernels[0].shape[0]} inputs"
+        )
+    return np.concatenate(pieces, axis=0)
+
+
+def stack_members(members: list, dnn_columns) -> tuple:
+    """``(dnn columns, hidden units, weights)`` of the one wide&deep model whose logits
+    are the mean of the ``members``' (each the ``get_weights()`` of a wide&deep model
+    over ``dnn_columns``, trained from one plan): exact, because the linear part's logits
+    are linear in its weights, a block-diagonal layer computes each member's layer on its
+    own slice of the input, and ReLU works per unit. The embedding columns get ``K``
+    times their dimension; an embedding with ``max_norm`` (whose clipping is not per
+    member) or any other column with variables is refused.
+
+    >>> w = lambda s: {"dnn/hiddenlayer_0/kernel": np.full((1, 2), s), "dnn/hiddenlayer_0/bias":
+    ...     np.zeros(2), "dnn/logits/kernel": np.ones((2, 1)), "dnn/logits/bias": np.full(1, s)}
+    >>> import colonnade as cn
+    >>> _, units, out = stack_members([w(1.0), w(3.0)], [cn.feature_columns.numeric_column("x")])
+    >>> units, out["dnn/hiddenlayer_0/kernel"].tolist(), out["dnn/logits/bias"].tolist()
+    ([4], [[1.0, 1.0, 3.0, 3.0]], [2.0])
+    """
+    count = len(members)
+    columns = []
+    for column in dnn_columns:
+        if isinstance(column, EmbeddingColumn) and column.max_norm is None:
+            columns.append(dataclasses.replace(column, dimension=column.dimension * count))
+        elif any(name.startswith(f"{_INPUT}{column.name}/") for name in members[0]):
+            raise ValueError(
+                f"deep column {column.name!r} ({type(column).__name__}) has variables that "
+                "cannot be stacked member by member: only embeddings without max_norm can"
+            )
+        else:
+            columns.append(column)
+    out = {}
+    for name in members[0]:
+        if name.startswith("linear/"):
+            out[name] = np.mean([m[name] for m in members], axis=0).astype(members[0][name].dtype)
+        elif name.startswith(_INPUT):
+            out[name] = np.concatenate([m[name] for m in members], axis=1)
+    layers = _hidden_layers(members[0])
+    hidden_units = []
+    for i in range(layers):
+        kernels = [m[f"dnn/hiddenlayer_{i}/kernel"] for m in members]
+        kernel = _first_kernel(kernels, dnn_columns) if i == 0 else _block_diagonal(kernels)
+        out[f"dnn/hiddenlayer_{i}/kernel"] = kernel
+        out[f"dnn/hiddenlayer_{i}/bias"] = np.concatenate(
+            [m[f"dnn/hiddenlayer_{i}/bias"] for m in members]
+        )
+        hidden_units.append(kernel.shape[1])
+    if "dnn/logits/kernel" not in members[0]:
+        return columns, hidden_units, out
+    kernels = [m["dnn/logits/kernel"] for m in members]
+    out["dnn/logits/kernel"] = np.concatenate(kernels, axis=0) / np.float32(count)
+    out["dnn/logits/bias"] = np.mean([m["dnn/logits/bias"] for m in members], axis=0)
+    for name, value in out.items():
+        out[name] = value.astype(members[0][name].dtype)
+    return columns, hidden_units, out
