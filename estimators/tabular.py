@@ -35,15 +35,24 @@ import pyarrow.compute as pc
 
 from .. import core
 from ..feature_columns.infer import ColumnPlan, infer
+from . import tabular_ensemble
 from .callbacks import EarlyStopping
 from .canned import (
     DNNLinearCombinedClassifier,
     DNNLinearCombinedRegressor,
 )
 from .run_config import RunConfig
-from .tabular_ensemble import BAGGING_MAX_ROWS, members_for, stack_members
+from .tabular_ensemble import (
+    BAGGING_MAX_ROWS,
+    cross_fit_splits,
+    folds_note,
+    members_for,
+    members_note,
+    out_of_fold_losses,
+    stack_members,
+)
 from .tabular_linear import linear_first
-from .tabular_split import fold_ids, in_memory, part
+from .tabular_split import in_memory, part
 from .tensorboard import write_scalars
 
 __all__ = ["TabularClassifier", "TabularRegressor", "fold_label_scale", "recommended_settings"]
@@ -248,25 +257,32 @@ class _BestEpoch(EarlyStopping):
         return {k: [epoch[k] for epoch in self.logs] for k in self.logs[0]} if self.logs else {}
 
 
-def _choose_blend(estimator, validate) -> tuple:
-    """``(deep weight, note)``: the deep part's logits scaled by the weight of
-    :data:`BLEND_WEIGHTS` with the lowest validation loss (the wide part's kept), folded
-    into the output layer's weights (exact: the logits are affine in them), so the model
-    and its exports stay one wide&deep model."""
-    trained = estimator.get_weights()
-    deep = {k: v for k, v in trained.items() if k.startswith("dnn/logits/")}
+def _blend_losses(estimator, validate) -> dict:
+    """The validation loss with the deep part's logits scaled by each weight of
+    :data:`BLEND_WEIGHTS` (the wide part's kept); the trained weights are restored. The
+    weight chosen is folded into the output layer's weights (exact: the logits are affine
+    in them), so the model and its exports stay one wide&deep model."""
+    deep = {k: v for k, v in estimator.get_weights().items() if k.startswith("dnn/logits/")}
     losses = {}
     for weight in BLEND_WEIGHTS:
         estimator.set_weights({k: v * weight for k, v in deep.items()})
         losses[weight] = float(validate("blend")["loss"])
-    best = min(BLEND_WEIGHTS, key=lambda w: (losses[w], -w))
-    estimator.set_weights({k: v * best for k, v in deep.items()})
+    estimator.set_weights(deep)
+    return losses
+
+
+def lowest_loss_weight(losses: dict) -> float:
+    """The weight with the lowest loss; of equal ones the largest."""
+    return min(losses, key=lambda w: (losses[w], -w))
+
+
+def blend_note(weight: float, losses: dict, measured_on: str = "validation loss") -> str:
+    """The note saying which blend weight was kept and the losses it was chosen from."""
     tried = ", ".join(f"{w:g}: {loss:.4g}" for w, loss in losses.items())
-    note = (
-        f"the deep part's logits weighted {best:g} (the wide part's 1), the weight of "
-        f"{list(BLEND_WEIGHTS)} with the lowest validation loss ({tried})"
+    return (
+        f"the deep part's logits weighted {weight:g} (the wide part's 1), the weight of "
+        f"{list(losses)} with the lowest {measured_on} ({tried})"
     )
-    return best, note
 
 
 def _noted(plan: ColumnPlan, notes) -> ColumnPlan:
@@ -343,7 +359,9 @@ class _Tabular:
         if table is not None and validation_data is None and labelled >= MIN_ROWS_FOR_VALIDATION:
             members = members_for(labelled)
         if members > 1:
-            splits, notes = self._folds(table, members, seed, scale)
+            stratify = not self._regression
+            splits = cross_fit_splits(table, self.label, members, seed, stratify, scale)
+            notes = [folds_note(members, seed, BAGGING_MAX_ROWS, stratify)]
         else:
             train, valid, notes, n_valid = self._split(
                 data if table is None else table, validation_data, labelled, seed, scale
@@ -389,29 +407,20 @@ class _Tabular:
             self.estimator_ = fitted["estimator"]
             self.members_ = [fitted]
         else:
-            self.members_ = [
-                self._train(
-                    train,
-                    valid,
-                    settings,
-                    scale,
-                    seed + k,
-                    os.path.join(self.model_dir_, f"member_{k + 1}"),
-                )
-                for k, (train, valid, _) in enumerate(splits)
-            ]
-            self.estimator_ = self._stack(settings, seed)
+            self.estimator_ = self._fit_members(splits, settings, scale, seed)
         first = self.members_[0]
         self.history_, self.best_epoch_ = first["history"], first["best_epoch"]
         if "deep_weight" in first:
             self.deep_weight_ = first["deep_weight"]
         return self
 
-    def _train(self, train, valid, settings, scale, seed, model_dir) -> dict:
-        """One model trained on ``train``, stopped early and blended on ``valid`` (or
-        :data:`SMALL_DATA_EPOCHS` epochs without it), scaled to the label's units and
-        checkpointed in ``model_dir``: ``{"estimator", "history", "best_epoch",
-        "deep_weight" (with validation), "notes"}``."""
+    def _train(self, train, valid, settings, scale, seed, model_dir, blend_now=True) -> dict:
+        """One model trained on ``train``, stopped early on ``valid`` (or
+        :data:`SMALL_DATA_EPOCHS` epochs without it): ``{"estimator", "history",
+        "best_epoch", "blend_losses" (with validation), "refit", "notes", ...}``. With
+        ``blend_now`` also blended on ``valid`` (``"deep_weight"``), scaled to the label's
+        units and checkpointed in ``model_dir`` (:meth:`_finish`); else the ensemble
+        chooses one blend for all members and finishes them."""
         plan, notes = self.columns_, []
         linear_weights = None
         if valid is not None and LINEAR_FIRST and plan.linear:
@@ -440,82 +449,88 @@ class _Tabular:
             verbose=self.verbose,
         )
         out = {"estimator": estimator, "history": history, "notes": notes}
+        out["refit"] = refit if linear_weights is not None else None
+        out["validated"] = valid is not None
         if valid is not None:
             history.history = stopper.history()
             if BLEND_WEIGHTS:
-                out["deep_weight"], note = _choose_blend(estimator, stopper.validate)
-                notes.append(note)
-                refitted = None
-                if linear_weights is not None and out["deep_weight"] == 0 and LINEAR_REFIT:
-                    refitted = refit()
-                if refitted is not None:
-                    estimator.set_weights(refitted)
-                    notes.append(
-                        "the linear model alone kept: solved again on the training and "
-                        "validation rows together, with the penalty chosen"
-                    )
+                out["blend_losses"] = _blend_losses(estimator, stopper.validate)
         elif scale is not None:
             history.history["loss"] = [v * scale[1] ** 2 for v in history.history["loss"]]
         losses = history.history.get("val_loss")
         out["best_epoch"] = (int(np.argmin(losses)) + 1) if losses else len(history.epoch)
+        if blend_now:
+            weight, note = None, None
+            if "blend_losses" in out:
+                weight = lowest_loss_weight(out["blend_losses"])
+                note = blend_note(weight, out["blend_losses"])
+            self._finish(out, scale, weight, note)
+        return out
+
+    def _finish(self, member: dict, scale, weight, note) -> None:
+        """Scale a trained model's deep logits by the blend ``weight`` (None: as trained),
+        refit its linear model alone on every row when the weight is 0 (:data:`LINEAR_REFIT`),
+        fold the label's scale in and checkpoint it."""
+        estimator = member["estimator"]
+        if weight is not None:
+            member["deep_weight"] = weight
+            deep = estimator.get_weights()
+            estimator.set_weights(
+                {k: v * weight for k, v in deep.items() if k.startswith("dnn/logits/")}
+            )
+            if note is not None:
+                member["notes"].append(note)
+            refitted = None
+            if member["refit"] is not None and weight == 0 and LINEAR_REFIT:
+                refitted = member["refit"]()
+            if refitted is not None:
+                estimator.set_weights(refitted)
+                member["notes"].append(
+                    "the linear model alone kept: solved again on the training and "
+                    "validation rows together, with the penalty chosen"
+                )
         if scale is not None:
             fold_label_scale(estimator, *scale)
-        if scale is not None or (losses and out["best_epoch"] != len(losses)) or valid is not None:
+        losses = member["history"].history.get("val_loss")
+        if (
+            scale is not None
+            or (losses and member["best_epoch"] != len(losses))
+            or member["validated"]
+        ):
             # The best (or rescaled) weights replace the last epoch's as the newest
             # checkpoint, so a later evaluate, export or `colonnade evaluate` reads them.
             core.remove_checkpoint(estimator.latest_checkpoint())
             estimator.save_checkpoint()
-        return out
 
-    def _folds(self, table, members, seed, scale) -> tuple:
-        """``([(train, validation, validation rows)] per member, notes)``: the labelled rows
-        of ``table`` in ``members`` seeded folds (:func:`~.tabular_split.fold_ids`), member
-        ``k`` validating on fold ``k``."""
-        folds = fold_ids(table, self.label, seed, members, not self._regression)
-        splits = []
-        for k in range(members):
-            train = part(
-                table.filter(pa.array((folds >= 0) & (folds != k))),
-                self.label,
-                (seed, 0.0, False),
-                "all",
-                scale,
-            )
-            valid = table.filter(pa.array(folds == k))
-            splits.append((train, valid, valid.num_rows))
-        drawn = (
-            "each class's rows dealt evenly (stratified)" if not self._regression else "the rows"
-        )
-        note = (
-            f"a cross-fitted ensemble of {members} members (<= {BAGGING_MAX_ROWS} labelled "
-            f"rows): {drawn} in {members} folds by a seeded random permutation (copies of a "
-            f"row fall in different folds); member k trains on the other folds and stops "
-            f"early, chooses its linear penalty and its wide/deep blend on fold k, so every "
-            f"row validates once; the members share the column plan and differ in their "
-            f"weights (seeds {seed}..{seed + members - 1}); the model predicts their mean "
-            f"logit, one wide&deep model whose deep tower holds the {members} towers side by "
-            f"side (model_dir's member_k folders hold each member's training)"
-        )
-        return splits, [note]
-
-    def _stack(self, settings, seed):
-        """The one wide&deep model predicting the members' mean logit
+    def _fit_members(self, splits, settings, scale, seed):
+        """Train a member per fold, blend them (one weight for all on the out-of-fold
+        losses with :data:`~.tabular_ensemble.SHARED_BLEND`, else each on its fold), and
+        return the one wide&deep model predicting their mean logit
         (:func:`~.tabular_ensemble.stack_members`), checkpointed in ``model_dir_``."""
+        shared = tabular_ensemble.SHARED_BLEND and bool(BLEND_WEIGHTS)
+        self.members_ = []
+        for k, (train, valid, _) in enumerate(splits):
+            where = os.path.join(self.model_dir_, f"member_{k + 1}")
+            self.members_.append(
+                self._train(train, valid, settings, scale, seed + k, where, not shared)
+            )
+        notes = [f"member 1 of {len(splits)}: {n}" for n in self.members_[0]["notes"]]
+        if shared:
+            losses = out_of_fold_losses(
+                [m["blend_losses"] for m in self.members_], [n for _, _, n in splits]
+            )
+            weight = lowest_loss_weight(losses)
+            for member in self.members_:
+                self._finish(member, scale, weight, None)
+            how = blend_note(weight, losses, "out-of-fold loss of all rows")
+            notes.append(f"{how}, in every member")
         weights = [m["estimator"].get_weights() for m in self.members_]
         dnn, hidden_units, stacked = stack_members(weights, self.columns_.dnn)
         settings = dict(settings, dnn_hidden_units=hidden_units)
         estimator = self._build(self.columns_.linear, dnn, settings, seed, self.model_dir_)
         estimator.set_weights(stacked)
         estimator.save_checkpoint()
-        summary = "; ".join(
-            f"member {k + 1}: best epoch {m['best_epoch']}, deep weight {m.get('deep_weight', 1):g}"
-            for k, m in enumerate(self.members_)
-        )
-        self.columns_ = _noted(
-            self.columns_,
-            [f"member 1 of {len(self.members_)}: {n}" for n in self.members_[0]["notes"]]
-            + [f"the members' choices: {summary}"],
-        )
+        self.columns_ = _noted(self.columns_, notes + [members_note(self.members_)])
         return estimator
 
     def _fit_linear_first(self, train, valid, scale, seed) -> tuple:

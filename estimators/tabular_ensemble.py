@@ -23,10 +23,22 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pyarrow as pa
 
 from ..feature_columns.dense import EmbeddingColumn
+from .tabular_split import fold_ids, part
 
-__all__ = ["BAGGING_MAX_ROWS", "MAX_MEMBERS", "members_for", "stack_members"]
+__all__ = [
+    "BAGGING_MAX_ROWS",
+    "MAX_MEMBERS",
+    "SHARED_BLEND",
+    "cross_fit_splits",
+    "folds_note",
+    "members_for",
+    "members_note",
+    "out_of_fold_losses",
+    "stack_members",
+]
 
 # Members of a cross-fitted ensemble: 5 folds hold out a fifth of the rows each, the
 # validation share a small table had with one model, and average away the chance in the
@@ -37,6 +49,10 @@ MAX_MEMBERS = 5
 # model's, so larger tables (where one split's choices are steady) train one model and
 # stay well within two minutes.
 BAGGING_MAX_ROWS = 20_000
+# The wide/deep blend weight is one for all members, the one with the lowest loss over
+# the out-of-fold predictions of all rows (each row scored by the member that did not
+# train on it): a choice on every row, not on a fifth of them.
+SHARED_BLEND = True
 
 _INPUT = "dnn/input_from_feature_columns/input_layer/"
 
@@ -46,6 +62,54 @@ def members_for(rows: int) -> int:
     :data:`MAX_MEMBERS` up to :data:`BAGGING_MAX_ROWS` rows, else 1 (one model and one
     validation split)."""
     return MAX_MEMBERS if rows <= BAGGING_MAX_ROWS else 1
+
+
+def cross_fit_splits(table: pa.Table, label: str, members: int, seed, stratify, scale) -> list:
+    """``[(train, validation, validation rows)]`` per member: the labelled rows of
+    ``table`` in ``members`` seeded folds (:func:`~.tabular_split.fold_ids`), member
+    ``k`` validating on fold ``k`` and training on the others (their label standardized
+    by ``scale = (mean, std)`` if given, as :func:`~.tabular_split.part`)."""
+    folds = fold_ids(table, label, seed, members, stratify)
+    splits = []
+    for k in range(members):
+        rest = table.filter(pa.array((folds >= 0) & (folds != k)))
+        valid = table.filter(pa.array(folds == k))
+        splits.append((part(rest, label, (seed, 0.0, False), "all", scale), valid, valid.num_rows))
+    return splits
+
+
+def out_of_fold_losses(losses: list, rows: list) -> dict:
+    """Per blend weight, the mean loss over all rows of the members' per-fold mean
+    ``losses`` (``{weight: loss}`` per member) on folds of ``rows`` rows.
+
+    >>> out_of_fold_losses([{0.0: 1.0, 1.0: 0.5}, {0.0: 0.4, 1.0: 0.8}], [1, 3])
+    {0.0: 0.55, 1.0: 0.725}
+    """
+    total = sum(rows)
+    return {w: sum(m[w] * n for m, n in zip(losses, rows)) / total for w in losses[0]}
+
+
+def folds_note(members: int, seed: int, most_rows: int, stratified: bool) -> str:
+    """The plan's note on how an ensemble's folds were drawn and what it averages."""
+    drawn = "each class's rows dealt evenly (stratified)" if stratified else "the rows"
+    return (
+        f"a cross-fitted ensemble of {members} members (<= {most_rows} labelled rows): "
+        f"{drawn} in {members} folds by a seeded random permutation (copies of a row fall "
+        f"in different folds); member k trains on the other folds, stops early and chooses "
+        f"its linear penalty on fold k, so every row validates once; the members share "
+        f"the column plan and differ in their weights (seeds {seed}..{seed + members - 1}); "
+        f"the model predicts their mean logit, one wide&deep model whose deep tower holds "
+        f"the {members} towers side by side (model_dir's member_k folders hold each "
+        f"member's training)"
+    )
+
+
+def members_note(members: list) -> str:
+    """The plan's note listing each member's early-stopping epoch and blend weight."""
+    return "the members' choices: " + "; ".join(
+        f"member {k + 1}: best epoch {m['best_epoch']}, deep weight {m.get('deep_weight', 1):g}"
+        for k, m in enumerate(members)
+    )
 
 
 def _hidden_layers(weights: dict) -> int:
