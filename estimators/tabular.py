@@ -405,6 +405,7 @@ class _Tabular:
             fitted = self._train(train, valid, settings, scale, seed, self.model_dir_)
             self.columns_ = _noted(self.columns_, fitted["notes"])
             self.estimator_ = fitted["estimator"]
+            self.settings_ = dict(fitted["settings"], batch_size=batch_size)
             self.members_ = [fitted]
         else:
             self.estimator_ = self._fit_members(splits, settings, scale, seed)
@@ -448,7 +449,7 @@ class _Tabular:
             seed=seed,
             verbose=self.verbose,
         )
-        out = {"estimator": estimator, "history": history, "notes": notes}
+        out = {"estimator": estimator, "history": history, "notes": notes, "settings": settings}
         out["refit"] = refit if linear_weights is not None else None
         out["validated"] = valid is not None
         if valid is not None:
@@ -526,7 +527,8 @@ class _Tabular:
             notes.append(f"{how}, in every member")
         weights = [m["estimator"].get_weights() for m in self.members_]
         dnn, hidden_units, stacked = stack_members(weights, self.columns_.dnn)
-        settings = dict(settings, dnn_hidden_units=hidden_units)
+        self.settings_ = dict(self.members_[0]["settings"], batch_size=self.settings_["batch_size"])
+        settings = dict(self.members_[0]["settings"], dnn_hidden_units=hidden_units)
         estimator = self._build(self.columns_.linear, dnn, settings, seed, self.model_dir_)
         estimator.set_weights(stacked)
         estimator.save_checkpoint()

@@ -15,7 +15,7 @@ import colonnade as cn
 from colonnade.cli import main
 from colonnade.cli.job import load_config
 from colonnade.demo import load_adult
-from colonnade.estimators import tabular
+from colonnade.estimators import tabular, tabular_ensemble
 from colonnade.estimators.tabular_split import part, validation_mask
 
 
@@ -23,6 +23,13 @@ from colonnade.estimators.tabular_split import part, validation_mask
 def few_epochs(monkeypatch):
     monkeypatch.setattr(tabular, "MAX_EPOCHS", 4)
     monkeypatch.setattr(tabular, "HIDDEN_UNITS", (32, 16))
+
+
+@pytest.fixture
+def one_model(monkeypatch):
+    """One model and one validation split, as on a table too large for an ensemble
+    (the ensemble's tests are in test_tabular_ensemble.py)."""
+    monkeypatch.setattr(tabular_ensemble, "MAX_MEMBERS", 1)
 
 
 def _synthetic(n=600, seed=0):
@@ -182,7 +189,7 @@ FIT_A_FILE = """
 import json, resource, sys
 import pyarrow as pa
 import colonnade as cn
-from colonnade.estimators import tabular
+from colonnade.estimators import tabular, tabular_ensemble
 from colonnade.estimators.tabular_split import part, validation_mask
 
 tabular.MAX_EPOCHS, tabular.HIDDEN_UNITS = 1, (8,)
@@ -224,7 +231,9 @@ def test_fit_streams_a_file_in_bounded_memory(tmp_path):
     assert stats["rss_growth"] < 2 * size, stats
 
 
-def test_regression_trains_on_standardized_labels_and_predicts_in_label_units(tmp_path, few_epochs):
+def test_regression_trains_on_standardized_labels_and_predicts_in_label_units(
+    tmp_path, few_epochs, one_model
+):
     rng = np.random.default_rng(0)
     n = 2000
     df = pd.DataFrame({"x": rng.normal(size=n), "k": rng.choice(["a", "b"], n)})
@@ -259,7 +268,7 @@ def test_regression_trains_on_standardized_labels_and_predicts_in_label_units(tm
     np.testing.assert_allclose(again, predictions, rtol=1e-5)
 
 
-def test_every_training_choice_is_stated(tmp_path, few_epochs):
+def test_every_training_choice_is_stated(tmp_path, few_epochs, one_model):
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
     notes = "\n".join(model.fit(_synthetic()).columns_.notes)
     assert "held out" in notes and "seeded random permutation" in notes
@@ -313,7 +322,7 @@ def test_copies_of_a_row_fall_on_both_sides_of_the_split():
         assert in_valid <= in_train and len(in_valid) > 20, (seed, len(in_valid))
 
 
-def test_small_tables_hold_out_more_rows(tmp_path, few_epochs):
+def test_small_tables_hold_out_more_rows(tmp_path, few_epochs, one_model):
     # 1,500 rows: 10% would be 150 validation rows; the rule raises the share toward
     # 1,000 rows, capped at 20%: about 300 (binomial sd 15.5 around the hash split).
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
@@ -421,7 +430,7 @@ def test_small_validation_splits_do_not_stop_by_chance(tmp_path, monkeypatch):
     assert "never stop before epoch 6" in "\n".join(model.columns_.notes)
 
 
-def test_regressor_tensorboard_losses_are_in_label_units(tmp_path, monkeypatch):
+def test_regressor_tensorboard_losses_are_in_label_units(tmp_path, monkeypatch, one_model):
     accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
     monkeypatch.setattr(tabular, "MAX_EPOCHS", 3)
     monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
