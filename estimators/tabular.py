@@ -44,8 +44,10 @@ from .canned import (
 from .run_config import RunConfig
 from .tabular_ensemble import (
     BAGGING_MAX_ROWS,
+    blend_note,
     cross_fit_splits,
     folds_note,
+    lowest_loss_weight,
     members_for,
     members_note,
     out_of_fold_losses,
@@ -271,20 +273,6 @@ def _blend_losses(estimator, validate) -> dict:
     return losses
 
 
-def lowest_loss_weight(losses: dict) -> float:
-    """The weight with the lowest loss; of equal ones the largest."""
-    return min(losses, key=lambda w: (losses[w], -w))
-
-
-def blend_note(weight: float, losses: dict, measured_on: str = "validation loss") -> str:
-    """The note saying which blend weight was kept and the losses it was chosen from."""
-    tried = ", ".join(f"{w:g}: {loss:.4g}" for w, loss in losses.items())
-    return (
-        f"the deep part's logits weighted {weight:g} (the wide part's 1), the weight of "
-        f"{list(losses)} with the lowest {measured_on} ({tried})"
-    )
-
-
 def _noted(plan: ColumnPlan, notes) -> ColumnPlan:
     for note in notes:
         plan = plan.with_note(note)
@@ -328,7 +316,12 @@ class _Tabular:
         :func:`~.tabular_split.validation_mask`, batch by batch for a stream. A regression
         label is standardized for training and the model is scaled back after it, so
         predictions, evaluations, exports and the ``history_`` losses are in the label's
-        units."""
+        units. An in-memory table of at most
+        :data:`~.tabular_ensemble.BAGGING_MAX_ROWS` labelled rows without
+        ``validation_data`` trains a cross-fitted ensemble instead of one split
+        (:mod:`.tabular_ensemble`): ``members_`` lists the members; ``history_``,
+        ``best_epoch_`` and ``deep_weight_`` are the first member's; ``estimator_`` is the
+        one wide&deep model predicting the members' mean logit."""
         seed = 0 if self.seed is None else int(self.seed)
         table = in_memory(data)
         plan = self.columns
@@ -660,7 +653,9 @@ class _Tabular:
         """A ``colonnade train`` job config (a dict for TOML) that trains this model's
         columns and settings on ``data_path`` for the best epoch count found. A job has no
         step that solves the linear model first (:data:`LINEAR_FIRST`): its wide part
-        trains jointly with the deep one, with the recommended linear optimizer."""
+        trains jointly with the deep one, with the recommended linear optimizer; of a
+        cross-fitted ensemble it trains one model as its first member was (one tower, its
+        best epoch count), not the ensemble."""
         est, plan = self._fitted(), self.columns_
         settings = {k: v for k, v in self.settings_.items() if k != "batch_size"}
         if settings.get("linear_optimizer") == FROZEN_LINEAR_OPTIMIZER:
@@ -690,7 +685,8 @@ class TabularClassifier(_Tabular):
     when None); ``seed``: the split, the sample, the initial weights and the shuffles;
     ``columns``: a :class:`~colonnade.feature_columns.infer.ColumnPlan` to use instead of
     inferring one. After ``fit``: ``columns_`` (the plan), ``estimator_`` (the
-    ``DNNLinearCombinedClassifier``), ``history_``, ``best_epoch_``, ``settings_``.
+    ``DNNLinearCombinedClassifier``), ``history_``, ``best_epoch_``, ``settings_``,
+    ``members_`` (one dict per member of a cross-fitted ensemble, see ``fit``).
     """
 
 

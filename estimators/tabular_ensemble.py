@@ -32,6 +32,8 @@ __all__ = [
     "BAGGING_MAX_ROWS",
     "MAX_MEMBERS",
     "SHARED_BLEND",
+    "blend_note",
+    "lowest_loss_weight",
     "cross_fit_splits",
     "folds_note",
     "members_for",
@@ -82,11 +84,25 @@ def out_of_fold_losses(losses: list, rows: list) -> dict:
     """Per blend weight, the mean loss over all rows of the members' per-fold mean
     ``losses`` (``{weight: loss}`` per member) on folds of ``rows`` rows.
 
-    >>> out_of_fold_losses([{0.0: 1.0, 1.0: 0.5}, {0.0: 0.4, 1.0: 0.8}], [1, 3])
-    {0.0: 0.55, 1.0: 0.725}
+    >>> out_of_fold_losses([{0.0: 1.0, 1.0: 0.5}, {0.0: 0.5, 1.0: 1.0}], [1, 3])
+    {0.0: 0.625, 1.0: 0.875}
     """
     total = sum(rows)
     return {w: sum(m[w] * n for m, n in zip(losses, rows)) / total for w in losses[0]}
+
+
+def lowest_loss_weight(losses: dict) -> float:
+    """The weight with the lowest loss; of equal ones the largest."""
+    return min(losses, key=lambda w: (losses[w], -w))
+
+
+def blend_note(weight: float, losses: dict, measured_on: str = "validation loss") -> str:
+    """The note saying which blend weight was kept and the losses it was chosen from."""
+    tried = ", ".join(f"{w:g}: {loss:.4g}" for w, loss in losses.items())
+    return (
+        f"the deep part's logits weighted {weight:g} (the wide part's 1), the weight of "
+        f"{list(losses)} with the lowest {measured_on} ({tried})"
+    )
 
 
 def folds_note(members: int, seed: int, most_rows: int, stratified: bool) -> str:
