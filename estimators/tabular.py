@@ -43,7 +43,6 @@ from .canned import (
 )
 from .run_config import RunConfig
 from .tabular_ensemble import (
-    BAGGING_MAX_ROWS,
     blend_note,
     cross_fit_splits,
     folds_note,
@@ -316,9 +315,9 @@ class _Tabular:
         :func:`~.tabular_split.validation_mask`, batch by batch for a stream. A regression
         label is standardized for training and the model is scaled back after it, so
         predictions, evaluations, exports and the ``history_`` losses are in the label's
-        units. An in-memory table of at most
-        :data:`~.tabular_ensemble.BAGGING_MAX_ROWS` labelled rows without
-        ``validation_data`` trains a cross-fitted ensemble instead of one split
+        units. An in-memory table without ``validation_data`` whose rows x deep inputs
+        are at most half of :data:`~.tabular_ensemble.ENSEMBLE_CELLS` trains a
+        cross-fitted ensemble instead of one split
         (:mod:`.tabular_ensemble`): ``members_`` lists the members; ``history_``,
         ``best_epoch_`` and ``deep_weight_`` are the first member's; ``estimator_`` is the
         one wide&deep model predicting the members' mean logit."""
@@ -350,11 +349,12 @@ class _Tabular:
         labelled = plan.rows - plan.label_nulls
         members = 1
         if table is not None and validation_data is None and labelled >= MIN_ROWS_FOR_VALIDATION:
-            members = members_for(labelled)
+            width = sum(column.dimension for column in plan.dnn)
+            members = members_for(labelled, width)
         if members > 1:
             stratify = not self._regression
             splits = cross_fit_splits(table, self.label, members, seed, stratify, scale)
-            notes = [folds_note(members, seed, BAGGING_MAX_ROWS, stratify)]
+            notes = [folds_note(members, seed, (labelled, width), stratify)]
         else:
             train, valid, notes, n_valid = self._split(
                 data if table is None else table, validation_data, labelled, seed, scale

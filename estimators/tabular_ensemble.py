@@ -13,9 +13,8 @@ model, its checkpoint and its exports are a plain ``DNNLinearCombinedClassifier`
 ``Regressor``: ``cn.load``, ``colonnade serve`` and Ray scoring read it as any other, and
 the export's own checks bound what a hostile one can allocate.
 
->>> import numpy as np
->>> members_for(600), members_for(19_000), members_for(50_000)
-(5, 5, 1)
+>>> members_for(600, 100), members_for(1_347, 1_545), members_for(32_561, 264)
+(5, 2, 1)
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ from ..feature_columns.dense import EmbeddingColumn
 from .tabular_split import fold_ids, part
 
 __all__ = [
-    "BAGGING_MAX_ROWS",
+    "ENSEMBLE_CELLS",
     "MAX_MEMBERS",
     "SHARED_BLEND",
     "blend_note",
@@ -47,10 +46,12 @@ __all__ = [
 # early-stopping epoch, the penalty and the blend that one split of a few hundred rows
 # decides ...
 MAX_MEMBERS = 5
-# ... on tables of at most this many labelled rows: the fit takes MAX_MEMBERS times one
-# model's, so larger tables (where one split's choices are steady) train one model and
-# stay well within two minutes.
-BAGGING_MAX_ROWS = 20_000
+# ... fewer where rows x the deep part's input width (what a step's first layer reads, per
+# epoch) exceeds this many cells per member: a fit costs about one model's times the
+# members, and one model of 2M cells took 15-19 s on 2 quiet cores (digits, randhie), so
+# an ensemble stays well within two minutes; a large table (adult, 8.6M cells) trains
+# one model, where one split's choices are steady anyway.
+ENSEMBLE_CELLS = 6_000_000
 # The wide/deep blend weight is one for all members, the one with the lowest loss over
 # the out-of-fold predictions of all rows (each row scored by the member that did not
 # train on it): a choice on every row, not on a fifth of them.
@@ -59,11 +60,12 @@ SHARED_BLEND = True
 _INPUT = "dnn/input_from_feature_columns/input_layer/"
 
 
-def members_for(rows: int) -> int:
-    """How many cross-fitted members a table of ``rows`` labelled rows trains:
-    :data:`MAX_MEMBERS` up to :data:`BAGGING_MAX_ROWS` rows, else 1 (one model and one
-    validation split)."""
-    return MAX_MEMBERS if rows <= BAGGING_MAX_ROWS else 1
+def members_for(rows: int, width: int) -> int:
+    """How many cross-fitted members a table of ``rows`` labelled rows whose deep part
+    reads ``width`` inputs trains: :data:`ENSEMBLE_CELLS` / (rows x width), at least 1
+    (one model and one validation split), at most :data:`MAX_MEMBERS`. Fixed by the
+    table's shape, not by timing: the same data and seed give the same model."""
+    return int(min(MAX_MEMBERS, max(1, ENSEMBLE_CELLS // max(1, rows * width))))
 
 
 def cross_fit_splits(table: pa.Table, label: str, members: int, seed, stratify, scale) -> list:
@@ -105,11 +107,15 @@ def blend_note(weight: float, losses: dict, measured_on: str = "validation loss"
     )
 
 
-def folds_note(members: int, seed: int, most_rows: int, stratified: bool) -> str:
-    """The plan's note on how an ensemble's folds were drawn and what it averages."""
+def folds_note(members: int, seed: int, cells: tuple, stratified: bool) -> str:
+    """The plan's note on how an ensemble's folds were drawn and what it averages;
+    ``cells`` is ``(rows, deep input width)``."""
     drawn = "each class's rows dealt evenly (stratified)" if stratified else "the rows"
+    rows, width = cells
     return (
-        f"a cross-fitted ensemble of {members} members (<= {most_rows} labelled rows): "
+        f"a cross-fitted ensemble of {members} members ({ENSEMBLE_CELLS} / ({rows} rows x "
+        f"{width} deep inputs), at most {MAX_MEMBERS}: a fit costs one model's times the "
+        f"members): "
         f"{drawn} in {members} folds by a seeded random permutation (copies of a row fall "
         f"in different folds); member k trains on the other folds, stops early and chooses "
         f"its linear penalty on fold k, so every row validates once; the members share "

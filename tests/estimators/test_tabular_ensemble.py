@@ -66,8 +66,10 @@ def test_copies_of_a_row_fall_in_different_folds():
 
 
 def test_members_by_table_size():
-    assert members_for(200) == members_for(tabular_ensemble.BAGGING_MAX_ROWS) == 5
-    assert members_for(tabular_ensemble.BAGGING_MAX_ROWS + 1) == 1
+    cells = tabular_ensemble.ENSEMBLE_CELLS
+    assert members_for(200, 10) == members_for(cells // 50, 10) == 5
+    assert members_for(cells // 30, 10) == 3  # each member costs one model's fit
+    assert members_for(cells // 10 + 1, 10) == members_for(10**9, 10) == 1
 
 
 # ------------------------------------------------------------------ the stacking math
