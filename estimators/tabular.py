@@ -508,7 +508,7 @@ class _Tabular:
             self.members_.append(
                 self._train(train, valid, settings, scale, seed + k, where, not shared)
             )
-        notes = [f"member 1 of {len(splits)}: {n}" for n in self.members_[0]["notes"]]
+        notes = []
         if shared:
             losses = out_of_fold_losses(
                 [m["blend_losses"] for m in self.members_], [n for _, _, n in splits]
@@ -518,6 +518,7 @@ class _Tabular:
                 self._finish(member, scale, weight, None)
             how = blend_note(weight, losses, "out-of-fold loss of all rows")
             notes.append(f"{how}, in every member")
+        notes[:0] = [f"member 1 of {len(splits)}: {n}" for n in self.members_[0]["notes"]]
         weights = [m["estimator"].get_weights() for m in self.members_]
         dnn, hidden_units, stacked = stack_members(weights, self.columns_.dnn)
         self.settings_ = dict(self.members_[0]["settings"], batch_size=self.settings_["batch_size"])
