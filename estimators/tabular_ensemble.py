@@ -29,6 +29,7 @@ from .tabular_split import fold_ids, part
 
 __all__ = [
     "ENSEMBLE_CELLS",
+    "FOLDS",
     "MAX_MEMBERS",
     "SHARED_BLEND",
     "blend_note",
@@ -41,11 +42,14 @@ __all__ = [
     "stack_members",
 ]
 
-# Members of a cross-fitted ensemble: 5 folds hold out a fifth of the rows each, the
-# validation share a small table had with one model, and average away the chance in the
-# early-stopping epoch, the penalty and the blend that one split of a few hundred rows
-# decides ...
-MAX_MEMBERS = 5
+# The folds of a cross-fitted ensemble: each holds out a fifth of the rows, the
+# validation share a small table had with one model (with 2 folds each member trained on
+# half the rows: randhie's RMSE rose 0.9%) ...
+FOLDS = 5
+# ... and its members, one per fold (the first ones when fewer): they average away the
+# chance in the early-stopping epoch, the penalty and the blend that one split of a few
+# hundred rows decides ...
+MAX_MEMBERS = FOLDS
 # ... fewer where rows x the deep part's input width (what a step's first layer reads, per
 # epoch) exceeds this many cells per member: a fit costs about one model's times the
 # members, and one model of 2M cells took 15-19 s on 2 quiet cores (digits, randhie), so
@@ -70,10 +74,11 @@ def members_for(rows: int, width: int) -> int:
 
 def cross_fit_splits(table: pa.Table, label: str, members: int, seed, stratify, scale) -> list:
     """``[(train, validation, validation rows)]`` per member: the labelled rows of
-    ``table`` in ``members`` seeded folds (:func:`~.tabular_split.fold_ids`), member
+    ``table`` in :data:`FOLDS` seeded folds (:func:`~.tabular_split.fold_ids`), member
     ``k`` validating on fold ``k`` and training on the others (their label standardized
-    by ``scale = (mean, std)`` if given, as :func:`~.tabular_split.part`)."""
-    folds = fold_ids(table, label, seed, members, stratify)
+    by ``scale = (mean, std)`` if given, as :func:`~.tabular_split.part`); with fewer
+    members than folds, the last folds validate no member."""
+    folds = fold_ids(table, label, seed, max(FOLDS, members), stratify)
     splits = []
     for k in range(members):
         rest = table.filter(pa.array((folds >= 0) & (folds != k)))
@@ -112,13 +117,16 @@ def folds_note(members: int, seed: int, cells: tuple, stratified: bool) -> str:
     ``cells`` is ``(rows, deep input width)``."""
     drawn = "each class's rows dealt evenly (stratified)" if stratified else "the rows"
     rows, width = cells
+    validated = "every row validates once"
+    if members < FOLDS:
+        validated = f"the rows of {members} folds validate once, the others never"
     return (
         f"a cross-fitted ensemble of {members} members ({ENSEMBLE_CELLS} / ({rows} rows x "
         f"{width} deep inputs), at most {MAX_MEMBERS}: a fit costs one model's times the "
         f"members): "
-        f"{drawn} in {members} folds by a seeded random permutation (copies of a row fall "
-        f"in different folds); member k trains on the other folds, stops early and chooses "
-        f"its linear penalty on fold k, so every row validates once; the members share "
+        f"{drawn} in {max(FOLDS, members)} folds by a seeded random permutation (copies of "
+        f"a row fall in different folds); member k trains on the other folds, stops early "
+        f"and chooses its linear penalty on fold k, so {validated}; the members share "
         f"the column plan and differ in their weights (seeds {seed}..{seed + members - 1}); "
         f"the model predicts their mean logit, one wide&deep model whose deep tower holds "
         f"the {members} towers side by side (model_dir's member_k folders hold each "

@@ -30,6 +30,7 @@ def ensemble(tmp_path_factory):
         patch.setattr(tabular, "MIN_EPOCHS_NOISY", 1)
         patch.setattr(tabular, "HIDDEN_UNITS", (8, 4))
         patch.setattr(tabular_ensemble, "MAX_MEMBERS", 3)
+        patch.setattr(tabular_ensemble, "FOLDS", 3)
         model = cn.estimators.TabularClassifier("y", model_dir=str(root / "model"), seed=0)
         model.fit(frame())
     first = model.export_saved_model(str(root / "exports"))

@@ -23,6 +23,7 @@ def small_members(monkeypatch):
     monkeypatch.setattr(tabular, "MIN_EPOCHS_NOISY", 1)
     monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8, 4))
     monkeypatch.setattr(tabular_ensemble, "MAX_MEMBERS", 3)
+    monkeypatch.setattr(tabular_ensemble, "FOLDS", 3)
 
 
 def _synthetic(n=400, seed=0):
@@ -63,6 +64,16 @@ def test_copies_of_a_row_fall_in_different_folds():
     table = pa.table({"x": [1.0] * 40, "y": [0.5] * 40})  # one row, 40 copies
     ids = fold_ids(table, "y", seed=0, folds=4, stratify=False)
     assert np.bincount(ids).tolist() == [10, 10, 10, 10]
+
+
+def test_fewer_members_than_folds_each_train_on_all_folds_but_one():
+    table = pa.table({"x": np.arange(100.0), "y": [0, 1] * 50})
+    splits = tabular_ensemble.cross_fit_splits(table, "y", 2, 0, True, None)
+    assert [(t.num_rows, v.num_rows) for t, v, _ in splits] == [(80, 20), (80, 20)]
+    validated = [set(v.column("x").to_pylist()) for _, v, _ in splits]
+    assert not validated[0] & validated[1]
+    for train, valid, _ in splits:
+        assert set(train.column("x").to_pylist()).isdisjoint(valid.column("x").to_pylist())
 
 
 def test_members_by_table_size():
@@ -141,6 +152,7 @@ def fitted(tmp_path_factory):
         patch.setattr(tabular, "MIN_EPOCHS_NOISY", 1)
         patch.setattr(tabular, "HIDDEN_UNITS", (8, 4))
         patch.setattr(tabular_ensemble, "MAX_MEMBERS", 3)
+        patch.setattr(tabular_ensemble, "FOLDS", 3)
         model_dir = tmp_path_factory.mktemp("ensemble")
         model = cn.estimators.TabularClassifier("y", model_dir=str(model_dir), seed=2)
         return model.fit(_synthetic())
