@@ -316,8 +316,8 @@ class _Tabular:
         label is standardized for training and the model is scaled back after it, so
         predictions, evaluations, exports and the ``history_`` losses are in the label's
         units. An in-memory table without ``validation_data`` whose rows x deep inputs
-        are at most half of :data:`~.tabular_ensemble.ENSEMBLE_CELLS` trains a
-        cross-fitted ensemble instead of one split
+        are at most half of :data:`~.tabular_ensemble.ENSEMBLE_CELLS` (and rows at most
+        ``ENSEMBLE_MAX_ROWS``) trains a cross-fitted ensemble instead of one split
         (:mod:`.tabular_ensemble`): ``members_`` lists the members; ``history_``,
         ``best_epoch_`` and ``deep_weight_`` are the first member's; ``estimator_`` is the
         one wide&deep model predicting the members' mean logit."""

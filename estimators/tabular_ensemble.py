@@ -13,7 +13,7 @@ model, its checkpoint and its exports are a plain ``DNNLinearCombinedClassifier`
 ``Regressor``: ``cn.load``, ``colonnade serve`` and Ray scoring read it as any other, and
 the export's own checks bound what a hostile one can allocate.
 
->>> members_for(600, 100), members_for(1_347, 1_545), members_for(32_561, 264)
+>>> members_for(600, 100), members_for(1_347, 1_545), members_for(15_142, 133)
 (5, 2, 1)
 """
 
@@ -29,6 +29,7 @@ from .tabular_split import fold_ids, part
 
 __all__ = [
     "ENSEMBLE_CELLS",
+    "ENSEMBLE_MAX_ROWS",
     "FOLDS",
     "MAX_MEMBERS",
     "SHARED_BLEND",
@@ -56,6 +57,11 @@ MAX_MEMBERS = FOLDS
 # an ensemble stays well within two minutes; a large table (adult, 8.6M cells) trains
 # one model, where one split's choices are steady anyway.
 ENSEMBLE_CELLS = 6_000_000
+# Ensembles only up to this many labelled rows, where one model holds out a fifth as well
+# (tabular.VALIDATION_MIN_ROWS / VALIDATION_MAX_FRACTION), so a member trains on as many
+# rows as one model; above, one model trains on 90% (randhie, 15k rows: one model's RMSE
+# 3.754, 2 members of 5 folds 3.768).
+ENSEMBLE_MAX_ROWS = 5_000
 # The wide/deep blend weight is one for all members, the one with the lowest loss over
 # the out-of-fold predictions of all rows (each row scored by the member that did not
 # train on it): a choice on every row, not on a fifth of them.
@@ -67,8 +73,11 @@ _INPUT = "dnn/input_from_feature_columns/input_layer/"
 def members_for(rows: int, width: int) -> int:
     """How many cross-fitted members a table of ``rows`` labelled rows whose deep part
     reads ``width`` inputs trains: :data:`ENSEMBLE_CELLS` / (rows x width), at least 1
-    (one model and one validation split), at most :data:`MAX_MEMBERS`. Fixed by the
-    table's shape, not by timing: the same data and seed give the same model."""
+    (one model and one validation split), at most :data:`MAX_MEMBERS`; 1 above
+    :data:`ENSEMBLE_MAX_ROWS` rows. Fixed by the table's shape, not by timing: the same
+    data and seed give the same model."""
+    if rows > ENSEMBLE_MAX_ROWS:
+        return 1
     return int(min(MAX_MEMBERS, max(1, ENSEMBLE_CELLS // max(1, rows * width))))
 
 
@@ -123,7 +132,7 @@ def folds_note(members: int, seed: int, cells: tuple, stratified: bool) -> str:
     return (
         f"a cross-fitted ensemble of {members} members ({ENSEMBLE_CELLS} / ({rows} rows x "
         f"{width} deep inputs), at most {MAX_MEMBERS}: a fit costs one model's times the "
-        f"members): "
+        f"members; on <= {ENSEMBLE_MAX_ROWS} rows, where one model too holds out a fifth): "
         f"{drawn} in {max(FOLDS, members)} folds by a seeded random permutation (copies of "
         f"a row fall in different folds); member k trains on the other folds, stops early "
         f"and chooses its linear penalty on fold k, so {validated}; the members share "

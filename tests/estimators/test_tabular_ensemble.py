@@ -77,10 +77,10 @@ def test_fewer_members_than_folds_each_train_on_all_folds_but_one():
 
 
 def test_members_by_table_size():
-    cells = tabular_ensemble.ENSEMBLE_CELLS
-    assert members_for(200, 10) == members_for(cells // 50, 10) == 5
-    assert members_for(cells // 30, 10) == 3  # each member costs one model's fit
-    assert members_for(cells // 10 + 1, 10) == members_for(10**9, 10) == 1
+    cells, most = tabular_ensemble.ENSEMBLE_CELLS, tabular_ensemble.ENSEMBLE_MAX_ROWS
+    assert members_for(200, 10) == members_for(most, cells // most // 5) == 5
+    assert members_for(most, cells // most // 3) == 3  # each member costs one model's fit
+    assert members_for(most, cells // most + 1) == members_for(most + 1, 1) == 1
 
 
 # ------------------------------------------------------------------ the stacking math
