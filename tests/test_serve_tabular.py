@@ -25,12 +25,12 @@ def frame(n=300, seed=0):
 @pytest.fixture(scope="module")
 def ensemble(tmp_path_factory):
     root = tmp_path_factory.mktemp("serve_tabular")
+    small = {"MAX_EPOCHS": 2, "MIN_EPOCHS_NOISY": 1, "HIDDEN_UNITS": (8, 4)}
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tabular, "MAX_EPOCHS", 2)
-        patch.setattr(tabular, "MIN_EPOCHS_NOISY", 1)
-        patch.setattr(tabular, "HIDDEN_UNITS", (8, 4))
-        patch.setattr(tabular_ensemble, "MAX_MEMBERS", 3)
-        patch.setattr(tabular_ensemble, "FOLDS", 3)
+        for name, value in small.items():
+            patch.setattr(tabular, name, value)
+        for name in ("MAX_MEMBERS", "FOLDS"):  # 3 members, 3 folds
+            patch.setattr(tabular_ensemble, name, 3)
         model = cn.estimators.TabularClassifier("y", model_dir=str(root / "model"), seed=0)
         model.fit(frame())
     first = model.export_saved_model(str(root / "exports"))
