@@ -27,6 +27,7 @@ True
 from __future__ import annotations
 
 import math
+import os
 import tempfile
 
 import numpy as np
@@ -35,12 +36,21 @@ import pyarrow.compute as pc
 
 from .. import core
 from ..feature_columns.infer import ColumnPlan, infer
+from . import tabular_ensemble
 from .callbacks import EarlyStopping
 from .canned import (
     DNNLinearCombinedClassifier,
     DNNLinearCombinedRegressor,
 )
 from .run_config import RunConfig
+from .tabular_ensemble import (
+    cross_fit_splits,
+    folds_note,
+    members_for,
+    members_note,
+    out_of_fold_losses,
+    stack_members,
+)
 from .tabular_linear import label_targets, linear_first, row_losses
 from .tabular_split import in_memory, part
 from .tensorboard import write_scalars
@@ -288,13 +298,13 @@ def _blend_losses(estimator, validate, rows) -> dict:
     return out
 
 
-def _choose_blend(estimator, losses) -> tuple:
-    """``(deep weight, note)``: the deep part's logits scaled by the weight with the lowest
-    mean validation loss of ``losses`` (:func:`_blend_losses`; the wide part's kept),
-    unless it beats the wide part alone (weight 0) by no more than
-    :data:`BLEND_PREFERENCE_SE` standard errors of the rows' paired differences; folded
-    into the output layer's weights (exact: the logits are affine in them), so the model
-    and its exports stay one wide&deep model."""
+def _choose_blend(losses, measured_on="validation loss") -> tuple:
+    """``(deep weight, note)``: the weight with the lowest mean loss of ``losses``
+    (:func:`_blend_losses`, or an ensemble's out-of-fold losses), unless it beats the wide
+    part alone (weight 0) by no more than :data:`BLEND_PREFERENCE_SE` standard errors of
+    the rows' paired differences. The weight is then folded into the output layer's
+    weights (exact: the logits are affine in them), so the model and its exports stay one
+    wide&deep model."""
     means = {w: float(r.mean()) for w, r in losses.items()}
     best = min(means, key=lambda w: (means[w], -w))
     why = ""
@@ -308,14 +318,18 @@ def _choose_blend(estimator, losses) -> tuple:
         )
         if gain.mean() <= margin:
             best = 0.0
-    deep = {k: v for k, v in estimator.get_weights().items() if k.startswith("dnn/logits/")}
-    estimator.set_weights({k: v * best for k, v in deep.items()})
     tried = ", ".join(f"{w:g}: {loss:.4g}" for w, loss in means.items())
     note = (
         f"the deep part's logits weighted {best:g} (the wide part's 1), of "
-        f"{list(means)} by mean validation loss{why} ({tried})"
+        f"{list(means)} by mean {measured_on}{why} ({tried})"
     )
     return best, note
+
+
+def _noted(plan: ColumnPlan, notes) -> ColumnPlan:
+    for note in notes:
+        plan = plan.with_note(note)
+    return plan
 
 
 def early_stopping_for(validation_rows: int) -> tuple:
@@ -355,7 +369,12 @@ class _Tabular:
         :func:`~.tabular_split.validation_mask`, batch by batch for a stream. A regression
         label is standardized for training and the model is scaled back after it, so
         predictions, evaluations, exports and the ``history_`` losses are in the label's
-        units."""
+        units. An in-memory table without ``validation_data`` whose rows x deep inputs
+        are at most half of :data:`~.tabular_ensemble.ENSEMBLE_CELLS` (and rows at most
+        ``ENSEMBLE_MAX_ROWS``) trains a cross-fitted ensemble instead of one split
+        (:mod:`.tabular_ensemble`): ``members_`` lists the members; ``history_``,
+        ``best_epoch_`` and ``deep_weight_`` are the first member's; ``estimator_`` is the
+        one wide&deep model predicting the members' mean logit."""
         seed = 0 if self.seed is None else int(self.seed)
         table = in_memory(data)
         plan = self.columns
@@ -382,9 +401,20 @@ class _Tabular:
         if self._regression and plan.label_mean is not None:
             scale = (float(plan.label_mean), float(plan.label_std))
         labelled = plan.rows - plan.label_nulls
-        train, valid, notes, n_valid = self._split(
-            data if table is None else table, validation_data, labelled, seed, scale
-        )
+        members = 1
+        if table is not None and validation_data is None and labelled >= MIN_ROWS_FOR_VALIDATION:
+            width = sum(column.dimension for column in plan.dnn)
+            members = members_for(labelled, width)
+        if members > 1:
+            stratify = not self._regression
+            splits = cross_fit_splits(table, self.label, members, seed, stratify, scale)
+            notes = [folds_note(members, seed, (labelled, width), stratify)]
+        else:
+            train, valid, notes, n_valid = self._split(
+                data if table is None else table, validation_data, labelled, seed, scale
+            )
+            splits = [(train, valid, n_valid)]
+        n_valid = splits[0][2]
         train_rows = labelled - n_valid if validation_data is None else labelled
         settings = recommended_settings(plan, train_rows)
         batch_size = settings.pop("batch_size")
@@ -393,7 +423,7 @@ class _Tabular:
             f"{STEPS_PER_EPOCH} steps per epoch, within [{MIN_BATCH_SIZE}, {MAX_BATCH_SIZE}]"
         )
         patience, min_epochs = early_stopping_for(n_valid)
-        if valid is not None:
+        if splits[0][1] is not None:
             noisy = ""
             if min_epochs > 1:
                 noisy = (
@@ -417,59 +447,139 @@ class _Tabular:
             plan = plan.with_note(note)
         self.columns_ = plan
         self.model_dir_ = self.model_dir or tempfile.mkdtemp(prefix="colonnade_tabular_")
+        self.settings_ = dict(settings, batch_size=batch_size)
+        if members == 1:
+            fitted = self._train(train, valid, settings, scale, seed, self.model_dir_)
+            self.columns_ = _noted(self.columns_, fitted["notes"])
+            self.estimator_ = fitted["estimator"]
+            self.settings_ = dict(fitted["settings"], batch_size=batch_size)
+            self.members_ = [fitted]
+        else:
+            self.estimator_ = self._fit_members(splits, settings, scale, seed)
+        first = self.members_[0]
+        self.history_, self.best_epoch_ = first["history"], first["best_epoch"]
+        if "deep_weight" in first:
+            self.deep_weight_ = first["deep_weight"]
+        return self
+
+    def _train(self, train, valid, settings, scale, seed, model_dir, blend_now=True) -> dict:
+        """One model trained on ``train``, stopped early on ``valid`` (or
+        :data:`SMALL_DATA_EPOCHS` epochs without it): ``{"estimator", "history",
+        "best_epoch", "blend_losses" (with validation), "refit", "notes", ...}``. With
+        ``blend_now`` also blended on ``valid`` (``"deep_weight"``), scaled to the label's
+        units and checkpointed in ``model_dir`` (:meth:`_finish`); else the ensemble
+        chooses one blend for all members and finishes them."""
+        plan, notes = self.columns_, []
         linear_weights = None
         if valid is not None and LINEAR_FIRST and plan.linear:
             linear_weights, note, refit = self._fit_linear_first(train, valid, scale, seed)
             if linear_weights is not None:
-                settings["linear_optimizer"] = dict(FROZEN_LINEAR_OPTIMIZER)
+                settings = dict(settings, linear_optimizer=dict(FROZEN_LINEAR_OPTIMIZER))
                 note += "; the deep part trains on top of its logits, held fixed"
-            self.columns_ = self.columns_.with_note(note)
-        self.estimator_ = self._build(self.columns_, settings, seed)
-        self.settings_ = dict(settings, batch_size=batch_size)
+            notes.append(note)
+        estimator = self._build(plan.linear, plan.dnn, settings, seed, model_dir)
         if linear_weights is not None:
-            self.estimator_.set_weights(linear_weights)
+            estimator.set_weights(linear_weights)
         callbacks, epochs = [], SMALL_DATA_EPOCHS
         if valid is not None:
+            patience, min_epochs = early_stopping_for(
+                valid.num_rows if isinstance(valid, pa.Table) else STEADY_VALIDATION_ROWS
+            )
             stopper = _BestEpoch(valid, self.label, scale, patience, min_epochs)
             callbacks, epochs = [stopper], MAX_EPOCHS
-        self.history_ = self.estimator_.fit(
+        history = estimator.fit(
             train,
             label=self.label,
             epochs=epochs,
-            batch_size=batch_size,
+            batch_size=self.settings_["batch_size"],
             callbacks=callbacks,
             seed=seed,
             verbose=self.verbose,
         )
+        out = {"estimator": estimator, "history": history, "notes": notes, "settings": settings}
+        out["refit"] = refit if linear_weights is not None else None
+        out["validated"] = valid is not None
         if valid is not None:
-            self.history_.history = stopper.history()
+            history.history = stopper.history()
             if BLEND_WEIGHTS:
-                losses = _blend_losses(self.estimator_, stopper.validate, self._rows(valid, scale))
-                self.deep_weight_, note = _choose_blend(self.estimator_, losses)
-                self.columns_ = self.columns_.with_note(note)
-                refitted = None
-                if linear_weights is not None and self.deep_weight_ == 0 and LINEAR_REFIT:
-                    refitted = refit()
-                if refitted is not None:
-                    self.estimator_.set_weights(refitted)
-                    self.columns_ = self.columns_.with_note(
-                        "the linear model alone kept: solved again on the training and "
-                        "validation rows together, with the penalty chosen"
-                    )
+                out["blend_losses"] = _blend_losses(
+                    estimator, stopper.validate, self._rows(valid, scale)
+                )
         elif scale is not None:
-            self.history_.history["loss"] = [
-                v * scale[1] ** 2 for v in self.history_.history["loss"]
-            ]
-        losses = self.history_.history.get("val_loss")
-        self.best_epoch_ = (int(np.argmin(losses)) + 1) if losses else len(self.history_.epoch)
+            history.history["loss"] = [v * scale[1] ** 2 for v in history.history["loss"]]
+        losses = history.history.get("val_loss")
+        out["best_epoch"] = (int(np.argmin(losses)) + 1) if losses else len(history.epoch)
+        if blend_now:
+            weight, note = None, None
+            if "blend_losses" in out:
+                weight, note = _choose_blend(out["blend_losses"])
+            self._finish(out, scale, weight, note)
+        return out
+
+    def _finish(self, member: dict, scale, weight, note) -> None:
+        """Scale a trained model's deep logits by the blend ``weight`` (None: as trained),
+        refit its linear model alone on every row when the weight is 0 (:data:`LINEAR_REFIT`),
+        fold the label's scale in and checkpoint it."""
+        estimator = member["estimator"]
+        if weight is not None:
+            member["deep_weight"] = weight
+            deep = estimator.get_weights()
+            estimator.set_weights(
+                {k: v * weight for k, v in deep.items() if k.startswith("dnn/logits/")}
+            )
+            if note is not None:
+                member["notes"].append(note)
+            refitted = None
+            if member["refit"] is not None and weight == 0 and LINEAR_REFIT:
+                refitted = member["refit"]()
+            if refitted is not None:
+                estimator.set_weights(refitted)
+                member["notes"].append(
+                    "the linear model alone kept: solved again on the training and "
+                    "validation rows together, with the penalty chosen"
+                )
         if scale is not None:
-            fold_label_scale(self.estimator_, *scale)
-        if scale is not None or (losses and self.best_epoch_ != len(losses)) or valid is not None:
+            fold_label_scale(estimator, *scale)
+        losses = member["history"].history.get("val_loss")
+        if (
+            scale is not None
+            or (losses and member["best_epoch"] != len(losses))
+            or member["validated"]
+        ):
             # The best (or rescaled) weights replace the last epoch's as the newest
             # checkpoint, so a later evaluate, export or `colonnade evaluate` reads them.
-            core.remove_checkpoint(self.estimator_.latest_checkpoint())
-            self.estimator_.save_checkpoint()
-        return self
+            core.remove_checkpoint(estimator.latest_checkpoint())
+            estimator.save_checkpoint()
+
+    def _fit_members(self, splits, settings, scale, seed):
+        """Train a member per fold, blend them (one weight for all on the out-of-fold
+        losses with :data:`~.tabular_ensemble.SHARED_BLEND`, else each on its fold), and
+        return the one wide&deep model predicting their mean logit
+        (:func:`~.tabular_ensemble.stack_members`), checkpointed in ``model_dir_``."""
+        shared = tabular_ensemble.SHARED_BLEND and bool(BLEND_WEIGHTS)
+        self.members_ = []
+        for k, (train, valid, _) in enumerate(splits):
+            where = os.path.join(self.model_dir_, f"member_{k + 1}")
+            self.members_.append(
+                self._train(train, valid, settings, scale, seed + k, where, not shared)
+            )
+        notes = []
+        if shared:
+            losses = out_of_fold_losses([m["blend_losses"] for m in self.members_])
+            weight, how = _choose_blend(losses, "out-of-fold loss of all rows")
+            for member in self.members_:
+                self._finish(member, scale, weight, None)
+            notes.append(f"{how}, in every member")
+        notes[:0] = [f"member 1 of {len(splits)}: {n}" for n in self.members_[0]["notes"]]
+        weights = [m["estimator"].get_weights() for m in self.members_]
+        dnn, hidden_units, stacked = stack_members(weights, self.columns_.dnn)
+        self.settings_ = dict(self.members_[0]["settings"], batch_size=self.settings_["batch_size"])
+        settings = dict(self.members_[0]["settings"], dnn_hidden_units=hidden_units)
+        estimator = self._build(self.columns_.linear, dnn, settings, seed, self.model_dir_)
+        estimator.set_weights(stacked)
+        estimator.save_checkpoint()
+        self.columns_ = _noted(self.columns_, notes + [members_note(self.members_)])
+        return estimator
 
     def _fit_linear_first(self, train, valid, scale, seed) -> tuple:
         """``(weights or None, note, refit)``: :func:`~.tabular_linear.linear_first` on the
@@ -551,13 +661,13 @@ class _Tabular:
         )
         return train, valid, [note], n_valid
 
-    def _build(self, plan, settings, seed):
+    def _build(self, linear, dnn, settings, seed, model_dir):
         cls = DNNLinearCombinedRegressor if self._regression else DNNLinearCombinedClassifier
         return cls(
-            linear_feature_columns=list(plan.linear),
-            dnn_feature_columns=list(plan.dnn),
+            linear_feature_columns=list(linear),
+            dnn_feature_columns=list(dnn),
             config=RunConfig(
-                model_dir=self.model_dir_,
+                model_dir=model_dir,
                 tf_random_seed=seed,
                 log_step_count_steps=0,
                 # the per-step loss of standardized labels would read as a loss in other
@@ -610,7 +720,9 @@ class _Tabular:
         """A ``colonnade train`` job config (a dict for TOML) that trains this model's
         columns and settings on ``data_path`` for the best epoch count found. A job has no
         step that solves the linear model first (:data:`LINEAR_FIRST`): its wide part
-        trains jointly with the deep one, with the recommended linear optimizer."""
+        trains jointly with the deep one, with the recommended linear optimizer; of a
+        cross-fitted ensemble it trains one model as its first member was (one tower, its
+        best epoch count), not the ensemble."""
         est, plan = self._fitted(), self.columns_
         settings = {k: v for k, v in self.settings_.items() if k != "batch_size"}
         if settings.get("linear_optimizer") == FROZEN_LINEAR_OPTIMIZER:
@@ -640,7 +752,8 @@ class TabularClassifier(_Tabular):
     when None); ``seed``: the split, the sample, the initial weights and the shuffles;
     ``columns``: a :class:`~colonnade.feature_columns.infer.ColumnPlan` to use instead of
     inferring one. After ``fit``: ``columns_`` (the plan), ``estimator_`` (the
-    ``DNNLinearCombinedClassifier``), ``history_``, ``best_epoch_``, ``settings_``.
+    ``DNNLinearCombinedClassifier``), ``history_``, ``best_epoch_``, ``settings_``,
+    ``members_`` (one dict per member of a cross-fitted ensemble, see ``fit``).
     """
 
 

@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["part", "validation_mask", "in_memory"]
+__all__ = ["fold_ids", "part", "validation_mask", "in_memory"]
 
 
 def validation_mask(table, label: str, seed: int, fraction: float, stratify: bool) -> np.ndarray:
@@ -42,6 +42,38 @@ def validation_mask(table, label: str, seed: int, fraction: float, stratify: boo
     >>> bool(validation_mask(t, "y", 0, 0.1, True)[:3].sum() == 1)
     True
     """
+    codes, groups, counts, rng = _classes(table, label, seed, stratify)
+    quota = np.floor(counts * fraction + rng.random(len(groups))).astype(np.int64)
+    several = counts >= 2
+    quota[several] = np.clip(quota[several], 1, counts[several] - 1)
+    quota[groups == -1] = 0
+    return _ranks(codes, counts, rng) < quota[codes]
+
+
+def fold_ids(table, label: str, seed: int, folds: int, stratify: bool) -> np.ndarray:
+    """Each row's fold ``0..folds-1`` for cross-fitting (:mod:`.tabular_ensemble`): per
+    class (one group of all rows when ``stratify`` is false) the labelled rows in a seeded
+    random order are dealt to the folds in turn from a random fold, so every fold holds
+    each class's rows to within one and every labelled row is in exactly one fold; -1 for
+    a row without a label. Drawn by a seeded permutation as :func:`validation_mask`: the
+    copies of a duplicated row fall in different folds like any other rows.
+
+    >>> import pyarrow as pa
+    >>> t = pa.table({"y": [0] * 6 + [1] * 4})
+    >>> ids = fold_ids(t, "y", seed=0, folds=2, stratify=True)
+    >>> sorted(np.bincount(ids[:6]).tolist()), sorted(np.bincount(ids[6:]).tolist())
+    ([3, 3], [2, 2])
+    """
+    codes, groups, counts, rng = _classes(table, label, seed, stratify)
+    start = rng.integers(0, folds, len(groups))
+    ids = (_ranks(codes, counts, rng) + start[codes]) % folds
+    return np.where(groups[codes] == -1, -1, ids)
+
+
+def _classes(table, label: str, seed: int, stratify: bool) -> tuple:
+    """``(codes, groups, counts, rng)``: each row's group (its class, or one group; -1
+    for no label, as ``groups[codes]``), the groups' sizes, and the generator seeded by
+    ``seed`` and a digest of the label column."""
     column = table.column(label)
     n = len(column)
     labelled = column.is_valid().to_numpy(zero_copy_only=False)
@@ -57,15 +89,17 @@ def validation_mask(table, label: str, seed: int, fraction: float, stratify: boo
     codes = np.where(labelled, codes, -1)
     groups, codes = np.unique(codes, return_inverse=True)
     counts = np.bincount(codes, minlength=len(groups))
-    quota = np.floor(counts * fraction + rng.random(len(groups))).astype(np.int64)
-    several = counts >= 2
-    quota[several] = np.clip(quota[several], 1, counts[several] - 1)
-    quota[groups == -1] = 0
+    return codes, groups, counts, rng
+
+
+def _ranks(codes: np.ndarray, counts: np.ndarray, rng) -> np.ndarray:
+    """Each row's place ``0..count-1`` in a seeded random order of its group's rows."""
+    n = len(codes)
     order = np.lexsort((rng.random(n), codes))
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n) - starts[codes[order]]
-    return rank < quota[codes]
+    return rank
 
 
 def in_memory(data):

@@ -15,7 +15,7 @@ import colonnade as cn
 from colonnade.cli import main
 from colonnade.cli.job import load_config
 from colonnade.demo import load_adult
-from colonnade.estimators import tabular
+from colonnade.estimators import tabular, tabular_ensemble
 from colonnade.estimators.tabular_linear import label_targets
 from colonnade.estimators.tabular_split import part, validation_mask
 
@@ -24,6 +24,13 @@ from colonnade.estimators.tabular_split import part, validation_mask
 def few_epochs(monkeypatch):
     monkeypatch.setattr(tabular, "MAX_EPOCHS", 4)
     monkeypatch.setattr(tabular, "HIDDEN_UNITS", (32, 16))
+
+
+@pytest.fixture
+def one_model(monkeypatch):
+    """One model and one validation split, as on a table too large for an ensemble
+    (the ensemble's tests are in test_tabular_ensemble.py)."""
+    monkeypatch.setattr(tabular_ensemble, "MAX_MEMBERS", 1)
 
 
 def _synthetic(n=600, seed=0):
@@ -183,7 +190,7 @@ FIT_A_FILE = """
 import json, resource, sys
 import pyarrow as pa
 import colonnade as cn
-from colonnade.estimators import tabular
+from colonnade.estimators import tabular, tabular_ensemble
 from colonnade.estimators.tabular_split import part, validation_mask
 
 tabular.MAX_EPOCHS, tabular.HIDDEN_UNITS = 1, (8,)
@@ -225,7 +232,9 @@ def test_fit_streams_a_file_in_bounded_memory(tmp_path):
     assert stats["rss_growth"] < 2 * size, stats
 
 
-def test_regression_trains_on_standardized_labels_and_predicts_in_label_units(tmp_path, few_epochs):
+def test_regression_trains_on_standardized_labels_and_predicts_in_label_units(
+    tmp_path, few_epochs, one_model
+):
     rng = np.random.default_rng(0)
     n = 2000
     df = pd.DataFrame({"x": rng.normal(size=n), "k": rng.choice(["a", "b"], n)})
@@ -260,7 +269,7 @@ def test_regression_trains_on_standardized_labels_and_predicts_in_label_units(tm
     np.testing.assert_allclose(again, predictions, rtol=1e-5)
 
 
-def test_every_training_choice_is_stated(tmp_path, few_epochs):
+def test_every_training_choice_is_stated(tmp_path, few_epochs, one_model):
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
     notes = "\n".join(model.fit(_synthetic()).columns_.notes)
     assert "held out" in notes and "seeded random permutation" in notes
@@ -314,7 +323,7 @@ def test_copies_of_a_row_fall_on_both_sides_of_the_split():
         assert in_valid <= in_train and len(in_valid) > 20, (seed, len(in_valid))
 
 
-def test_small_tables_hold_out_more_rows(tmp_path, few_epochs):
+def test_small_tables_hold_out_more_rows(tmp_path, few_epochs, one_model):
     # 1,500 rows: 10% would be 150 validation rows; the rule raises the share toward
     # 1,000 rows, capped at 20%: about 300 (binomial sd 15.5 around the hash split).
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
@@ -422,7 +431,7 @@ def test_small_validation_splits_do_not_stop_by_chance(tmp_path, monkeypatch):
     assert "never stop before epoch 6" in "\n".join(model.columns_.notes)
 
 
-def test_regressor_tensorboard_losses_are_in_label_units(tmp_path, monkeypatch):
+def test_regressor_tensorboard_losses_are_in_label_units(tmp_path, monkeypatch, one_model):
     accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
     monkeypatch.setattr(tabular, "MAX_EPOCHS", 3)
     monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
@@ -486,19 +495,6 @@ def test_the_blends_row_losses_average_to_the_heads_evaluation(tmp_path, few_epo
         assert rows.mean() == pytest.approx(expected, rel=1e-4)
 
 
-class _Weights:
-    """An estimator's get_weights/set_weights only: the deep output layer's kernel."""
-
-    def __init__(self):
-        self.weights = {"dnn/logits/kernel": np.ones((2, 1))}
-
-    def get_weights(self):
-        return dict(self.weights)
-
-    def set_weights(self, values):
-        self.weights.update(values)
-
-
 def test_the_deep_part_is_kept_only_when_it_wins_by_more_than_the_noise():
     rng = np.random.default_rng(0)
     wide = rng.exponential(size=300)
@@ -508,11 +504,9 @@ def test_the_deep_part_is_kept_only_when_it_wins_by_more_than_the_noise():
     margin = tabular.BLEND_PREFERENCE_SE
     for gain, expected in ((0.5 * margin * se, 0.0), (1.5 * margin * se, 1.0)):
         losses = {0.0: wide, 0.5: wide - noise - gain / 2, 1.0: wide - noise - gain}
-        est = _Weights()
-        weight, note = tabular._choose_blend(est, losses)
+        weight, note = tabular._choose_blend(losses)
         assert weight == expected
-        np.testing.assert_allclose(est.weights["dnn/logits/kernel"], expected)
         assert f"by more than {tabular.BLEND_PREFERENCE_SE:g} standard errors" in note
     # a streamed validation set gives one mean loss per weight: the lowest wins
-    weight, _ = tabular._choose_blend(_Weights(), {0.0: np.array([1.0]), 1.0: np.array([0.99])})
+    weight, _ = tabular._choose_blend({0.0: np.array([1.0]), 1.0: np.array([0.99])})
     assert weight == 1.0

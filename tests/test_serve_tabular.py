@@ -1,0 +1,55 @@
+"""``colonnade serve`` of a zero-configuration model's export: a cross-fitted ensemble
+(TabularClassifier on a small table) is one wide&deep export, served as any other, and
+answers what the ensemble itself predicts."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import colonnade as cn
+from colonnade.estimators import tabular, tabular_ensemble
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+
+from test_serve import Client, serve  # noqa: E402
+
+
+def frame(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"x": rng.normal(size=n), "k": rng.choice(list("abcdef"), n)})
+    df["y"] = ((df["x"] + (df["k"] < "c") + rng.normal(0, 0.5, n)) > 0.5).astype(int)
+    return df
+
+
+@pytest.fixture(scope="module")
+def ensemble(tmp_path_factory):
+    root = tmp_path_factory.mktemp("serve_tabular")
+    small = {"MAX_EPOCHS": 2, "MIN_EPOCHS_NOISY": 1, "HIDDEN_UNITS": (8, 4)}
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in small.items():
+            patch.setattr(tabular, name, value)
+        for name in ("MAX_MEMBERS", "FOLDS"):  # 3 members, 3 folds
+            patch.setattr(tabular_ensemble, name, 3)
+        model = cn.estimators.TabularClassifier("y", model_dir=str(root / "model"), seed=0)
+        model.fit(frame())
+    first = model.export_saved_model(str(root / "exports"))
+    for served in serve(root, root / "exports", first):
+        client = Client(served["port"])
+        yield {**served, "client": client, "model": model}
+        client.conn.close()
+
+
+def test_a_served_ensemble_answers_as_the_ensemble_predicts(ensemble):
+    model = ensemble["model"]
+    assert len(model.members_) == 3
+    rows = frame(6, seed=1).drop(columns="y")
+    status, body = ensemble["client"].predict({"instances": rows.to_dict("records")})
+    assert status == 200, body
+    served = np.array([p["logistic"][0] for p in body["predictions"]])
+    members = [
+        np.stack(m["estimator"].predict(rows, verbose=0)["logits"].to_numpy()).ravel()
+        for m in model.members_
+    ]
+    mean_logit = np.mean(members, axis=0)
+    np.testing.assert_allclose(served, 1 / (1 + np.exp(-mean_logit)), atol=1e-5)
