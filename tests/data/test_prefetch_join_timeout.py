@@ -64,6 +64,19 @@ def test_an_input_error_arrives_at_the_item_that_raised_it():
         next(iterator)
 
 
+@pytest.fixture(autouse=True)
+def _ctrl_c_raises():
+    """Ctrl-C raises KeyboardInterrupt here even when the test runner was started with
+    SIGINT ignored (a command put in the background by a shell, ``nohup cmd &``), where
+    Python leaves it ignored: the tests are about colonnade's handling of Ctrl-C."""
+    previous = signal.getsignal(signal.SIGINT)
+    if previous == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    if previous == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _interrupt_when(event, seconds=10):
     """Send this process SIGINT (Ctrl-C) 0.3 s after ``event`` is set (the main thread is
     then waiting for input); a list that gets the time it was sent."""
