@@ -47,8 +47,7 @@ def measure(job: str, steps: int) -> dict:
     chosen = count_thread_choices(cn.core.threads)
     batch = JOBS[job]
     train, _ = ctr.data_paths(250_000)
-    wide, deep = ctr.columns()
-    needed = sorted(set(cn.data.required_columns(wide + deep)) | {"clicked"})
+    needed = ctr.training_columns()
     table = cn.data.Dataset.from_parquet(train, columns=needed).to_table()
     with tempfile.TemporaryDirectory(prefix=f"contention_{job}_") as model_dir:
         model = ctr.make_model(job.removesuffix("_b32"), model_dir)

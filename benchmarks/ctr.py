@@ -99,6 +99,12 @@ def columns():
     return ctr_columns(fc, log1p=fc.log1p())
 
 
+def training_columns() -> list:
+    """The columns of the generated files a training run reads: the features and the label."""
+    wide, deep = columns()
+    return sorted(set(cn.data.required_columns(wide + deep)) | {"clicked"})
+
+
 def make_model(kind: str, model_dir: str):
     wide, deep = columns()
     config = cn.estimators.RunConfig(
@@ -197,8 +203,7 @@ def phases(kind: str, train: str, steps: int = 200, warmup: int = 20) -> dict:
 
 def _phases(model, kind: str, train: str, steps: int, warmup: int) -> dict:
     """Run ``Estimator.train_step``'s parts one by one, timing each."""
-    wide, deep = columns()
-    needed = sorted(set(cn.data.required_columns(wide + deep)) | {"clicked"})
+    needed = training_columns()
     table = cn.data.Dataset.from_parquet(train, columns=needed).to_table()
     ds = cn.data.Dataset.from_arrow(table.slice(0, BATCH * (steps + warmup)), label="clicked")
     state = model.train_state

@@ -34,8 +34,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     args = parser.parse_args()
     train, _ = ctr.data_paths(args.rows)
-    wide, deep = ctr.columns()
-    needed = sorted(set(cn.data.required_columns(wide + deep)) | {"clicked"})
+    needed = ctr.training_columns()
     ds = cn.data.Dataset.from_parquet(train, columns=needed, label="clicked")
     with tempfile.TemporaryDirectory() as model_dir:
         network = ctr.make_model(args.model, model_dir).model.network

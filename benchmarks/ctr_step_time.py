@@ -33,8 +33,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=200_000)
     args = parser.parse_args()
     train, _ = ctr.data_paths(args.rows)
-    wide, deep = ctr.columns()
-    needed = sorted(set(cn.data.required_columns(wide + deep)) | {"clicked"})
+    needed = ctr.training_columns()
     table = cn.data.Dataset.from_parquet(train, columns=needed).to_table()
     with tempfile.TemporaryDirectory() as model_dir:
         model = ctr.make_model(args.model, model_dir)

@@ -71,7 +71,6 @@ still leaves a whole core free."""
 _state = {
     "fixed": None,  # a count set by set_blas_threads or the environment, else None
     "share": None,  # CPUs given to this process by set_cpu_share, else None (detected)
-    "idle": None,  # (time read, cores the rest of the machine leaves free)
     "free": None,  # (time read, cores this process may use now, its CPU share)
     "busy": None,  # (time, machine busy CPU-seconds or None, this process's CPU-seconds)
     "current": None,  # the count last set, None before the first product
@@ -127,7 +126,7 @@ def set_cpu_share(cpus) -> None:
     if cpus is not None:
         cpus = max(1, int(cpus))
     _state["share"] = cpus
-    _state["idle"] = _state["free"] = None
+    _state["free"] = None
     _state["busy"] = cpu_times()  # measure the machine afresh from now
 
 
@@ -164,21 +163,17 @@ def _idle_cores_by_load() -> float:
     return os.cpu_count() - max(0.0, load - 1.0) - 1
 
 
-def _idle_cores(now: float) -> float:
+def _idle_cores() -> float:
     """Cores the rest of the machine leaves free: all cores less the CPU time the other
     processes used since the last reading, per second (see the module docstring)."""
-    seen = _state["idle"]
-    if seen is None or now - seen[0] > LOAD_RECHECK_SECONDS:
-        idle, last, reading = None, _state["busy"], cpu_times()
-        window = reading[0] - last[0] if last else 0.0
-        if window >= LOAD_RECHECK_SECONDS / 4:  # shorter ones count too few ticks
-            _state["busy"] = reading
-            if reading[1] is not None and last[1] is not None:
-                neighbours = max(0.0, (reading[1] - last[1]) - (reading[2] - last[2])) / window
-                idle = os.cpu_count() - neighbours + NEIGHBOURS_IGNORED_CORES
-        seen = (now, _idle_cores_by_load() if idle is None else idle)
-        _state["idle"] = seen
-    return seen[1]
+    idle, last, reading = None, _state["busy"], cpu_times()
+    window = reading[0] - last[0] if last else 0.0
+    if window >= LOAD_RECHECK_SECONDS / 4:  # shorter ones count too few ticks
+        _state["busy"] = reading
+        if reading[1] is not None and last[1] is not None:
+            neighbours = max(0.0, (reading[1] - last[1]) - (reading[2] - last[2])) / window
+            idle = os.cpu_count() - neighbours + NEIGHBOURS_IGNORED_CORES
+    return _idle_cores_by_load() if idle is None else idle
 
 
 def _free_cores(now: float) -> tuple:
@@ -187,7 +182,7 @@ def _free_cores(now: float) -> tuple:
     seen = _state["free"]
     if seen is None or now - seen[0] > LOAD_RECHECK_SECONDS:
         share = cpu_share()
-        seen = (now, min(share, math.floor(_idle_cores(now))), share)
+        seen = (now, min(share, math.floor(_idle_cores())), share)
         _state["free"] = seen
     return seen[1], seen[2]
 
