@@ -51,7 +51,7 @@ from .tabular_ensemble import (
     out_of_fold_losses,
     stack_members,
 )
-from .tabular_linear import label_targets, linear_first, row_losses
+from .tabular_linear import gain_beyond_noise, label_targets, linear_first, row_losses
 from .tabular_split import in_memory, part
 from .tensorboard import write_scalars
 
@@ -309,14 +309,13 @@ def _choose_blend(losses, measured_on="validation loss") -> tuple:
     best = min(means, key=lambda w: (means[w], -w))
     why = ""
     if best != 0 and 0 in losses and len(losses[0]) > 1:
-        gain = losses[0] - losses[best]
-        margin = BLEND_PREFERENCE_SE * gain.std() / np.sqrt(len(gain))
+        wins, gain, margin = gain_beyond_noise(losses[0], losses[best], BLEND_PREFERENCE_SE)
         why = (
             f"; above 0 only when the loss is lower than weight 0's by more than "
             f"{BLEND_PREFERENCE_SE:g} standard errors of the rows' differences: "
-            f"{gain.mean():.4g} against {margin:.4g}"
+            f"{gain:.4g} against {margin:.4g}"
         )
-        if gain.mean() <= margin:
+        if not wins:
             best = 0.0
     tried = ", ".join(f"{w:g}: {loss:.4g}" for w, loss in means.items())
     note = (

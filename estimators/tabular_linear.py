@@ -43,6 +43,7 @@ __all__ = [
     "MAX_WIDTH",
     "PENALTIES",
     "design",
+    "gain_beyond_noise",
     "gram",
     "label_targets",
     "leave_one_out_errors",
@@ -312,6 +313,20 @@ def _column_set(name, columns) -> list:
     return list(columns) if name == COLUMN_SETS[0] else plain_columns(columns)
 
 
+def gain_beyond_noise(reference, candidate, standard_errors) -> tuple:
+    """``(wins, mean gain, margin)``: whether the per-row losses ``candidate`` are lower
+    than ``reference``'s (the same rows) by more than ``standard_errors`` standard errors
+    of the rows' paired differences; the rule that keeps a simpler model unless a richer
+    one wins by more than the noise of the rows it was chosen on.
+
+    >>> gain_beyond_noise(np.array([1.0, 1.0, 1.0, 1.0]), np.array([0.5, 0.7, 0.6, 0.6]), 2)
+    (True, 0.4, 0.0707...)
+    """
+    gain = reference - candidate
+    margin = standard_errors * gain.std() / np.sqrt(len(gain))
+    return bool(gain.mean() > margin), float(gain.mean()), float(margin)
+
+
 def _choose(losses) -> tuple:
     """``(column set, penalty, why)``: each set's penalty with the lowest mean held-out
     loss; the plain set unless every wide column's loss is lower by more than
@@ -321,12 +336,13 @@ def _choose(losses) -> tuple:
         (name, penalty), why = next(iter(best.items())), ""
         return name, penalty, why
     every, plain = COLUMN_SETS
-    gain = losses[plain][best[plain]] - losses[every][best[every]]
-    margin = PLAIN_PREFERENCE_SE * gain.std() / np.sqrt(len(gain))
-    chosen = every if gain.mean() > margin else plain
+    wins, gain, margin = gain_beyond_noise(
+        losses[plain][best[plain]], losses[every][best[every]], PLAIN_PREFERENCE_SE
+    )
+    chosen = every if wins else plain
     why = (
         f"; {every} kept only when its loss is lower by more than {PLAIN_PREFERENCE_SE:g} "
-        f"standard errors of the rows' differences: {gain.mean():.4g} against {margin:.4g}"
+        f"standard errors of the rows' differences: {gain:.4g} against {margin:.4g}"
     )
     return chosen, best[chosen], why
 
