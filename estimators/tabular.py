@@ -348,12 +348,13 @@ def early_stopping_for(validation_rows: int) -> tuple:
 class _Tabular:
     _regression = False
 
-    def __init__(self, label, model_dir=None, seed=None, columns=None, verbose=0):
+    def __init__(self, label, model_dir=None, seed=None, columns=None, verbose=0, members=None):
         self.label = label
         self.model_dir = model_dir
         self.seed = seed
         self.columns = columns
         self.verbose = verbose
+        self.members = members
 
     # ---------------------------------------------------------------- fit
 
@@ -371,10 +372,12 @@ class _Tabular:
         units. An in-memory table without ``validation_data`` whose rows x deep inputs
         are at most half of :data:`~.tabular_ensemble.ENSEMBLE_CELLS` (and rows at most
         ``ENSEMBLE_MAX_ROWS``) trains a cross-fitted ensemble instead of one split
-        (:mod:`.tabular_ensemble`): ``members_`` lists the members; ``history_``,
+        (:mod:`.tabular_ensemble`; ``members=`` sets the number, 1 for one model and a
+        fit a few times faster): ``members_`` lists the members; ``history_``,
         ``best_epoch_`` and ``deep_weight_`` are the first member's; ``estimator_`` is the
         one wide&deep model predicting the members' mean logit."""
         seed = 0 if self.seed is None else int(self.seed)
+        self._asked_members()
         table = in_memory(data)
         plan = self.columns
         if plan is None:
@@ -400,14 +403,13 @@ class _Tabular:
         if self._regression and plan.label_mean is not None:
             scale = (float(plan.label_mean), float(plan.label_std))
         labelled = plan.rows - plan.label_nulls
-        members = 1
-        if table is not None and validation_data is None and labelled >= MIN_ROWS_FOR_VALIDATION:
-            width = sum(column.dimension for column in plan.dnn)
-            members = members_for(labelled, width)
+        width = sum(column.dimension for column in plan.dnn)
+        members = self._members(table is not None, validation_data is None, labelled, width)
         if members > 1:
             stratify = not self._regression
             splits = cross_fit_splits(table, self.label, members, seed, stratify, scale)
-            notes = [folds_note(members, seed, (labelled, width), stratify)]
+            asked = self.members is not None
+            notes = [folds_note(members, seed, (labelled, width), stratify, asked)]
         else:
             train, valid, notes, n_valid = self._split(
                 data if table is None else table, validation_data, labelled, seed, scale
@@ -460,6 +462,50 @@ class _Tabular:
         if "deep_weight" in first:
             self.deep_weight_ = first["deep_weight"]
         return self
+
+    def _members(self, in_memory_table: bool, no_validation: bool, labelled: int, width):
+        """How many cross-fitted members to train: ``members`` when given, else
+        :func:`~.tabular_ensemble.members_for` the table's shape where it can be folded
+        (in memory, no ``validation_data``, enough rows to validate on), else 1."""
+        unfoldable = [
+            why
+            for why, holds in (
+                (
+                    "an in-memory table (a DataFrame, dict or Arrow table), not a file or Dataset",
+                    in_memory_table,
+                ),
+                ("no validation_data", no_validation),
+                (
+                    f"at least {MIN_ROWS_FOR_VALIDATION} labelled rows (got {labelled})",
+                    labelled >= MIN_ROWS_FOR_VALIDATION,
+                ),
+            )
+            if not holds
+        ]
+        asked = self._asked_members()
+        if asked is None:
+            return 1 if unfoldable else members_for(labelled, width)
+        if asked > 1 and unfoldable:
+            raise ValueError(
+                f"members={asked}: the members validate on folds of the training data, "
+                f"which needs {' and '.join(unfoldable)}"
+            )
+        return asked
+
+    def _asked_members(self):
+        """``members`` checked: None or an int in [1, :data:`~.tabular_ensemble.FOLDS`]."""
+        asked = self.members
+        if asked is None:
+            return None
+        if isinstance(asked, bool) or not isinstance(asked, (int, np.integer)):
+            raise TypeError(f"members must be None or an int, got {asked!r}")
+        folds = tabular_ensemble.FOLDS
+        if not 1 <= asked <= folds:
+            raise ValueError(
+                f"members must be between 1 and {folds} (one member per fold of {folds}), "
+                f"got {asked}"
+            )
+        return int(asked)
 
     def _train(self, train, valid, settings, scale, seed, model_dir, blend_now=True) -> dict:
         """One model trained on ``train``, stopped early on ``valid`` (or
@@ -750,7 +796,9 @@ class TabularClassifier(_Tabular):
     ``label``: the label column; ``model_dir``: checkpoints (a new temporary directory
     when None); ``seed``: the split, the sample, the initial weights and the shuffles;
     ``columns``: a :class:`~colonnade.feature_columns.infer.ColumnPlan` to use instead of
-    inferring one. After ``fit``: ``columns_`` (the plan), ``estimator_`` (the
+    inferring one; ``members``: how many members a cross-fitted ensemble trains (1 to 5;
+    None: chosen by the table's size, see ``fit``; 1: one model, the fastest fit). After
+    ``fit``: ``columns_`` (the plan), ``estimator_`` (the
     ``DNNLinearCombinedClassifier``), ``history_``, ``best_epoch_``, ``settings_``,
     ``members_`` (one dict per member of a cross-fitted ensemble, see ``fit``).
     """

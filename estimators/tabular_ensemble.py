@@ -107,18 +107,23 @@ def out_of_fold_losses(losses: list) -> dict:
     return {w: np.concatenate([m[w] for m in losses]) for w in losses[0]}
 
 
-def folds_note(members: int, seed: int, cells: tuple, stratified: bool) -> str:
+def folds_note(members: int, seed: int, cells: tuple, stratified: bool, asked=False) -> str:
     """The plan's note on how an ensemble's folds were drawn and what it averages;
-    ``cells`` is ``(rows, deep input width)``."""
+    ``cells`` is ``(rows, deep input width)``; ``asked``: ``members`` was given."""
     drawn = "each class's rows dealt evenly (stratified)" if stratified else "the rows"
     rows, width = cells
     validated = "every row validates once"
     if members < FOLDS:
         validated = f"the rows of {members} folds validate once, the others never"
+    why = (
+        f"{ENSEMBLE_CELLS} / ({rows} rows x {width} deep inputs), at most {MAX_MEMBERS}: a "
+        f"fit costs one model's times the members; on <= {ENSEMBLE_MAX_ROWS} rows, where "
+        "one model too holds out a fifth"
+    )
+    if asked:
+        why = f"members={members} given"
     return (
-        f"a cross-fitted ensemble of {members} members ({ENSEMBLE_CELLS} / ({rows} rows x "
-        f"{width} deep inputs), at most {MAX_MEMBERS}: a fit costs one model's times the "
-        f"members; on <= {ENSEMBLE_MAX_ROWS} rows, where one model too holds out a fifth): "
+        f"a cross-fitted ensemble of {members} members ({why}): "
         f"{drawn} in {max(FOLDS, members)} folds by a seeded random permutation (copies of "
         f"a row fall in different folds); member k trains on the other folds, stops early "
         f"and chooses its linear penalty on fold k, so {validated}; the members share "

@@ -218,9 +218,10 @@ def test_tabular_arguments_are_the_zero_configuration_ones_but_label():
 
 def test_tabular_classifier_clone_fit_predict_score(adult_small, tmp_path):
     X, y = adult_small
-    clf = sk.TabularClassifier(seed=1)
+    clf = sk.TabularClassifier(seed=1, members=1)
     twin = clone(clf)
-    assert twin.get_params() == {"model_dir": None, "seed": 1, "columns": None, "verbose": 0}
+    expected = {"model_dir": None, "seed": 1, "columns": None, "verbose": 0, "members": 1}
+    assert twin.get_params() == expected
     assert not hasattr(clf, "estimator_")  # __init__ does no work
     clf.fit(X, y)
     assert isinstance(clf.estimator_, cn.estimators.TabularClassifier)
@@ -233,7 +234,7 @@ def test_tabular_classifier_clone_fit_predict_score(adult_small, tmp_path):
     assert (clf.classes_[proba.argmax(axis=1)] == predicted).all()
     assert clf.score(X, y) == accuracy_score(y, predicted) > 0.75
     assert clf.predict(pa.Table.from_pandas(X)).tolist() == predicted.tolist()
-    given = sk.TabularClassifier(model_dir=str(tmp_path / "m"), seed=1).fit(X, y)
+    given = sk.TabularClassifier(model_dir=str(tmp_path / "m"), seed=1, members=1).fit(X, y)
     assert os.path.dirname(given.model_dir_) == str(tmp_path / "m")
 
 
@@ -241,7 +242,7 @@ def test_tabular_labels_keep_their_dtype_and_the_label_name_never_clashes():
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"label": rng.normal(size=300), "_label": rng.normal(size=300)})
     y = np.where(X["label"] > 0.5, 9, np.where(X["label"] < -0.5, 3, 7))
-    clf = sk.TabularClassifier(seed=0).fit(X, y)
+    clf = sk.TabularClassifier(seed=0, members=1).fit(X, y)
     assert clf.classes_.tolist() == [3, 7, 9] and clf.columns_.task == "multiclass"
     assert "label" in [c.name for c in clf.columns_.dnn]  # X's column, a feature
     predicted = clf.predict(X)
@@ -253,7 +254,7 @@ def test_tabular_regressor_predicts_numbers_and_scores_r2():
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"x": rng.normal(size=300), "k": rng.choice(["a", "b"], 300)})
     y = pd.Series(3 * X["x"] + (X["k"] == "a") * 2.0)
-    reg = sk.TabularRegressor(seed=0).fit(X, y)
+    reg = sk.TabularRegressor(seed=0, members=1).fit(X, y)
     assert reg.columns_.task == "regression"
     predicted = reg.predict(X)
     assert predicted.shape == (300,) and predicted.dtype == np.float64
@@ -262,5 +263,5 @@ def test_tabular_regressor_predicts_numbers_and_scores_r2():
 
 def test_tabular_cross_val_score(adult_small):
     X, y = adult_small
-    scores = cross_val_score(sk.TabularClassifier(seed=0), X, y, cv=2)
+    scores = cross_val_score(sk.TabularClassifier(seed=0, members=1), X, y, cv=2)
     assert scores.shape == (2,) and (scores > 0.7).all()

@@ -170,7 +170,7 @@ _TABULAR_DOC = """{name} as a scikit-learn estimator (see :mod:`colonnade.sklear
 
     Arguments: those of :class:`colonnade.estimators.{name}` but ``label`` (``fit`` takes
     ``y`` instead), with the same defaults and meaning: ``model_dir``, ``seed``,
-    ``columns``, ``verbose``. Each ``fit`` infers the feature columns (unless
+    ``columns``, ``verbose``, ``members``. Each ``fit`` infers the feature columns (unless
     ``columns`` is given), holds out a seeded validation split and stops early, as
     :class:`colonnade.estimators.{name}` does (the columns inferred for the adapter's
     task: a classifier's ``y`` is always classes). After ``fit``: ``estimator_`` (the
@@ -186,7 +186,7 @@ class TabularClassifier(TabularTrain, Classifier):
     label_vocabulary = None
     n_classes = 2
 
-    def __init__(self, model_dir=None, seed=None, columns=None, verbose=0):
+    def __init__(self, model_dir=None, seed=None, columns=None, verbose=0, members=None):
         self._keep(locals())
 
 
@@ -194,7 +194,7 @@ class TabularRegressor(TabularTrain, Regressor):
     __doc__ = _TABULAR_DOC.format(name="TabularRegressor")
     _canned = tabular.TabularRegressor
 
-    def __init__(self, model_dir=None, seed=None, columns=None, verbose=0):
+    def __init__(self, model_dir=None, seed=None, columns=None, verbose=0, members=None):
         self._keep(locals())
 
 

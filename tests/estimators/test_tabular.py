@@ -42,7 +42,7 @@ def _synthetic(n=600, seed=0):
 
 def test_adult_slice_beats_the_trivial_baseline(tmp_path, few_epochs):
     train, test = load_adult("train").head(3000), load_adult("test").head(1000)
-    model = cn.estimators.TabularClassifier("income", model_dir=str(tmp_path), seed=0)
+    model = cn.estimators.TabularClassifier("income", model_dir=str(tmp_path), seed=0, members=1)
     model.fit(train)
     metrics = model.evaluate(test)
     majority = (test["income"] == "<=50K").mean()

@@ -3,6 +3,7 @@ stacked model against a plain-numpy replay of its members, its export and descri
 
 import json
 import os
+import re
 
 import numpy as np
 import pandas as pd
@@ -234,3 +235,53 @@ def test_a_regression_ensemble_predicts_in_the_labels_units(tmp_path, small_memb
     got = np.asarray(model.predict(df)["predictions"].tolist()).ravel()
     np.testing.assert_allclose(got, np.mean(members, axis=0), rtol=1e-5)
     assert np.sqrt(np.mean((got - df["y"]) ** 2)) < 60.0  # the label's std is about 300
+
+
+# ------------------------------------------------------------------ members=
+
+
+def test_members_sets_the_ensembles_size_and_says_it_was_given(tmp_path, small_members):
+    model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0, members=2)
+    model.fit(_synthetic())
+    assert len(model.members_) == 2 and os.path.exists(tmp_path / "member_2")
+    assert "a cross-fitted ensemble of 2 members (members=2 given)" in model.columns_.describe()
+
+
+def test_one_member_is_one_model_on_one_split(tmp_path, small_members):
+    model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0, members=1)
+    model.fit(_synthetic())
+    assert len(model.members_) == 1 and not os.path.exists(tmp_path / "member_1")
+    assert not any("cross-fitted" in n for n in model.columns_.notes)
+
+
+@pytest.mark.parametrize(
+    "members, error, message",
+    [
+        (0, ValueError, "members must be between 1 and 3 (one member per fold of 3), got 0"),
+        (4, ValueError, "got 4"),
+        (2.0, TypeError, "members must be None or an int, got 2.0"),
+        (True, TypeError, "got True"),
+    ],
+)
+def test_a_bad_members_is_refused_before_anything_is_inferred(
+    members, error, message, small_members, monkeypatch
+):
+    def no_inference(*args, **kwargs):
+        raise AssertionError("inferred before members was checked")
+
+    monkeypatch.setattr(tabular, "infer", no_inference)
+    with pytest.raises(error, match=re.escape(message)):
+        cn.estimators.TabularClassifier("y", members=members).fit(_synthetic())
+
+
+def test_members_needs_rows_to_fold(tmp_path, small_members):
+    too_few = "members=2: the members validate on folds of the training data, which needs "
+    model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), members=2)
+    with pytest.raises(ValueError, match=re.escape(too_few + "no validation_data")):
+        model.fit(_synthetic(), validation_data=_synthetic(200, seed=1))
+    with pytest.raises(ValueError, match=re.escape("at least 200 labelled rows (got 150)")):
+        model.fit(_synthetic(150))
+    path = tmp_path / "train.csv"
+    _synthetic().to_csv(path, index=False)
+    with pytest.raises(ValueError, match="an in-memory table"):
+        model.fit(str(path))
