@@ -290,6 +290,26 @@ def test_huge_numeric_shape_is_refused_before_allocating(export):
     assert_refused_with_little_memory(export, "shape", "1000000000000")
 
 
+def test_a_huge_piecewise_edge_list_is_refused_by_the_weights_it_lacks(export):
+    # 2M edges (about 20 MB of model.json, under its 64 MB cap) would make every request
+    # row a 2M-wide encoding; the first layer's kernel on disk is (3, 3), so the load stops
+    # at the shape check, having built only the edge list (linear in the file's bytes).
+    def change(meta):
+        columns = dnn_columns(meta)
+        i = next(i for i, c in enumerate(columns) if c["type"] == "numeric_column")
+        edges = [float(e) for e in range(2_000_001)]
+        columns[i] = {
+            "type": "piecewise_linear_column",
+            "source_column": columns[i],
+            "edges": edges,
+        }
+
+    edit_model(export, change)
+    assert_refused_with_little_memory(
+        export, "model/dnn/hiddenlayer_0/kernel", "(2000002, 3)", "(3, 3)"
+    )
+
+
 def test_npy_header_claiming_a_huge_shape_is_refused_before_reading(export):
     index = read_json(export / "variables/variables/index.json")
     name = kernel_entry(index["arrays"])["file"]
