@@ -291,13 +291,13 @@ def test_huge_numeric_shape_is_refused_before_allocating(export):
 
 
 def test_a_huge_piecewise_edge_list_is_refused_by_the_weights_it_lacks(export):
-    # 2M edges (about 20 MB of model.json, under its 64 MB cap) would make every request
-    # row a 2M-wide encoding; the first layer's kernel on disk is (3, 3), so the load stops
+    # 500k edges (about 5 MB of model.json, under its 64 MB cap) would make every request
+    # row a 500k-wide encoding; the first layer's kernel on disk is (3, 3), so the load stops
     # at the shape check, having built only the edge list (linear in the file's bytes).
     def change(meta):
         columns = dnn_columns(meta)
         i = next(i for i, c in enumerate(columns) if c["type"] == "numeric_column")
-        edges = [float(e) for e in range(2_000_001)]
+        edges = [float(e) for e in range(500_001)]
         columns[i] = {
             "type": "piecewise_linear_column",
             "source_column": columns[i],
@@ -306,7 +306,7 @@ def test_a_huge_piecewise_edge_list_is_refused_by_the_weights_it_lacks(export):
 
     edit_model(export, change)
     assert_refused_with_little_memory(
-        export, "model/dnn/hiddenlayer_0/kernel", "(2000002, 3)", "(3, 3)"
+        export, "model/dnn/hiddenlayer_0/kernel", "(500002, 3)", "(3, 3)"
     )
 
 
