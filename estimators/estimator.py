@@ -525,6 +525,12 @@ class Estimator:
         the logs as ``val_<key>``); it may be ``(data, label)`` or data with the same label
         column. Returns a :class:`~.keras_fit.History`.
 
+        As Keras's fit, the epochs go on in memory: validation and callbacks read the
+        variables as they are, and one checkpoint is written at the end (and on Ctrl-C;
+        none after an error), besides the config's ``save_checkpoints_steps``/``secs``
+        ones; ``ModelCheckpoint`` saves one per epoch. ``train`` ends with a checkpoint
+        each call, as TF's (:meth:`~.train_state.TrainState.epochs_in_memory`).
+
         ``shuffle=True`` gives each epoch a new order (seeded by ``seed``, or the config's
         ``tf_random_seed``, plus the epoch number): in-memory data (a DataFrame, Arrow
         table, or a Dataset over either or after ``cache()``) is permuted whole, as Keras

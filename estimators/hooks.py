@@ -387,7 +387,7 @@ class CheckpointSaverHook(SessionRunHook):
 
     def end(self, session) -> None:
         step = self.estimator.global_step
-        if self.timer.last_step != step:
+        if self.timer.last_step != step and not self.estimator.train_state.in_memory:
             self._save()
             self.timer.mark(step)
         for listener in self._tf_listeners():

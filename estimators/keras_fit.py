@@ -3,6 +3,8 @@ callbacks, and the :class:`History` of the losses and metrics."""
 
 from __future__ import annotations
 
+import contextlib
+
 from . import input_fn as inputs
 from .callbacks import Callback
 from .hooks import SessionRunArgs, SessionRunHook
@@ -43,7 +45,10 @@ def fit(estimator, data, label, epochs, batch_size, validation_data, callbacks, 
             raise TypeError(f"callbacks must be Callback instances, got {type(cb)}")
     estimator.stop_training = False
     history = History()
-    with estimator.training_lock():
+    in_memory = contextlib.nullcontext()
+    if estimator.config.train_distribute is None:  # else the parameter servers hold it
+        in_memory = estimator.train_state.epochs_in_memory()
+    with estimator.training_lock(), in_memory:
         for cb in callbacks:
             cb.on_train_begin(estimator)
         for epoch in range(epochs):

@@ -63,6 +63,7 @@ class TrainState:
         self.partial = False  # whether the variables hold a checkpoint without its slots
         self.tf_manager = None  # saves TF bundles in a TF model_dir taken over
         self.weights_from = None  # where the weights come from when not a checkpoint (export)
+        self.in_memory = False  # whether fit()'s epochs go on from the variables as they are
 
     # ------------------------------------------------------------------ the model
 
@@ -138,6 +139,8 @@ class TrainState:
         newest intact checkpoint, with a warning naming what was skipped; a model_dir whose
         checkpoints are all damaged raises rather than training from scratch over them."""
         self.ensure_checkpointing()
+        if self.in_memory and self.override is None:
+            return
         latest = self._restore_newest_intact()
         if latest is not None:
             if self.warm_start_from is not None and not self.restored:
@@ -315,6 +318,40 @@ class TrainState:
             yield
         finally:
             self.training = False
+
+    @contextlib.contextmanager
+    def epochs_in_memory(self):
+        """Meanwhile (``fit``'s epochs, as Keras's fit keeps its model in memory) a
+        ``train`` run ends without its final checkpoint (``save_checkpoints_steps``/``secs``
+        still apply), and the next run, ``evaluate`` and ``predict`` go on from the
+        variables as they are, not from model_dir's latest checkpoint. On the way out one
+        checkpoint is written, when training moved on, as a ``train`` run ends: after the
+        last epoch or Ctrl-C, unless the state is not finite, and not after an error (the
+        next call then reads the latest checkpoint again). The checkpoints a fit does not
+        need per epoch cost a file per variable, synced to disk, and the removal of an older
+        one: a third of a small model's fit. A ``model_fn``'s variables appear on its first
+        call in each mode and are restored from the checkpoint then, so its epochs still go
+        through one."""
+        if not self.parts:
+            yield
+            return
+        self.resume()
+        start, self.in_memory = self.global_step, True
+        clean = False
+        try:
+            yield
+            clean = True
+        except KeyboardInterrupt:
+            clean = True
+            raise
+        finally:
+            self.in_memory = False
+            saved = self.holds is not None and self.holds[2] == self.global_step
+            if self.global_step != start and not saved:
+                if clean and not self.nonfinite_variables():
+                    self.save()
+                else:
+                    self.holds, self.restored = None, False
 
     @contextlib.contextmanager
     def from_checkpoint(self, checkpoint_path):
