@@ -16,7 +16,9 @@ and for regression the Gaussian information ``-ln(1 - R^2) / 2`` of the held-out
 A code keeps its numeric treatment (an ordered code, or a count with a few special
 values, still has a trend) and gains a vocabulary list of its values: a weight per value
 in the wide part (as a one-hot indicator: the column's name is the number's), an
-embedding or indicator in the deep part.
+embedding or indicator in the deep part. The one-hot is in the linear model's plain column
+set too (:func:`~colonnade.estimators.tabular_linear.plain_columns`: numbers and one-hot
+categories), as a category is.
 
 >>> import numpy as np
 >>> rng = np.random.default_rng(0)
@@ -58,8 +60,8 @@ CODE_MIN_ROWS_PER_VALUE = 20
 # already has a bucket, and a weight) and at most VOCABULARY_MAX. It is a code when one
 # group per value tells this many nats more about the label, held out, than its buckets.
 CODE_MIN_GAIN = 0.005
-# The wide part's weights per value are in the plain column set too (the linear
-# baseline's features plus a one-hot of the code); turn the rule off with False.
+# The rule itself: False reads every integer as a number only (an A/B switch; measured in
+# benchmarks/RESULTS.md, "Integer codes").
 INTEGER_CODES = True
 
 
