@@ -28,6 +28,9 @@ The rules, each a named constant of :mod:`.infer_rules` or :mod:`.infer_crosses`
   (:func:`~.piecewise.piecewise_linear_column`); nulls read as the median (also in later
   data when the training data had none); integers beyond float32's exact range (Unix
   timestamps stored as numbers) are read as float64, beyond float64's as categories;
+- an integer whose values, one group each, tell more about the label out of sample than
+  its buckets (a code: a school, a plant id; :mod:`.infer_codes`) also gets a vocabulary
+  list of its values: a weight per value in the wide part, an embedding in the deep part;
 - a string with few distinct values gets a vocabulary list (values seen at least
   :data:`~.infer_rules.MIN_VALUE_COUNT` times, by frequency) with one OOV bucket; with many, a hash
   bucket of about twice its distinct count; the deep part gets an indicator for a
@@ -66,6 +69,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .infer_codes import code_columns, label_values
 from .infer_crosses import crosses
 from .infer_rules import (
     categorical_columns,
@@ -251,6 +255,7 @@ def infer(
         notes.append(f"{label_stats.nulls} rows have a null label; training skips them")
     sample = reservoir.table
     sample = sample.filter(pc.is_valid(sample.column(label)))
+    labels = label_values(sample.column(label), task)
     linear, dnn, candidates = [], [], []
     for done, name in enumerate(schema.names):
         if progress is not None and done and done % PROGRESS_COLUMNS == 0:
@@ -288,6 +293,11 @@ def infer(
             linear.extend(wide)
             dnn.extend(deep)
             candidates.append(wide[0])
+            code = code_columns(s, values, labels, task, wide[0])
+            if code is not None:
+                linear.append(code[0])
+                dnn.append(code[1])
+                reason += f"; {code[2]}"
             decisions.append(ColumnDecision(name, "numeric", reason))
         elif kind == "timestamp":
             parts, reason = time_part_columns(name, sample.column(name).combine_chunks())

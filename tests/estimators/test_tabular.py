@@ -394,6 +394,29 @@ def test_integers_of_any_size_train(tmp_path, few_epochs):
     assert model.evaluate(df)["accuracy"] > 0.6
 
 
+def test_an_integer_code_trains_exports_and_serves_unseen_codes(tmp_path, few_epochs, one_model):
+    rng = np.random.default_rng(0)
+    n = 3000
+    school, hours = rng.integers(1, 41, n), rng.integers(0, 80, n)
+    effect = np.random.default_rng(99).normal(0, 1, 41)
+    df = pd.DataFrame({"school": school, "hours": hours})
+    df["y"] = effect[school] + 0.02 * hours + rng.normal(0, 0.5, n)
+    model = cn.estimators.TabularRegressor("y", model_dir=str(tmp_path / "m"), seed=0).fit(df)
+    assert "school: numeric:" in model.columns_.describe()
+    assert "also a code" in next(d.reason for d in model.columns_.decisions if d.name == "school")
+    predictions = np.asarray(model.predict(df.head(50))["predictions"], float)
+    # a weight per school: the model follows the schools' effects, which no trend in the
+    # id gives (their correlation with the id is about zero)
+    truth = effect[school[:50]] + 0.02 * hours[:50]
+    assert np.corrcoef(predictions, truth)[0, 1] > 0.95
+    path = model.export_saved_model(str(tmp_path / "export"))
+    loaded = cn.load(path)
+    again = np.asarray(loaded.predict(df.head(50).drop(columns=["y"]))["predictions"], float)
+    np.testing.assert_allclose(again, predictions, rtol=1e-5)
+    unseen = pd.DataFrame({"school": pd.array([99, None], dtype="Int64"), "hours": [40, 40]})
+    assert np.isfinite(np.asarray(loaded.predict(unseen)["predictions"], float)).all()
+
+
 def test_a_rare_class_is_stratified_and_warned_about(tmp_path, few_epochs):
     df = _synthetic(400)
     df["y"] = np.where(np.arange(400) < 3, "rare", "common")
