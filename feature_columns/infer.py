@@ -66,6 +66,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .infer_bins import label_target
 from .infer_crosses import crosses
 from .infer_rules import (
     categorical_columns,
@@ -251,6 +252,7 @@ def infer(
         notes.append(f"{label_stats.nulls} rows have a null label; training skips them")
     sample = reservoir.table
     sample = sample.filter(pc.is_valid(sample.column(label)))
+    target = label_target(sample, label, task)
     linear, dnn, candidates = [], [], []
     for done, name in enumerate(schema.names):
         if progress is not None and done and done % PROGRESS_COLUMNS == 0:
@@ -284,7 +286,8 @@ def infer(
             decisions.append(ColumnDecision(name, "categorical", reason))
         elif kind == "numeric":
             values = sample.column(name).to_numpy(zero_copy_only=False).astype(np.float64)
-            wide, deep, reason = numeric_columns(s, values[~np.isnan(values)])
+            known = ~np.isnan(values)
+            wide, deep, reason = numeric_columns(s, values[known], target[known])
             linear.extend(wide)
             dnn.extend(deep)
             candidates.append(wide[0])
