@@ -43,7 +43,9 @@ def label_target(sample: pa.Table, label: str, task: str) -> np.ndarray:
     return np.eye(int(codes.max()) + 1 if codes.size else 1)[codes]
 
 
-def tree_edges(values: np.ndarray, target: np.ndarray, max_leaves: int, min_leaf: int):
+def tree_edges(
+    values: np.ndarray, target: np.ndarray, max_leaves: int, min_leaf: int, min_gain: float = 0.0
+):
     """The sorted thresholds of a best-first regression tree of ``target`` (rows x
     outputs) on ``values`` (finite, one per row) with at most ``max_leaves`` leaves of at
     least ``min_leaf`` rows. A threshold is the smallest value of its right side, so
@@ -51,7 +53,10 @@ def tree_edges(values: np.ndarray, target: np.ndarray, max_leaves: int, min_leaf
 
     A split of a leaf with target sums ``S`` over ``n`` rows into ``(S_l, n_l)`` and
     ``(S_r, n_r)`` reduces the squared error by
-    ``|S_l|^2 / n_l + |S_r|^2 / n_r - |S|^2 / n``.
+    ``gain = |S_l|^2 / n_l + |S_r|^2 / n_r - |S|^2 / n``; it is made only when ``gain``
+    is at least ``min_gain`` times the leaf's variance (summed over the outputs): on
+    noise, ``gain / variance`` is about a chi-square of one degree of freedom per
+    output, maximized over the cuts.
 
     >>> x = np.repeat([1.0, 2.0, 3.0], 10)
     >>> y = np.repeat([0.0, 0.0, 1.0], 10)[:, None]
@@ -64,6 +69,7 @@ def tree_edges(values: np.ndarray, target: np.ndarray, max_leaves: int, min_leaf
     order = np.argsort(values, kind="stable")
     x = values[order]
     sums = np.concatenate([np.zeros((1, target.shape[1])), np.cumsum(target[order], axis=0)])
+    squares = np.concatenate([[0.0], np.cumsum((target[order] ** 2).sum(1))])
 
     def best_split(start: int, end: int):
         cuts = np.arange(start + min_leaf, end - min_leaf + 1)
@@ -79,6 +85,11 @@ def tree_edges(values: np.ndarray, target: np.ndarray, max_leaves: int, min_leaf
         )
         best = int(gain.argmax())
         if gain[best] <= 1e-12 * max(float((total**2).sum()), 1.0):
+            return None
+        variance = (squares[end] - squares[start] - (total**2).sum() / (end - start)) / (
+            end - start
+        )
+        if gain[best] < min_gain * variance:
             return None
         return float(gain[best]), int(cuts[best])
 

@@ -114,6 +114,9 @@ TARGET_BINS_MERGED = True
 TARGET_BIN_LEAVES = 20
 TARGET_BIN_MIN_LEAF_ROWS = 20
 TARGET_BIN_MIN_LEAF_SHARE = 0.01
+# A split is made only when it reduces the squared error by at least this many times the
+# leaf's variance (0: always, up to TARGET_BIN_LEAVES leaves; see infer_bins.tree_edges).
+TARGET_BIN_MIN_GAIN = 0.0
 
 # -- categories
 # A vocabulary list up to this many values; a hash bucket beyond (a list this long is
@@ -351,7 +354,9 @@ def _target_aware_edges(stats, dtype, finite, target, finite_rows):
     tree = []
     if target is not None and TARGET_BINS and finite.size:
         min_leaf = max(TARGET_BIN_MIN_LEAF_ROWS, math.ceil(TARGET_BIN_MIN_LEAF_SHARE * finite.size))
-        tree = tree_edges(finite, target[finite_rows], TARGET_BIN_LEAVES, min_leaf)
+        tree = tree_edges(
+            finite, target[finite_rows], TARGET_BIN_LEAVES, min_leaf, TARGET_BIN_MIN_GAIN
+        )
         tree = sorted({float(np.dtype(dtype).type(b)) for b in tree})
         tree = [b for b in tree if stats.min < b <= stats.max]
 
