@@ -155,3 +155,25 @@ def test_infer_passes_the_label_of_the_rows_with_a_value():
     step = float(np.float32(df["x"][df["x"] >= 6.5].min()))
     pl = next(c for c in plan.dnn if c.name == "x_piecewise_linear")
     assert step in pl.edges
+
+
+def test_the_minimum_gain_keeps_a_real_step_and_drops_noise():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=5000)
+    noise = rng.normal(size=(5000, 1))
+    assert len(tree_edges(x, noise, max_leaves=20, min_leaf=50)) == 19  # splits on noise
+    assert tree_edges(x, noise, max_leaves=20, min_leaf=50, min_gain=12.0) == []
+    step = (x >= 0.5)[:, None] + noise * 0.5
+    # a 0 -> 1 step over noise of variance 0.25: one split, at the step (give or take
+    # the noise), and none of the noise within either side
+    (edge,) = tree_edges(x, step, max_leaves=20, min_leaf=50, min_gain=12.0)
+    assert abs(edge - 0.5) < 0.05
+
+
+def test_the_minimum_gain_is_in_leaf_variances():
+    # Hand-computed: 10 rows of 0 then 10 of 1: the root's variance is 0.25 and the split
+    # at 10 gains 10 * 0.5^2 * 2 = 5 = 20 variances; a second 20-variance split is not there.
+    x = np.arange(20.0)
+    y = (x >= 10).astype(float)[:, None]
+    assert tree_edges(x, y, max_leaves=20, min_leaf=1, min_gain=20.0) == [10.0]
+    assert tree_edges(x, y, max_leaves=20, min_leaf=1, min_gain=20.01) == []
