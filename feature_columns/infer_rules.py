@@ -283,7 +283,7 @@ def numeric_columns(stats: ColumnStats, sample: np.ndarray, target: np.ndarray |
     # bucket below the minimum is never used)
     boundaries = sorted({float(np.dtype(dtype).type(b)) for b in boundaries})
     boundaries = [b for b in boundaries if stats.min < b <= stats.max] or [median]
-    edges_of, target_how = _target_aware_edges(stats, dtype, finite, target, finite_rows)
+    edges_of, source_of, target_how = _target_aware_edges(stats, dtype, finite, target, finite_rows)
     quantile_boundaries, boundaries = boundaries, edges_of(boundaries, "wide")
     logged = False
     if stats.min >= 0 and skew > LOG_SKEW:
@@ -304,9 +304,9 @@ def numeric_columns(stats: ColumnStats, sample: np.ndarray, target: np.ndarray |
     raw = numeric_column(name, default_value=default, dtype=dtype)
     buckets_column = bucketized_column(raw, boundaries)
     nulls = f"nulls ({stats.nulls} here, or" if stats.nulls else "nulls (none here, but"
-    kind = "target-aware" if "wide" in target_how else "quantile"
     reason = (
-        f"{len(boundaries) + 1} {kind} buckets (wide){spike}; {how} (deep); {nulls} in "
+        f"{len(boundaries) + 1} buckets at the {source_of('wide')} (wide){spike}; {how} "
+        f"(deep); {nulls} in "
         f"later data) read as the median {median:.4g}"
     )
     if dtype != "float32":
@@ -334,8 +334,9 @@ def numeric_columns(stats: ColumnStats, sample: np.ndarray, target: np.ndarray |
         width = min(EMBEDDING_MAX, math.ceil(EMBEDDING_FACTOR * buckets**0.25))
         deep.append(embedding_column(buckets_column, dimension=width))
         reason += (
-            f"; its bucket also as an embedding of width {width} (deep: a step function "
-            "of the value the first layer need not build from one input)"
+            f"; its bucket at the {source_of('embedding')} also as an embedding of width "
+            f"{width} (deep: a step function of the value the first layer need not build "
+            "from one input)"
         )
     if NUMERIC_PIECEWISE_LINEAR and buckets >= BUCKET_EMBEDDING_MIN:
         knots = edges_of(quantile_boundaries, "piecewise")
@@ -343,14 +344,15 @@ def numeric_columns(stats: ColumnStats, sample: np.ndarray, target: np.ndarray |
         deep.append(piecewise_linear_column(raw, edges))
         reason += (
             f"; its piecewise-linear encoding over {len(edges) - 1} bins (deep: the minimum, "
-            "the bucket boundaries and the maximum as knots)"
+            f"the {source_of('piecewise')} and the maximum as knots)"
         )
     return wide, tuple(deep), reason + target_how
 
 
 def _target_aware_edges(stats, dtype, finite, target, finite_rows):
-    """``(edges_of, reason)``: ``edges_of(quantile_edges, part)`` is the edges the part
-    (``"wide"``, ``"embedding"``, ``"piecewise"``) uses under :data:`TARGET_BINS`."""
+    """``(edges_of, source_of, reason)``: ``edges_of(quantile_edges, part)`` is the
+    edges the part (``"wide"``, ``"embedding"``, ``"piecewise"``) uses under
+    :data:`TARGET_BINS`, ``source_of(part)`` says which in words."""
     tree = []
     if target is not None and TARGET_BINS and finite.size:
         min_leaf = max(TARGET_BIN_MIN_LEAF_ROWS, math.ceil(TARGET_BIN_MIN_LEAF_SHARE * finite.size))
@@ -365,8 +367,15 @@ def _target_aware_edges(stats, dtype, finite, target, finite_rows):
             return quantile_edges
         return sorted(set(quantile_edges) | set(tree)) if TARGET_BINS_MERGED else tree
 
+    def source_of(part):
+        if part not in TARGET_BINS or not tree:
+            return "quantile boundaries"
+        return (
+            "quantile boundaries and tree thresholds" if TARGET_BINS_MERGED else "tree thresholds"
+        )
+
     if not tree:
-        return edges_of, ""
+        return edges_of, source_of, ""
     how = "merged with the quantile edges" if TARGET_BINS_MERGED else "instead of quantile edges"
     reason = (
         f"; target-aware edges for the {', '.join(TARGET_BINS)} part(s), {how}: the "
@@ -374,7 +383,7 @@ def _target_aware_edges(stats, dtype, finite, target, finite_rows):
         f"{TARGET_BIN_LEAVES} leaves of at least {min_leaf} sampled rows; PLE-T, Gorishniy "
         f"et al. 2022)"
     )
-    return edges_of, reason
+    return edges_of, source_of, reason
 
 
 def categorical_columns(stats: ColumnStats):

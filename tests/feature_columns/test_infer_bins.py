@@ -101,7 +101,9 @@ def _stats(name, values):
     return stats
 
 
-def test_numeric_columns_knots_include_the_label_step_and_skip_non_finite_rows():
+def test_numeric_columns_knots_include_the_label_step_and_skip_non_finite_rows(monkeypatch):
+    monkeypatch.setattr(infer_rules, "TARGET_BINS", ("piecewise",))
+    monkeypatch.setattr(infer_rules, "TARGET_BINS_MERGED", True)
     rng = np.random.default_rng(0)
     x = rng.uniform(0, 10, 1000)
     x[:50] = np.inf  # rows the quantiles and the tree both skip
@@ -112,6 +114,8 @@ def test_numeric_columns_knots_include_the_label_step_and_skip_non_finite_rows()
     assert step in deep[-1].edges
     assert "target-aware edges for the piecewise part" in reason
     assert "1 thresholds of a one-feature regression tree" in reason
+    assert "the quantile boundaries and tree thresholds and the maximum as knots" in reason
+    assert "buckets at the quantile boundaries (wide)" in reason
 
 
 def test_without_a_target_or_with_the_rule_off_the_knots_are_quantiles(monkeypatch):
@@ -139,13 +143,18 @@ def test_each_part_takes_the_tree_edges_alone_when_not_merged(monkeypatch, parts
     embedded = deep[1].categorical_column if "embedding" in parts else None
     if "wide" in parts:
         assert list(bucketized.boundaries) == [100.0, 200.0, 300.0]
-        assert "4 target-aware buckets (wide)" in reason
+        assert "4 buckets at the tree thresholds (wide)" in reason
     if embedded is not None:
         assert list(embedded.boundaries) == [100.0, 200.0, 300.0]
     assert "instead of quantile edges" in reason
+    if "embedding" in parts:
+        assert "its bucket at the tree thresholds also as an embedding" in reason
+    if "piecewise" in parts:
+        assert "the tree thresholds and the maximum as knots" in reason
 
 
-def test_infer_passes_the_label_of_the_rows_with_a_value():
+def test_infer_passes_the_label_of_the_rows_with_a_value(monkeypatch):
+    monkeypatch.setattr(infer_rules, "TARGET_BINS", ("piecewise",))
     rng = np.random.default_rng(0)
     n = 2000
     x = rng.uniform(0, 10, n)
