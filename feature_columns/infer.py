@@ -23,10 +23,11 @@ The rules, each a named constant of :mod:`.infer_rules` or :mod:`.infer_crosses`
   normalized (``log1p`` then standardized when it is non-negative and right-skewed,
   clipped to its 0.1%/99.9% quantiles and standardized otherwise; the wide part gets it
   too and, beside a log1p, the number as it is, standardized), an embedding of
-  its bucket (a piecewise-constant encoding) and its piecewise-linear encoding with the
-  minimum, the bucket boundaries and the maximum as knots
-  (:func:`~.piecewise.piecewise_linear_column`); nulls read as the median (also in later
-  data when the training data had none); integers beyond float32's exact range (Unix
+  its bucket (a piecewise-constant encoding; its buckets also cut at the thresholds of a
+  small one-feature regression tree of the label, :data:`~.infer_rules.TARGET_BINS`) and
+  its piecewise-linear encoding with the minimum, the quantile boundaries and the maximum
+  as knots (:func:`~.piecewise.piecewise_linear_column`); nulls read as the median (also
+  in later data when the training data had none); integers beyond float32's exact range (Unix
   timestamps stored as numbers) are read as float64, beyond float64's as categories;
 - a string with few distinct values gets a vocabulary list (values seen at least
   :data:`~.infer_rules.MIN_VALUE_COUNT` times, by frequency) with one OOV bucket; with many, a hash
