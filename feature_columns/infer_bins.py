@@ -28,19 +28,23 @@ __all__ = ["label_target", "tree_edges"]
 def label_target(sample: pa.Table, label: str, task: str) -> np.ndarray:
     """The target the trees fit, one row per sampled row: a class label's one-hot
     indicators (a multi-output regression, whose squared error is the Gini impurity
-    up to a factor), a regression label standardized (its scale changes no split; the
-    centring keeps the cumulative sums small).
+    up to a factor; of two classes, one indicator: the other's squared error is the
+    same, so it would double every gain and change no split), a regression label
+    standardized (its scale changes no split; the centring keeps the cumulative sums
+    small).
 
-    >>> t = label_target(pa.table({"y": ["b", "a", "b"]}), "y", "binary")
-    >>> t.tolist()
-    [[0.0, 1.0], [1.0, 0.0], [0.0, 1.0]]
+    >>> label_target(pa.table({"y": ["b", "a", "b"]}), "y", "binary").tolist()
+    [[1.0], [0.0], [1.0]]
+    >>> label_target(pa.table({"y": [2, 0, 1]}), "y", "multiclass").tolist()
+    [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
     """
     column = sample.column(label).combine_chunks()
     if task == "regression":
         y = column.to_numpy(zero_copy_only=False).astype(np.float64)
         return ((y - y.mean()) / (y.std() or 1.0))[:, None]
     _, codes = np.unique(np.asarray(column.to_pylist(), dtype=object), return_inverse=True)
-    return np.eye(int(codes.max()) + 1 if codes.size else 1)[codes]
+    one_hot = np.eye(int(codes.max()) + 1 if codes.size else 1)[codes]
+    return one_hot[:, 1:] if one_hot.shape[1] == 2 else one_hot
 
 
 def tree_edges(

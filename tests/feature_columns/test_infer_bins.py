@@ -186,3 +186,13 @@ def test_the_minimum_gain_is_in_leaf_variances():
     y = (x >= 10).astype(float)[:, None]
     assert tree_edges(x, y, max_leaves=20, min_leaf=1, min_gain=20.0) == [10.0]
     assert tree_edges(x, y, max_leaves=20, min_leaf=1, min_gain=20.01) == []
+
+
+def test_a_binary_label_fits_one_indicator_with_the_edges_of_both():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=3000)
+    labels = np.where(rng.random(3000) < 1 / (1 + np.exp(-3 * x)), "yes", "no")
+    target = label_target(pa.table({"y": labels}), "y", "binary")
+    assert target.shape == (3000, 1) and target[:, 0].tolist() == (labels == "yes").tolist()
+    both = np.eye(2)[(labels == "yes").astype(int)]
+    assert tree_edges(x, target, 20, 30) == tree_edges(x, both, 20, 30)
