@@ -196,3 +196,15 @@ def test_a_binary_label_fits_one_indicator_with_the_edges_of_both():
     assert target.shape == (3000, 1) and target[:, 0].tolist() == (labels == "yes").tolist()
     both = np.eye(2)[(labels == "yes").astype(int)]
     assert tree_edges(x, target, 20, 30) == tree_edges(x, both, 20, 30)
+
+
+def test_a_small_sample_keeps_the_quantile_edges(monkeypatch):
+    monkeypatch.setattr(infer_rules, "TARGET_BINS", ("embedding",))
+    x = np.arange(float(infer_rules.TARGET_BIN_MIN_ROWS))
+    target = (x >= 37).astype(float)[:, None]
+    _, deep, reason = infer_rules.numeric_columns(_stats("x", x), x, target)
+    assert 37.0 in deep[1].categorical_column.boundaries and "regression tree" in reason
+    small = x[:-1]
+    _, deep, reason = infer_rules.numeric_columns(_stats("x", small), small, target[:-1])
+    assert 37.0 not in deep[1].categorical_column.boundaries
+    assert "regression tree" not in reason
