@@ -23,10 +23,11 @@ The rules, each a named constant of :mod:`.infer_rules` or :mod:`.infer_crosses`
   normalized (``log1p`` then standardized when it is non-negative and right-skewed,
   clipped to its 0.1%/99.9% quantiles and standardized otherwise; the wide part gets it
   too and, beside a log1p, the number as it is, standardized), an embedding of
-  its bucket (a piecewise-constant encoding) and its piecewise-linear encoding with the
-  minimum, the bucket boundaries and the maximum as knots
-  (:func:`~.piecewise.piecewise_linear_column`); nulls read as the median (also in later
-  data when the training data had none); integers beyond float32's exact range (Unix
+  its bucket (a piecewise-constant encoding; its buckets also cut at the thresholds of a
+  small one-feature regression tree of the label, :data:`~.infer_rules.TARGET_BINS`) and
+  its piecewise-linear encoding with the minimum, the quantile boundaries and the maximum
+  as knots (:func:`~.piecewise.piecewise_linear_column`); nulls read as the median (also
+  in later data when the training data had none); integers beyond float32's exact range (Unix
   timestamps stored as numbers) are read as float64, beyond float64's as categories;
 - an integer whose values, one group each, tell more about the label out of sample than
   its buckets (a code: a school, a plant id; :mod:`.infer_codes`) also gets a vocabulary
@@ -69,7 +70,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .infer_codes import code_columns, label_values
+from .infer_bins import label_target
+from .infer_codes import code_columns
 from .infer_crosses import crosses
 from .infer_rules import (
     categorical_columns,
@@ -79,7 +81,14 @@ from .infer_rules import (
     read_dtype,
     time_part_columns,
 )
-from .infer_stats import SAMPLE_ROWS, ColumnStats, Reservoir, inference_kind, record_batches
+from .infer_stats import (
+    SAMPLE_ROWS,
+    ColumnStats,
+    Reservoir,
+    inference_kind,
+    record_batches,
+    sample_labels,
+)
 from .numeric import numeric_column
 from .serialization import from_config, to_config
 
@@ -255,7 +264,8 @@ def infer(
         notes.append(f"{label_stats.nulls} rows have a null label; training skips them")
     sample = reservoir.table
     sample = sample.filter(pc.is_valid(sample.column(label)))
-    labels = label_values(sample.column(label), task)
+    labels = sample_labels(sample.column(label).combine_chunks(), task)
+    target = label_target(labels, task)
     linear, dnn, candidates = [], [], []
     for done, name in enumerate(schema.names):
         if progress is not None and done and done % PROGRESS_COLUMNS == 0:
@@ -289,7 +299,8 @@ def infer(
             decisions.append(ColumnDecision(name, "categorical", reason))
         elif kind == "numeric":
             values = sample.column(name).to_numpy(zero_copy_only=False).astype(np.float64)
-            wide, deep, reason = numeric_columns(s, values[~np.isnan(values)])
+            known = ~np.isnan(values)
+            wide, deep, reason = numeric_columns(s, values[known], target[known])
             linear.extend(wide)
             dnn.extend(deep)
             candidates.append(wide[0])

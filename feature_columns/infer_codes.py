@@ -35,7 +35,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from .dense import indicator_column
@@ -50,7 +49,6 @@ __all__ = [
     "code_columns",
     "grouping_information",
     "heldout_gaussian_information",
-    "label_values",
 ]
 
 # An integer column is tested as a code when its values average at least this many rows
@@ -103,14 +101,6 @@ def grouping_information(codes: np.ndarray, labels: np.ndarray, task: str) -> fl
         return heldout_gaussian_information(codes, np.asarray(labels, np.float64))
     labels = np.asarray(labels, np.int64)
     return heldout_information(codes, labels, int(labels.max()) + 1)
-
-
-def label_values(column, task: str) -> np.ndarray:
-    """The sample's labels as :func:`code_columns` reads them: float64 numbers for
-    ``"regression"``, class ids 0..n-1 (in order of appearance) otherwise."""
-    if task == "regression":
-        return np.asarray(column.to_numpy(zero_copy_only=False), np.float64)
-    return pd.factorize(np.asarray(column.to_numpy(zero_copy_only=False)))[0]
 
 
 def code_columns(

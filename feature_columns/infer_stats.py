@@ -28,6 +28,7 @@ __all__ = [
     "Reservoir",
     "inference_kind",
     "record_batches",
+    "sample_labels",
     "table_from_pandas",
 ]
 
@@ -154,6 +155,16 @@ class Reservoir:
             keep = np.sort(np.argpartition(keys, self.size - 1)[: self.size])
             table, keys = table.take(pa.array(keep)), keys[keep]
         self.table, self.keys = table.combine_chunks(), keys
+
+
+def sample_labels(column, task: str) -> np.ndarray:
+    """The sample's labels as the rules that score columns against them read them
+    (integer codes, target-aware bins): float64 numbers for ``"regression"``, class ids
+    0..n-1 (in order of appearance) otherwise."""
+    values = column.to_numpy(zero_copy_only=False)
+    if task == "regression":
+        return np.asarray(values, np.float64)
+    return pd.factorize(np.asarray(values))[0]
 
 
 def inference_kind(t: pa.DataType) -> str:
