@@ -44,10 +44,11 @@ from .canned import (
 )
 from .run_config import RunConfig
 from .tabular_ensemble import (
+    checked_members,
     cross_fit_splits,
     folds_note,
-    members_for,
     members_note,
+    members_to_train,
     out_of_fold_losses,
     stack_members,
 )
@@ -377,7 +378,7 @@ class _Tabular:
         ``best_epoch_`` and ``deep_weight_`` are the first member's; ``estimator_`` is the
         one wide&deep model predicting the members' mean logit."""
         seed = 0 if self.seed is None else int(self.seed)
-        self._asked_members()
+        checked_members(self.members)
         table = in_memory(data)
         plan = self.columns
         if plan is None:
@@ -404,7 +405,16 @@ class _Tabular:
             scale = (float(plan.label_mean), float(plan.label_std))
         labelled = plan.rows - plan.label_nulls
         width = sum(column.dimension for column in plan.dnn)
-        members = self._members(table is not None, validation_data is None, labelled, width)
+        foldable = {
+            "an in-memory table (a DataFrame, dict or Arrow table), not a file or Dataset": (
+                table is not None
+            ),
+            "no validation_data": validation_data is None,
+            f"at least {MIN_ROWS_FOR_VALIDATION} labelled rows (got {labelled})": (
+                labelled >= MIN_ROWS_FOR_VALIDATION
+            ),
+        }
+        members = members_to_train(self.members, labelled, width, foldable)
         if members > 1:
             stratify = not self._regression
             splits = cross_fit_splits(table, self.label, members, seed, stratify, scale)
@@ -462,50 +472,6 @@ class _Tabular:
         if "deep_weight" in first:
             self.deep_weight_ = first["deep_weight"]
         return self
-
-    def _members(self, in_memory_table: bool, no_validation: bool, labelled: int, width):
-        """How many cross-fitted members to train: ``members`` when given, else
-        :func:`~.tabular_ensemble.members_for` the table's shape where it can be folded
-        (in memory, no ``validation_data``, enough rows to validate on), else 1."""
-        unfoldable = [
-            why
-            for why, holds in (
-                (
-                    "an in-memory table (a DataFrame, dict or Arrow table), not a file or Dataset",
-                    in_memory_table,
-                ),
-                ("no validation_data", no_validation),
-                (
-                    f"at least {MIN_ROWS_FOR_VALIDATION} labelled rows (got {labelled})",
-                    labelled >= MIN_ROWS_FOR_VALIDATION,
-                ),
-            )
-            if not holds
-        ]
-        asked = self._asked_members()
-        if asked is None:
-            return 1 if unfoldable else members_for(labelled, width)
-        if asked > 1 and unfoldable:
-            raise ValueError(
-                f"members={asked}: the members validate on folds of the training data, "
-                f"which needs {' and '.join(unfoldable)}"
-            )
-        return asked
-
-    def _asked_members(self):
-        """``members`` checked: None or an int in [1, :data:`~.tabular_ensemble.FOLDS`]."""
-        asked = self.members
-        if asked is None:
-            return None
-        if isinstance(asked, bool) or not isinstance(asked, (int, np.integer)):
-            raise TypeError(f"members must be None or an int, got {asked!r}")
-        folds = tabular_ensemble.FOLDS
-        if not 1 <= asked <= folds:
-            raise ValueError(
-                f"members must be between 1 and {folds} (one member per fold of {folds}), "
-                f"got {asked}"
-            )
-        return int(asked)
 
     def _train(self, train, valid, settings, scale, seed, model_dir, blend_now=True) -> dict:
         """One model trained on ``train``, stopped early on ``valid`` (or

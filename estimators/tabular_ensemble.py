@@ -33,10 +33,12 @@ __all__ = [
     "FOLDS",
     "MAX_MEMBERS",
     "SHARED_BLEND",
+    "checked_members",
     "cross_fit_splits",
     "folds_note",
     "members_for",
     "members_note",
+    "members_to_train",
     "out_of_fold_losses",
     "stack_members",
 ]
@@ -105,6 +107,38 @@ def out_of_fold_losses(losses: list) -> dict:
     {0.0: [1.0, 0.5, 0.5], 1.0: [0.5, 1.0, 1.0]}
     """
     return {w: np.concatenate([m[w] for m in losses]) for w in losses[0]}
+
+
+def checked_members(members):
+    """A zero-config model's ``members`` argument checked: None, or an int from 1 to
+    :data:`FOLDS` (one member per fold)."""
+    if members is None:
+        return None
+    if isinstance(members, bool) or not isinstance(members, (int, np.integer)):
+        raise TypeError(f"members must be None or an int, got {members!r}")
+    if not 1 <= members <= FOLDS:
+        raise ValueError(
+            f"members must be between 1 and {FOLDS} (one member per fold of {FOLDS}), got {members}"
+        )
+    return int(members)
+
+
+def members_to_train(members, rows: int, width: int, foldable: dict) -> int:
+    """How many members a fit trains: ``members`` when given (checked), else
+    :func:`members_for` the table's shape where folds can be drawn, else 1. ``foldable``
+    maps each condition for folds (an in-memory table, no ``validation_data``, enough
+    rows), worded for the error, to whether it holds; ``members > 1`` where one fails is
+    refused, naming it."""
+    unfoldable = [why for why, holds in foldable.items() if not holds]
+    asked = checked_members(members)
+    if asked is None:
+        return 1 if unfoldable else members_for(rows, width)
+    if asked > 1 and unfoldable:
+        raise ValueError(
+            f"members={asked}: the members validate on folds of the training data, which "
+            f"needs {' and '.join(unfoldable)}"
+        )
+    return asked
 
 
 def folds_note(members: int, seed: int, cells: tuple, stratified: bool, asked=False) -> str:
