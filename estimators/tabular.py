@@ -7,7 +7,7 @@ deep part of a wide&deep model on top of its fixed logits with colonnade's recom
 settings (a regression label standardized, learning rates halved on a plateau), stops
 when the validation loss stops improving, keeps the best epoch's weights and the blend of
 wide and deep with the lowest validation loss, the linear model alone unless the deep part
-wins by more than the validation noise (:data:`BLEND_PREFERENCE_SE`). Each setting is a
+wins by more than the validation noise (:mod:`.tabular_blend`). Each setting is a
 named constant below and a note in ``columns_.describe()``; the experiments behind them
 are in ``benchmarks/RESULTS.md`` ("Zero configuration").
 
@@ -36,13 +36,14 @@ import pyarrow.compute as pc
 
 from .. import core
 from ..feature_columns.infer import ColumnPlan, infer
-from . import tabular_ensemble
+from . import tabular_blend, tabular_ensemble
 from .callbacks import EarlyStopping
 from .canned import (
     DNNLinearCombinedClassifier,
     DNNLinearCombinedRegressor,
 )
 from .run_config import RunConfig
+from .tabular_blend import blend_losses, choose_blend
 from .tabular_ensemble import (
     checked_members,
     cross_fit_splits,
@@ -52,7 +53,7 @@ from .tabular_ensemble import (
     out_of_fold_losses,
     stack_members,
 )
-from .tabular_linear import gain_beyond_noise, label_targets, linear_first, row_losses
+from .tabular_linear import label_targets, linear_first
 from .tabular_split import in_memory, part
 from .tensorboard import write_scalars
 
@@ -103,17 +104,6 @@ DNN_LEARNING_RATE = 0.001
 LINEAR_OPTIMIZER = "Ftrl"
 LINEAR_LEARNING_RATE = 0.05
 LINEAR_L1 = 0.001
-# After training, the deep part's logits are weighted by the one of these with the lowest
-# validation loss (a wide/deep blend chosen on validation; 0 keeps the wide part only):
-# on small tables the deep part overfits what the wide part already fits.
-BLEND_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
-# ... but a weight above 0 is kept only when it beats the wide part alone by more than
-# this many standard errors of the validation rows' paired loss differences: the
-# validation rows also chose the deep part's epoch and the weight, so its loss there is
-# optimistic. Measured: diabetes (88 rows) kept the deep part on wins of 1.1-1.2 standard
-# errors and lost on test (RMSE 59.7, 57.7 against the linear model's 56.4); randhie's
-# deep part won by 1.8 on one seed and on test (RMSE 3.75 against 3.88). A margin between.
-BLEND_PREFERENCE_SE = 1.5
 # Before wide&deep, a linear model of the wide columns is solved to convergence in numpy,
 # its L2 penalty chosen on validation (:mod:`.tabular_linear`), so the blend's weight 0 is
 # a converged linear model, not the wide part of a joint training stopped before the
@@ -263,67 +253,6 @@ class _BestEpoch(EarlyStopping):
     def history(self) -> dict:
         """The per-epoch logs as ``History.history``: one list per key."""
         return {k: [epoch[k] for epoch in self.logs] for k in self.logs[0]} if self.logs else {}
-
-
-def _logits(estimator, table) -> np.ndarray:
-    """The model's logits (a regressor's predictions) of ``table``'s rows, one column per
-    unit."""
-    out = estimator.predict(table, verbose=0)
-    keys = [k for k in out.columns if k == "logits" or k.startswith("logits_")]
-    return np.stack([np.asarray(out[k], np.float64) for k in keys or ["predictions"]], 1)
-
-
-def _blend_losses(estimator, validate, rows) -> dict:
-    """``{deep weight: validation losses}`` for each of :data:`BLEND_WEIGHTS`: one per
-    row when ``rows = (features, targets, task, scale)`` holds the validation rows in
-    memory (the targets as trained on, :func:`~.tabular_linear.label_targets`; a
-    regression's losses in the label's units), else the mean loss of ``validate``."""
-    trained = estimator.get_weights()
-    deep = {k: v for k, v in trained.items() if k.startswith("dnn/logits/")}
-    out = {}
-    if rows is None:
-        for weight in BLEND_WEIGHTS:
-            estimator.set_weights({k: v * weight for k, v in deep.items()})
-            out[weight] = np.array([validate("blend")["loss"]])
-    else:
-        features, targets, task, scale = rows
-        estimator.set_weights({k: v * 0.0 for k, v in deep.items()})
-        wide = _logits(estimator, features)
-        estimator.set_weights(deep)
-        both = _logits(estimator, features)
-        units = 1.0 if scale is None else scale[1] ** 2
-        for weight in BLEND_WEIGHTS:
-            logits = wide + weight * (both - wide)
-            out[weight] = row_losses(logits, targets, task == "regression") * units
-    estimator.set_weights(deep)
-    return out
-
-
-def _choose_blend(losses, measured_on="validation loss") -> tuple:
-    """``(deep weight, note)``: the weight with the lowest mean loss of ``losses``
-    (:func:`_blend_losses`, or an ensemble's out-of-fold losses), unless it beats the wide
-    part alone (weight 0) by no more than :data:`BLEND_PREFERENCE_SE` standard errors of
-    the rows' paired differences. The weight is then folded into the output layer's
-    weights (exact: the logits are affine in them), so the model and its exports stay one
-    wide&deep model."""
-    means = {w: float(r.mean()) for w, r in losses.items()}
-    best = min(means, key=lambda w: (means[w], -w))
-    why = ""
-    if best != 0 and 0 in losses and len(losses[0]) > 1:
-        wins, gain, margin = gain_beyond_noise(losses[0], losses[best], BLEND_PREFERENCE_SE)
-        why = (
-            f"; above 0 only when the loss is lower than weight 0's by more than "
-            f"{BLEND_PREFERENCE_SE:g} standard errors of the rows' differences: "
-            f"{gain:.4g} against {margin:.4g}"
-        )
-        if not wins:
-            best = 0.0
-    tried = ", ".join(f"{w:g}: {loss:.4g}" for w, loss in means.items())
-    note = (
-        f"the deep part's logits weighted {best:g} (the wide part's 1), of "
-        f"{list(means)} by mean {measured_on}{why} ({tried})"
-    )
-    return best, note
 
 
 def _noted(plan: ColumnPlan, notes) -> ColumnPlan:
@@ -512,8 +441,8 @@ class _Tabular:
         out["validated"] = valid is not None
         if valid is not None:
             history.history = stopper.history()
-            if BLEND_WEIGHTS:
-                out["blend_losses"] = _blend_losses(
+            if tabular_blend.BLEND_WEIGHTS:
+                out["blend_losses"] = blend_losses(
                     estimator, stopper.validate, self._rows(valid, scale)
                 )
         elif scale is not None:
@@ -523,7 +452,7 @@ class _Tabular:
         if blend_now:
             weight, note = None, None
             if "blend_losses" in out:
-                weight, note = _choose_blend(out["blend_losses"])
+                weight, note = choose_blend(out["blend_losses"])
             self._finish(out, scale, weight, note)
         return out
 
@@ -567,7 +496,7 @@ class _Tabular:
         losses with :data:`~.tabular_ensemble.SHARED_BLEND`, else each on its fold), and
         return the one wide&deep model predicting their mean logit
         (:func:`~.tabular_ensemble.stack_members`), checkpointed in ``model_dir_``."""
-        shared = tabular_ensemble.SHARED_BLEND and bool(BLEND_WEIGHTS)
+        shared = tabular_ensemble.SHARED_BLEND and bool(tabular_blend.BLEND_WEIGHTS)
         self.members_ = []
         for k, (train, valid, _) in enumerate(splits):
             where = os.path.join(self.model_dir_, f"member_{k + 1}")
@@ -577,7 +506,7 @@ class _Tabular:
         notes = []
         if shared:
             losses = out_of_fold_losses([m["blend_losses"] for m in self.members_])
-            weight, how = _choose_blend(losses, "out-of-fold loss of all rows")
+            weight, how = choose_blend(losses, "out-of-fold loss of all rows")
             for member in self.members_:
                 self._finish(member, scale, weight, None)
             notes.append(f"{how}, in every member")
@@ -616,7 +545,7 @@ class _Tabular:
 
     def _rows(self, valid, scale):
         """``(features, targets, task, scale)`` of in-memory validation rows for
-        :func:`_blend_losses`, or None (streamed, or a label that is not a class)."""
+        :func:`~.tabular_blend.blend_losses`, or None (streamed, or a label that is not a class)."""
         if not isinstance(valid, pa.Table):
             return None
         labels = self._trained_labels(valid, scale)

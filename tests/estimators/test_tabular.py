@@ -15,7 +15,7 @@ import colonnade as cn
 from colonnade.cli import main
 from colonnade.cli.job import load_config
 from colonnade.demo import load_adult
-from colonnade.estimators import tabular, tabular_ensemble
+from colonnade.estimators import tabular, tabular_blend, tabular_ensemble
 from colonnade.estimators.tabular_linear import label_targets
 from colonnade.estimators.tabular_split import part, validation_mask
 
@@ -65,7 +65,7 @@ def test_the_best_epoch_is_restored_and_checkpointed(tmp_path, monkeypatch):
     monkeypatch.setattr(tabular, "MAX_EPOCHS", 6)
     monkeypatch.setattr(tabular, "PATIENCE", 10)  # run all epochs past the best
     monkeypatch.setattr(tabular, "DNN_LEARNING_RATE", 0.05)  # noisy: the last is not best
-    monkeypatch.setattr(tabular, "BLEND_WEIGHTS", ())  # the best epoch's weights as they are
+    monkeypatch.setattr(tabular_blend, "BLEND_WEIGHTS", ())  # the best epoch's weights as they are
     df, valid = _synthetic(400, 0), _synthetic(300, 1)
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
     model.fit(df, validation_data=valid)
@@ -487,11 +487,11 @@ def test_the_blend_of_wide_and_deep_is_chosen_on_validation(tmp_path, few_epochs
         (float(w), float(v))
         for w, v in (p.split(": ") for p in note.split("(")[-1][:-1].split(", "))
     )
-    assert set(tried) == set(tabular.BLEND_WEIGHTS)
+    assert set(tried) == set(tabular_blend.BLEND_WEIGHTS)
     lowest = min(tried, key=lambda w: (tried[w], -w))
     # the lowest loss (printed to 4 digits), or 0 when it is not lower by the margin
     assert model.deep_weight_ in (lowest, 0.0)
-    assert f"{tabular.BLEND_PREFERENCE_SE:g} standard errors" in note or lowest == 0.0
+    assert f"{tabular_blend.BLEND_PREFERENCE_SE:g} standard errors" in note or lowest == 0.0
     # what is checkpointed is the blend chosen
     assert model.evaluate(valid)["loss"] == pytest.approx(tried[model.deep_weight_], rel=1e-3)
 
@@ -510,7 +510,7 @@ def test_the_blends_row_losses_average_to_the_heads_evaluation(tmp_path, few_epo
     # the fitted model predicts in the label's units: its targets unscaled, no scale
     task = "regression" if regression else 2
     targets = label_targets(valid["y"].to_numpy(), task)
-    losses = tabular._blend_losses(est, None, (features, targets, task, None))
+    losses = tabular_blend.blend_losses(est, None, (features, targets, task, None))
     deep = {k: v for k, v in est.get_weights().items() if k.startswith("dnn/logits/")}
     for weight, rows in losses.items():
         est.set_weights({k: v * weight for k, v in deep.items()})
@@ -524,12 +524,12 @@ def test_the_deep_part_is_kept_only_when_it_wins_by_more_than_the_noise():
     noise = rng.normal(size=300)
     noise -= noise.mean()
     se = noise.std() / np.sqrt(300)
-    margin = tabular.BLEND_PREFERENCE_SE
+    margin = tabular_blend.BLEND_PREFERENCE_SE
     for gain, expected in ((0.5 * margin * se, 0.0), (1.5 * margin * se, 1.0)):
         losses = {0.0: wide, 0.5: wide - noise - gain / 2, 1.0: wide - noise - gain}
-        weight, note = tabular._choose_blend(losses)
+        weight, note = tabular_blend.choose_blend(losses)
         assert weight == expected
-        assert f"by more than {tabular.BLEND_PREFERENCE_SE:g} standard errors" in note
+        assert f"by more than {tabular_blend.BLEND_PREFERENCE_SE:g} standard errors" in note
     # a streamed validation set gives one mean loss per weight: the lowest wins
-    weight, _ = tabular._choose_blend({0.0: np.array([1.0]), 1.0: np.array([0.99])})
+    weight, _ = tabular_blend.choose_blend({0.0: np.array([1.0]), 1.0: np.array([0.99])})
     assert weight == 1.0

@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 import colonnade as cn
-from colonnade.estimators import tabular, tabular_linear
+from colonnade.estimators import tabular, tabular_blend, tabular_linear
 from colonnade.estimators.tabular_linear import design, gram, solve_logistic, solve_squared
 
 sklearn_linear = pytest.importorskip("sklearn.linear_model")
@@ -101,7 +101,7 @@ def test_a_linear_table_keeps_the_linear_model_solved_to_convergence(tmp_path, m
     same features (before, weight 0 was the wide part of an early-stopped joint run)."""
     monkeypatch.setattr(tabular, "MAX_EPOCHS", 2)
     monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
-    monkeypatch.setattr(tabular, "BLEND_WEIGHTS", (0.0,))
+    monkeypatch.setattr(tabular_blend, "BLEND_WEIGHTS", (0.0,))
     monkeypatch.setattr(tabular_linear, "PENALTIES", (1.0,))
     df = _linear_table(600, 0)
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0).fit(df)
@@ -120,7 +120,7 @@ def test_a_linear_table_keeps_the_linear_model_solved_to_convergence(tmp_path, m
 def test_the_deep_part_trains_on_the_fixed_linear_logits(tmp_path, monkeypatch):
     monkeypatch.setattr(tabular, "MAX_EPOCHS", 2)
     monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
-    monkeypatch.setattr(tabular, "BLEND_WEIGHTS", ())
+    monkeypatch.setattr(tabular_blend, "BLEND_WEIGHTS", ())
     df, valid = _linear_table(400, 0), _linear_table(300, 1)
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
     model.fit(df, validation_data=valid)
@@ -308,7 +308,7 @@ def test_describe_names_the_linear_rules(tmp_path, monkeypatch):
     described = model.columns_.describe()
     assert "leave-one-out over 400 rows" in described
     assert f"more than {tabular_linear.PLAIN_PREFERENCE_SE:g} standard errors" in described
-    assert f"more than {tabular.BLEND_PREFERENCE_SE:g} standard errors" in described or (
+    assert f"more than {tabular_blend.BLEND_PREFERENCE_SE:g} standard errors" in described or (
         "weighted 0 (" in described
     )
     assert "the linear baseline's StandardScaler" in described
