@@ -66,8 +66,16 @@ def test_one_checkpoint_at_the_end_and_each_validation_reads_the_epochs_weights(
 def test_a_later_fit_goes_on_from_the_saved_end(tmp_path):
     est = regressor(tmp_path)
     est.fit(frame(), label="y", epochs=1, batch_size=16)
-    again = regressor(tmp_path)  # a new process reads model_dir
-    again.fit(frame(), label="y", epochs=2, batch_size=16)
+    saved = cn.train.load_variable(str(tmp_path), "linear/linear_model/x/weights")
+
+    class AtStart(E.Callback):
+        def on_epoch_begin(self, epoch):
+            if epoch == 0:
+                self.weights = self.estimator.get_weights()["linear/linear_model/x/weights"]
+
+    again, start = regressor(tmp_path), AtStart()  # a new process reads model_dir
+    again.fit(frame(), label="y", epochs=2, batch_size=16, callbacks=[start])
+    np.testing.assert_array_equal(start.weights, saved)
     assert saved_steps(tmp_path) == [6, 18]
     assert again.evaluate(frame(), label="y")["global_step"] == 18
 
