@@ -31,6 +31,7 @@ import pyarrow as pa
 
 from ..core.threads import threads_for, use_threads
 from ..feature_columns.crossed import CrossedColumn
+from ..feature_columns.infer_stats import label_targets
 from ..feature_columns.numeric import BucketizedColumn, NumericColumn
 from ..feature_columns.piecewise import PiecewiseLinearColumn
 from ..feature_columns.transform_cache import transform_features
@@ -218,16 +219,6 @@ def row_losses(logits, targets, regression) -> np.ndarray:
     return -np.log((p * targets).sum(1))
 
 
-def label_targets(labels: np.ndarray, task) -> np.ndarray:
-    """The solver's targets: the label as a column (regression), a 0/1 column (binary) or
-    one-hot rows of ``task`` classes."""
-    if task == "regression":
-        return labels.astype(np.float64)[:, None]
-    if task == 2:
-        return (labels == 1).astype(np.float64)[:, None]
-    return np.eye(task)[labels]
-
-
 def plain_columns(columns) -> list:
     """The wide columns less the bucketized numbers and the crosses, and a number read both
     log1p'd and as it is (a piecewise-linear column of one bin) read as it is only: the
@@ -396,9 +387,9 @@ def linear_first(train: pa.Table, valid: pa.Table, columns, labels, seed) -> tup
         how = f"{is_valid.sum()} validation rows" + (
             " and each training row left out" if regression else ""
         )
-    losses = {}
+    losses, designs = {}, {}
     for name in widths:
-        x, _ = design(both, _column_set(name, columns))
+        designs[name] = x, _ = design(both, _column_set(name, columns))
         if work <= CV_MAX_WORK:
             losses[name] = _held_out(x, targets, regression, folds)
         else:
@@ -414,8 +405,7 @@ def linear_first(train: pa.Table, valid: pa.Table, columns, labels, seed) -> tup
         )
     means = {(n, p): float(np.mean(v)) for n, per in losses.items() for p, v in per.items()}
     chosen, penalty, preference = _choose(losses)
-    subset = _column_set(chosen, columns)
-    x, layout = design(both, subset)
+    x, layout = designs[chosen]
     w, mean = _fit(x[~is_valid], targets[~is_valid], regression, penalty)
 
     def refit() -> dict | None:

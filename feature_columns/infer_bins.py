@@ -21,6 +21,8 @@ import heapq
 
 import numpy as np
 
+from .infer_stats import label_targets
+
 __all__ = ["label_target", "tree_edges"]
 
 
@@ -41,8 +43,7 @@ def label_target(labels: np.ndarray, task: str) -> np.ndarray:
         y = np.asarray(labels, np.float64)
         return ((y - y.mean()) / (y.std() or 1.0))[:, None]
     codes = np.asarray(labels, np.int64)
-    one_hot = np.eye(int(codes.max()) + 1 if codes.size else 1)[codes]
-    return one_hot[:, 1:] if one_hot.shape[1] == 2 else one_hot
+    return label_targets(codes, int(codes.max()) + 1 if codes.size else 1)
 
 
 def tree_edges(

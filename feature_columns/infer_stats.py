@@ -27,6 +27,7 @@ __all__ = [
     "DistinctCounter",
     "Reservoir",
     "inference_kind",
+    "label_targets",
     "record_batches",
     "sample_labels",
     "table_from_pandas",
@@ -165,6 +166,21 @@ def sample_labels(column, task: str) -> np.ndarray:
     if task == "regression":
         return np.asarray(values, np.float64)
     return pd.factorize(np.asarray(values))[0]
+
+
+def label_targets(labels: np.ndarray, task) -> np.ndarray:
+    """Labels as the columns a least-squares or logistic fit reads: the label as a column
+    (``task`` ``"regression"``), a 0/1 column (2 classes) or one-hot rows of ``task``
+    classes (class ids ``0..task-1``).
+
+    >>> label_targets(np.array([1, 0]), 2).tolist(), label_targets(np.array([2, 0]), 3).tolist()
+    ([[1.0], [0.0]], [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
+    """
+    if task == "regression":
+        return labels.astype(np.float64)[:, None]
+    if task == 2:
+        return (labels == 1).astype(np.float64)[:, None]
+    return np.eye(task)[labels]
 
 
 def inference_kind(t: pa.DataType) -> str:
