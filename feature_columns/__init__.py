@@ -40,6 +40,7 @@ from .dense import (
     shared_embedding_columns,
     shared_embeddings,
 )
+from .equality import EqualityColumn, equality_column
 from .features import Features, as_features
 from .hashing import DEFAULT_HASH_KEY, fingerprint64, fingerprint_cat64
 from .ids import CategoricalIds
@@ -102,6 +103,7 @@ __all__ = [
     "SequenceFeatures",
     # colonnade's own columns
     "categorical_column_with_time_part",
+    "equality_column",
     "piecewise_linear_column",
     # columns inferred from data
     "infer",
@@ -140,6 +142,7 @@ __all__ = [
     "NumericColumn",
     "BucketizedColumn",
     "PiecewiseLinearColumn",
+    "EqualityColumn",
     "HashedCategoricalColumn",
     "IdentityCategoricalColumn",
     "TimePartCategoricalColumn",

@@ -31,6 +31,7 @@ from .dense import (
     indicator_column,
     shared_embedding_column_from_config,
 )
+from .equality import equality_column
 from .numeric import bucketized_column, numeric_column_from_config
 from .piecewise import piecewise_linear_column
 from .sequence import (
@@ -65,6 +66,7 @@ COLUMN_KEYS = {
     "categorical_column_with_hash_bucket": ({"key", "hash_bucket_size"}, {"dtype"}),
     "categorical_column_with_identity": ({"key", "num_buckets"}, {"default_value"}),
     "categorical_column_with_time_part": ({"key", "part"}, set()),
+    "equality_column": ({"key", "other_key"}, {"dtype"}),
     "categorical_column_with_vocabulary_list": (
         {"key", "vocabulary_list"},
         {"dtype", "default_value", "num_oov_buckets"},
@@ -159,6 +161,7 @@ _BUILDERS = {
         c["key"], c["part"]
     ),
     "categorical_column_with_vocabulary_list": _vocab_list,
+    "equality_column": lambda c: equality_column(**_args(c, "key", "other_key", "dtype")),
     "categorical_column_with_vocabulary_file": _vocab_file,
     "weighted_categorical_column": lambda c: weighted_categorical_column(
         c["categorical_column"], c["weight_feature_key"], c.get("dtype", "float32")
