@@ -42,6 +42,9 @@ The rules, each a named constant of :mod:`.infer_rules` or :mod:`.infer_crosses`
   not a feature, as later rows hold values never trained on;
 - long text (long values, each seen about once) is dropped with the reason; long values
   that recur (a handful of long category names) are categorical like any string;
+- two numbers equal on some rows, whose equality tells the label out of sample (a chosen
+  value beside the alternatives' values: ``price == pcharter``; :mod:`.infer_equalities`),
+  give their :func:`~.equality.equality_column` in both parts;
 - crosses: the categorical pairs (bucketized numbers and timestamp parts included) whose
   information about the label, measured out of sample on the sample's two halves, most
   exceeds that of the better single column (and zero); at most :data:`~.infer_crosses.MAX_CROSSES`;
@@ -70,6 +73,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from . import infer_equalities
 from .infer_bins import label_target
 from .infer_codes import code_columns
 from .infer_crosses import crosses
@@ -100,7 +104,8 @@ class ColumnDecision:
     """What :func:`infer` did with one input column, and why."""
 
     name: str
-    action: str  # "numeric", "categorical", "boolean", "timestamp", "dropped", "label", "cross"
+    action: str  # "numeric", "categorical", "boolean", "timestamp", "dropped", "label", "cross",
+    # "equal columns"
     reason: str
 
     def line(self) -> str:
@@ -267,6 +272,7 @@ def infer(
     labels = sample_labels(sample.column(label).combine_chunks(), task)
     target = label_target(labels, task)
     linear, dnn, candidates = [], [], []
+    numbers = {}  # the first EQUAL_MAX_COLUMNS numbers' sampled values, to compare pairs
     for done, name in enumerate(schema.names):
         if progress is not None and done and done % PROGRESS_COLUMNS == 0:
             progress(f"decided {done} of {len(schema.names)} columns")
@@ -304,6 +310,8 @@ def infer(
             linear.extend(wide)
             dnn.extend(deep)
             candidates.append(wide[0])
+            if len(numbers) < infer_equalities.EQUAL_MAX_COLUMNS:
+                numbers[name] = (values, read_dtype(s))
             code = code_columns(s, values, labels, task, wide[0])
             if code is not None:
                 linear.append(code[0])
@@ -331,6 +339,10 @@ def infer(
             f"every column was dropped ({'; '.join(d.line() for d in decisions[1:]) or 'none'})"
             "; give data whose features are not all null, constant, ids or free text"
         )
+    for column, reason in infer_equalities.equality_columns(numbers, labels, task):
+        linear.append(column)
+        dnn.append(column)
+        decisions.append(ColumnDecision(column.name, "equal columns", reason))
     rare = _rare_classes(label_stats, task)
     if rare:
         note = (
