@@ -52,6 +52,8 @@ class EqualityColumn(DenseColumn):
     key: str
     other_key: str
     dtype: str = "float32"
+    dimension = 1  # one number a row
+    variable_shape = (1,)
 
     @property
     def name(self) -> str:
@@ -60,14 +62,6 @@ class EqualityColumn(DenseColumn):
     @property
     def input_keys(self) -> tuple:
         return (self.key, self.other_key)
-
-    @property
-    def dimension(self) -> int:
-        return 1
-
-    @property
-    def variable_shape(self) -> tuple:
-        return (1,)
 
     def transform(self, cache) -> np.ndarray:
         """``(batch, 1)`` in the default float dtype: 1.0 where both features hold a
@@ -103,12 +97,8 @@ class EqualityColumn(DenseColumn):
         return {self.key: t, self.other_key: t}
 
     def to_config(self) -> dict:
-        return {
-            "type": "equality_column",
-            "key": self.key,
-            "other_key": self.other_key,
-            "dtype": self.dtype,
-        }
+        keys = {"key": self.key, "other_key": self.other_key}
+        return {"type": "equality_column", **keys, "dtype": self.dtype}
 
 
 def equality_column(key: str, other_key: str, dtype: str = "float32") -> EqualityColumn:
