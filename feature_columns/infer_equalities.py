@@ -21,8 +21,8 @@ vectorized comparison per pair), and its equality becomes an
 
 Indicators equal on every sampled row (``price == pbeach`` and ``price == ppier`` where
 ``pbeach`` and ``ppier`` are one column twice), or each other's complement (a choice
-between two options), are kept once; at most
-:data:`EQUAL_MAX_KEPT`, the most informative first.
+between two options), are kept once; at most :data:`EQUAL_MAX_KEPT`, the most
+informative first.
 
 >>> import numpy as np
 >>> rng = np.random.default_rng(0)
@@ -67,9 +67,10 @@ EQUAL_MAX_COLUMNS = 40
 EQUAL_MIN_SHARE = 0.01
 EQUAL_MAX_SHARE = 0.99
 # ... and when equal at least this many times as often as chance (:func:`chance_share`):
-# digits' neighbouring pixels (integers 0..16) are equal on 13-23% of rows, 1.3-1.7 times
-# chance, and their equality only restates their values; fishing's chosen price and catch
-# equal an alternative's 3 to 235 times as often as chance.
+# digits' neighbouring pixels (integers 0..16) are equal on 13-28% of rows at 1.3-2.5
+# times chance, their equality mostly a restatement of their values (the 4 kept above 2:
+# accuracy within seed noise); fishing's chosen price and catch equal an alternative's 3
+# to 235 times as often as chance.
 EQUAL_MIN_LIFT = 2.0
 # ... and when at most this share of its equal rows hold one value: two counts that are
 # both zero are equal, but each column's bucket of that value says so already.
