@@ -347,11 +347,25 @@ class TrainState:
         finally:
             self.in_memory = False
             saved = self.holds is not None and self.holds[2] == self.global_step
-            if self.global_step != start and not saved:
+            if self.global_step != start:
                 if clean and not self.nonfinite_variables():
-                    self.save()
-                else:
+                    self.save_replacing_this_step()
+                elif not saved:
                     self.holds, self.restored = None, False
+
+    def save_replacing_this_step(self) -> str:
+        """:meth:`save`, where a checkpoint of this very step that this process wrote may
+        hold other values: a fit's periodic save landed on its last step, then a callback
+        set the weights (``EarlyStopping(restore_best_weights=True)``). That checkpoint is
+        replaced, so model_dir's latest holds what the model holds; one with the same
+        values is kept as it is (the writer compares checksums)."""
+        try:
+            return self.save()
+        except FileExistsError:
+            if self.holds is None or self.holds[2] != self.global_step:
+                raise
+            core.remove_checkpoint(self.holds[0])
+            return self.save()
 
     @contextlib.contextmanager
     def from_checkpoint(self, checkpoint_path):

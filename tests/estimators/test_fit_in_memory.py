@@ -102,3 +102,28 @@ def test_ctrl_c_saves_the_work_done(tmp_path):
     assert saved_steps(tmp_path) == [12]
     saved = cn.train.load_variable(str(tmp_path), "linear/linear_model/x/weights")
     assert float(saved[0, 0]) == pytest.approx(record.weights[-1][0], rel=1e-6)
+
+
+def test_weights_restored_after_a_periodic_save_of_the_last_step_are_the_saved_ones(tmp_path):
+    """A periodic save lands on the last step (6 steps an epoch, one save each 6), then
+    EarlyStopping puts the best epoch's weights back: model_dir's checkpoint of that step
+    must hold those, as the model in memory does, not the last epoch's."""
+    config = E.RunConfig(
+        model_dir=str(tmp_path), tf_random_seed=1, log_step_count_steps=0, save_checkpoints_steps=6
+    )
+    est = E.LinearRegressor([fc.numeric_column("x")], config=config)
+    valid = frame(40, seed=1).assign(y=0.0)  # its loss grows as the slope is learned
+    record = Record()
+    stop = E.EarlyStopping(patience=0, restore_best_weights=True)
+    est.fit(
+        frame(), label="y", epochs=5, batch_size=16, validation_data=valid, callbacks=[record, stop]
+    )
+    assert len(record.weights) == 2 and record.weights[1][0] > record.weights[0][0]
+    assert saved_steps(tmp_path) == [6, 12]
+    saved = cn.train.load_variable(str(tmp_path), "linear/linear_model/x/weights")
+    assert float(saved[0, 0]) == pytest.approx(record.weights[0][0], rel=1e-6)  # epoch 1's
+    fresh = E.LinearRegressor([fc.numeric_column("x")], config=config)  # a new process
+    x = pd.DataFrame({"x": [1.0]})
+    expected = record.weights[0][0] + record.weights[0][1]
+    assert float(fresh.predict(x)["predictions"][0]) == pytest.approx(expected, rel=1e-5)
+    assert float(est.predict(x)["predictions"][0]) == pytest.approx(expected, rel=1e-5)
