@@ -299,11 +299,11 @@ class _Tabular:
         :func:`~.tabular_split.validation_mask`, batch by batch for a stream. A regression
         label is standardized for training and the model is scaled back after it, so
         predictions, evaluations, exports and the ``history_`` losses are in the label's
-        units. An in-memory table without ``validation_data`` whose rows x deep inputs
-        are at most half of :data:`~.tabular_ensemble.ENSEMBLE_CELLS` (and rows at most
-        ``ENSEMBLE_MAX_ROWS``) trains a cross-fitted ensemble instead of one split
-        (:mod:`.tabular_ensemble`; ``members=`` sets the number, 1 for one model and a
-        fit a few times faster): ``members_`` lists the members; ``history_``,
+        units. An in-memory table without ``validation_data`` small enough in rows x deep
+        inputs (:func:`~.tabular_ensemble.members_for`; 5 folds up to ``ENSEMBLE_MAX_ROWS``
+        rows, 10 above) trains a cross-fitted ensemble (:mod:`.tabular_ensemble`;
+        ``members=`` sets the number, 1 for one model and a fit a few times faster):
+        ``members_`` lists the members; ``history_``,
         ``best_epoch_`` and ``deep_weight_`` are the first member's; ``estimator_`` is the
         one wide&deep model predicting the members' mean logit."""
         seed = 0 if self.seed is None else int(self.seed)

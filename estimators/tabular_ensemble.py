@@ -13,8 +13,14 @@ model, its checkpoint and its exports are a plain ``DNNLinearCombinedClassifier`
 ``Regressor``: ``cn.load``, ``colonnade serve`` and Ray scoring read it as any other, and
 the export's own checks bound what a hostile one can allocate.
 
->>> members_for(600, 100), members_for(1_347, 1_545), members_for(15_142, 133)
-(5, 2, 1)
+A table of more than :data:`ENSEMBLE_MAX_ROWS` rows falls in :data:`LARGE_FOLDS` folds
+instead, and up to :data:`LARGE_MAX_MEMBERS` members train, each on 90% of the rows as one
+model would.
+
+>>> members_for(600, 100), members_for(1_347, 1_545), members_for(15_142, 139)
+(5, 2, 3)
+>>> members_for(16_704, 192), members_for(32_561, 308)
+(3, 1)
 """
 
 from __future__ import annotations
@@ -31,10 +37,14 @@ __all__ = [
     "ENSEMBLE_CELLS",
     "ENSEMBLE_MAX_ROWS",
     "FOLDS",
+    "LARGE_ENSEMBLE_CELLS",
+    "LARGE_FOLDS",
+    "LARGE_MAX_MEMBERS",
     "MAX_MEMBERS",
     "SHARED_BLEND",
     "checked_members",
     "cross_fit_splits",
+    "folds_for",
     "folds_note",
     "members_for",
     "members_note",
@@ -57,11 +67,21 @@ MAX_MEMBERS = FOLDS
 # an ensemble stays well within two minutes; a large table (adult, 8.6M cells) trains
 # one model, where one split's choices are steady anyway.
 ENSEMBLE_CELLS = 6_000_000
-# Ensembles only up to this many labelled rows, where one model holds out a fifth as well
+# Five folds only up to this many labelled rows, where one model holds out a fifth as well
 # (tabular.VALIDATION_MIN_ROWS / VALIDATION_MAX_FRACTION), so a member trains on as many
-# rows as one model; above, one model trains on 90% (randhie, 15k rows: one model's RMSE
-# 3.754, 2 members of 5 folds 3.768).
+# rows as one model (randhie, 15k rows: one model on 90%, RMSE 3.754; 2 members of 5
+# folds, each on 80%, 3.768) ...
 ENSEMBLE_MAX_ROWS = 5_000
+# ... above, where one model holds out a tenth, the rows fall in this many folds, so a
+# member trains on 90% as one model does and validates on its own tenth ...
+LARGE_FOLDS = 10
+# ... and at most this many members (the first folds; the others validate none) ...
+LARGE_MAX_MEMBERS = 3
+# ... fewer where rows x deep inputs x members would exceed this many cells: 3 members on
+# health_insurance (16.7k rows x 192 inputs, one model 7-10 s) and randhie (15.1k x 139,
+# 14-18 s), one model on adult (32.6k x 308 = 10.03M, 23-37 s) and diamonds (40.5k x 226,
+# 34 s), so every table of up to 100k rows keeps within two minutes on 2 cores.
+LARGE_ENSEMBLE_CELLS = 10_000_000
 # The wide/deep blend weight is one for all members, the one with the lowest loss over
 # the out-of-fold predictions of all rows (each row scored by the member that did not
 # train on it): a choice on every row, not on a fifth of them.
@@ -73,21 +93,35 @@ _INPUT = "dnn/input_from_feature_columns/input_layer/"
 def members_for(rows: int, width: int) -> int:
     """How many cross-fitted members a table of ``rows`` labelled rows whose deep part
     reads ``width`` inputs trains: :data:`ENSEMBLE_CELLS` / (rows x width), at least 1
-    (one model and one validation split), at most :data:`MAX_MEMBERS`; 1 above
-    :data:`ENSEMBLE_MAX_ROWS` rows. Fixed by the table's shape, not by timing: the same
-    data and seed give the same model."""
+    (one model and one validation split), at most :data:`MAX_MEMBERS`; above
+    :data:`ENSEMBLE_MAX_ROWS` rows :data:`LARGE_ENSEMBLE_CELLS` / (rows x width), at most
+    :data:`LARGE_MAX_MEMBERS`. Fixed by the table's shape, not by timing: the same data
+    and seed give the same model."""
+    budget, most = ENSEMBLE_CELLS, MAX_MEMBERS
     if rows > ENSEMBLE_MAX_ROWS:
-        return 1
-    return int(min(MAX_MEMBERS, max(1, ENSEMBLE_CELLS // max(1, rows * width))))
+        budget, most = LARGE_ENSEMBLE_CELLS, LARGE_MAX_MEMBERS
+    return int(min(most, max(1, budget // max(1, rows * width))))
+
+
+def folds_for(rows: int) -> int:
+    """The folds of an ensemble on ``rows`` labelled rows: :data:`FOLDS` (each member
+    trains on 80%, as one model of a small table), :data:`LARGE_FOLDS` above
+    :data:`ENSEMBLE_MAX_ROWS` rows (90%, as one model there).
+
+    >>> folds_for(5_000), folds_for(5_001)
+    (5, 10)
+    """
+    return FOLDS if rows <= ENSEMBLE_MAX_ROWS else LARGE_FOLDS
 
 
 def cross_fit_splits(table: pa.Table, label: str, members: int, seed, stratify, scale) -> list:
     """``[(train, validation, validation rows)]`` per member: the labelled rows of
-    ``table`` in :data:`FOLDS` seeded folds (:func:`~.tabular_split.fold_ids`), member
+    ``table`` in :func:`folds_for` seeded folds (:func:`~.tabular_split.fold_ids`), member
     ``k`` validating on fold ``k`` and training on the others (their label standardized
     by ``scale = (mean, std)`` if given, as :func:`~.tabular_split.part`); with fewer
     members than folds, the last folds validate no member."""
-    folds = fold_ids(table, label, seed, max(FOLDS, members), stratify)
+    labelled = table.num_rows - table.column(label).null_count
+    folds = fold_ids(table, label, seed, max(folds_for(labelled), members), stratify)
     splits = []
     for k in range(members):
         rest = table.filter(pa.array((folds >= 0) & (folds != k)))
@@ -146,19 +180,25 @@ def folds_note(members: int, seed: int, cells: tuple, stratified: bool, asked=Fa
     ``cells`` is ``(rows, deep input width)``; ``asked``: ``members`` was given."""
     drawn = "each class's rows dealt evenly (stratified)" if stratified else "the rows"
     rows, width = cells
+    folds = max(folds_for(rows), members)
     validated = "every row validates once"
-    if members < FOLDS:
+    if members < folds:
         validated = f"the rows of {members} folds validate once, the others never"
+    budget, most, where = ENSEMBLE_CELLS, MAX_MEMBERS, f"<= {ENSEMBLE_MAX_ROWS} rows"
+    if rows > ENSEMBLE_MAX_ROWS:
+        budget, most, where = LARGE_ENSEMBLE_CELLS, LARGE_MAX_MEMBERS, f"> {ENSEMBLE_MAX_ROWS}"
+        where += " rows, where one model holds out a tenth too"
+    else:
+        where += ", where one model too holds out a fifth"
     why = (
-        f"{ENSEMBLE_CELLS} / ({rows} rows x {width} deep inputs), at most {MAX_MEMBERS}: a "
-        f"fit costs one model's times the members; on <= {ENSEMBLE_MAX_ROWS} rows, where "
-        "one model too holds out a fifth"
+        f"{budget} / ({rows} rows x {width} deep inputs), at most {most}: a fit costs one "
+        f"model's times the members; {folds} folds on {where}"
     )
     if asked:
         why = f"members={members} given"
     return (
         f"a cross-fitted ensemble of {members} members ({why}): "
-        f"{drawn} in {max(FOLDS, members)} folds by a seeded random permutation (copies of "
+        f"{drawn} in {folds} folds by a seeded random permutation (copies of "
         f"a row fall in different folds); member k trains on the other folds, stops early "
         f"and chooses its linear penalty on fold k, so {validated}; the members share "
         f"the column plan and differ in their weights (seeds {seed}..{seed + members - 1}); "
