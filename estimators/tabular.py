@@ -506,7 +506,7 @@ class _Tabular:
         notes = []
         if shared:
             losses = out_of_fold_losses([m["blend_losses"] for m in self.members_])
-            weight, how = choose_blend(losses, "out-of-fold loss of all rows")
+            weight, how = choose_blend(losses, "out-of-fold loss of the validated rows")
             for member in self.members_:
                 self._finish(member, scale, weight, None)
             notes.append(f"{how}, in every member")

@@ -85,8 +85,9 @@ LARGE_MAX_MEMBERS = 3
 # (18.3M cells), took 64-72 s on 2 busy cores: this budget keeps a table within 2 minutes.
 LARGE_ENSEMBLE_CELLS = 21_000_000
 # The wide/deep blend weight is one for all members, the one with the lowest loss over
-# the out-of-fold predictions of all rows (each row scored by the member that did not
-# train on it): a choice on every row, not on a fifth of them.
+# the out-of-fold predictions of the members' validation folds (each row scored by the
+# member that did not train on it): a choice on every row of a small table, not on a
+# fifth of them; on 3 of 10 folds of a larger one, not on a tenth.
 SHARED_BLEND = True
 
 _INPUT = "dnn/input_from_feature_columns/input_layer/"
@@ -133,9 +134,9 @@ def cross_fit_splits(table: pa.Table, label: str, members: int, seed, stratify, 
 
 
 def out_of_fold_losses(losses: list) -> dict:
-    """Per blend weight, the losses of every row, each scored by the member that did not
-    train on it: the members' per-row validation ``losses`` (``{weight: array}`` per
-    member, on their folds) joined.
+    """Per blend weight, the losses of every validated row, each scored by the member
+    that did not train on it: the members' per-row validation ``losses`` (``{weight:
+    array}`` per member, on their folds) joined.
 
     >>> joined = out_of_fold_losses([{0.0: np.array([1.0]), 1.0: np.array([0.5])},
     ...                              {0.0: np.array([0.5, 0.5]), 1.0: np.array([1.0, 1.0])}])
@@ -193,7 +194,7 @@ def folds_note(members: int, seed: int, cells: tuple, stratified: bool, asked=Fa
     else:
         where += ", where one model too holds out a fifth"
     why = (
-        f"{budget} / ({rows} rows x {width} deep inputs), at most {most}: a fit costs one "
+        f"{budget} cells / ({rows} rows x {width} deep inputs), at most {most}: a fit costs one "
         f"model's times the members; {folds} folds on {where}"
     )
     if asked:
