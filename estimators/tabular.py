@@ -47,6 +47,7 @@ from .tabular_blend import blend_losses, choose_blend
 from .tabular_ensemble import (
     checked_members,
     cross_fit_splits,
+    fold_conditions,
     folds_note,
     members_note,
     members_to_train,
@@ -334,15 +335,9 @@ class _Tabular:
             scale = (float(plan.label_mean), float(plan.label_std))
         labelled = plan.rows - plan.label_nulls
         width = sum(column.dimension for column in plan.dnn)
-        foldable = {
-            "an in-memory table (a DataFrame, dict or Arrow table), not a file or Dataset": (
-                table is not None
-            ),
-            "no validation_data": validation_data is None,
-            f"at least {MIN_ROWS_FOR_VALIDATION} labelled rows (got {labelled})": (
-                labelled >= MIN_ROWS_FOR_VALIDATION
-            ),
-        }
+        foldable = fold_conditions(
+            table is not None, validation_data is None, labelled, MIN_ROWS_FOR_VALIDATION
+        )
         members = members_to_train(self.members, labelled, width, foldable)
         if members > 1:
             stratify = not self._regression

@@ -44,6 +44,7 @@ __all__ = [
     "SHARED_BLEND",
     "checked_members",
     "cross_fit_splits",
+    "fold_conditions",
     "folds_for",
     "folds_note",
     "members_for",
@@ -158,6 +159,17 @@ def checked_members(members):
             f"members must be between 1 and {FOLDS} (one member per fold of {FOLDS}), got {members}"
         )
     return int(members)
+
+
+def fold_conditions(in_memory: bool, no_validation_data: bool, labelled: int, least: int) -> dict:
+    """The conditions for drawing folds, worded for :func:`members_to_train`'s error, each
+    mapped to whether it holds: an in-memory table, no ``validation_data``, at least
+    ``least`` labelled rows (``labelled``)."""
+    return {
+        "an in-memory table (a DataFrame, dict or Arrow table), not a file or Dataset": in_memory,
+        "no validation_data": no_validation_data,
+        f"at least {least} labelled rows (got {labelled})": labelled >= least,
+    }
 
 
 def members_to_train(members, rows: int, width: int, foldable: dict) -> int:
