@@ -47,6 +47,7 @@ from .tabular_blend import blend_losses, choose_blend
 from .tabular_ensemble import (
     checked_members,
     cross_fit_splits,
+    fold_conditions,
     folds_note,
     members_note,
     members_to_train,
@@ -299,11 +300,11 @@ class _Tabular:
         :func:`~.tabular_split.validation_mask`, batch by batch for a stream. A regression
         label is standardized for training and the model is scaled back after it, so
         predictions, evaluations, exports and the ``history_`` losses are in the label's
-        units. An in-memory table without ``validation_data`` whose rows x deep inputs
-        are at most half of :data:`~.tabular_ensemble.ENSEMBLE_CELLS` (and rows at most
-        ``ENSEMBLE_MAX_ROWS``) trains a cross-fitted ensemble instead of one split
-        (:mod:`.tabular_ensemble`; ``members=`` sets the number, 1 for one model and a
-        fit a few times faster): ``members_`` lists the members; ``history_``,
+        units. An in-memory table without ``validation_data`` small enough in rows x deep
+        inputs (:func:`~.tabular_ensemble.members_for`; 5 folds up to ``ENSEMBLE_MAX_ROWS``
+        rows, 10 above) trains a cross-fitted ensemble (:mod:`.tabular_ensemble`;
+        ``members=`` sets the number, 1 for one model and a fit a few times faster):
+        ``members_`` lists the members; ``history_``,
         ``best_epoch_`` and ``deep_weight_`` are the first member's; ``estimator_`` is the
         one wide&deep model predicting the members' mean logit."""
         seed = 0 if self.seed is None else int(self.seed)
@@ -334,15 +335,9 @@ class _Tabular:
             scale = (float(plan.label_mean), float(plan.label_std))
         labelled = plan.rows - plan.label_nulls
         width = sum(column.dimension for column in plan.dnn)
-        foldable = {
-            "an in-memory table (a DataFrame, dict or Arrow table), not a file or Dataset": (
-                table is not None
-            ),
-            "no validation_data": validation_data is None,
-            f"at least {MIN_ROWS_FOR_VALIDATION} labelled rows (got {labelled})": (
-                labelled >= MIN_ROWS_FOR_VALIDATION
-            ),
-        }
+        foldable = fold_conditions(
+            table is not None, validation_data is None, labelled, MIN_ROWS_FOR_VALIDATION
+        )
         members = members_to_train(self.members, labelled, width, foldable)
         if members > 1:
             stratify = not self._regression
@@ -506,7 +501,7 @@ class _Tabular:
         notes = []
         if shared:
             losses = out_of_fold_losses([m["blend_losses"] for m in self.members_])
-            weight, how = choose_blend(losses, "out-of-fold loss of all rows")
+            weight, how = choose_blend(losses, "out-of-fold loss of the validated rows")
             for member in self.members_:
                 self._finish(member, scale, weight, None)
             notes.append(f"{how}, in every member")

@@ -81,7 +81,42 @@ def test_members_by_table_size():
     cells, most = tabular_ensemble.ENSEMBLE_CELLS, tabular_ensemble.ENSEMBLE_MAX_ROWS
     assert members_for(200, 10) == members_for(most, cells // most // 5) == 5
     assert members_for(most, cells // most // 3) == 3  # each member costs one model's fit
-    assert members_for(most, cells // most + 1) == members_for(most + 1, 1) == 1
+    assert members_for(most, cells // most + 1) == 1
+
+
+@pytest.mark.parametrize(
+    "rows, width, members",
+    [
+        (16_704, 192, 3),  # health_insurance: 21,000,000 // 3,207,168 = 6, at most 3
+        (15_142, 139, 3),  # randhie: 21,000,000 // 2,104,738 = 9, at most 3
+        (32_561, 308, 2),  # adult: 21,000,000 // 10,028,788 = 2
+        (40_455, 226, 2),  # diamonds: 21,000,000 // 9,142,830 = 2
+        (20_000, 400, 2),  # 21,000,000 // 8,000,000 = 2
+        (100_000, 150, 1),  # 15,000,000 cells: one model
+        (60_000, 300, 1),  # 18,000,000 cells: one model
+        (5_001, 1, 3),
+    ],
+)
+def test_members_above_five_thousand_rows_by_hand(rows, width, members):
+    assert members_for(rows, width) == members
+
+
+def test_ten_folds_above_five_thousand_rows():
+    assert [tabular_ensemble.folds_for(n) for n in (200, 5_000, 5_001, 100_000)] == [5, 5, 10, 10]
+
+
+@pytest.mark.parametrize("stratify", [True, False])
+def test_large_table_members_each_train_on_nine_tenths_and_validate_on_their_own_tenth(
+    stratify,
+):
+    n = 6_000
+    table = pa.table({"x": np.arange(float(n)), "y": [0, 1, 1] * (n // 3)})
+    splits = tabular_ensemble.cross_fit_splits(table, "y", 3, 0, stratify, None)
+    assert [(t.num_rows, v.num_rows, c) for t, v, c in splits] == [(5_400, 600, 600)] * 3
+    validated = [set(v.column("x").to_pylist()) for _, v, _ in splits]
+    assert len(validated[0] | validated[1] | validated[2]) == 1_800  # disjoint tenths
+    for (train, _, _), rows in zip(splits, validated):
+        assert set(train.column("x").to_pylist()) == set(range(n)) - rows
 
 
 # ------------------------------------------------------------------ the stacking math
@@ -285,3 +320,69 @@ def test_members_needs_rows_to_fold(tmp_path, small_members):
     _synthetic().to_csv(path, index=False)
     with pytest.raises(ValueError, match="an in-memory table"):
         model.fit(str(path))
+
+
+# ------------------------------------------------------------------ a table above ENSEMBLE_MAX_ROWS
+
+
+@pytest.fixture(scope="module")
+def ten_folds(tmp_path_factory):
+    """A 10-fold ensemble of 3 members (ENSEMBLE_MAX_ROWS lowered to 300 for a 400-row
+    table), with the blend's inputs recorded."""
+    seen = {"validation x": [], "out of fold": []}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tabular, "MAX_EPOCHS", 3)
+        patch.setattr(tabular, "MIN_EPOCHS_NOISY", 1)
+        patch.setattr(tabular, "HIDDEN_UNITS", (8, 4))
+        patch.setattr(tabular_ensemble, "ENSEMBLE_MAX_ROWS", 300)
+
+        def blend_losses(estimator, validate, rows):
+            seen["validation x"].append(rows[0].column("x").to_numpy())
+            return tabular.tabular_blend.blend_losses(estimator, validate, rows)
+
+        def choose_blend(losses, *how):
+            if how:
+                seen["out of fold"].append({w: len(v) for w, v in losses.items()})
+            return tabular.tabular_blend.choose_blend(losses, *how)
+
+        patch.setattr(tabular, "blend_losses", blend_losses)
+        patch.setattr(tabular, "choose_blend", choose_blend)
+        model_dir = tmp_path_factory.mktemp("ten_folds")
+        data = _synthetic()
+        model = cn.estimators.TabularClassifier("y", model_dir=str(model_dir), seed=1)
+        return model.fit(data), data, seen
+
+
+def test_a_large_table_trains_members_on_ten_folds(ten_folds):
+    model, data, _ = ten_folds
+    assert len(model.members_) == 3
+    text = model.columns_.describe()
+    assert "a cross-fitted ensemble of 3 members" in text
+    assert "10 folds on > 300 rows" in text
+    assert "the rows of 3 folds validate once, the others never" in text
+
+
+def test_the_shared_blend_sees_the_members_validation_tenths_only(ten_folds):
+    _, data, seen = ten_folds
+    folds = fold_ids(pa.Table.from_pandas(data), "y", seed=1, folds=10, stratify=True)
+    expected = [np.sort(data["x"].to_numpy()[folds == k]) for k in range(3)]
+    assert all(40 <= len(x) <= 41 for x in expected)  # a tenth of 400, per class within one
+    got = [np.sort(x) for x in seen["validation x"]]
+    assert len(got) == 3
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e)
+    out_of_fold = sum(len(x) for x in expected)  # 3 tenths; the 7 other folds validate none
+    assert seen["out of fold"] == [{w: out_of_fold for w in tabular.tabular_blend.BLEND_WEIGHTS}]
+
+
+def test_a_ten_fold_ensemble_exports_loads_and_predicts_the_same(ten_folds, tmp_path):
+    model, _, _ = ten_folds
+    rows = _synthetic(50, seed=9)
+    members = [_logits(m["estimator"].predict(rows, verbose=0)) for m in model.members_]
+    got = _logits(model.predict(rows))
+    np.testing.assert_allclose(got, np.mean(members, axis=0), atol=1e-5)
+    path = model.export_saved_model(str(tmp_path / "export"))
+    loaded = cn.load(path).predict(rows.drop(columns=["y"]))
+    np.testing.assert_allclose(_logits(loaded), got, atol=1e-6)
+    meta = json.load(open(os.path.join(path, "model.json")))
+    assert meta["network"]["dnn"]["hidden_units"] == [24, 12]
