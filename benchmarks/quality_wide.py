@@ -20,8 +20,9 @@ Baselines, run the same way on every table:
   median of a number plus a missing indicator, the most frequent category);
 - ``hgb``: scikit-learn's HistGradientBoosting with defaults (categories as pandas
   categories, nulls native);
-- ``lightgbm``, ``xgboost``: defaults, categories native (when installed: the benchmark
-  extra ``pip install colonnade[benchmark]``; never library dependencies).
+- ``lightgbm``, ``xgboost``, ``catboost``: defaults, categories native (CatBoost's with
+  nulls as a category of their own, as it needs; when installed: the benchmark extra
+  ``pip install colonnade[benchmark]``; never library dependencies).
 
 Datasets (package: name, rows, what it exercises):
 
@@ -313,6 +314,25 @@ def xgboost(task, train, test, label, seed):
     return metrics(task, test[label], model.predict_proba(x_test), classes)
 
 
+def catboost(task, train, test, label, seed):
+    import catboost as cb
+
+    x_train, x_test, categorical = _features(train, test, label)
+    x_train, x_test = x_train.copy(), x_test.copy()
+    for x in (x_train, x_test):
+        for c in x.columns:
+            if c in categorical:  # CatBoost's categories are strings, never null
+                x[c] = x[c].astype(object).where(x[c].notna(), "<null>").astype(str)
+            elif x[c].dtype == bool:
+                x[c] = x[c].astype(int)
+    cls = cb.CatBoostRegressor if task == "regression" else cb.CatBoostClassifier
+    model = cls(random_seed=seed, thread_count=1, verbose=0, cat_features=categorical)
+    model.fit(x_train, train[label])
+    if task == "regression":
+        return metrics(task, test[label], model.predict(x_test))
+    return metrics(task, test[label], model.predict_proba(x_test), model.classes_)
+
+
 def tabular(task, train, test, label, seed):
     import colonnade as cn
 
@@ -337,6 +357,7 @@ MODELS = {
     "hgb": hgb,
     "lightgbm": lightgbm,
     "xgboost": xgboost,
+    "catboost": catboost,
     "tabular": tabular,
 }
 SEEDED = ("tabular",)  # run once per seed; the others once, with the first seed
@@ -405,7 +426,7 @@ def misses(task, means) -> list:
         return []
     ours = means["tabular"]
     simple = [means[m] for m in ("linear", "hgb") if m in means]
-    boosted = [means[m] for m in ("hgb", "lightgbm", "xgboost") if m in means]
+    boosted = [means[m] for m in ("hgb", "lightgbm", "xgboost", "catboost") if m in means]
     out = []
     if task == "regression":
         if simple and ours > 1.01 * min(simple):
