@@ -326,7 +326,13 @@ def catboost(task, train, test, label, seed):
             elif x[c].dtype == bool:
                 x[c] = x[c].astype(int)
     cls = cb.CatBoostRegressor if task == "regression" else cb.CatBoostClassifier
-    model = cls(random_seed=seed, thread_count=1, verbose=0, cat_features=categorical)
+    model = cls(
+        random_seed=seed,
+        thread_count=1,
+        verbose=0,
+        cat_features=categorical,
+        allow_writing_files=False,  # else a catboost_info/ folder in the working directory
+    )
     model.fit(x_train, train[label])
     if task == "regression":
         return metrics(task, test[label], model.predict(x_test))
