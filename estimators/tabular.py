@@ -34,7 +34,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .. import core
 from ..feature_columns.infer import ColumnPlan, infer
 from . import tabular_blend, tabular_ensemble
 from .callbacks import EarlyStopping
@@ -483,8 +482,7 @@ class _Tabular:
         ):
             # The best (or rescaled) weights replace the last epoch's as the newest
             # checkpoint, so a later evaluate, export or `colonnade evaluate` reads them.
-            core.remove_checkpoint(estimator.latest_checkpoint())
-            estimator.save_checkpoint()
+            estimator.train_state.save_replacing_this_step()
 
     def _fit_members(self, splits, settings, scale, seed):
         """Train a member per fold, blend them (one weight for all on the out-of-fold

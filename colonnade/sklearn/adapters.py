@@ -23,7 +23,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .. import core
 from ..estimators import Predictor, RunConfig
 from ..estimators.loading import load
 from ..estimators.tabular import fold_label_scale
@@ -290,8 +289,8 @@ class Regressor(RegressorMixin, Adapter):
         std = np.where(std > 0, std, 1.0)
         super()._train(table, ((label - mean) / std).astype(np.float32), seed)
         fold_label_scale(self.estimator_, mean, std)
-        core.remove_checkpoint(self.estimator_.latest_checkpoint())
-        self.estimator_.save_checkpoint()  # the newest checkpoint holds the folded weights
+        # the newest checkpoint holds the folded weights
+        self.estimator_.train_state.save_replacing_this_step()
 
     def predict(self, X) -> np.ndarray:
         """Predicted values: ``(n,)``, or ``(n, label_dimension)`` when that is above 1."""
