@@ -1,5 +1,6 @@
 """Which of quality_wide.py's tables the equal-columns rule fires on: runs only the column
-inference (no training) on each table's training split and prints the equalities kept.
+inference (no training) on each table's training split and prints, per table and seed, a
+JSON line of the equalities kept (each decision's line) and the inference's seconds.
 
     python benchmarks/equal_columns_tables.py [--datasets fishing,car] [--seeds 0,1,2]
 
@@ -7,6 +8,8 @@ The seed is the inference sample's, as ``TabularClassifier(seed=...)`` passes it
 """
 
 import argparse
+import json
+import os
 import time
 
 from quality_wide import DATASETS
@@ -26,12 +29,9 @@ def main():
             plan = cn.feature_columns.infer(train, label, task=task, seed=seed)
             seconds = time.perf_counter() - start
             fired = [d.line() for d in plan.decisions if d.action == "equal columns"]
-            print(
-                f"{name} seed {seed}: {len(fired)} equalities (inference {seconds:.1f} s)",
-                flush=True,
-            )
-            for line in fired:
-                print(f"  {line}", flush=True)
+            line = {"bench": "equal_columns", "dataset": name, "seed": seed}
+            line.update(equalities=fired, inference_seconds=round(seconds, 2))
+            print(json.dumps({**line, "load": round(os.getloadavg()[0], 2)}), flush=True)
 
 
 if __name__ == "__main__":
