@@ -36,7 +36,7 @@ from workloads import (
 
 import colonnade as cn
 from colonnade.core.autodiff import gradients
-from colonnade.estimators import input_pipeline
+from colonnade.estimators.inputs import pipeline as input_pipeline
 
 fc = cn.feature_columns
 
@@ -177,7 +177,7 @@ def measure(model, kind: str, train: str, test: str, rows: int) -> dict:
     )
     p = np.concatenate([b["logistic"][:, 0] for b in probs])
     predict_s = time.perf_counter() - start
-    auc = cn.estimators.metrics.AUC()
+    auc = cn.metrics.AUC()
     auc.update(labels, p)
     steps = model.global_step
     return {

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ctr  # noqa: E402
 
 import colonnade as cn  # noqa: E402
-from colonnade.estimators.input_pipeline import transformed_batches  # noqa: E402
+from colonnade.estimators.inputs.pipeline import transformed_batches  # noqa: E402
 
 
 def main() -> None:

@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 import colonnade as cn
-from colonnade.estimators import hook_runner
-from colonnade.estimators import hooks as H
-from colonnade.estimators.progress import ProgressHook
+from colonnade.estimators.hooks import basic as H
+from colonnade.estimators.hooks import runner as hook_runner
+from colonnade.estimators.hooks.progress import ProgressHook
 
 
 class _Estimator:

@@ -9,7 +9,7 @@ Keras-style metric objects (``update_state``, ``result``, ``reset_state``).
 0.6667
 """
 
-from colonnade.estimators.metric_ops import (
+from colonnade.estimators.spec.metric_ops import (
     accuracy,
     auc,
     mean,
@@ -19,7 +19,7 @@ from colonnade.estimators.metric_ops import (
     recall,
     root_mean_squared_error,
 )
-from colonnade.estimators.metrics import (
+from colonnade.estimators.spec.metrics import (
     AUC,
     Accuracy,
     Mean,

@@ -14,8 +14,8 @@
 
 from types import SimpleNamespace
 
-from colonnade.estimators import signature_constants
-from colonnade.estimators.signature_constants import DEFAULT_SERVING_SIGNATURE_DEF_KEY
+from colonnade.estimators.spec import signature_constants
+from colonnade.estimators.spec.signature_constants import DEFAULT_SERVING_SIGNATURE_DEF_KEY
 
 tag_constants = SimpleNamespace(SERVING="serve", TRAINING="train", GPU="gpu", TPU="tpu")
 

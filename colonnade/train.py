@@ -1,7 +1,7 @@
 """``cn.train``: the ``tf.train`` names — optimizers, learning-rate schedules, moving
 averages, checkpoints and warm start (from :mod:`colonnade.core`), and the session-run
 hooks (``SessionRunHook``, ``SessionRunArgs``, ``LoggingTensorHook``..., from
-:mod:`colonnade.estimators.hooks`), gathered under the name TensorFlow users know."""
+:mod:`colonnade.estimators.hooks.basic`), gathered under the name TensorFlow users know."""
 
 from colonnade.core import (
     AdadeltaOptimizer,
@@ -58,7 +58,7 @@ from colonnade.core.variable_scope import (
     get_or_create_global_step,
     global_step,
 )
-from colonnade.estimators.hooks import (
+from colonnade.estimators.hooks.basic import (
     CheckpointSaverHook,
     CheckpointSaverListener,
     FeedFnHook,

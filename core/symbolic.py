@@ -4,7 +4,7 @@ A ``serving_input_fn`` describes what an export does to a request before the mod
 ``tf.placeholder`` inputs and a few ops on them (``expand_dims``, ``log1p``,
 ``strings.lower``, ``parse_example``...). Here those calls, given a
 :class:`SymbolicTensor`, record a node of a small DAG instead of computing a value; the
-export stores the DAG as JSON (``colonnade.estimators.serving_graph``) and applies it,
+export stores the DAG as JSON (``colonnade.estimators.export.serving_graph``) and applies it,
 vectorized over a request's columns, when serving. Only the ops of :data:`OPS` exist:
 the export is data, never code.
 

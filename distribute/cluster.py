@@ -12,7 +12,7 @@ import time
 import ray
 
 from ..data.worker_shards import reads_streamed_split
-from ..estimators import distributed as trainer
+from ..estimators.runtime import distributed as trainer
 from . import hosts, state
 from .coordinator import Coordinator
 from .parameter_server import ParameterServer

@@ -17,7 +17,7 @@ import logging
 import threading
 import time
 
-from ..estimators import distributed as trainer
+from ..estimators.runtime import distributed as trainer
 from .settle import settle_failed_run
 
 logger = logging.getLogger("colonnade")

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import pyarrow as pa
 
 from ..data.ray_source import arrow_schema, import_ray
-from ..estimators.export import no_predictions_frame, resolve_export_dir
+from ..estimators.export.directory import no_predictions_frame, resolve_export_dir
 from ..estimators.loading import load
 
 __all__ = ["DEFAULT_BATCH_SIZE", "predict_dataset"]

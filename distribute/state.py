@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core
-from ..estimators import distributed as trainer
+from ..estimators.runtime import distributed as trainer
 from .placement import Placement, VariableInfo
 from .tables import network_tables
 

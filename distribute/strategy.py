@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from ..data import Dataset
 from ..data.ray_source import is_ray_dataset
 from ..data.worker_shards import worker_shards
-from ..estimators import training_loop
-from ..estimators.hook_runner import SessionRunHook
+from ..estimators.hooks.runner import SessionRunHook
+from ..estimators.runtime import training_loop
 
 MODES = ("async", "sync")
 WORKER_RESOURCE_KEYS = ("num_cpus", "num_gpus", "memory", "resources", "accelerator_type")

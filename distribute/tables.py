@@ -21,7 +21,7 @@ shape-only (:class:`ShapeOnly`), so its size does not grow with theirs either.
 >>> est = cn.estimators.LinearClassifier(
 ...     [fc.categorical_column_with_identity("a", 1000), fc.numeric_column("x")],
 ...     model_dir=__import__("tempfile").mkdtemp())
->>> from colonnade.estimators import distributed as trainer
+>>> from colonnade.estimators.runtime import distributed as trainer
 >>> network = trainer.network(est)
 >>> tables = list(network_tables(network).values())
 >>> [t.variable.name for t in tables]

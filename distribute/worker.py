@@ -23,10 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import core
-from ..estimators import distributed as trainer
-from ..estimators.head_base import example_weights
-from ..estimators.input_fn import num_rows
-from ..estimators.input_pipeline import transformed_batches
+from ..estimators.heads.base import example_weights
+from ..estimators.inputs.input_fn import num_rows
+from ..estimators.inputs.pipeline import transformed_batches
+from ..estimators.runtime import distributed as trainer
 from .tables import Compactor, held_bytes, network_tables
 
 

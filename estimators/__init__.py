@@ -10,9 +10,8 @@ checkpoints in ``model_dir``, warm start, hooks (TF's signatures) and callbacks;
 """
 
 from ..core.warm_start import VocabInfo
-from . import export, inputs
-from .callbacks import Callback, CSVLogger, EarlyStopping, ModelCheckpoint
-from .canned import (
+from . import export, inputs  # TF's namespaces tf.estimator.export and .inputs
+from .canned.estimators import (
     DNNClassifier,
     DNNLinearCombinedClassifier,
     DNNLinearCombinedRegressor,
@@ -20,12 +19,19 @@ from .canned import (
     LinearClassifier,
     LinearRegressor,
 )
-from .estimator import Estimator
-from .export import Predictor
-from .export_checks import ExportError
-from .exporters import BestExporter, Exporter, FinalExporter, LatestExporter
-from .extenders import forward_features
-from .heads import (
+from .export.checks import ExportError
+from .export.directory import Predictor
+from .export.exporters import BestExporter, Exporter, FinalExporter, LatestExporter
+from .export.extenders import forward_features
+from .export.receivers import (
+    ParsingServingInputReceiver,
+    RawServingInputReceiver,
+    ServingInputReceiver,
+    TensorServingInputReceiver,
+    build_parsing_serving_input_receiver_fn,
+    build_raw_serving_input_receiver_fn,
+)
+from .heads.classification import (
     BinaryClassHead,
     ClassificationOutput,
     LogisticRegressionHead,
@@ -42,14 +48,7 @@ from .heads import (
     poisson_regression_head,
     regression_head,
 )
-from .hook_runner import (
-    CheckpointSaverListener,
-    SessionRunArgs,
-    SessionRunContext,
-    SessionRunHook,
-    SessionRunValues,
-)
-from .hooks import (
+from .hooks.basic import (
     CheckpointSaverHook,
     FeedFnHook,
     FinalOpsHook,
@@ -63,19 +62,90 @@ from .hooks import (
     StopAtStepHook,
     SummarySaverHook,
 )
-from .keras_fit import History
-from .loading import load
-from .model_fn import EstimatorSpec, ModeKeys
-from .receivers import (
-    ParsingServingInputReceiver,
-    RawServingInputReceiver,
-    ServingInputReceiver,
-    TensorServingInputReceiver,
-    build_parsing_serving_input_receiver_fn,
-    build_raw_serving_input_receiver_fn,
+from .hooks.runner import (
+    CheckpointSaverListener,
+    SessionRunArgs,
+    SessionRunContext,
+    SessionRunHook,
+    SessionRunValues,
 )
-from .run_config import RunConfig, WarmStartSettings
-from .tabular import TabularClassifier, TabularRegressor
-from .training import EvalSpec, TrainSpec, add_metrics, train_and_evaluate
+from .loading import load
+from .runtime.callbacks import Callback, CSVLogger, EarlyStopping, ModelCheckpoint
+from .runtime.estimator import Estimator
+from .runtime.keras_fit import History
+from .runtime.run_config import RunConfig, WarmStartSettings
+from .runtime.training import EvalSpec, TrainSpec, add_metrics, train_and_evaluate
+from .spec.model_fn import EstimatorSpec, ModeKeys
+from .tabular.models import TabularClassifier, TabularRegressor
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = [
+    "add_metrics",
+    "BestExporter",
+    "binary_classification_head",
+    "BinaryClassHead",
+    "build_parsing_serving_input_receiver_fn",
+    "build_raw_serving_input_receiver_fn",
+    "Callback",
+    "CheckpointSaverHook",
+    "CheckpointSaverListener",
+    "ClassificationOutput",
+    "CSVLogger",
+    "DNNClassifier",
+    "DNNLinearCombinedClassifier",
+    "DNNLinearCombinedRegressor",
+    "DNNRegressor",
+    "EarlyStopping",
+    "Estimator",
+    "EstimatorSpec",
+    "EvalSpec",
+    "Exporter",
+    "ExportError",
+    "FeedFnHook",
+    "FinalExporter",
+    "FinalOpsHook",
+    "forward_features",
+    "GlobalStepWaiterHook",
+    "History",
+    "LatestExporter",
+    "LinearClassifier",
+    "LinearRegressor",
+    "load",
+    "LoggingTensorHook",
+    "logistic_regression_head",
+    "LogisticRegressionHead",
+    "ModeKeys",
+    "ModelCheckpoint",
+    "multi_class_head",
+    "multi_label_head",
+    "MultiClassHead",
+    "MultiLabelHead",
+    "NanLossDuringTrainingError",
+    "NanTensorHook",
+    "NonFiniteStateError",
+    "ParsingServingInputReceiver",
+    "poisson_regression_head",
+    "PoissonRegressionHead",
+    "Predictor",
+    "PredictOutput",
+    "RawServingInputReceiver",
+    "regression_head",
+    "RegressionHead",
+    "RegressionOutput",
+    "RunConfig",
+    "SecondOrStepTimer",
+    "ServingInputReceiver",
+    "SessionRunArgs",
+    "SessionRunContext",
+    "SessionRunHook",
+    "SessionRunValues",
+    "StepCounterHook",
+    "StopAtStepHook",
+    "SummarySaverHook",
+    "TabularClassifier",
+    "TabularRegressor",
+    "TensorServingInputReceiver",
+    "train_and_evaluate",
+    "TrainSpec",
+    "VocabInfo",
+    "WarmStartSettings",
+]

@@ -14,15 +14,14 @@ import pyarrow as pa
 
 from .. import core
 from ..data.tensor_slices import table_from_columns
-from . import export_checks as checks
-from . import input_fn as inputs
-from . import receivers
-from .estimator import Estimator
-from .export import MODEL_FILE, VARIABLES_PREFIX, Predictor, resolve_export_dir
-from .export_checks import ExportError
-from .extenders import WithForwardedFeatures
-from .inference import predict_batches
-from .model_fn_export import params_from_json
+from .export import checks, receivers
+from .export.checks import ExportError
+from .export.directory import MODEL_FILE, VARIABLES_PREFIX, Predictor, resolve_export_dir
+from .export.extenders import WithForwardedFeatures
+from .export.model_fn_export import params_from_json
+from .inputs import input_fn as inputs
+from .runtime.estimator import Estimator
+from .runtime.inference import predict_batches
 
 __all__ = ["ModelFnPredictor", "load"]
 
@@ -33,7 +32,7 @@ def load(path: str | os.PathLike, model_fns: dict | None = None):
     """Load an export (its directory, or a base directory of timestamped exports: the
     newest is taken) and return its predictor, whose ``predict(rows)`` gives a DataFrame:
     a :class:`~colonnade.estimators.Predictor` for a canned estimator's export; for a
-    custom ``Estimator``'s, a :class:`~colonnade.estimators.model_fn_export.ModelFnPredictor`
+    custom ``Estimator``'s, a :class:`~colonnade.estimators.export.model_fn_export.ModelFnPredictor`
     over ``model_fns[name]``, the function the caller gives for the ``model_fn`` name the
     export records (nothing is imported by name from the export).
 

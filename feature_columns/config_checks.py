@@ -1,7 +1,7 @@
 """Checking declarative configs, with errors that name the field at fault.
 
 Feature-column dicts (:mod:`.serialization`), estimator settings
-(``colonnade.estimators.from_config``) and the command line's TOML jobs all check their
+(``colonnade.estimators.canned.from_config``) and the command line's TOML jobs all check their
 values and report a bad one the same way: ``<dotted path>: <what was expected>, got
 <what was there>``, with a "did you mean" hint for a misspelt name. This module is that
 one way: :class:`ConfigError`, the value checks (each ``check(value, field) -> value``)

@@ -17,7 +17,7 @@ A code keeps its numeric treatment (an ordered code, or a count with a few speci
 values, still has a trend) and gains a vocabulary list of its values: a weight per value
 in the wide part (as a one-hot indicator: the column's name is the number's), an
 embedding or indicator in the deep part. The one-hot is in the linear model's plain column
-set too (:func:`~colonnade.estimators.tabular_linear.plain_columns`: numbers and one-hot
+set too (:func:`~colonnade.estimators.tabular.linear.plain_columns`: numbers and one-hot
 categories), as a category is.
 
 >>> import numpy as np

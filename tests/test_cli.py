@@ -645,7 +645,7 @@ def test_dots_in_strings_comments_and_numbers_are_not_key_parts():
 
 
 def test_sigterm_during_a_command_exits_with_143(monkeypatch, capsys):
-    from colonnade.estimators.training_loop import Terminated
+    from colonnade.estimators.runtime.training_loop import Terminated
 
     def terminated(parser, args):
         raise Terminated("SIGTERM")

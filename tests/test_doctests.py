@@ -121,7 +121,7 @@ def test_the_walk_reaches_every_package_and_many_examples():
         "colonnade.core.optimizers",
         "colonnade.core.schedules",
         "colonnade.data.dataset",
-        "colonnade.estimators.canned",
+        "colonnade.estimators.canned.estimators",
         "colonnade.feature_columns.dense",
     ):
         assert name in MODULES

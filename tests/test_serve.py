@@ -22,6 +22,7 @@ import colonnade as cn
 pytest.importorskip("starlette")
 uvicorn = pytest.importorskip("uvicorn")
 
+from colonnade.estimators.export.directory import resolve_export_dir  # noqa: E402
 from colonnade.serving import ModelStore, create_app  # noqa: E402
 from colonnade.serving.protocol import uvicorn_options  # noqa: E402
 
@@ -740,7 +741,7 @@ def test_a_unicode_digit_version_directory_is_not_a_version(tmp_path):
         shutil.copytree(real, base / name)
     store = ModelStore(str(base), poll_interval=0.1)
     assert store.serving().path == real
-    assert E.export.resolve_export_dir(str(base)) == real
+    assert resolve_export_dir(str(base)) == real
     assert cn.load(str(base)).predict(frame(3)).shape[0] == 3
 
 

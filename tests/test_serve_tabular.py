@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 import colonnade as cn
-from colonnade.estimators import tabular, tabular_ensemble
+from colonnade.estimators.tabular import ensemble as tabular_ensemble
+from colonnade.estimators.tabular import models as tabular
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")

@@ -11,7 +11,7 @@ pytest.importorskip("sklearn")
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 import colonnade.sklearn as sk  # noqa: E402
-from colonnade.estimators import tabular  # noqa: E402
+from colonnade.estimators.tabular import models as tabular  # noqa: E402
 
 # Small models, few epochs, a learning rate large enough to fit the checks' data
 # (200 rows) in them: the checks test the scikit-learn contract, not the defaults.

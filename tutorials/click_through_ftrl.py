@@ -238,7 +238,7 @@ def oracle_metrics(path) -> dict:
     table = pq.read_table(path, columns=[LABEL, HIDDEN_PROBABILITY])
     labels = table.column(LABEL).to_numpy()
     probabilities = table.column(HIDDEN_PROBABILITY).to_numpy()
-    auc = cn.estimators.metrics.AUC()
+    auc = cn.metrics.AUC()
     auc.update(labels, probabilities)
     p = np.clip(probabilities, 1e-7, 1 - 1e-7)
     logloss = -np.mean(labels * np.log(p) + (1 - labels) * np.log(1 - p))

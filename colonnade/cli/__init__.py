@@ -39,7 +39,7 @@ import sys
 import traceback
 
 from .. import __version__
-from ..estimators.training_loop import Terminated
+from ..estimators.runtime.training_loop import Terminated
 from .commands import COMMANDS
 from .job import ConfigError, load_config
 
@@ -303,7 +303,7 @@ def _run_job(args) -> int:
 
 def _run_serve(args) -> int:
     from .. import serving
-    from ..estimators.export_checks import ExportError
+    from ..estimators.export.checks import ExportError
 
     try:
         import orjson  # noqa: F401

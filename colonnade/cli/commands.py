@@ -13,7 +13,7 @@ import math
 import os
 import sys
 
-from ..estimators.input_fn import INFERENCE_BATCH_SIZE
+from ..estimators.inputs.input_fn import INFERENCE_BATCH_SIZE
 from .job import OUTPUT_FORMATS, ConfigError
 
 __all__ = ["COMMANDS", "cmd_evaluate", "cmd_export", "cmd_predict", "cmd_train"]
@@ -110,16 +110,17 @@ def cmd_train(job) -> None:
 
 def cmd_evaluate(job, plots=None) -> None:
     """``colonnade evaluate``: the metrics on ``data.eval`` as JSON; with ``plots`` (a
-    directory) also PNG plots of them (see :func:`colonnade.estimators.plots.plot_evaluation`)."""
+    directory) also PNG plots of them (see
+    :func:`colonnade.estimators.runtime.plots.plot_evaluation`)."""
     if plots is not None:
-        from ..estimators.plots import require_matplotlib
+        from ..estimators.runtime.plots import require_matplotlib
 
         require_matplotlib()  # before any work: an ImportError naming the extra
     paths = _checked_paths(job, "data.eval", "evaluate")
     estimator = _trained_estimator(job, "evaluate")
     print(json.dumps(_evaluate(estimator, job, paths), indent=2))
     if plots is not None:
-        from ..estimators.plots import plot_evaluation
+        from ..estimators.runtime.plots import plot_evaluation
 
         label = _label(job)
         if not isinstance(label, str):

@@ -51,7 +51,7 @@ installed package; every key is described in ``docs/config.md``)::
     export_dir = "exports/census"
 
 The ``[model]`` table is an estimator config
-(:func:`colonnade.estimators.from_config.parse_estimator_config`, which also builds its
+(:func:`colonnade.estimators.canned.from_config.parse_estimator_config`, which also builds its
 feature columns, the :func:`colonnade.feature_columns.to_config` column dicts, one
 ``[[...]]`` table each); this module adds the job around it: the ``[data]``, ``[predict]``
 and ``[export]`` tables, and paths taken from the config file's folder. A bad config
@@ -85,8 +85,8 @@ else:  # Python 3.10: the same parser, published as the tomli package
     import tomli as tomllib
 
 from ..data.dataset import MAX_ROWS
-from ..estimators.from_config import EstimatorConfig, parse_estimator_config
-from ..estimators.input_fn import DEFAULT_BATCH_SIZE
+from ..estimators.canned.from_config import EstimatorConfig, parse_estimator_config
+from ..estimators.inputs.input_fn import DEFAULT_BATCH_SIZE
 from ..feature_columns import config_checks as check
 from ..feature_columns.config_checks import ConfigError, Table, did_you_mean
 

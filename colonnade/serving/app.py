@@ -38,7 +38,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..estimators.export import export_version
+from ..estimators.export.directory import export_version
 from .answers import answer, classify_answer, metadata, regress_answer
 from .requests import BadRequest, InputSpec
 from .versions import ModelStore, ServedModel

@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import core
-from ..estimators.input_fn import INFERENCE_BATCH_SIZE
+from ..estimators.inputs.input_fn import INFERENCE_BATCH_SIZE
 from ..feature_columns import TransformCache
 
 __all__ = ["SLICE_ROWS", "predict_table"]

@@ -275,7 +275,7 @@ def serialized_to_table(examples, field: str, spec: InputSpec, allowed: bool) ->
         except (binascii.Error, TypeError, ValueError):
             raise BadRequest(f"{field}[{i}].b64 is not valid base64") from None
     from ..data.example import parse_example
-    from ..estimators.receivers import specs_from_json
+    from ..estimators.export.receivers import specs_from_json
 
     try:
         table = parse_example(serialized, specs_from_json(spec.parse_features))

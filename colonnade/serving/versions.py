@@ -25,13 +25,13 @@ import numpy as np
 import pyarrow as pa
 
 from ..data.tensor_slices import table_from_columns
-from ..estimators import export_checks
-from ..estimators.export import MODEL_FILE, Predictor, export_version
-from ..estimators.export_checks import ExportError
-from ..estimators.extenders import forwarded_values
+from ..estimators.export import checks as export_checks
+from ..estimators.export.checks import ExportError
+from ..estimators.export.directory import MODEL_FILE, Predictor, export_version
+from ..estimators.export.extenders import forwarded_values
+from ..estimators.export.parse_spec_json import receiver_schema
+from ..estimators.export.receivers import ServingInputReceiver
 from ..estimators.loading import ModelFnPredictor
-from ..estimators.parse_spec_json import receiver_schema
-from ..estimators.receivers import ServingInputReceiver
 from ..feature_columns import make_parse_example_spec
 from ..feature_columns.transform_cache import ValueIds
 from .inference import predict_table

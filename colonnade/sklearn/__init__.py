@@ -84,7 +84,8 @@ except ImportError as err:  # pragma: no cover - exercised without scikit-learn 
         name="sklearn",
     ) from err
 
-from ..estimators import canned, tabular
+from ..estimators.canned import estimators as canned
+from ..estimators.tabular import models as tabular
 from .adapters import Classifier, Regressor, TabularTrain, adapter_init
 from .documentation import document
 

@@ -250,7 +250,7 @@ def test_piecewise_constant_refuses_mixed_types_as_tf():
 
 def test_canned_optimizer_factory_sees_the_estimators_global_step():
     # TF's canned pattern: optimizer=lambda: Opt(exponential_decay(..., get_global_step()))
-    from colonnade.estimators.canned_model import resolve_optimizer
+    from colonnade.estimators.canned.model import resolve_optimizer
 
     step = Variable(0, dtype=np.int64, trainable=False)
 

@@ -139,7 +139,7 @@ def test_model_fit_on_ray_equals_model_fit_on_pandas(ray_cluster, tmp_path):
 
 
 def test_fit_shuffle_mixes_the_blocks_of_a_materialized_ray_dataset(ray_cluster):
-    from colonnade.estimators.input_fn import as_dataset
+    from colonnade.estimators.inputs.input_fn import as_dataset
 
     rows = 300_000  # label-sorted: 70% zeros first, in 30 blocks of 10k rows
     df = pd.DataFrame({"id": np.arange(rows), "y": (np.arange(rows) >= rows * 0.7) * 1})
@@ -200,7 +200,7 @@ def test_colonnade_works_without_ray():
         "import sys\n"
         "sys.modules['ray'] = None\n"  # as if Ray were not installed
         "import pandas as pd, colonnade as cn\n"
-        "from colonnade.estimators.input_fn import is_tabular\n"
+        "from colonnade.estimators.inputs.input_fn import is_tabular\n"
         "assert not is_tabular(object())\n"
         "ds = cn.data.Dataset.from_pandas(pd.DataFrame({'x': [1.0], 'y': [0]}), label='y')\n"
         "assert next(iter(ds))[1].tolist() == [0]\n"

@@ -359,7 +359,7 @@ def test_current_run_outside_a_distributed_train_is_an_error():
 
 
 def test_a_worker_copy_carries_no_training_state(tmp_path):
-    from colonnade.estimators import distributed as trainer
+    from colonnade.estimators.runtime import distributed as trainer
 
     strategy = cn.distribute.RayStrategy(num_workers=1)
     est = wide_deep(tmp_path, "m", strategy=strategy)

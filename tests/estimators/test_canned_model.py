@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import colonnade as cn
-from colonnade.estimators import canned
+from colonnade.estimators.canned import estimators as canned
 
 E, fc = cn.estimators, cn.feature_columns
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import colonnade as cn
-from colonnade.estimators import canned_v1
+from colonnade.estimators.canned import v1 as canned_v1
 
 fc = cn.feature_columns
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "tf_v1_canned.json").read_text())

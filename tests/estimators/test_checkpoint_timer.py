@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 import colonnade as cn
-from colonnade.estimators import hook_runner, hooks
+from colonnade.estimators.hooks import basic as hooks
+from colonnade.estimators.hooks import runner as hook_runner
 
 fc = cn.feature_columns
 E = cn.estimators

@@ -121,7 +121,7 @@ def test_custom_normalizer_or_activation_cannot_be_exported(tmp_path):
 
 
 def test_export_versions_are_ascii_digits_of_an_int64():
-    from colonnade.estimators.export import export_version
+    from colonnade.estimators.export.directory import export_version
 
     assert export_version("1700000000") == 1700000000
     assert export_version(str(2**63 - 1)) == 2**63 - 1

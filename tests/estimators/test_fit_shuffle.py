@@ -5,7 +5,7 @@ import pandas as pd
 import pyarrow as pa
 
 import colonnade as cn
-from colonnade.estimators.input_fn import as_dataset
+from colonnade.estimators.inputs.input_fn import as_dataset
 
 
 def sorted_frame(rows=30_000):

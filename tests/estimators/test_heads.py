@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import colonnade as cn
-from colonnade.estimators.from_config import estimator_from_config
+from colonnade.estimators.canned.from_config import estimator_from_config
 
 E = cn.estimators
 GOLDEN = json.load(open(os.path.join(os.path.dirname(__file__), "golden", "heads.json")))

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import colonnade as cn
-from colonnade.estimators import hook_runner
-from colonnade.estimators import hooks as hooks_module
+from colonnade.estimators.hooks import basic as hooks_module
+from colonnade.estimators.hooks import runner as hook_runner
 
 E = cn.estimators
 fc = cn.feature_columns
@@ -260,7 +260,7 @@ class Clock:
 
 
 def read_scalars(directory, tag):
-    from colonnade.estimators.exporters import _scalar_events
+    from colonnade.estimators.export.exporters import _scalar_events
 
     out = {}
     for name in sorted(os.listdir(directory)):

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import colonnade as cn
-from colonnade.estimators import input_pipeline
-from colonnade.estimators.networks import DNNPart, LinearPart, Network
+from colonnade.estimators.inputs import pipeline as input_pipeline
+from colonnade.estimators.networks.network import DNNPart, LinearPart, Network
 from colonnade.feature_columns.features import same_array
 
 fc = cn.feature_columns

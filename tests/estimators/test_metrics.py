@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from colonnade.estimators import metrics as m
+from colonnade.estimators.spec import metrics as m
 
 
 def pairwise_auc(labels, scores, weights):
@@ -82,7 +82,7 @@ def test_auc_with_thresholds_is_tfs_value_for_value():
     import json
     from pathlib import Path
 
-    from colonnade.estimators import metric_ops
+    from colonnade.estimators.spec import metric_ops
 
     golden = json.loads((Path(__file__).parent / "golden" / "tf_auc.json").read_text())
     labels, scores = np.array(golden["labels"]), np.array(golden["scores"], np.float32)
@@ -108,7 +108,7 @@ def test_auc_with_thresholds_is_tfs_value_for_value():
 def test_auc_defaults_to_the_exact_area():
     from sklearn.metrics import roc_auc_score
 
-    from colonnade.estimators import metric_ops
+    from colonnade.estimators.spec import metric_ops
 
     rng = np.random.default_rng(0)
     labels = rng.integers(0, 2, 200)

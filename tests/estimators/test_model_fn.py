@@ -6,7 +6,7 @@ import pyarrow as pa
 import pytest
 
 import colonnade as cn
-from colonnade.estimators import model_fn as contract
+from colonnade.estimators.spec import model_fn as contract
 
 E = cn.estimators
 

@@ -11,6 +11,7 @@ import pyarrow as pa
 import pytest
 
 import colonnade as cn
+from colonnade.estimators.spec import model_fn
 from colonnade.feature_columns import BatchFeatures
 from colonnade.feature_columns import categorical as categorical_mod
 from colonnade.feature_columns.transform_cache import views_arrow
@@ -136,7 +137,7 @@ def test_a_feature_the_model_fn_changes_is_read_as_changed(tmp_path):
 
 def test_batch_features_pickle_and_copy_as_plain_dicts():
     batch = pa.record_batch({"x": [1.0, 2.0], "k": ["a", None]})
-    features = E.model_fn.features_dict(batch)
+    features = model_fn.features_dict(batch)
     assert isinstance(features, BatchFeatures)
     copies = (pickle.loads(pickle.dumps(features)), copy.copy(features), copy.deepcopy(features))
     for other in copies:
@@ -165,7 +166,7 @@ def test_only_read_only_views_of_arrow_columns_are_read_from_arrow():
 
 def test_the_arrays_a_model_fn_gets_are_read_only_as_tfs_tensors():
     batch = pa.record_batch({"x": [1.0, None], "k": ["a", "b"], "b": [True, False]})
-    features = E.model_fn.features_dict(batch)
+    features = model_fn.features_dict(batch)
     for key in ("x", "k", "b"):
         with pytest.raises(ValueError, match="read-only"):
             features[key][0] = features[key][1]

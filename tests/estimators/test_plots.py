@@ -9,7 +9,7 @@ import pytest
 
 import colonnade as cn
 from colonnade import cli
-from colonnade.estimators import plots
+from colonnade.estimators.runtime import plots
 
 pytest.importorskip("matplotlib")
 metrics = pytest.importorskip("sklearn.metrics")

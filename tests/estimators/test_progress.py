@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import colonnade as cn
-from colonnade.estimators import progress
+from colonnade.estimators.hooks import progress
 
 fc = cn.feature_columns
 E = cn.estimators

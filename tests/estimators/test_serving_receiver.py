@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import colonnade as cn
 import colonnade.compat.v1 as tf
 from colonnade.estimators import ExportError
+from colonnade.estimators.export import parse_spec_json, serving_graph, serving_graph_checks
 
 fc = cn.feature_columns
 E = cn.estimators
@@ -273,7 +274,7 @@ def test_float64_raw_and_placeholder_inputs(tmp_path):
     np.testing.assert_allclose(
         predictor.predict(rows)["predictions"], est.predict(rows, verbose=0)["predictions"]
     )
-    schema = E.parse_spec_json.receiver_schema(predictor.serving_input_receiver.features)
+    schema = parse_spec_json.receiver_schema(predictor.serving_input_receiver.features)
     assert schema.field("x").type == "double"
 
 
@@ -394,9 +395,9 @@ def test_a_broadcast_of_huge_constants_is_refused_when_applied():
         "inputs": {"x": 0},
         "features": {"y": 3},
     }
-    E.serving_graph_checks.check_graph(graph, "m.json")
+    serving_graph_checks.check_graph(graph, "m.json")
     with pytest.raises(ValueError, match=r"op 'add' would make 3,600,000,000 values"):
-        E.serving_graph.apply_graph(graph, {"x": np.zeros(2, np.float32)})
+        serving_graph.apply_graph(graph, {"x": np.zeros(2, np.float32)})
     assert math.prod((60_000, 60_000)) == 3_600_000_000
 
 
@@ -479,11 +480,11 @@ def test_a_mutated_graph_is_refused_as_an_export_error_or_applies(data):
     else:
         graph["nodes"][node][where] = value
     try:
-        E.serving_graph_checks.check_graph(graph, "m.json")
+        serving_graph_checks.check_graph(graph, "m.json")
     except ExportError:
         return
     try:
-        E.serving_graph.apply_graph(graph, {"sq_ft": [1.0, 2.0], "city": ["a", "B"]})
+        serving_graph.apply_graph(graph, {"sq_ft": [1.0, 2.0], "city": ["a", "B"]})
     except (ValueError, TypeError):
         pass
 

@@ -15,9 +15,11 @@ import colonnade as cn
 from colonnade.cli import main
 from colonnade.cli.job import load_config
 from colonnade.demo import load_adult
-from colonnade.estimators import tabular, tabular_blend, tabular_ensemble
-from colonnade.estimators.tabular_linear import label_targets
-from colonnade.estimators.tabular_split import part, validation_mask
+from colonnade.estimators.tabular import blend as tabular_blend
+from colonnade.estimators.tabular import ensemble as tabular_ensemble
+from colonnade.estimators.tabular import models as tabular
+from colonnade.estimators.tabular.linear import label_targets
+from colonnade.estimators.tabular.split import part, validation_mask
 
 
 @pytest.fixture
@@ -190,8 +192,9 @@ FIT_A_FILE = """
 import json, resource, sys
 import pyarrow as pa
 import colonnade as cn
-from colonnade.estimators import tabular, tabular_ensemble
-from colonnade.estimators.tabular_split import part, validation_mask
+from colonnade.estimators.tabular import ensemble as tabular_ensemble
+from colonnade.estimators.tabular import models as tabular
+from colonnade.estimators.tabular.split import part, validation_mask
 
 tabular.MAX_EPOCHS, tabular.HIDDEN_UNITS = 1, (8,)
 path = sys.argv[1]

@@ -11,9 +11,10 @@ import pyarrow as pa
 import pytest
 
 import colonnade as cn
-from colonnade.estimators import tabular, tabular_ensemble
-from colonnade.estimators.tabular_ensemble import members_for, stack_members
-from colonnade.estimators.tabular_split import fold_ids
+from colonnade.estimators.tabular import ensemble as tabular_ensemble
+from colonnade.estimators.tabular import models as tabular
+from colonnade.estimators.tabular.ensemble import members_for, stack_members
+from colonnade.estimators.tabular.split import fold_ids
 
 fc = cn.feature_columns
 

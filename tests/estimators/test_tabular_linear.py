@@ -7,8 +7,10 @@ import pyarrow as pa
 import pytest
 
 import colonnade as cn
-from colonnade.estimators import tabular, tabular_blend, tabular_linear
-from colonnade.estimators.tabular_linear import design, gram, solve_logistic, solve_squared
+from colonnade.estimators.tabular import blend as tabular_blend
+from colonnade.estimators.tabular import linear as tabular_linear
+from colonnade.estimators.tabular import models as tabular
+from colonnade.estimators.tabular.linear import design, gram, solve_logistic, solve_squared
 
 sklearn_linear = pytest.importorskip("sklearn.linear_model")
 

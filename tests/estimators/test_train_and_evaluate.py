@@ -11,8 +11,8 @@ import pytest
 from test_hooks import LR, X, Y, linear_model_fn  # the model_fn and data both files use
 
 import colonnade as cn
-from colonnade.estimators import training
-from colonnade.estimators.tensorboard import write_eval_summary
+from colonnade.estimators.hooks.tensorboard import write_eval_summary
+from colonnade.estimators.runtime import training
 
 E = cn.estimators
 fc = cn.feature_columns

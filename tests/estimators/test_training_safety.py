@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import colonnade as cn
-from colonnade.estimators.hook_runner import running_estimator
+from colonnade.estimators.hooks.runner import running_estimator
 
 E = cn.estimators
 fc = cn.feature_columns

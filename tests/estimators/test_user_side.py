@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 import colonnade as cn
-from colonnade.estimators import run_config
+from colonnade.estimators.runtime import run_config
 
 fc = cn.feature_columns
 E = cn.estimators

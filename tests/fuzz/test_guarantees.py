@@ -9,8 +9,8 @@ import pytest
 from colonnade.cli.job import MAX_CONFIG_BYTES, MAX_KEY_PARTS
 from colonnade.core import tf_bundle
 from colonnade.data import dataset, tfrecord
-from colonnade.estimators import export_checks as checks
-from colonnade.estimators.export_checks import ExportError
+from colonnade.estimators.export import checks
+from colonnade.estimators.export.checks import ExportError
 from colonnade.feature_columns.vocabulary import MAX_VOCABULARY_FILE_BYTES
 
 

@@ -29,6 +29,7 @@ import pandas as pd
 from tf_test_case import TFTestCase
 
 import colonnade as cn
+from colonnade.estimators.heads.classification import classification_head
 
 EVAL, TRAIN = "eval", "train"
 
@@ -37,7 +38,7 @@ class FloatLabelsTest(TFTestCase):
     def test_linear_from_checkpoint_float_labels(self):
         """linear_testing_utils.py::BaseLinearClassifierTrainingTest._testFromCheckpointFloatLabels:
         logits = 17 * 2. - 35. = -1., label 0.8"""
-        head = cn.estimators.heads.classification_head(2)
+        head = classification_head(2)
         age, age_weight, bias = 17, 2.0, -35.0
         logits = np.array([[age * age_weight + bias]], np.float32)
         loss = head.loss(np.array([[0.8]]), logits, features={}, mode=TRAIN)
@@ -46,7 +47,7 @@ class FloatLabelsTest(TFTestCase):
     def test_dnn_float_labels_eval(self):
         """dnn_testing_utils.py::BaseDNNClassifierEvaluateTest.test_float_labels:
         logits [[-2.08], [-2.08]], labels [[0.8], [0.4]]"""
-        head = cn.estimators.heads.classification_head(2)
+        head = classification_head(2)
         logits = np.array([[-2.08], [-2.08]], np.float32)
         spec = head.create_estimator_spec({}, EVAL, logits, labels=[[0.8], [0.4]])
         self.assertAlmostEqual(1.365721, float(spec.loss), places=4)
@@ -54,7 +55,7 @@ class FloatLabelsTest(TFTestCase):
     def test_dnn_binary_classification_float_labels(self):
         """dnn_testing_utils.py::BaseDNNClassifierTrainTest.test_binary_classification_float_labels:
         logits [-2.08], label 0.8"""
-        head = cn.estimators.heads.classification_head(2)
+        head = classification_head(2)
         loss = head.loss(np.array([[0.8]]), np.array([[-2.08]], np.float32), features={})
         self.assertAlmostEqual(1.7817210, float(loss), places=4)
 

@@ -1,7 +1,7 @@
 """``cn.compat.v1``: the ``tf.compat.v1`` modules an estimator program uses.
 
 - ``estimator``: ``cn.estimators`` with TF 1's canned estimators (TF 1's loss reduction
-  and optimizer defaults: :mod:`colonnade.estimators.canned_v1`);
+  and optimizer defaults: :mod:`colonnade.estimators.canned.v1`);
 - ``feature_column``, ``train``, ``losses``, ``layers``, ``nn``, ``metrics``,
   ``logging``, ``saved_model``, ``summary``, ``io`` (also as TF 1's ``python_io``),
   ``nest``, ``debugging``: colonnade's modules of those names (already TF 1's);
@@ -20,7 +20,7 @@
 
 >>> import colonnade as cn
 >>> cn.compat.v1.estimator.DNNClassifier.__module__
-'colonnade.estimators.canned_v1'
+'colonnade.estimators.canned.v1'
 >>> cn.compat.v1.train.AdamOptimizer is cn.train.AdamOptimizer
 True
 """

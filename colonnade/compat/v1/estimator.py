@@ -1,10 +1,11 @@
 """``cn.compat.v1.estimator``: ``tf.compat.v1.estimator``. Everything in
 :mod:`colonnade.estimators`, with the six canned estimators replaced by TF 1's
-(:mod:`colonnade.estimators.canned_v1`: TF 1's loss reduction and optimizer defaults)."""
+(:mod:`colonnade.estimators.canned.v1`: TF 1's loss reduction and optimizer defaults)."""
 
 from colonnade.estimators import *  # noqa: F403
+from colonnade.estimators import export, inputs  # TF's namespaces
 from colonnade.estimators import __all__ as _estimator_names
-from colonnade.estimators.canned_v1 import (  # noqa: F401 (replace the V2 classes)
+from colonnade.estimators.canned.v1 import (  # noqa: F401 (replace the V2 classes)
     DNNClassifier,
     DNNLinearCombinedClassifier,
     DNNLinearCombinedRegressor,

@@ -1,0 +1,217 @@
+"""A user's ``model_fn`` as an estimator's model: called in its own variable store.
+
+The estimator keeps one :class:`~colonnade.core.VariableStore` per model and enters it
+around each call, so the variables the ``model_fn`` makes (``cn.core.get_variable``,
+``cn.layers``, ``cn.feature_columns.input_layer``/``linear_model``) are created on the
+first call and reused by name after, and an optimizer made anew in each call keeps its
+slots. Training applies the update when the ``model_fn`` calls
+``optimizer.minimize(loss, global_step=cn.train.get_global_step())``.
+
+Variables exist only once the ``model_fn`` has run, so before the first batch of a
+``train``/``evaluate``/``predict`` that meets a model not built yet for its mode, the
+``model_fn`` is called once with ``store.building`` set (``minimize`` then only makes
+slots, batch normalization moves nothing) and the checkpoint is restored into what it
+made.
+
+The ``features`` a ``model_fn`` gets for an Arrow batch carry the batch's one transform
+cache (:class:`~colonnade.feature_columns.BatchFeatures`): its layers transform each
+column once per step, and the columns of the layers it made in earlier calls are
+transformed ahead, on the input thread, while the step before trains.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from ... import core
+from ..spec.model_fn import (
+    EstimatorSpec,
+    ModeKeys,
+    features_dict,
+    fn_name,
+    labels_array,
+    model_fn_args,
+)
+
+
+class _NoTransforms:
+    """The transforms of a batch for a ``model_fn`` network: none ahead of the step
+    (its layers transform what they read when called); cannot be cut into batches."""
+
+    def rows(self, start, stop, features):
+        return None
+
+
+class AheadFeatures:
+    """The ``features`` dict of a batch for the ``model_fn`` (a
+    :class:`~colonnade.feature_columns.BatchFeatures`), made on the input thread with the
+    transforms of the columns the ``model_fn``'s layers read already computed, so that
+    they overlap the training step; a chunk of batches is cut into each batch's."""
+
+    def __init__(self, features):
+        self.features = features
+
+    def rows(self, start, stop, features):
+        """Examples ``start`` to ``stop`` (the batch ``features``); ``None`` if the
+        transforms cannot be cut."""
+        cut = self.features.rows(start, stop)
+        return None if cut is None else AheadFeatures(cut)
+
+
+class StoreNetwork:
+    """The network seam of the loop for a ``model_fn``: its variables live in the
+    store; the input pipeline transforms ahead the columns of the feature-column layers
+    the ``model_fn`` made (see :meth:`transform`)."""
+
+    def __init__(self, store):
+        self.store = store
+
+    @property
+    def layers(self) -> list:
+        """The feature-column layers the ``model_fn`` made."""
+        return list(self.store.layers().values())
+
+    @property
+    def feature_columns(self) -> list:
+        """The feature columns of those layers (read also from the input thread)."""
+        return [c for layer in self.layers for c in layer.feature_columns]
+
+    def transform(self, features, previous=None, num_threads=None):
+        """For an Arrow batch, its ``features`` dict with the columns of the layers the
+        ``model_fn`` made so far transformed (each once), on the input thread, ahead of
+        the step (``previous``: the batch before's, whose dictionary hashes it may
+        reuse). A transform that fails is left to the ``model_fn``'s layer call, where
+        it fails today (a mode may not call every layer)."""
+        columns = list(dict.fromkeys(self.feature_columns))
+        if not columns or not isinstance(features, (pa.RecordBatch, pa.Table)):
+            return _NoTransforms()
+        before = previous.features.transform_cache if isinstance(previous, AheadFeatures) else None
+        batch = features_dict(features, before)
+        try:
+            batch.transform_cache.compute(columns, num_threads)
+        except Exception:
+            return AheadFeatures(features_dict(features))
+        return AheadFeatures(batch)
+
+    def prepare(self, cache, training):
+        """Nothing to prepare; ``cache`` as given."""
+        return cache
+
+    def checkpoint_children(self):
+        """What a checkpoint holds of the model: the store's variables."""
+        return self.store.checkpoint_children()
+
+
+class UserModel:
+    """A ``model_fn(features, labels, mode, params, config)`` (any subset of those
+    names) with its variable store: the model of a custom ``Estimator``.
+
+    ``seed`` seeds the store's initializers; ``global_step`` is what
+    ``cn.train.get_global_step()`` returns inside the ``model_fn``."""
+
+    custom = True  # a user's model_fn, not a canned network
+    head = None
+    parts: list = []  # its optimizers live in the store
+
+    def __init__(self, model_fn, params, config, global_step, seed):
+        if not callable(model_fn):
+            raise TypeError(f"model_fn must be callable, got {type(model_fn).__name__}")
+        self.model_fn = model_fn
+        self.args = model_fn_args(model_fn)
+        self.params = dict(params or {})
+        self.config = config
+        self.store = core.VariableStore(seed=seed)
+        self.store.global_step = global_step
+        self.network = StoreNetwork(self.store)
+        self.built_modes: set = set()
+        self.hooks_by_mode: dict = {}  # whether the model_fn's spec brings hooks, by mode
+        self.train_summaries: dict = {}  # the last training step's cn.summary values
+
+    def __repr__(self) -> str:
+        return fn_name(self.model_fn)
+
+    def trackables(self) -> dict:
+        """What a checkpoint holds besides the global step."""
+        return {"model": self.network, "optimizer": self.store.optimizers}
+
+    def variables(self) -> dict:
+        """The variables the ``model_fn`` made, by name."""
+        return self.store.variables()
+
+    def input_columns(self, weight_column=None):
+        """``None``: the ``model_fn`` may read any column."""
+        return None
+
+    def column_parts(self) -> list:
+        """No parts of feature columns to list in a summary."""
+        return []
+
+    def hook_scope(self, global_step):
+        """Where hooks' ``begin``/``end`` run: in the store, whose global step is the
+        estimator's (``global_step``)."""
+        return self.store.as_default()
+
+    def spec(self, features, labels, mode, cache=None, rng=None) -> EstimatorSpec:
+        """Call the ``model_fn`` on one batch in the store; its checked spec."""
+        ahead = isinstance(cache, AheadFeatures)
+        kwargs = {
+            "features": cache.features if ahead else features_dict(features),
+            "labels": labels_array(labels),
+            "mode": mode,
+            "params": dict(self.params),
+            "config": self.config,
+        }
+        with self.store.as_default(), core.model_calls.recording() as call:
+            spec = self.model_fn(**{k: kwargs[k] for k in self.args})
+        if mode == ModeKeys.TRAIN:
+            self.train_summaries = call.summaries
+        if not isinstance(spec, EstimatorSpec):
+            raise TypeError(
+                f"model_fn {fn_name(self.model_fn)} must return an EstimatorSpec, got "
+                f"{type(spec).__name__}"
+            )
+        if spec.mode != mode:
+            raise ValueError(
+                f"model_fn {fn_name(self.model_fn)} was called in mode {mode!r} but returned "
+                f"an EstimatorSpec of mode {spec.mode!r}"
+            )
+        return spec
+
+    def ensure_built(self, features, labels, mode, restore_new) -> None:
+        """Before the first batch of a mode: build what the model_fn makes in it, and
+        have ``restore_new()`` give anything new its values."""
+        if mode not in self.built_modes:
+            self.build(features, labels, mode, restore_new)
+
+    def build(self, features, labels, mode, restore_new) -> EstimatorSpec:
+        """Call the model_fn once without training (``store.building``) and, when it made
+        variables, call ``restore_new()``; its spec."""
+        size = len(self.store)
+        self.store.building = True
+        try:
+            with core.no_grad():
+                spec = self.spec(features, labels, mode)
+        finally:
+            self.store.building = False
+        self.built_modes.add(mode)
+        if len(self.store) != size:
+            restore_new()
+        return spec
+
+    def spec_hooks(self, features, labels, mode, restore_new) -> list:
+        """The hooks of the spec the model_fn returns for ``mode``: asked once per run,
+        before its first batch, as TF builds the graph once (a model_fn whose first spec
+        of a mode brought none is not called again for them)."""
+        if self.hooks_by_mode.get(mode) is False:
+            return []
+        hooks = self.build(features, labels, mode, restore_new).hooks()
+        self.hooks_by_mode[mode] = bool(hooks)
+        return hooks
+
+    def for_worker(self):
+        """Distributed training takes canned networks only."""
+        raise TypeError(
+            "train_distribute trains the canned estimators (linear, DNN, wide&deep: a "
+            "network of feature columns and its optimizers), not a model_fn; got "
+            f"model_fn {fn_name(self.model_fn)}"
+        )

@@ -1,0 +1,230 @@
+"""The ``model_fn`` contract: :class:`ModeKeys`, :class:`EstimatorSpec` and the arguments
+an estimator passes.
+
+A ``model_fn(features, labels, mode, params, config)`` (any subset of those argument
+names, as TF) is called eagerly once per batch and returns an :class:`EstimatorSpec`.
+Every estimator is one: a custom ``Estimator(model_fn)`` calls the user's, a canned
+estimator passes its network's logits through its head's ``create_estimator_spec``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+
+import numpy as np
+import pyarrow as pa
+
+from ...core.autodiff import value_of
+from ...core.checkpoint import SAVE_COUNTER, SLOT_MARKER
+from ...feature_columns.transform_cache import BatchFeatures
+from ..hooks.runner import SessionRunHook
+from .metrics import Metric
+
+MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
+
+
+class ModeKeys:
+    """The three modes a ``model_fn`` is called in (TF's strings)."""
+
+    TRAIN = "train"
+    EVAL = "eval"
+    PREDICT = "infer"
+
+    ALL = (TRAIN, EVAL, PREDICT)
+
+
+class EstimatorSpec:
+    """What a ``model_fn`` returns, checked as TF does when it is made: TRAIN needs
+    ``loss`` and ``train_op``, EVAL ``loss``, PREDICT ``predictions``; ``loss`` is a
+    scalar; ``eval_metric_ops`` maps names to ``(value, update_op)`` pairs (of
+    ``cn.metrics`` functions) or metric objects (``cn.metrics.AUC()``...).
+
+    >>> EstimatorSpec(ModeKeys.TRAIN, loss=1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: EstimatorSpec in mode 'train' needs a train_op ...
+    """
+
+    def __init__(
+        self,
+        mode,
+        predictions=None,
+        loss=None,
+        train_op=None,
+        eval_metric_ops=None,
+        export_outputs=None,
+        training_hooks=None,
+        evaluation_hooks=None,
+        prediction_hooks=None,
+        scaffold=None,
+    ):
+        if mode not in ModeKeys.ALL:
+            raise ValueError(f"EstimatorSpec mode must be one of {ModeKeys.ALL}, got {mode!r}")
+        if loss is not None:
+            shape = tuple(np.shape(value_of(loss)))
+            if shape not in ((), (1,)):
+                raise ValueError(
+                    f"EstimatorSpec loss must be a scalar, got shape {shape}; reduce it (e.g. "
+                    "cn.losses.* reduce by default, or cn.core.mean(losses))"
+                )
+        if mode == ModeKeys.TRAIN and train_op is None:
+            raise ValueError(
+                "EstimatorSpec in mode 'train' needs a train_op (the result of "
+                "optimizer.minimize(loss, ...))"
+            )
+        if mode in (ModeKeys.TRAIN, ModeKeys.EVAL) and loss is None:
+            raise ValueError(f"EstimatorSpec in mode {mode!r} needs a loss")
+        if mode == ModeKeys.PREDICT and predictions is None:
+            raise ValueError("EstimatorSpec in mode 'infer' (PREDICT) needs predictions")
+        _check_predictions(predictions)
+        for kind, hooks in (
+            ("training_hooks", training_hooks),
+            ("evaluation_hooks", evaluation_hooks),
+            ("prediction_hooks", prediction_hooks),
+        ):
+            for hook in hooks or ():
+                if not isinstance(hook, SessionRunHook):
+                    raise TypeError(
+                        f"All hooks must be SessionRunHook instances, given: {hook!r} in {kind}"
+                    )
+        for name, op in (eval_metric_ops or {}).items():
+            if not is_metric_op(op):
+                raise TypeError(
+                    f"eval_metric_ops[{name!r}] must be a (value, update_op) pair from a "
+                    "cn.metrics function or a metric object (cn.metrics.AUC(), ...); got "
+                    f"{type(op).__name__}"
+                )
+        self.mode = mode
+        self.predictions = predictions
+        self.loss = loss
+        self.train_op = train_op
+        self.eval_metric_ops = dict(eval_metric_ops or {})
+        self.export_outputs = export_outputs
+        self.training_hooks = list(training_hooks or [])
+        self.evaluation_hooks = list(evaluation_hooks or [])
+        self.prediction_hooks = list(prediction_hooks or [])
+        self.scaffold = scaffold
+
+    def hooks(self) -> list:
+        """The hooks this spec brings for its own mode."""
+        return list(
+            {
+                ModeKeys.TRAIN: self.training_hooks,
+                ModeKeys.EVAL: self.evaluation_hooks,
+                ModeKeys.PREDICT: self.prediction_hooks,
+            }[self.mode]
+        )
+
+
+def _check_predictions(predictions) -> None:
+    """TF's check: predictions are one Tensor (or array) or a dict of them."""
+    if predictions is None or isinstance(predictions, Mapping):
+        return
+    if not (hasattr(predictions, "shape") or isinstance(predictions, (pa.Array, pa.ChunkedArray))):
+        raise TypeError(
+            "predictions must be Tensor or dict of Tensor (an array, or a dict of arrays), "
+            f"given: {type(predictions).__name__} {predictions!r:.80}"
+        )
+
+
+def is_metric_op(op) -> bool:
+    """Whether ``op`` is an ``eval_metric_ops`` value: a metric or a ``(metric, update)``
+    pair."""
+    if isinstance(op, Metric):
+        return True
+    return isinstance(op, tuple) and len(op) == 2 and isinstance(op[0], Metric)
+
+
+def metric_of(op) -> Metric:
+    """The metric of an ``eval_metric_ops`` value."""
+    return op if isinstance(op, Metric) else op[0]
+
+
+def features_dict(features, previous=None):
+    """What a ``model_fn`` gets as ``features``: a dict of numpy arrays for an Arrow
+    batch. A fixed-size list column (a multi-dimensional feature) is a ``(batch, width)``
+    array; a variable-length list column stays an Arrow ``ListArray`` (TF gives such a
+    feature as a ``SparseTensor``): the feature-column layers read it, and
+    ``cn.sparse.to_dense`` pads it into an array.
+
+    The dict is a :class:`~colonnade.feature_columns.BatchFeatures`: the feature-column
+    layers the ``model_fn`` calls on it share one transform cache for the step, reading
+    the batch's Arrow columns (``previous``: the cache of the batch before, see
+    :class:`~colonnade.feature_columns.TransformCache`)."""
+    if isinstance(features, (pa.RecordBatch, pa.Table)):
+        arrow = {name: one_array(c) for name, c in zip(features.column_names, features.columns)}
+        values = {name: feature_array(column) for name, column in arrow.items()}
+        return BatchFeatures(values, arrow, previous)
+    return features
+
+
+def one_array(column) -> pa.Array:
+    """An Arrow column as one array (a table's chunks combined)."""
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+
+
+def feature_array(column):
+    """One Arrow column as a ``model_fn`` sees it (see :func:`features_dict`)."""
+    column = one_array(column)
+    kind = column.type
+    if pa.types.is_fixed_size_list(kind) and column.null_count == 0:
+        values = column.flatten().to_numpy(zero_copy_only=False)
+        return values.reshape(len(column), kind.list_size)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        return column
+    return column.to_numpy(zero_copy_only=False)
+
+
+def labels_array(labels):
+    """What a ``model_fn`` gets as ``labels``: numpy arrays for Arrow labels."""
+    if isinstance(labels, (pa.Array, pa.ChunkedArray)):
+        return labels.to_numpy(zero_copy_only=False)
+    if isinstance(labels, (pa.RecordBatch, pa.Table)):
+        return {
+            k: v.to_numpy(zero_copy_only=False) for k, v in zip(labels.column_names, labels.columns)
+        }
+    return labels
+
+
+def model_fn_args(model_fn) -> tuple:
+    """The names of ``MODEL_FN_ARGS`` that ``model_fn`` takes; others it requires are an
+    error naming them."""
+    params = inspect.signature(model_fn).parameters
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return MODEL_FN_ARGS
+    unknown = [
+        n
+        for n, p in params.items()
+        if n not in MODEL_FN_ARGS
+        and p.default is p.empty
+        and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    if unknown:
+        raise ValueError(
+            f"model_fn {fn_name(model_fn)} has arguments {unknown} that an Estimator cannot "
+            f"pass; it may take any of {list(MODEL_FN_ARGS)}"
+        )
+    if "features" not in params:
+        raise ValueError(f"model_fn {fn_name(model_fn)} must take a 'features' argument")
+    return tuple(n for n in MODEL_FN_ARGS if n in params)
+
+
+def is_model_variable(name: str) -> bool:
+    """Whether a checkpoint key names a model_fn's variable or the global step, rather than
+    optimizer state or the checkpoint's own counter."""
+    return SLOT_MARKER not in name and not name.startswith("optimizer/") and name != SAVE_COUNTER
+
+
+def is_checkpointed_variable(name: str) -> bool:
+    """Whether a checkpoint key names one of a model's variables or optimizer slots (as
+    TF lists them), rather than the checkpoint's own save counter."""
+    return name != SAVE_COUNTER
+
+
+def fn_name(fn) -> str:
+    """A function's name for messages."""
+    return getattr(fn, "__name__", None) or repr(fn)
+
+
+__all__ = ["EstimatorSpec", "ModeKeys", "MODEL_FN_ARGS"]
