@@ -58,7 +58,7 @@ from .checkpoint_discovery import latest_checkpoint
 from .checkpoint_errors import CheckpointCorruptedError
 from .checkpoint_reader import CheckpointReader
 from .checkpoint_state import get_checkpoint_state, update_checkpoint_state
-from .checkpoint_writer import delete_checkpoint, write_checkpoint
+from .checkpoint_writer import sweep_checkpoint, write_checkpoint
 from .variables import Variable
 
 logger = logging.getLogger("colonnade")
@@ -536,7 +536,10 @@ class CheckpointManager:
     (``None`` keeps all). A checkpoint dropped from the active set is kept on disk instead
     if ``keep_checkpoint_every_n_hours`` have passed since the last one so preserved. The
     state file is rewritten before anything is deleted and never names a deleted or
-    incomplete checkpoint. A new manager on the same directory picks up the state.
+    incomplete checkpoint. A new manager on the same directory picks up the state. Only
+    checkpoints inside ``directory`` are ever deleted: a path the state file lists that is
+    anything else (a ``../`` path, a folder of data, a link) is left alone with a warning
+    (:func:`~colonnade.core.checkpoint_writer.sweep_checkpoint`).
 
     >>> import tempfile
     >>> d = tempfile.mkdtemp()
@@ -639,7 +642,7 @@ class CheckpointManager:
         doomed = self._sweep()
         self._record_state()
         for old in doomed:
-            delete_checkpoint(old)
+            sweep_checkpoint(old, self._directory)
         return path
 
     def _sweep(self) -> list:
