@@ -58,7 +58,7 @@ from .checkpoint_discovery import latest_checkpoint
 from .checkpoint_errors import CheckpointCorruptedError
 from .checkpoint_reader import CheckpointReader
 from .checkpoint_state import get_checkpoint_state, update_checkpoint_state
-from .checkpoint_writer import delete_checkpoint, write_checkpoint
+from .checkpoint_writer import delete_checkpoint, sweep_checkpoint, write_checkpoint
 from .variables import Variable
 
 logger = logging.getLogger("colonnade")
@@ -417,15 +417,23 @@ class Checkpoint:
 
     def save(self, file_prefix) -> str:
         """Increment ``save_counter``, write ``f"{file_prefix}-{save_counter}"`` and make it
-        the latest checkpoint in its directory's state file. Returns its path."""
+        the latest checkpoint in its directory's state file. Returns its path. Interrupted
+        before the state file names it, nothing of it is left (see
+        :meth:`CheckpointManager.save`)."""
         file_prefix = os.fspath(file_prefix)
+        directory = os.path.dirname(file_prefix) or "."
         self._save_counter.assign_add(1)
+        path = f"{file_prefix}-{int(self._save_counter.numpy())}"
+        existed, recording = os.path.lexists(path), False
         try:
-            path = self.write(f"{file_prefix}-{int(self._save_counter.numpy())}")
+            self.write(path)
+            recording = True
+            update_checkpoint_state(directory, path, [path])
         except BaseException:
-            self._save_counter.assign_sub(1)
+            if not (recording and _recorded(directory, path)):
+                _undo_write(path, existed)
+                self._save_counter.assign_sub(1)
             raise
-        update_checkpoint_state(os.path.dirname(file_prefix) or ".", path, [path])
         return path
 
     def restore(self, save_path):
@@ -524,6 +532,30 @@ class Checkpoint:
             raise ValueError(f"cannot restore checkpoint {reader.path}: " + "; ".join(problems))
 
 
+# --------------------------------------------------------------------------- interrupted saves
+
+
+def _recorded(directory: str, path: str) -> bool:
+    """Whether ``directory``'s state file names ``path`` the latest: a save interrupted
+    after that point has completed (only syncing was left)."""
+    try:
+        state = get_checkpoint_state(directory)
+    except (CheckpointCorruptedError, OSError):
+        return False
+    return state is not None and os.path.abspath(state.model_checkpoint_path) == (
+        os.path.abspath(path)
+    )
+
+
+def _undo_write(path: str, existed: bool) -> None:
+    """Remove the checkpoint a failed or interrupted save wrote at ``path`` before its state
+    file named it, so no unrecorded checkpoint is left; one that was there before the save
+    (kept as it was) stays."""
+    if not existed and os.path.lexists(path):
+        delete_checkpoint(path)
+    remove_debris(path)
+
+
 # --------------------------------------------------------------------------- manager
 
 
@@ -536,7 +568,10 @@ class CheckpointManager:
     (``None`` keeps all). A checkpoint dropped from the active set is kept on disk instead
     if ``keep_checkpoint_every_n_hours`` have passed since the last one so preserved. The
     state file is rewritten before anything is deleted and never names a deleted or
-    incomplete checkpoint. A new manager on the same directory picks up the state.
+    incomplete checkpoint. A new manager on the same directory picks up the state. Only
+    checkpoints inside ``directory`` are ever deleted: a path the state file lists that is
+    anything else (a ``../`` path, a folder of data, a link) is left alone with a warning
+    (:func:`~colonnade.core.checkpoint_writer.sweep_checkpoint`).
 
     >>> import tempfile
     >>> d = tempfile.mkdtemp()
@@ -622,24 +657,40 @@ class CheckpointManager:
 
         ``save_counter`` is incremented even when ``checkpoint_number`` (an int or an
         integer ``Variable``) names the file.
+
+        A save is all or nothing, a ``KeyboardInterrupt`` included: interrupted before the
+        state file names the new checkpoint, it is removed again and the manager, the
+        state file and ``save_counter`` stay as they were (the previous checkpoint is the
+        latest); interrupted after, it has completed and is the latest.
         """
         self._remove_debris()
         counter = self._checkpoint.save_counter
         counter.assign_add(1)
         number = counter if checkpoint_number is None else checkpoint_number
         number = int(to_host(value_of(number)))
+        path = f"{self._prefix}-{number}"
+        existed = os.path.lexists(path)
+        before = (collections.OrderedDict(self._maybe_delete), self._latest, self._last_preserved)
+        doomed, recording = [], False
         try:
-            path = self._checkpoint.write(f"{self._prefix}-{number}")
+            self._checkpoint.write(path)
+            self._maybe_delete.pop(path, None)
+            self._maybe_delete[path] = time.time()
+            self._latest = path
+            doomed = self._sweep()
+            recording = True
+            self._record_state()
         except BaseException:
-            counter.assign_sub(1)
+            if not (recording and _recorded(self._directory, path)):
+                _undo_write(path, existed)
+                self._maybe_delete, self._latest, self._last_preserved = before
+                counter.assign_sub(1)
+            else:  # the save completed; what the state file no longer lists goes too
+                for old in doomed:
+                    sweep_checkpoint(old, self._directory)
             raise
-        self._maybe_delete.pop(path, None)
-        self._maybe_delete[path] = time.time()
-        self._latest = path
-        doomed = self._sweep()
-        self._record_state()
         for old in doomed:
-            delete_checkpoint(old)
+            sweep_checkpoint(old, self._directory)
         return path
 
     def _sweep(self) -> list:

@@ -79,11 +79,14 @@ def checkpoint_exists(checkpoint_prefix) -> bool:
 
 def is_checkpoint_directory(path: str) -> bool:
     """True for a checkpoint directory, complete or damaged: only its index and ``.npy``
-    files in it. Guards deletions against removing anything else."""
+    files in it (files, not directories so named; the directory itself no link). Guards
+    deletions against removing anything else."""
     if not os.path.isdir(path) or os.path.islink(path):
         return False
-    names = os.listdir(path)
-    return bool(names) and all(n == INDEX_FILENAME or n.endswith(".npy") for n in names)
+    with os.scandir(path) as it:
+        entries = list(it)
+    named = all(e.name == INDEX_FILENAME or e.name.endswith(".npy") for e in entries)
+    return bool(entries) and named and not any(e.is_dir(follow_symlinks=False) for e in entries)
 
 
 # --------------------------------------------------------------------------- arrays

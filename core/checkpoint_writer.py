@@ -39,7 +39,7 @@ from .checkpoint_index import (
 )
 from .version import library_version
 
-__all__ = ["delete_checkpoint", "remove_checkpoint", "write_checkpoint"]
+__all__ = ["delete_checkpoint", "remove_checkpoint", "sweep_checkpoint", "write_checkpoint"]
 
 logger = logging.getLogger("colonnade")
 
@@ -228,18 +228,72 @@ def delete_checkpoint(prefix) -> None:
         remove_path(doomed)
 
 
+def _is_file(path: str) -> bool:
+    """A file or a link (removing either removes no more than that name), not a directory."""
+    return os.path.lexists(path) and not (os.path.isdir(path) and not os.path.islink(path))
+
+
 def _delete_tf_bundle(prefix: str) -> None:
     """Delete TF checkpoint ``prefix`` (kept by a TF model_dir taken over): its index
-    first, which is what makes it a checkpoint, then its data shards."""
+    first, which is what makes it a checkpoint, then its data shards (files named
+    ``prefix.data-NNNNN-of-NNNNN``, as TF's sweep deletes; nothing else)."""
     index = prefix + ".index"
-    if not os.path.isfile(index):
+    if not _is_file(index):
         return
     os.remove(index)
     directory, base = os.path.split(prefix)
     shard = re.compile(re.escape(base) + r"\.data-\d{5}-of-\d{5}$")
     for name in os.listdir(directory or "."):
-        if shard.match(name):
-            os.remove(os.path.join(directory, name))
+        path = os.path.join(directory, name)
+        if shard.match(name) and _is_file(path):
+            os.remove(path)
+
+
+def _inside(path: str, directory: str) -> bool:
+    """Whether ``path``, links and ``..`` resolved, names an entry of ``directory`` (or of a
+    folder below it) and not the directory itself or anything above."""
+    if os.path.basename(path) in ("", ".", ".."):
+        return False
+    parent = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    root = os.path.realpath(directory)
+    return os.path.commonpath([parent, root]) == root
+
+
+def sweep_checkpoint(prefix, directory) -> bool:
+    """Delete ``prefix``, an old checkpoint that a state file lists, only if it is a
+    checkpoint inside ``directory``; True when something was deleted.
+
+    A state file comes with the model_dir, possibly from someone else, so what it lists is
+    not trusted: only a colonnade checkpoint directory (:func:`is_checkpoint_directory`:
+    ``index.json`` and ``.npy`` files, no link) or a TF checkpoint's ``prefix.index`` and
+    ``prefix.data-NNNNN-of-NNNNN`` files, each lying in ``directory`` (links and ``..``
+    resolved), are deleted; TF's sweep likewise deletes only those two kinds of files.
+    Anything else listed is left alone with a warning naming it; a path that no longer
+    exists is nothing to do.
+
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> p = write_checkpoint(d + "/ckpt-1", {"v": (np.zeros(2), {})})
+    >>> sweep_checkpoint(d + "/../x", d), sweep_checkpoint(p, d), os.path.exists(p)
+    (False, True, False)
+    """
+    prefix, directory = os.fspath(prefix), os.fspath(directory)
+    colonnade = os.path.lexists(prefix)
+    tf_bundle = not colonnade and _is_file(prefix + ".index")
+    if not colonnade and not tf_bundle:
+        return False
+    if not _inside(prefix, directory):
+        reason = f"it lies outside the checkpoint directory {directory!r}"
+    elif colonnade and not is_checkpoint_directory(prefix):
+        reason = (
+            f"it is not a checkpoint (a checkpoint is a directory of only {INDEX_FILENAME} "
+            "and .npy files, or TF's PREFIX.index and PREFIX.data-* files)"
+        )
+    else:
+        (delete_checkpoint if colonnade else _delete_tf_bundle)(prefix)
+        return True
+    logger.warning("not deleting %r, listed as an old checkpoint: %s", prefix, reason)
+    return False
 
 
 _SAVER_FORMAT_VERSIONS = (0, 1, 2)  # TF's SaverDef.LEGACY, V1, V2

@@ -6,7 +6,8 @@ here (``sess`` is accepted and not used): each variable is stored under its name
 ``var_list`` dict gives the names), so ``Saver(ema.variables_to_restore())`` restores
 the moving averages into the model's variables, as TF's evaluation code does. The
 directory's ``checkpoint`` state file lists the kept checkpoints; ``max_to_keep`` old
-ones are deleted, as TF's.
+ones are deleted, as TF's: only checkpoint files in the directory saved to, so paths
+taken over with ``recover_last_checkpoints`` from a state file never delete anything else.
 
 >>> import os, tempfile, numpy as np
 >>> from colonnade.core import Variable
@@ -26,7 +27,7 @@ import os
 from .checkpoint import Checkpoint
 from .checkpoint_reader import CheckpointReader
 from .checkpoint_state import update_checkpoint_state
-from .checkpoint_writer import remove_checkpoint, write_checkpoint
+from .checkpoint_writer import remove_checkpoint, sweep_checkpoint, write_checkpoint
 from .variable_scope import current_store
 from .variables import Variable
 
@@ -139,7 +140,7 @@ class Saver:
         self._last_checkpoints = [p for p in self._last_checkpoints if p != path] + [path]
         if self._max_to_keep:
             while len(self._last_checkpoints) > self._max_to_keep:
-                remove_checkpoint(self._last_checkpoints.pop(0))
+                sweep_checkpoint(self._last_checkpoints.pop(0), os.path.dirname(path) or ".")
         if write_state:
             update_checkpoint_state(
                 os.path.dirname(path) or ".",
