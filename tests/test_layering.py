@@ -177,3 +177,40 @@ def test_only_the_cli_imports_the_server_and_sklearn_adapters():
         if within(d, name) and not within(s, name) and not within(s, CLI)
     ]
     assert not bad, f"only {CLI} imports {CLI_ONLY}:\n" + describe(bad)
+
+
+ROOMS = [  # colonnade.estimators' sub-packages, bottom to top (docs/architecture.md)
+    ["hooks", "inputs"],
+    ["spec"],
+    ["heads", "networks"],
+    ["export"],
+    ["runtime"],
+    ["canned"],
+    ["tabular"],
+    ["loading"],
+]
+
+
+def room_floor(module):
+    """The floor of the estimators room a module is in, or None outside the rooms."""
+    prefix = "colonnade.estimators."
+    if not module.startswith(prefix):
+        return None
+    room = module[len(prefix) :].split(".")[0]
+    return next((i for i, rooms in enumerate(ROOMS) if room in rooms), None)
+
+
+def test_estimator_rooms_import_only_rooms_below():
+    bad = [
+        (s, d)
+        for s, d in edges(GRAPH)
+        if room_floor(s) is not None and room_floor(d) is not None and room_floor(d) > room_floor(s)
+    ]
+    assert not bad, f"a room imports only itself and the rooms below it in {ROOMS}:\n" + describe(
+        bad
+    )
+
+
+def test_every_estimators_module_is_in_a_room():
+    loose = [m for m in GRAPH if m.startswith("colonnade.estimators.") and room_floor(m) is None]
+    assert not loose, f"modules outside the rooms {ROOMS}: {loose}"

@@ -5,7 +5,7 @@ names, as TF; see :mod:`.model_fn`) is called eagerly once per batch and returns
 :class:`~.model_fn.EstimatorSpec`. Every training step, evaluation batch and prediction
 batch is one such call: a custom ``Estimator`` calls the user's (in its variable store,
 see :mod:`.user_model`), a canned estimator (linear, DNN, wide&deep) is a subclass that
-passes its own (a network and a head, see :mod:`.canned_model`), as TF's
+passes its own (a network and a head, see :mod:`colonnade.estimators.canned.model`), as TF's
 ``DNNClassifierV2(EstimatorV2)``. One training loop (:mod:`.training_loop`), one
 evaluation and one prediction path (:mod:`.inference`), checkpoints and resume
 (:class:`~.train_state.TrainState`), hooks, TensorBoard, ``fit`` with DataFrames
@@ -42,7 +42,6 @@ import numpy as np
 import pandas as pd
 
 from ... import core
-from ..canned.model import CannedModelFn
 from ..export import model_fn_export, receivers
 from ..export.directory import export_estimator, write_export
 from ..export.extenders import export_forward_keys
@@ -56,6 +55,7 @@ from ..spec.model_fn import (
 )
 from . import inference, keras_fit, training_loop
 from .callbacks import Callback
+from .model import ModelRecipe
 from .run_config import RunConfig, WarmStartSettings
 from .tf_names import MODEL_PREFIX
 from .train_state import TrainState
@@ -97,7 +97,7 @@ class Estimator:
         global_step = core.Variable(
             np.int64(0), name="global_step", trainable=False, dtype=np.int64
         )
-        if isinstance(model_fn, CannedModelFn):
+        if isinstance(model_fn, ModelRecipe):
             self.model = model_fn.bind(global_step, init_rng)
         else:
             store_seed = np.random.SeedSequence(seed.entropy, spawn_key=(1,))
@@ -117,7 +117,7 @@ class Estimator:
     @property
     def model_fn(self):
         """The ``model_fn`` this estimator calls (a canned one is a callable
-        :class:`~.canned_model.CannedModel`)."""
+        :class:`~colonnade.estimators.canned.model.CannedModel`)."""
         return self.model.model_fn
 
     @property

@@ -3,7 +3,6 @@
 (:mod:`colonnade.estimators.canned.v1`: TF 1's loss reduction and optimizer defaults)."""
 
 from colonnade.estimators import *  # noqa: F403
-from colonnade.estimators import export, inputs  # TF's namespaces
 from colonnade.estimators import __all__ as _estimator_names
 from colonnade.estimators.canned.v1 import (  # noqa: F401 (replace the V2 classes)
     DNNClassifier,
