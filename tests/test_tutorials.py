@@ -92,7 +92,7 @@ def test_census_custom_model_fn(capsys, caplog):
     assert results["examples_max_abs_diff"] < 1e-6
     # the model_fn's LoggingTensorHook logged the loss (every 12 steps) and train_and_evaluate
     # evaluated both checkpoints (steps 30 and 60)
-    hook_lines = [r for r in caplog.records if r.module == "hooks" and "loss = " in r.getMessage()]
+    hook_lines = [r for r in caplog.records if r.module == "basic" and "loss = " in r.getMessage()]
     assert len(hook_lines) == 5
     assert "running initialization" not in caplog.text  # the reloaded export has its weights
     assert "evaluation at step 30" in caplog.text and "evaluation at step 60" in caplog.text
