@@ -2,17 +2,19 @@
 None, or raises.
 
 A condition on the *values* that does not hold raises :class:`InvalidArgumentError`
-(TF's eager error; here a ``ValueError``), whose message starts with ``message`` and
-shows the first ``summarize`` entries of each input. Conditions on the *type* raise
-``TypeError`` and on the *rank or shape* ``ValueError``, as TF does for what it can tell
-before running. ``data`` and ``name`` are accepted for TF compatibility.
+(TF's eager error; here a ``ValueError``) with TF 2.15's eager message: ``message``, the
+condition, and the first ``summarize`` entries (3 by default, all when negative).
+Conditions on the *type* raise ``TypeError`` and on the *rank or shape* ``ValueError``,
+as TF does for what it can tell before running. ``data`` and ``name`` are accepted for
+TF compatibility.
 
 >>> import numpy as np
 >>> assert_less(np.array([1, 2]), 3)
->>> assert_positive(np.array([1.0, -2.0]), message="weights")
-Traceback (most recent call last):
-...
-colonnade.core.debugging.InvalidArgumentError: weights: condition x > 0 did not hold; x = [ 1. -2.]
+>>> try:
+...     assert_positive(np.array([1.0, -2.0]), message="weights")
+... except InvalidArgumentError as error:
+...     print(str(error).splitlines()[1:])
+['Condition x > 0 did not hold element-wise:', 'x (shape=(2,) dtype=float64) = ', "['1.0', '-2.0']"]
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ __all__ = [
     "assert_rank_at_least",
     "assert_rank_in",
     "assert_scalar",
+    "assert_shapes",
     "assert_type",
     "check_numerics",
     "is_finite",
@@ -71,23 +74,50 @@ def _show(array: np.ndarray, summarize) -> str:
     return str(flat[:count]) + (" ..." if flat.size > count else "")
 
 
-def _fail(message, condition: str, summarize, **inputs):
-    shown = "; ".join(f"{k} = {_show(v, summarize)}" for k, v in inputs.items())
-    prefix = f"{message}: " if message else ""
-    raise InvalidArgumentError(f"{prefix}condition {condition} did not hold; {shown}")
+def _prefix(message) -> str:
+    return f"{message}.  " if message else ""
+
+
+def _count(summarize, size: int) -> int:
+    # TF: 3 entries by default, every entry for a negative ``summarize``
+    count = _SUMMARIZE if summarize is None else int(summarize)
+    return size if count < 0 else min(count, size)
+
+
+def _describe(array: np.ndarray) -> str:
+    return f"shape={array.shape} dtype={array.dtype}"
 
 
 def _compare(op, symbol: str, x, y, summarize, message) -> None:
+    """TF's eager ``_binary_assert``: its message lists where and what differs."""
     x_value, y_value = _host(x), _host(y)
     try:
-        holds = np.all(op(x_value, y_value))
+        holds = np.asarray(op(x_value, y_value))
     except ValueError:
-        raise ValueError(
-            f"{message + ': ' if message else ''}shapes {x_value.shape} and {y_value.shape} "
-            "are incompatible"
+        shapes = [f"[{','.join(map(str, v.shape))}]" for v in (x_value, y_value)]
+        raise InvalidArgumentError(
+            f"{_prefix(message)}Incompatible shapes: {shapes[0]} vs. {shapes[1]}"
         ) from None
-    if not holds:
-        _fail(message, f"x {symbol} y", summarize, x=x_value, y=y_value)
+    if np.all(holds):
+        return
+    where = np.argwhere(~holds) if holds.ndim else np.zeros((1, 0), np.int64)
+    shown = _count(summarize, len(where))
+    x_b, y_b = np.broadcast_arrays(x_value, y_value)
+    picked = tuple(where[:shown].T)
+    lines = [message] if message else []
+    lines += [
+        f"Condition x {symbol} y did not hold.",
+        f"Indices of first {shown} different values:",
+        str(where[:shown]),
+        "Corresponding x values:",
+        str(x_b[picked] if holds.ndim else x_b.reshape(1)),
+        "Corresponding y values:",
+        str(y_b[picked] if holds.ndim else y_b.reshape(1)),
+    ]
+    for label, v in (("x", x_value), ("y", y_value)):
+        count = _count(summarize, v.size)
+        lines += [f"First {count} elements of {label}:", str(v.reshape(-1)[:count])]
+    raise InvalidArgumentError("\n".join(lines))
 
 
 def assert_equal(x, y, data=None, summarize=None, message=None, name=None) -> None:
@@ -123,7 +153,11 @@ def assert_greater_equal(x, y, data=None, summarize=None, message=None, name=Non
 def _against_zero(op, symbol, x, summarize, message) -> None:
     x_value = _host(x)
     if not np.all(op(x_value, 0)):
-        _fail(message, f"x {symbol} 0", summarize, x=x_value)
+        shown = [str(v) for v in x_value.reshape(-1)[: _count(summarize, x_value.size)]]
+        raise InvalidArgumentError(
+            f"{_prefix(message)}\nCondition x {symbol} 0 did not hold element-wise:\n"
+            f"x ({_describe(x_value)}) = \n{shown}"
+        )
 
 
 def assert_positive(x, data=None, summarize=None, message=None, name=None) -> None:
@@ -157,7 +191,11 @@ def assert_near(
     rtol = 10 * eps if rtol is None else rtol
     atol = 10 * eps if atol is None else atol
     if not np.all(np.abs(x_value - y_value) <= atol + rtol * np.abs(y_value)):
-        _fail(message, "x and y are close", summarize, x=x_value, y=y_value)
+        raise InvalidArgumentError(
+            f"{_prefix(message)}x and y not equal to tolerance rtol = {rtol}, atol = {atol}\n"
+            f"x ({_describe(x_value)}) = \n{_show(x_value, summarize)}\n"
+            f"y ({_describe(y_value)}) = \n{_show(y_value, summarize)}"
+        )
 
 
 def assert_all_finite(t=None, msg=None, name=None, x=None, message=None):
@@ -167,11 +205,18 @@ def assert_all_finite(t=None, msg=None, name=None, x=None, message=None):
     return check_numerics(t, message if msg is None else msg)
 
 
+def _tf_dtype(dtype) -> str:
+    return f"tf.{np.dtype(dtype).name}"
+
+
 def assert_integer(x, message=None, name=None) -> None:
-    """``x`` is of an integer type; TypeError otherwise."""
+    """``x`` is of an integer type; TypeError otherwise (TF's message)."""
     dtype = _host(x).dtype
     if dtype.kind not in "iu":
-        raise TypeError(f"{message + ': ' if message else ''}expected an integer type, got {dtype}")
+        raise TypeError(
+            f'{_prefix(message)}Expected "{name or "x"}" to be integer type.  Found: tensor of '
+            f"dtype <dtype: '{dtype.name}'>"
+        )
 
 
 def assert_type(tensor, tf_type, message=None, name=None) -> None:
@@ -179,50 +224,132 @@ def assert_type(tensor, tf_type, message=None, name=None) -> None:
     dtype = _host(tensor).dtype
     if dtype != np.dtype(tf_type):
         raise TypeError(
-            f"{message + ': ' if message else ''}expected dtype {np.dtype(tf_type)}, got {dtype}"
+            f"{_prefix(message)}{name or 'tensor'} must be of type {_tf_dtype(tf_type)}; "
+            f"got {_tf_dtype(dtype)}"
         )
 
 
-def _rank_error(message, what: str, rank: int):
-    prefix = f"{message}: " if message else ""
-    return ValueError(f"{prefix}expected rank {what}, got a value of rank {rank}")
+def _rank_argument(rank) -> np.ndarray:
+    """A rank argument as TF checks it: an integer (TypeError otherwise, as TF's
+    ``assert_rank([42, 43], 1.9)``), and a scalar for ``assert_rank`` (ValueError)."""
+    value = _host(rank)
+    if value.dtype.kind not in "iu":
+        # a Python float converts to tf.float32, as in TF
+        got = np.float32 if isinstance(rank, float) else value.dtype
+        raise TypeError(f"tensor must be of type tf.int32; got {_tf_dtype(got)}")
+    return value
+
+
+def _scalar_rank(rank) -> int:
+    value = _rank_argument(rank)
+    if value.ndim != 0:
+        raise ValueError("Rank must be a scalar.")
+    return int(value)
+
+
+def _rank_error(message, name, what: str, array: np.ndarray):
+    return ValueError(
+        f"{_prefix(message)}Tensor {name or ''} must have rank {what}.  Received rank "
+        f"{array.ndim}, shape {array.shape}"
+    )
 
 
 def assert_rank(x, rank, data=None, summarize=None, message=None, name=None) -> None:
-    """``x`` has rank ``rank``; ValueError otherwise."""
-    actual = _host(x).ndim
-    if actual != int(rank):
-        raise _rank_error(message, str(int(rank)), actual)
+    """``x`` has rank ``rank`` (an integer scalar); ValueError otherwise."""
+    rank, array = _scalar_rank(rank), _host(x)
+    if array.ndim != rank:
+        raise _rank_error(message, name, str(rank), array)
 
 
 def assert_rank_at_least(x, rank, data=None, summarize=None, message=None, name=None) -> None:
     """``x`` has rank ``rank`` or more; ValueError otherwise."""
-    actual = _host(x).ndim
-    if actual < int(rank):
-        raise _rank_error(message, f">= {int(rank)}", actual)
+    rank, array = _scalar_rank(rank), _host(x)
+    if array.ndim < rank:
+        raise _rank_error(message, name, f"at least {rank}", array)
 
 
 def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None) -> None:
-    """``x``'s rank is one of ``ranks``; ValueError otherwise."""
-    actual = _host(x).ndim
-    if actual not in [int(r) for r in ranks]:
-        raise _rank_error(message, f"in {list(ranks)}", actual)
+    """``x``'s rank is one of ``ranks`` (integer scalars); ValueError otherwise."""
+    wanted = tuple(_scalar_rank(r) for r in ranks)
+    array = _host(x)
+    if array.ndim not in wanted:
+        raise _rank_error(message, name, f"in {wanted}", array)
 
 
 def assert_scalar(tensor, name=None, message=None) -> None:
     """``tensor`` is a scalar (rank 0); ValueError otherwise."""
-    actual = _host(tensor).ndim
-    if actual != 0:
-        raise _rank_error(message, "0 (a scalar)", actual)
+    shape = _host(tensor).shape
+    if shape != ():
+        raise ValueError(f"{_prefix(message)}Expected scalar shape, saw shape: {shape}.")
 
 
 def assert_proper_iterable(values) -> None:
     """``values`` is an iterable that is not a string, bytes or an array (which iterate
     element by element where a list of them was meant); TypeError otherwise."""
     if isinstance(values, (str, bytes, np.ndarray)) or hasattr(values, "shape"):
-        raise TypeError(f"expected a proper iterable (a list or tuple), got {values!r}")
+        raise TypeError(
+            f'Expected argument "values" to be a "proper" iterable.  Found: {type(values)}'
+        )
     if not hasattr(values, "__iter__"):
-        raise TypeError(f"expected an iterable, got {type(values).__name__}")
+        raise TypeError(f'Expected argument "values" to be iterable.  Found: {type(values)}')
+
+
+def assert_shapes(shapes, data=None, summarize=None, message=None, name=None) -> None:
+    """Every ``(x, spec)`` pair of ``shapes`` (a list of pairs, or a dict) has the shape
+    ``spec`` says, and a symbol (a string) names one size everywhere it appears
+    (``tf.debugging.assert_shapes``); ValueError naming both tensors otherwise.
+
+    A spec entry is a size, a symbol or None (any size); a leading ``...`` matches any
+    leading dimensions. A spec of length 0 or 1 also accepts a scalar or a one-element
+    vector where the other is written, as TF's.
+
+    >>> assert_shapes([(np.ones((2, 3)), ("N", "Q")), (np.ones((2, 5)), ("N", None))])
+    >>> try:
+    ...     assert_shapes([(np.ones((2, 3)), ("N", "Q")), (np.ones((3, 3)), ("N", "D"))])
+    ... except ValueError as error:
+    ...     print(str(error).split(".  ")[1])
+    Tensor shape=(3, 3) dtype=float64 dimension 0 must have size 2
+    """
+    pairs = list(shapes.items()) if isinstance(shapes, dict) else list(shapes)
+    sizes: dict = {}
+    for x, spec in pairs:
+        array, spec = _host(x), list(spec)
+        if any(entry is Ellipsis for entry in spec[1:]):
+            raise ValueError(f"'...' can only be the first entry of a shape spec, got {spec}")
+        leading = bool(spec) and spec[0] is Ellipsis
+        dims = spec[1:] if leading else spec
+        shape = array.shape
+        if leading:
+            if array.ndim < len(dims):
+                raise _rank_error(message, name, f"at least {len(dims)}", array)
+        elif len(dims) <= 1:
+            if array.ndim not in (0, 1):
+                raise _rank_error(message, name, "in (0, 1)", array)
+            shape = shape if len(dims) == array.ndim else (1,) * len(dims)
+            if not dims and array.size != 1:
+                raise _rank_error(message, name, "0", array)
+        elif array.ndim != len(dims):
+            raise _rank_error(message, name, str(len(dims)), array)
+        offset = len(shape) - len(dims)
+        for i, entry in enumerate(dims):
+            axis, actual = offset + i, shape[offset + i]
+            if entry is None:
+                continue
+            if isinstance(entry, str):
+                if entry not in sizes:
+                    sizes[entry] = (actual, _describe(array), axis)
+                    continue
+                size, source = (
+                    sizes[entry][0],
+                    "Specified by tensor {1} dimension {2}".format(*sizes[entry]),
+                )
+            else:
+                size, source = int(entry), "Specified explicitly"
+            if actual != size:
+                raise ValueError(
+                    f"{_prefix(message)}{source}.  Tensor {_describe(array)} dimension {axis} "
+                    f"must have size {size}.  Received size {actual}, shape {array.shape}"
+                )
 
 
 def Assert(condition, data, summarize=None, name=None) -> None:  # noqa: N802  (TF's name)

@@ -24,7 +24,7 @@ def test_pack_sequence_as_and_map_structure_as_tf():
     }
     assert nest.pack_sequence_as(Point(0, [0, 0]), [1, 2, 3]) == Point(1, [2, 3])
     assert nest.map_structure(lambda x, y: x + y, (1, [2]), (10, [20])) == (11, [22])
-    with pytest.raises(ValueError, match="structure has 2 leaves but flat_sequence has 1"):
+    with pytest.raises(ValueError, match="Structure had 2 atoms, but flat_sequence had 1 items"):
         nest.pack_sequence_as((0, 0), [1])
 
 

@@ -62,6 +62,9 @@ class TFTestCase(unittest.TestCase):
 
     assertRaisesRegexp = unittest.TestCase.assertRaisesRegex  # noqa: N815
 
+    def assertLen(self, container, expected_len, msg=None):  # noqa: N802
+        self.assertEqual(len(container), expected_len, msg)
+
     def assert_sparse_equal(self, expected, ids):
         """TF's ``_assert_sparse_tensor_value``: ``ids`` (``CategoricalIds``) as TF's
         ``(indices, values, dense_shape)``."""
@@ -92,6 +95,36 @@ class TFTestCase(unittest.TestCase):
         pattern = r"Batch size \(first dimension\) of each feature must be same."
         with self.assertRaisesRegex(ValueError, pattern):
             layer_fn(features, [price1, price2])
+
+
+def parameters(*cases):
+    """absl's ``parameterized.parameters``: the test runs once per case (a dict of keyword
+    arguments or a tuple of positional ones); :func:`expand_parameters` names the runs
+    ``<name>0``, ``<name>1``, ... as absl does."""
+
+    def mark(method):
+        method.tf_parameters = cases
+        return method
+
+    return mark
+
+
+def expand_parameters(cls):
+    """Class decorator: one test method per case of each ``@parameters`` method."""
+    for name, method in list(vars(cls).items()):
+        cases = getattr(method, "tf_parameters", None)
+        if cases is None:
+            continue
+        delattr(cls, name)
+        for index, case in enumerate(cases):
+
+            def run(self, method=method, case=case):
+                return method(self, **case) if isinstance(case, dict) else method(self, *case)
+
+            run.__name__ = f"{name}{index}"
+            run.__doc__ = method.__doc__
+            setattr(cls, run.__name__, run)
+    return cls
 
 
 def _lists(value):
