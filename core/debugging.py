@@ -313,7 +313,14 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None) ->
     pairs = list(shapes.items()) if isinstance(shapes, dict) else list(shapes)
     sizes: dict = {}
     for x, spec in pairs:
-        array, spec = _host(x), list(spec)
+        array = _host(x)
+        if not (hasattr(spec, "__iter__") or hasattr(spec, "__getitem__")):
+            raise ValueError(
+                f"{_prefix(message)}Tensor {_describe(array)}.  Specified shape must be an "
+                "iterable.  An iterable has the attribute `__iter__` or `__getitem__`.  "
+                f"Received specified shape: {spec}"
+            )
+        spec = list(spec)
         if any(entry is Ellipsis for entry in spec[1:]):
             raise ValueError(f"'...' can only be the first entry of a shape spec, got {spec}")
         leading = bool(spec) and spec[0] is Ellipsis

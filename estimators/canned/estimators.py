@@ -1,8 +1,8 @@
 """The canned estimators: linear, DNN and wide&deep, for classification and regression.
 
 Each is a ``model_fn`` (its network over feature columns gives the logits) plus a head
-(see :mod:`heads`) whose ``create_estimator_spec`` makes the loss, metrics, predictions
-and update, with TF's default optimizers (see :mod:`.canned_model`). Each class is an
+(see :mod:`..heads`) whose ``create_estimator_spec`` makes the loss, metrics, predictions
+and update, with TF's default optimizers (see :mod:`.model`). Each class is an
 ``Estimator`` that passes its model (TF's ``DNNClassifierV2(EstimatorV2)`` shape).
 Constructors take ``tf.estimator``'s arguments and defaults.
 

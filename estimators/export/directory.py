@@ -11,13 +11,9 @@ An export is a timestamped directory under ``export_dir_base``::
 Nothing in it is pickled or evaluated: loading reads JSON and ``.npy`` arrays only, so a
 file from someone else cannot run code. A column with an arbitrary Python
 ``normalizer_fn`` cannot be exported (use one of the named normalizers). Loading treats
-the directory as hostile (see :mod:`.export_checks` and ``docs/exports.md``): it reads
+the directory as hostile (see :mod:`.checks` and ``docs/exports.md``): it reads
 nothing outside it, allocates nothing it does not hold on disk, and reports any defect
 as one :class:`ExportError`.
-
-The export output classes a ``model_fn`` returns in ``EstimatorSpec.export_outputs`` are
-here too, under TF's path ``tf.estimator.export``: ``PredictOutput``,
-``ClassificationOutput``, ``RegressionOutput``.
 
 >>> import colonnade as cn
 >>> predictor = cn.estimators.load(path)  # doctest: +SKIP
@@ -43,7 +39,6 @@ from ... import data as cn_data
 from ...data.example import parse_example
 from ...data.tensor_slices import table_from_columns
 from ..heads import classification as heads_module
-from ..heads.base import ClassificationOutput, PredictOutput, RegressionOutput  # noqa: F401
 from ..inputs import input_fn as inputs
 from ..inputs.pipeline import transformed_batches
 from ..networks.network import Network
@@ -51,12 +46,6 @@ from . import checks
 from . import receivers as receivers_module
 from .checks import ExportError
 from .extenders import export_forward_keys, forwarded_values
-from .receivers import (  # noqa: F401 - TF's names: cn.estimators.export.*
-    ServingInputReceiver,
-    TensorServingInputReceiver,
-    build_parsing_serving_input_receiver_fn,
-    build_raw_serving_input_receiver_fn,
-)
 
 EXPORT_FORMAT_VERSION = 1
 MODEL_FILE = "model.json"

@@ -256,7 +256,7 @@ def resolve_receiver(serving_input_receiver_fn):
 
 def checked_receiver(meta: dict, where: str):
     """The ``serving_input_receiver`` of ``model.json`` (None when absent), checked
-    (:func:`.export_checks.check_receiver`, or for a serving graph
+    (:func:`.checks.check_receiver`, or for a serving graph
     :func:`.serving_graph_checks.check_graph`)."""
     value = meta.get("serving_input_receiver") if isinstance(meta, dict) else None
     if isinstance(value, dict) and value.get("type") == "graph":

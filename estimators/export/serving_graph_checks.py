@@ -6,7 +6,7 @@ built from it: at most :data:`MAX_NODES` nodes, each a known op with its number 
 inputs and its attributes (types, small shapes), reading only earlier nodes (no cycle),
 at most :data:`MAX_DEPTH` deep; constants of at most :data:`MAX_CONSTANT_VALUES` values
 each and :data:`MAX_GRAPH_VALUES` together; every input a placeholder and every feature
-a node. Anything else is an :class:`~.export_checks.ExportError` naming the field.
+a node. Anything else is an :class:`~.checks.ExportError` naming the field.
 """
 
 from __future__ import annotations

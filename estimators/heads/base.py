@@ -5,7 +5,7 @@ predictions, the weighted and reduced training loss, the evaluation metrics with
 keys, the training update (``optimizer.minimize`` on the recorded loss, or
 ``train_op_fn(loss)``) and the export outputs. A head is configuration only (a frozen
 dataclass); all state lives in the metric objects it makes. Subclasses (see
-:mod:`heads`, :mod:`head_multi_label`, :mod:`head_regression`) supply the label
+:mod:`.classification`, :mod:`.multi_label`, :mod:`.regression`) supply the label
 processing, the per-example loss, the prediction dict and their metrics.
 """
 

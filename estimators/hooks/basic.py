@@ -1,5 +1,5 @@
 """Training hooks with ``tf.train``'s signatures, eagerly: the SessionRunHook family
-without sessions (the protocol and its types are in :mod:`.hook_runner`).
+without sessions (the protocol and its types are in :mod:`.runner`).
 
 Porting a TF hook class needs only renames (``tf.train.SessionRunHook`` ->
 ``cn.estimators.SessionRunHook``, ``tf.train.SessionRunArgs`` ->

@@ -1,6 +1,6 @@
 """How an estimator's loop calls its hooks, with ``tf.train``'s types: the
 SessionRunHook protocol without sessions, eagerly, and the estimator whose run the hooks
-observe. The hooks themselves are in :mod:`.hooks`.
+observe. The hooks themselves are in :mod:`.basic`.
 
 The training loop calls, as TF's ``MonitoredSession`` does: ``begin()`` once,
 ``after_create_session(session, coord)`` once (both ``None``: there are no sessions),

@@ -1,8 +1,8 @@
 """``Estimator(model_fn)``: the one estimator, as TF's ``tf.estimator.Estimator``.
 
 A ``model_fn(features, labels, mode, params, config)`` (any subset of those argument
-names, as TF; see :mod:`.model_fn`) is called eagerly once per batch and returns an
-:class:`~.model_fn.EstimatorSpec`. Every training step, evaluation batch and prediction
+names, as TF; see :mod:`..spec.model_fn`) is called eagerly once per batch and returns an
+:class:`~..spec.model_fn.EstimatorSpec`. Every training step, evaluation batch and prediction
 batch is one such call: a custom ``Estimator`` calls the user's (in its variable store,
 see :mod:`.user_model`), a canned estimator (linear, DNN, wide&deep) is a subclass that
 passes its own (a network and a head, see :mod:`colonnade.estimators.canned.model`), as TF's

@@ -63,7 +63,7 @@ class SpecEvaluation:
 
 def batch_tensors(estimator, predictions):
     """The fetchable names of an evaluation or prediction batch: its predictions by key
-    and the model's variables (``tensors()`` of :class:`~.hook_runner.StepValues`)."""
+    and the model's variables (``tensors()`` of :class:`~..hooks.runner.StepValues`)."""
 
     def table():
         variables = estimator.train_state.model_variables()

@@ -10,7 +10,7 @@ checkpoint-saver listener, between two training steps, when
 * ``EvalSpec.throttle_secs`` have passed since the previous evaluation started;
 
 the last checkpoint is always evaluated. After each evaluation the ``EvalSpec``'s
-exporters run (:mod:`.exporters`), under ``model_dir/export/<exporter name>``. The
+exporters run (:mod:`..export.exporters`), under ``model_dir/export/<exporter name>``. The
 evaluations write to ``model_dir/eval`` (``eval_<name>`` for a named ``EvalSpec``).
 
 It returns TF 2.15's ``(eval_result, export_results)``: the last evaluation's metrics
@@ -92,7 +92,7 @@ class TrainSpec(
 ):
     """The training part of :func:`train_and_evaluate` (TF's): ``input_fn``, ``max_steps``
     (``None``: until the input ends), ``hooks`` and ``saving_listeners``
-    (:class:`~.hooks.CheckpointSaverListener` objects).
+    (:class:`~..hooks.basic.CheckpointSaverListener` objects).
 
     >>> TrainSpec(lambda: None, max_steps=0)
     Traceback (most recent call last):

@@ -42,7 +42,7 @@ def logits_of(estimator, table) -> np.ndarray:
 def blend_losses(estimator, validate, rows) -> dict:
     """``{deep weight: validation losses}`` for each of :data:`BLEND_WEIGHTS`: one per
     row when ``rows = (features, targets, task, scale)`` holds the validation rows in
-    memory (the targets as trained on, :func:`~.tabular_linear.label_targets`; a
+    memory (the targets as trained on, :func:`~.linear.label_targets`; a
     regression's losses in the label's units), else the mean loss of ``validate``."""
     trained = estimator.get_weights()
     deep = {k: v for k, v in trained.items() if k.startswith("dnn/logits/")}

@@ -1,7 +1,7 @@
 """Cross-fitted ensembles of the zero-configuration models, folded into one wide&deep model.
 
-:class:`~.tabular.TabularClassifier` and ``TabularRegressor`` split a small table's rows
-into :func:`members_for` folds (:func:`~.tabular_split.fold_ids`) and train one member
+:class:`~.models.TabularClassifier` and ``TabularRegressor`` split a small table's rows
+into :func:`members_for` folds (:func:`~.split.fold_ids`) and train one member
 per fold, member ``k`` stopping early, choosing its linear penalty and its wide/deep
 blend on fold ``k`` and training on the others; the column plan is shared, so the members
 differ only in their weights. The prediction is the members' mean logit, which is one
@@ -120,9 +120,9 @@ def folds_for(rows: int) -> int:
 
 def cross_fit_splits(table: pa.Table, label: str, members: int, seed, stratify, scale) -> list:
     """``[(train, validation, validation rows)]`` per member: the labelled rows of
-    ``table`` in :func:`folds_for` seeded folds (:func:`~.tabular_split.fold_ids`), member
+    ``table`` in :func:`folds_for` seeded folds (:func:`~.split.fold_ids`), member
     ``k`` validating on fold ``k`` and training on the others (their label standardized
-    by ``scale = (mean, std)`` if given, as :func:`~.tabular_split.part`); with fewer
+    by ``scale = (mean, std)`` if given, as :func:`~.split.part`); with fewer
     members than folds, the last folds validate no member."""
     labelled = table.num_rows - table.column(label).null_count
     folds = fold_ids(table, label, seed, max(folds_for(labelled), members), stratify)

@@ -1,13 +1,13 @@
 """Zero-configuration models: :class:`TabularClassifier` and :class:`TabularRegressor`.
 
 ``fit(data)`` infers the feature columns (:func:`colonnade.feature_columns.infer`), holds
-out a seeded, stratified validation split (:mod:`.tabular_split`), solves a penalized
-linear model of the wide columns to convergence (:mod:`.tabular_linear`), then trains the
+out a seeded, stratified validation split (:mod:`.split`), solves a penalized
+linear model of the wide columns to convergence (:mod:`.linear`), then trains the
 deep part of a wide&deep model on top of its fixed logits with colonnade's recommended
 settings (a regression label standardized, learning rates halved on a plateau), stops
 when the validation loss stops improving, keeps the best epoch's weights and the blend of
 wide and deep with the lowest validation loss, the linear model alone unless the deep part
-wins by more than the validation noise (:mod:`.tabular_blend`). Each setting is a
+wins by more than the validation noise (:mod:`.blend`). Each setting is a
 named constant below and a note in ``columns_.describe()``; the experiments behind them
 are in ``benchmarks/RESULTS.md`` ("Zero configuration").
 
@@ -106,7 +106,7 @@ LINEAR_OPTIMIZER = "Ftrl"
 LINEAR_LEARNING_RATE = 0.05
 LINEAR_L1 = 0.001
 # Before wide&deep, a linear model of the wide columns is solved to convergence in numpy,
-# its L2 penalty chosen on validation (:mod:`.tabular_linear`), so the blend's weight 0 is
+# its L2 penalty chosen on validation (:mod:`.linear`), so the blend's weight 0 is
 # a converged linear model, not the wide part of a joint training stopped before the
 # linear optimum ...
 LINEAR_FIRST = True
@@ -297,12 +297,12 @@ class _Tabular:
         Files and Datasets are streamed, never read whole. The split holds out a
         seeded random :func:`validation_fraction` of each class (of all rows for a
         regression; 10%, more on small tables, at most :data:`VALIDATION_MAX_ROWS` rows):
-        :func:`~.tabular_split.validation_mask`, batch by batch for a stream. A regression
+        :func:`~.split.validation_mask`, batch by batch for a stream. A regression
         label is standardized for training and the model is scaled back after it, so
         predictions, evaluations, exports and the ``history_`` losses are in the label's
         units. An in-memory table without ``validation_data`` small enough in rows x deep
-        inputs (:func:`~.tabular_ensemble.members_for`; 5 folds up to ``ENSEMBLE_MAX_ROWS``
-        rows, 10 above) trains a cross-fitted ensemble (:mod:`.tabular_ensemble`;
+        inputs (:func:`~.ensemble.members_for`; 5 folds up to ``ENSEMBLE_MAX_ROWS``
+        rows, 10 above) trains a cross-fitted ensemble (:mod:`.ensemble`;
         ``members=`` sets the number, 1 for one model and a fit a few times faster):
         ``members_`` lists the members; ``history_``,
         ``best_epoch_`` and ``deep_weight_`` are the first member's; ``estimator_`` is the
@@ -487,9 +487,9 @@ class _Tabular:
 
     def _fit_members(self, splits, settings, scale, seed):
         """Train a member per fold, blend them (one weight for all on the out-of-fold
-        losses with :data:`~.tabular_ensemble.SHARED_BLEND`, else each on its fold), and
+        losses with :data:`~.ensemble.SHARED_BLEND`, else each on its fold), and
         return the one wide&deep model predicting their mean logit
-        (:func:`~.tabular_ensemble.stack_members`), checkpointed in ``model_dir_``."""
+        (:func:`~.ensemble.stack_members`), checkpointed in ``model_dir_``."""
         shared = tabular_ensemble.SHARED_BLEND and bool(tabular_blend.BLEND_WEIGHTS)
         self.members_ = []
         for k, (train, valid, _) in enumerate(splits):
@@ -516,7 +516,7 @@ class _Tabular:
         return estimator
 
     def _fit_linear_first(self, train, valid, scale, seed) -> tuple:
-        """``(weights or None, note, refit)``: :func:`~.tabular_linear.linear_first` on the
+        """``(weights or None, note, refit)``: :func:`~.linear.linear_first` on the
         training and validation rows (in memory), the labels as the model trains on them."""
         plan = self.columns_
         if not (isinstance(train, pa.Table) and isinstance(valid, pa.Table)):
@@ -539,7 +539,7 @@ class _Tabular:
 
     def _rows(self, valid, scale):
         """``(features, targets, task, scale)`` of in-memory validation rows for
-        :func:`~.tabular_blend.blend_losses`, or None (streamed, or a label that is not a class)."""
+        :func:`~.blend.blend_losses`, or None (streamed, or a label that is not a class)."""
         if not isinstance(valid, pa.Table):
             return None
         labels = self._trained_labels(valid, scale)

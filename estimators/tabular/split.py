@@ -1,4 +1,4 @@
-"""The validation split of :class:`~.tabular.TabularClassifier` and ``TabularRegressor``.
+"""The validation split of :class:`~.models.TabularClassifier` and ``TabularRegressor``.
 
 A seeded random share of each class (of all rows for a regression) is held out for early
 stopping: :func:`validation_mask`. Rows are drawn by a seeded permutation, not by a hash
@@ -51,7 +51,7 @@ def validation_mask(table, label: str, seed: int, fraction: float, stratify: boo
 
 
 def fold_ids(table, label: str, seed: int, folds: int, stratify: bool) -> np.ndarray:
-    """Each row's fold ``0..folds-1`` for cross-fitting (:mod:`.tabular_ensemble`): per
+    """Each row's fold ``0..folds-1`` for cross-fitting (:mod:`.ensemble`): per
     class (one group of all rows when ``stratify`` is false) the labelled rows in a seeded
     random order are dealt to the folds in turn from a random fold, so every fold holds
     each class's rows to within one and every labelled row is in exactly one fold; -1 for

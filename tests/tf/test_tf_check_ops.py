@@ -472,3 +472,16 @@ class AssertShapesTest(TFTestCase):
             check_ops.assert_shapes([(np.ones([2, 3]), (2,))])
         with self.assertRaisesRegex(ValueError, "dimension 1 must have size 2.  Received size 3"):
             check_ops.assert_shapes([(np.ones([2, 3]), ("N", "N"))])
+
+    def test_bad_arguments(self):
+        # TF 2.15's errors, read from tf.debugging.assert_shapes on each input
+        with self.assertRaisesRegex(
+            ValueError,
+            r"Tensor shape=\(2,\) dtype=float64.  Specified shape must be an iterable.  An "
+            r"iterable has the attribute `__iter__` or `__getitem__`.  Received specified shape: 2",
+        ):
+            check_ops.assert_shapes([(np.ones(2), 2)])
+        with self.assertRaisesRegex(ValueError, "not enough values to unpack"):
+            check_ops.assert_shapes([(np.ones(2),)])
+        with self.assertRaisesRegex(ValueError, "not enough values to unpack"):
+            check_ops.assert_shapes("x")
