@@ -80,9 +80,10 @@ def test_good_requests_keep_their_latency_while_a_huge_example_runs(guarded, tmp
         stop.set()
         thread.join(60)
     assert answers, "the attack request was never answered"
-    for status, body in answers:
-        assert status == 503 and set(body) == {"error"}, body
-        assert "time budget" in body["error"]
+    for status, body in answers:  # refused by its time budget, or by its memory budget
+        # first, as this machine's numpy and pyarrow allocate (both bounds are documented)
+        assert (status, set(body)) in ((503, {"error"}), (413, {"error"})), body
+        assert ("time budget" if status == 503 else "memory budget") in body["error"]
     print(
         f"good-request p50: {baseline * 1e3:.2f} ms alone, {under_attack * 1e3:.2f} ms under attack"
     )
