@@ -127,6 +127,14 @@ def _number(value, arg_name: str, fn_name: str) -> float:
         ) from None
 
 
+def _step(global_step, fn_name: str) -> float:
+    """``global_step`` as a number, which must be finite: a step counts training steps."""
+    step = _number(global_step, "global_step", fn_name)
+    if not math.isfinite(step):
+        raise ValueError(f"{fn_name}: global_step must be a finite number, got {global_step!r}")
+    return step
+
+
 def _positive(value, arg_name: str, fn_name: str) -> float:
     out = _number(value, arg_name, fn_name)
     if not out > 0:
@@ -136,7 +144,7 @@ def _positive(value, arg_name: str, fn_name: str) -> float:
 
 def _progress(global_step, decay_steps, staircase, fn_name):
     """``global_step / decay_steps``, floored when ``staircase``."""
-    p = _number(global_step, "global_step", fn_name) / _positive(
+    p = _step(global_step, fn_name) / _positive(
         decay_steps, "decay_steps", fn_name
     )
     return math.floor(p) if staircase else p
@@ -215,7 +223,7 @@ def polynomial_decay(
     least one period), restarting the decay.
     """
     fn = "polynomial_decay"
-    step = _number(global_step, "global_step", fn)
+    step = _step(global_step, fn)
     steps = _positive(decay_steps, "decay_steps", fn)
     lr, end = (
         _number(learning_rate, "learning_rate", fn),
@@ -287,7 +295,7 @@ def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None) 
     """
     fn = "cosine_decay"
     steps = _positive(decay_steps, "decay_steps", fn)
-    step = min(_number(global_step, "global_step", fn), steps)
+    step = min(_step(global_step, fn), steps)
     alpha = _number(alpha, "alpha", fn)
     cosine = 0.5 * (1.0 + math.cos(math.pi * step / steps))
     return _number(learning_rate, "learning_rate", fn) * ((1.0 - alpha) * cosine + alpha)
@@ -327,7 +335,7 @@ def cosine_decay_restarts(
         value = learning_rate * ((1 - alpha) * m_mul**i * 0.5 * (1 + cos(pi * f)) + alpha)
     """
     fn = "cosine_decay_restarts"
-    fraction = _number(global_step, "global_step", fn) / _positive(
+    fraction = _step(global_step, fn) / _positive(
         first_decay_steps, "first_decay_steps", fn
     )
     t_mul, m_mul = _positive(t_mul, "t_mul", fn), _number(m_mul, "m_mul", fn)
@@ -344,7 +352,7 @@ def cosine_decay_restarts(
 def _linear_cosine(global_step, decay_steps, num_periods, fn):
     """``(linear, cosine, step)`` factors shared by the (noisy) linear cosine decays."""
     steps = _positive(decay_steps, "decay_steps", fn)
-    step = min(_number(global_step, "global_step", fn), steps)
+    step = min(_step(global_step, fn), steps)
     linear = (steps - step) / steps
     fraction = 2.0 * _number(num_periods, "num_periods", fn) * step / steps
     return linear, 0.5 * (1.0 + math.cos(math.pi * fraction)), step
@@ -395,7 +403,7 @@ def noisy_linear_cosine_decay(
     )
     if variance < 0:
         raise ValueError(f"{fn}: initial_variance must be >= 0, got {initial_variance!r}")
-    raw_step = int(_number(global_step, "global_step", fn))
+    raw_step = int(_step(global_step, fn))
     rng = np.random.default_rng(None if seed is None else [int(seed), raw_step])
     noisy = linear + float(rng.normal(0.0, math.sqrt(variance)))
     alpha, beta = _number(alpha, "alpha", fn), _number(beta, "beta", fn)

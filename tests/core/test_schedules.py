@@ -272,3 +272,20 @@ def test_overflow_and_bad_bases_give_tfs_inf_and_nan():
     assert S.natural_exp_decay(0.1, 1, 1.0, -710.0) == math.inf  # exp(710)
     assert S.inverse_time_decay(0.1, 1, 1, -1.0) == math.inf  # 0.1 / 0
     assert math.isnan(S.exponential_decay(0.1, 1, 2, -0.5))  # (-0.5) ** 0.5
+
+
+@pytest.mark.parametrize("step", [float("inf"), float("-inf"), float("nan")])
+@pytest.mark.parametrize(
+    "decay",
+    [
+        lambda s: cn.train.cosine_decay(0.1, s, 1.0),
+        lambda s: cn.train.exponential_decay(0.1, s, 10, 0.5),
+        lambda s: cn.train.polynomial_decay(0.1, s, 10),
+        lambda s: cn.train.noisy_linear_cosine_decay(0.1, s, 10),
+    ],
+)
+def test_a_non_finite_step_is_refused_by_name(decay, step):
+    # TF 2.15 returns NaN (cosine_decay at -inf) or 0.0 (exponential_decay at inf);
+    # docs/tf_differences.md
+    with pytest.raises(ValueError, match="global_step must be a finite number"):
+        decay(step)
