@@ -144,9 +144,7 @@ def _positive(value, arg_name: str, fn_name: str) -> float:
 
 def _progress(global_step, decay_steps, staircase, fn_name):
     """``global_step / decay_steps``, floored when ``staircase``."""
-    p = _step(global_step, fn_name) / _positive(
-        decay_steps, "decay_steps", fn_name
-    )
+    p = _step(global_step, fn_name) / _positive(decay_steps, "decay_steps", fn_name)
     return math.floor(p) if staircase else p
 
 
@@ -335,9 +333,7 @@ def cosine_decay_restarts(
         value = learning_rate * ((1 - alpha) * m_mul**i * 0.5 * (1 + cos(pi * f)) + alpha)
     """
     fn = "cosine_decay_restarts"
-    fraction = _step(global_step, fn) / _positive(
-        first_decay_steps, "first_decay_steps", fn
-    )
+    fraction = _step(global_step, fn) / _positive(first_decay_steps, "first_decay_steps", fn)
     t_mul, m_mul = _positive(t_mul, "t_mul", fn), _number(m_mul, "m_mul", fn)
     alpha = _number(alpha, "alpha", fn)
     i = _restart_index(fraction, t_mul)
