@@ -5,35 +5,41 @@ step is mostly Python and elementwise numpy on one thread, with the input pipeli
 another, so on a machine other programs are using, those spinning threads take the cores
 the step itself needs: on a 2-core machine under load a DNN trained 2.4x faster with one
 BLAS thread than with OpenBLAS's default, and a small-batch model 7x. More threads pay
-only for products big enough to share, and only on cores nobody else is using; on an
-otherwise idle machine they do pay (a DNN at batch 1024 trained ~10% faster on both
-cores of a quiet 2-core machine than on one: the input thread mostly sleeps on its
-prefetched queue).
+only for products big enough to share.
 
-So each product asks :func:`threads_for` for a count. The cores this process may use are
-its CPU affinity, its cgroup quota, or the share set with :func:`set_cpu_share` (e.g. by
-a Ray worker); what the rest of the machine uses is measured every
+So each product asks :func:`threads_for` for a count, and by default the count depends
+on the product's size and this process's CPUs only, never on how busy the machine is:
+a product gets one thread below two shares of :data:`MIN_FLOPS_PER_THREAD`, and one
+thread per share above it, at most the CPUs this process may use (its CPU affinity, its
+cgroup quota, or the share set with :func:`set_cpu_share`, e.g. by a Ray worker). Some
+BLAS and LAPACK routines round differently with a different thread count (a float64
+dot product splits its sum, ``eigh`` and ``solve`` their blocks), so a count that
+followed the machine's load made the same seed give a different model from run to run
+(issue 41); a count by shape gives the same bits under any load.
+
+``set_blas_threads("load")`` (or ``COLONNADE_BLAS_THREADS=load``) chooses by load
+instead, as colonnade did before: what the rest of the machine uses is measured every
 :data:`LOAD_RECHECK_SECONDS` as the machine's busy CPU time (Linux's ``/proc/stat``) less
-this process's own (input thread and BLAS threads included), so a process does not count
-its own threads as a neighbour's load.
+this process's own, and
 
-- When the rest of the machine leaves all of this process's cores free, every product
+- when the rest of the machine leaves all of this process's cores free, every product
   gets them all and OpenBLAS sizes each one itself (it keeps products under ~0.5 MFLOP on
-  one thread), exactly as its default does: choosing per product there trained a CTR
-  DNN 5-10% slower on a quiet 2-core machine (``benchmarks/RESULTS.md``).
-- When other programs use some of them, a product gets one thread below
+  one thread), exactly as its default does;
+- when other programs use some of them, a product gets one thread below
   :data:`MIN_FLOPS_PER_THREAD` of work per thread, and never more threads than the cores
   left free.
 
 Where ``/proc/stat`` cannot be read, or before the first measurement, the 1-minute load
-average is used instead and one core is kept for the input thread. The count is set
-through threadpoolctl only when it changes, so a product costs a clock reading and a
-comparison more.
+average is used instead and one core is kept for the input thread. This is faster on a
+machine whose load changes, and not reproducible bit for bit. The count is set through
+threadpoolctl only when it changes, so a product costs a comparison more.
 
 ``COLONNADE_BLAS_THREADS=n`` in the environment, or ``set_blas_threads(n)``, fixes the
-count; ``set_blas_threads(None)`` returns to the automatic choice.
+count; ``set_blas_threads(None)`` returns to the choice by shape.
 
 >>> set_blas_threads(1); threads_for(2 * 1024 * 1024 * 1024)
+1
+>>> set_blas_threads(None); threads_for(1000)
 1
 >>> set_blas_threads(blas_threads_from_environment())
 """
@@ -45,6 +51,7 @@ import os
 import time
 
 __all__ = [
+    "BY_LOAD",
     "blas_threads_from_environment",
     "cpu_share",
     "cpu_times",
@@ -55,9 +62,9 @@ __all__ = [
 ]
 
 MIN_FLOPS_PER_THREAD = 1 << 23
-"""Work (multiply-adds x 2) a BLAS thread must get, on a machine others are using, before
-a product is split further: about a quarter of a millisecond of one core; smaller shares
-lose more to waking and joining threads, and to the cores' other users, than they gain."""
+"""Work (multiply-adds x 2) a BLAS thread must get before a product is split further:
+about a quarter of a millisecond of one core; smaller shares lose more to waking and
+joining threads, and to the cores' other users, than they gain."""
 
 LOAD_RECHECK_SECONDS = 1.0
 """How often the rest of the machine's CPU use is measured again (over the time since the
@@ -68,8 +75,13 @@ NEIGHBOURS_IGNORED_CORES = 0.25
 """CPU use by the rest of the machine below this (a shell, a monitor, a test starting)
 still leaves a whole core free."""
 
+BY_LOAD = "load"
+"""The :func:`set_blas_threads` value (and ``COLONNADE_BLAS_THREADS`` value) that chooses
+counts by the machine's load (see the module docstring)."""
+
 _state = {
-    "fixed": None,  # a count set by set_blas_threads or the environment, else None
+    "fixed": None,  # a count set by set_blas_threads or the environment, BY_LOAD, or None
+    "detected": None,  # cpu_share() as detected, once
     "share": None,  # CPUs given to this process by set_cpu_share, else None (detected)
     "free": None,  # (time read, cores this process may use now, its CPU share)
     "busy": None,  # (time, machine busy CPU-seconds or None, this process's CPU-seconds)
@@ -79,18 +91,21 @@ _state = {
 
 
 def blas_threads_from_environment():
-    """``COLONNADE_BLAS_THREADS`` as a count, or None when unset."""
+    """``COLONNADE_BLAS_THREADS`` as a count, :data:`BY_LOAD` for ``load``, or None when
+    unset."""
     value = os.environ.get("COLONNADE_BLAS_THREADS", "").strip()
     if not value:
         return None
+    if value.lower() == BY_LOAD:
+        return BY_LOAD
     try:
         count = int(value)
     except ValueError:
         count = 0
     if count < 1:
         raise ValueError(
-            f"COLONNADE_BLAS_THREADS must be a positive integer, got {value!r}; unset it "
-            "to let colonnade choose"
+            f"COLONNADE_BLAS_THREADS must be a positive integer or 'load', got {value!r}; "
+            "unset it to let colonnade choose by each product's size"
         )
     return count
 
@@ -120,21 +135,38 @@ def cpu_share() -> int:
     return min(cpus, quota) if quota else cpus
 
 
+def _process_cpus() -> int:
+    """:func:`cpu_share`, detected once (the choice by shape must not change with it)."""
+    if _state["share"] is not None:
+        return _state["share"]
+    if _state["detected"] is None:
+        _state["detected"] = cpu_share()
+    return _state["detected"]
+
+
 def set_cpu_share(cpus) -> None:
     """Tell colonnade how many CPUs this process was given (a Ray worker's ``num_cpus``);
     ``None`` detects it again. Fewer than one CPU counts as one."""
     if cpus is not None:
         cpus = max(1, int(cpus))
     _state["share"] = cpus
+    _state["detected"] = None
     _state["free"] = None
     _state["busy"] = cpu_times()  # measure the machine afresh from now
 
 
 def set_blas_threads(count) -> None:
-    """Use ``count`` BLAS threads for every product colonnade computes, or ``None`` to
-    choose per product (the default)."""
-    if count is not None and (isinstance(count, bool) or int(count) != count or count < 1):
-        raise ValueError(f"set_blas_threads needs a positive integer or None, got {count!r}")
+    """Use ``count`` BLAS threads for every product colonnade computes, ``None`` to
+    choose per product by its size (the default, reproducible under any load), or
+    :data:`BY_LOAD` (``"load"``) to choose by the machine's load."""
+    if count == BY_LOAD:
+        _state["fixed"] = BY_LOAD
+        _state["current"] = None
+        return
+    if count is not None and (isinstance(count, (bool, str)) or int(count) != count or count < 1):
+        raise ValueError(
+            f"set_blas_threads needs a positive integer, None or 'load', got {count!r}"
+        )
     _state["fixed"] = None if count is None else int(count)
     _state["current"] = None  # set it again on the next product, whoever changed it since
 
@@ -190,8 +222,12 @@ def _free_cores(now: float) -> tuple:
 def threads_for(flops: int) -> int:
     """The BLAS threads a product of ``flops`` operations should use (see the module
     docstring)."""
-    if _state["fixed"] is not None:
-        return _state["fixed"]
+    fixed = _state["fixed"]
+    if fixed is None:
+        wanted = flops // MIN_FLOPS_PER_THREAD
+        return 1 if wanted < 2 else min(wanted, _process_cpus())
+    if fixed != BY_LOAD:
+        return fixed
     cores, share = _free_cores(time.monotonic())
     if cores >= share:
         return share

@@ -37,7 +37,7 @@ def _neighbours_use(monkeypatch, cores: float, cpus: int, own: float = 1.5):
 
 
 def test_threads_never_exceed_the_cpu_share(monkeypatch):
-    threads.set_blas_threads(None)
+    threads.set_blas_threads(threads.BY_LOAD)
     _neighbours_use(monkeypatch, 0.0, cpus=64)
     threads.set_cpu_share(4)
     huge = 1000 * threads.MIN_FLOPS_PER_THREAD
@@ -53,7 +53,7 @@ def test_an_otherwise_idle_machine_gives_every_product_all_cores(monkeypatch):
     # This process's own threads (1.9 cores: its step, input thread and BLAS threads)
     # are not a neighbour's load, nor is a shell using a tenth of a core. With every core
     # free, OpenBLAS sizes each product itself (its default), so the count never changes.
-    threads.set_blas_threads(None)
+    threads.set_blas_threads(threads.BY_LOAD)
     _neighbours_use(monkeypatch, 0.1, cpus=2, own=1.9)
     threads.set_cpu_share(None)
     assert threads.threads_for(2 * 1024 * 416 * 256) == 2  # a CTR DNN's first layer
@@ -64,7 +64,7 @@ def test_an_otherwise_idle_machine_gives_every_product_all_cores(monkeypatch):
 
 
 def test_on_a_shared_machine_small_products_use_one_thread(monkeypatch):
-    threads.set_blas_threads(None)
+    threads.set_blas_threads(threads.BY_LOAD)
     _neighbours_use(monkeypatch, 2.0, cpus=6)  # four cores of six left free
     threads.set_cpu_share(6)
     assert threads.threads_for(2 * 32 * 416 * 256) == 1  # a batch-32 CTR DNN's first layer
@@ -75,14 +75,14 @@ def test_on_a_shared_machine_small_products_use_one_thread(monkeypatch):
 
 @pytest.mark.parametrize("neighbours", [0.5, 1.0, 2.0])
 def test_a_neighbour_using_half_a_core_or_more_leaves_two_cores_one_thread(monkeypatch, neighbours):
-    threads.set_blas_threads(None)
+    threads.set_blas_threads(threads.BY_LOAD)
     _neighbours_use(monkeypatch, neighbours, cpus=2, own=1.0)
     threads.set_cpu_share(None)
     assert threads.threads_for(2 * 1024 * 416 * 256) == 1
 
 
 def test_a_busy_machine_gets_one_thread(monkeypatch):
-    threads.set_blas_threads(None)
+    threads.set_blas_threads(threads.BY_LOAD)
     _neighbours_use(monkeypatch, 1.0, cpus=16)
     threads.set_cpu_share(16)
     assert threads.threads_for(1000 * threads.MIN_FLOPS_PER_THREAD) == 15
@@ -98,7 +98,7 @@ def test_without_cpu_accounting_the_load_average_decides_and_keeps_a_core(monkey
         clock["now"] += 1.0
         return clock["now"], None, clock["now"]
 
-    threads.set_blas_threads(None)
+    threads.set_blas_threads(threads.BY_LOAD)
     monkeypatch.setattr(threads, "cpu_times", reading)
     monkeypatch.setattr(threads.os, "cpu_count", lambda: 16)
     monkeypatch.setattr(threads.os, "getloadavg", lambda: (1.0, 1.0, 1.0))
