@@ -168,7 +168,7 @@ def _fixed_column(buf, name, spec, values, counts, owner, n, ctx):
             "the FixedLenFeature a default_value, or use VarLenFeature"
         )
     if nullable:
-        default = flat_default(_filler(spec.dtype), spec.shape, spec.dtype, name)
+        default = flat_default(_filler(spec.dtype), spec.shape, spec.dtype, name, repeat=True)
     extended = pa.concat_arrays([leaf, pa.array(default.tolist(), leaf.type)])
     index = np.empty(n * size, dtype=np.int64)
     if size:

@@ -15,12 +15,14 @@ VarLenFeature(dtype='string')
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 
 __all__ = [
+    "DEFAULT_VALUE_METADATA",
     "FixedLenFeature",
     "FixedLenSequenceFeature",
     "SparseFeature",
@@ -102,19 +104,28 @@ def _shape(shape, what):
     return tuple(int(d) for d in shape)
 
 
-def flat_default(default_value, shape, dtype, what):
-    """``default_value`` as a flat numpy array of ``prod(shape)`` values (a scalar is
-    repeated), or None."""
+def flat_default(default_value, shape, dtype, what, repeat=False):
+    """``default_value`` as a flat numpy array of ``prod(shape)`` values, or None.
+
+    As in TF, the default must hold exactly that many values, in any nesting (``[1, 2]``
+    and ``[[1], [2]]`` for shape ``[2, 1]``): TF 2.15 refuses a scalar default for shape
+    ``[2]`` ("Input to reshape is a tensor with 1 values, but the requested shape has
+    2"). ``repeat=True`` repeats a single value (colonnade's own fillers).
+    """
     if default_value is None:
         return None
     size = int(np.prod(shape, dtype=np.int64))
     np_type = object if dtype in ("string", "binary") else dtype
     values = np.asarray(default_value, dtype=np_type)
-    if values.size == 1 and size != 1:
+    if repeat and values.size == 1 and size != 1:
         values = np.full(size, values.reshape(()).item(), dtype=np_type)
     if values.size != size:
+        hint = (
+            f"; write it out, e.g. {values.reshape(-1).tolist() * size}" if values.size == 1 else ""
+        )
         raise ValueError(
-            f"{what} default_value has {values.size} values but shape {list(shape)} needs {size}"
+            f"{what} default_value has {values.size} values but shape {list(shape)} needs "
+            f"{size} (TF 2.15 does not repeat a default to fill a shape either){hint}"
         )
     return values.reshape(-1)
 
@@ -229,14 +240,21 @@ class NullableFixed:
     arrow: pa.DataType
 
 
+DEFAULT_VALUE_METADATA = b"default_value"
+"""The schema field metadata key holding a feature's default (a JSON list of its
+``prod(shape)`` values), which ``make_parse_example_spec`` writes for a
+``numeric_column`` with a ``default_value``, as TF's spec holds it."""
+
+
 def _spec_from_field(field: pa.Field):
     """A parse spec for one field of a ``make_parse_example_spec`` schema.
 
     A scalar field is a one-value feature and a fixed-size list of ``k`` a ``k``-value
-    one (``FixedLenFeature``); a missing feature becomes a null (which the feature
-    columns fill with their ``default_value``) when the field is nullable, as schema
-    fields are by default, and an error when it is not. A variable-length list is a
-    ``VarLenFeature``. The parsed column is cast to the field's type.
+    one (``FixedLenFeature``); a missing feature gets the default held in the field's
+    metadata (:data:`DEFAULT_VALUE_METADATA`) as in TF, else becomes a null (which the
+    feature columns fill with their ``default_value``) when the field is nullable, as
+    schema fields are by default, and an error when it is not. A variable-length list is
+    a ``VarLenFeature``. The parsed column is cast to the field's type.
     """
     t = field.type
     shape = ()
@@ -250,6 +268,12 @@ def _spec_from_field(field: pa.Field):
             )
         return VarLenFeature(_feature_dtype(t.value_type, field))
     dtype = _feature_dtype(t, field)
+    default = (field.metadata or {}).get(DEFAULT_VALUE_METADATA)
+    if default is not None:
+        try:
+            return FixedLenFeature(list(shape), dtype, default_value=json.loads(default))
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"field {field.name!r}: its default_value metadata: {err}") from None
     if field.nullable:
         return NullableFixed(shape, dtype, field.type)
     return FixedLenFeature(list(shape), dtype)
