@@ -61,12 +61,20 @@ def scan_messages(buf, starts, ends, owner, ctx, what):
 
 
 def gather_ranges(buf, starts, ends):
-    """The bytes of the ranges ``buf[starts[i]:ends[i]]`` one after another."""
+    """The bytes of the ranges ``buf[starts[i]:ends[i]]`` one after another: slices when
+    the ranges are few and long (one long list), an index per byte otherwise."""
     lengths = ends - starts
     if lengths.size == 0:
         return np.zeros(0, dtype=np.uint8)
+    total = int(lengths.sum())
+    if lengths.size <= _FEW_RANGES and total >= 64 * lengths.size:
+        return np.concatenate([buf[s:e] for s, e in zip(starts.tolist(), ends.tolist())])
     first = np.cumsum(lengths) - lengths
-    return buf[np.repeat(starts - first, lengths) + np.arange(int(lengths.sum()))]
+    return buf[np.repeat(starts - first, lengths) + np.arange(total)]
+
+
+# Ranges gathered slice by slice (a Python step per range) at most.
+_FEW_RANGES = 64
 
 
 def _binary_array(buf, starts, ends):
