@@ -107,7 +107,7 @@ def scan_fields(buf, starts, ends) -> Fields:
     pieces = []
     passes = 0
     while active.size:
-        if passes == LONG_MESSAGE_PASSES:
+        if passes >= LONG_MESSAGE_PASSES and _many_fields_left(starts, active, pos, end, passes):
             pieces.extend(_long_fields(buf, active, pos, end))
             break
         passes += 1
@@ -136,7 +136,23 @@ def scan_fields(buf, starts, ends) -> Fields:
 LONG_MESSAGE_PASSES = 32
 """Passes of the field-by-field scan after which the messages still unread (a bytes list
 of many values, a record of many features) are read by :func:`_long_fields`, whose cost
-does not grow with the number of fields a message has."""
+does not grow with the number of fields a message has, when they have more than as many
+fields again left (:func:`_many_fields_left`); a pass over a whole batch of messages
+costs little more than one over a single message, so a batch of records with a few
+dozen features each is read faster field by field."""
+
+
+def _many_fields_left(starts, active, pos, end, passes) -> bool:
+    """Whether some message has more than :data:`LONG_MESSAGE_PASSES` fields left, by its
+    fields' mean size so far (each active message has read ``passes`` fields); checked
+    every 8 passes."""
+    if passes == 0:
+        return True  # LONG_MESSAGE_PASSES is 0: every message by the long reader
+    if passes != LONG_MESSAGE_PASSES and passes % 8:
+        return False
+    read = pos - starts[active]
+    return bool(((end - pos) * passes > LONG_MESSAGE_PASSES * read).any())
+
 
 _FIXED_SIZE = np.array([0, 8, 0, 0, 0, 4, 0, 0], dtype=np.int64)
 _VALID_WIRE = np.array([True, True, True, False, False, True, False, False])
