@@ -415,8 +415,8 @@ def decode_packed_varints(buf, starts, ends):
         )
     values = (data[value_start] & 0x7F).astype(np.uint64)
     for j in range(1, longest):
-        more = np.flatnonzero(size > j)
-        part = (data[value_start[more] + j] & 0x7F).astype(np.uint64)
-        values[more] |= part << np.uint64(7 * j)
+        part = (np.take(data, value_start + j, mode="clip") & 0x7F).astype(np.uint64)
+        part[size <= j] = 0
+        values |= part << np.uint64(7 * j)
     counts = np.diff(np.searchsorted(value_end, range_end), prepend=0)
     return values.view(np.int64), counts
