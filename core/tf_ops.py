@@ -20,22 +20,6 @@ from . import ops
 from .autodiff import Tensor, as_tensor, make_node
 from .backend import get_xp
 
-__all__ = [
-    "identity",
-    "ones_like",
-    "reduce_all",
-    "reduce_any",
-    "reduce_logsumexp",
-    "reduce_max",
-    "reduce_mean",
-    "reduce_min",
-    "reduce_prod",
-    "reduce_std",
-    "reduce_sum",
-    "reduce_variance",
-    "zeros_like",
-]
-
 
 def _axis_and_keepdims(axis, keepdims, keep_dims, reduction_indices):
     """TF 1's ``reduction_indices``/``keep_dims`` or TF 2's ``axis``/``keepdims``; both
