@@ -4,7 +4,8 @@ Each is a ``model_fn`` (its network over feature columns gives the logits) plus 
 (see :mod:`..heads`) whose ``create_estimator_spec`` makes the loss, metrics, predictions
 and update, with TF's default optimizers (see :mod:`.model`). Each class is an
 ``Estimator`` that passes its model (TF's ``DNNClassifierV2(EstimatorV2)`` shape).
-Constructors take ``tf.estimator``'s arguments and defaults.
+Constructors take ``tf.estimator``'s arguments and defaults; TF 1's classes (:mod:`.v1`)
+are built from these and the table of TF 1's defaults (:mod:`.defaults`).
 
 >>> import colonnade as cn
 >>> import pandas as pd
