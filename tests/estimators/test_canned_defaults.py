@@ -6,6 +6,8 @@ TF 1's signatures (golden/make_tf_canned_signatures.py, TF 2.15)."""
 import inspect
 import json
 import pickle
+import re
+import typing
 from pathlib import Path
 
 import pytest
@@ -69,6 +71,19 @@ def test_the_tf1_classes_have_tf1s_arguments_and_defaults(name):
     assert cls.__module__ == "colonnade.estimators.canned.v1" and cls.__qualname__ == name
     assert getattr(cn.compat.v1.estimator, name) is cls
     assert pickle.loads(pickle.dumps(cls)) is cls
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_tf1_classes_document_and_annotate_every_argument_in_order(name):
+    cls = getattr(v1, name)
+    names = list(inspect.signature(cls).parameters)
+    args = cls.__doc__.split("    Args:\n", 1)[1]
+    assert re.findall(r"^        (\w+): \S", args, re.M) == names
+    assert '``"weighted_sum"``' in args.split("loss_reduction:")[1][:120]
+    assert "TF 1's" in cls.__doc__.split("    Args:")[0]
+    hints = typing.get_type_hints(cls.__init__)
+    assert set(names) - set(hints) == set(TF1[name].accepted)  # TF 1's extras: untyped
+    assert hints["model_dir"] == typing.get_type_hints(getattr(canned, name).__init__)["model_dir"]
 
 
 def test_the_tf1_learning_rates_and_names_are_tf1s():
