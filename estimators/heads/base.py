@@ -6,7 +6,9 @@ keys, the training update (``optimizer.minimize`` on the recorded loss, or
 ``train_op_fn(loss)``) and the export outputs. A head is configuration only (a frozen
 dataclass); all state lives in the metric objects it makes. Subclasses (see
 :mod:`.classification`, :mod:`.multi_label`, :mod:`.regression`) supply the label
-processing, the per-example loss, the prediction dict and their metrics.
+processing, the per-example loss, the prediction dict and their metrics. What a head
+checks of its arguments and of a batch is in :mod:`.checks`; the export outputs it names
+are TF's (:mod:`.outputs`).
 """
 
 from __future__ import annotations
