@@ -32,16 +32,6 @@ from .arguments import descriptions, documented
 from .defaults import TF1, Changes, NamedOptimizer
 from .estimators import OptimizerSpec, linear_learning_rate
 
-__all__ = [
-    "DNNClassifier",
-    "DNNLinearCombinedClassifier",
-    "DNNLinearCombinedRegressor",
-    "DNNRegressor",
-    "LinearClassifier",
-    "LinearRegressor",
-    "V1_OPTIMIZER_NAMES",
-]
-
 V1_OPTIMIZER_NAMES = {
     "Adagrad": core.AdagradOptimizer,
     "Adam": core.AdamOptimizer,
