@@ -150,7 +150,7 @@ from colonnade.io import (
 )
 from colonnade.strings import as_string, string_split, string_to_hash_bucket_fast, string_to_number
 
-from . import contrib, estimator, gfile, nn
+from . import app, contrib, estimator, flags, gfile, nn
 from .initializers import (
     constant_initializer,
     glorot_normal_initializer,
@@ -162,6 +162,7 @@ from .initializers import (
     variance_scaling_initializer,
     zeros_initializer,
 )
+from .session_config import ConfigProto, GPUOptions
 
 newaxis = None  # TF's tf.newaxis: numpy's
 python_io = io  # TF 1's tf.python_io: tf_record_iterator, TFRecordWriter, TFRecordOptions
@@ -169,6 +170,7 @@ python_io = io  # TF 1's tf.python_io: tf_record_iterator, TFRecordWriter, TFRec
 __all__ = [
     "abs",
     "add",
+    "app",
     "argmax",
     "argmin",
     "as_string",
@@ -179,6 +181,7 @@ __all__ = [
     "clip_by_value",
     "concat",
     "cond",
+    "ConfigProto",
     "constant",
     "constant_initializer",
     "contrib",
@@ -195,6 +198,7 @@ __all__ = [
     "fill",
     "FixedLenFeature",
     "FixedLenSequenceFeature",
+    "flags",
     "float16",
     "float32",
     "float64",
@@ -207,6 +211,7 @@ __all__ = [
     "global_variables",
     "glorot_normal_initializer",
     "glorot_uniform_initializer",
+    "GPUOptions",
     "GraphKeys",
     "greater",
     "greater_equal",
