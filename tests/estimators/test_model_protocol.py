@@ -3,7 +3,9 @@ canned network both implement it, and an ``Estimator`` asks its model, never its
 for what differs: which checkpoint keys it lists, its ``repr``, how it exports. A third
 kind of model, given by a recipe, is used through the same methods."""
 
+import ast
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,6 +32,35 @@ def model_fn(features, labels, mode):
 
 def input_fn():
     return {"x": X}, 2 * X
+
+
+def model_reads(tree):
+    """The attributes read off an estimator's model, ``<x>.model.<attr>`` or
+    ``getattr(<x>.model, "<attr>", ...)``."""
+    reads = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
+            if node.value.attr == "model":
+                reads.add(node.attr)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "getattr":
+            owner, name = (node.args + [None, None])[:2]
+            if getattr(owner, "attr", None) == "model" and isinstance(name, ast.Constant):
+                reads.add(name.value)
+    return reads
+
+
+def test_the_protocol_declares_everything_the_estimators_read_off_a_model():
+    root = Path(__file__).resolve().parents[2]
+    reads = set()
+    for path in [*(root / "estimators").rglob("*.py"), *(root / "distribute").rglob("*.py")]:
+        reads |= model_reads(ast.parse(path.read_text(), str(path)))
+    assert {"spec", "network", "parts", "train_summaries", "export"} <= reads
+    assert reads <= set(MODEL_MEMBERS), sorted(reads - set(MODEL_MEMBERS))
+
+
+def test_model_reads_sees_both_forms():
+    tree = ast.parse("a = est.model.spec(1)\nb = getattr(self.model, 'head', None)\nc = m.spec\n")
+    assert model_reads(tree) == {"spec", "head"}
 
 
 def test_a_model_fn_and_a_canned_network_are_models(tmp_path):
