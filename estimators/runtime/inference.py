@@ -90,7 +90,7 @@ def evaluate(estimator, input_fn, steps, hooks, checkpoint_path, name, verbose) 
     """The body of ``Estimator.evaluate`` over a resolved input."""
     if steps is not None and steps <= 0:
         raise ValueError(f"Must specify steps > 0, given: {steps}")
-    with estimator.train_state.from_checkpoint(checkpoint_path), running(estimator):
+    with estimator.train_state.from_checkpoint(checkpoint_path, "evaluate"), running(estimator):
         evaluation = estimator.new_evaluation()
         runner = HookRunner(list(hooks or []), estimator)
         seen = 0
