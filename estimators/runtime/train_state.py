@@ -423,6 +423,7 @@ class TrainState:
         silent (Python shows warnings by default)."""
         if (
             self.weights_from is None
+            and not self.in_memory  # fit's epochs: the variables hold its training
             and not self.holds
             and core.latest_checkpoint(self.model_dir) is None
         ):

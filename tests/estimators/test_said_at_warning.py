@@ -51,6 +51,15 @@ def test_a_trained_model_evaluates_and_predicts_without_the_warning(tmp_path, ca
     assert warnings(caplog) == []
 
 
+def test_validation_during_fit_does_not_warn(tmp_path, caplog):
+    """fit's epochs evaluate the model as trained in memory, before any checkpoint."""
+    est = linear(tmp_path)
+    with caplog.at_level("WARNING", logger="colonnade"):
+        history = est.fit(FRAME, label="y", epochs=2, validation_data=FRAME, verbose=0)
+    assert len(history.history["val_loss"]) == 2
+    assert warnings(caplog) == []
+
+
 def test_the_untrained_warning_shows_with_pythons_default_logging(tmp_path):
     """No logging set up, as in a plain script: the warning reaches stderr."""
     script = textwrap.dedent(
