@@ -21,8 +21,10 @@ import pyarrow as pa
 
 from ... import data as cn_data
 from ...data.plan import in_memory
+from ...data.sources import FileSource, first_non_number, first_non_number_in
+from ...data.tfrecord_source import TFRecordSource
 
-__all__ = ["array_features_error", "describe_input", "missing_label_error"]
+__all__ = ["array_features_error", "describe_input", "located_error", "missing_label_error"]
 
 # Column names shown in a message at most.
 SHOWN_COLUMNS = 12
@@ -149,4 +151,77 @@ def missing_label_error(data, verb, feature_keys) -> ValueError:
         f"{verb} needs labels, and got {describe_input(data)} with no label: pass "
         f"label='<column>' naming its label column"
         f"{_candidates(_column_names(data), feature_keys)}" + (values if in_memory_data else "")
+    )
+
+
+def _is_text(type_) -> bool:
+    """Text, a dictionary of text, or lists of them (a TFRecord feature)."""
+    while (
+        pa.types.is_list(type_)
+        or pa.types.is_large_list(type_)
+        or (pa.types.is_fixed_size_list(type_))
+    ):
+        type_ = type_.value_type
+    if pa.types.is_dictionary(type_):
+        type_ = type_.value_type
+    return pa.types.is_string(type_) or pa.types.is_large_string(type_)
+
+
+def _text_for_numbers(network, features) -> str | None:
+    """The first feature the network reads as numbers that ``features`` holds as text."""
+    try:
+        from ...feature_columns.spec import make_parse_example_spec
+
+        spec = make_parse_example_spec(network.feature_columns)
+    except (AttributeError, TypeError, ValueError):  # a model_fn's network, or no columns
+        return None
+    names = set(features.schema.names) if isinstance(features, pa.RecordBatch) else set()
+    for field in spec:
+        numeric = pa.types.is_integer(field.type) or pa.types.is_floating(field.type)
+        if numeric and field.name in names and _is_text(features.schema.field(field.name).type):
+            return field.name
+    return None
+
+
+def _row_in(source, name, row) -> str:
+    """Row ``row`` (from 0) of the unit ``name`` of ``source``, as its reader counts."""
+    if isinstance(source, TFRecordSource):
+        return f"'{name}', record {row} (from 0)"
+    if not isinstance(source, FileSource):
+        return f"the {name}, row {row} (from 0)"
+    if source.format == "json":
+        return f"'{name}', line {row + 1}"
+    if source.format == "csv":
+        return f"'{name}', row {row} (from 0, the header not counted)"
+    return f"'{name}', row {row} (from 0)"
+
+
+def located_error(err, network, features, dataset):
+    """``err`` (a feature column refusing a batch) again, with where its culprit is: the
+    file (or table), row and value of the first text value in a column the network reads
+    as numbers, found by reading that column of ``dataset``'s source again; None when
+    that is not what went wrong (``err`` stands as it is)."""
+    key = _text_for_numbers(network, features)
+    if key is None:
+        return None
+    source = _scan_source(dataset) if isinstance(dataset, cn_data.Dataset) else None
+    found = None
+    if source is not None:
+        try:
+            found = first_non_number(source, key)
+        except (OSError, ValueError, TypeError, KeyError, pa.ArrowException):
+            found = None  # the source cannot be read again: the batch still tells
+    if found is None:
+        in_batch = first_non_number_in(features.column(features.schema.get_field_index(key)))
+        if in_batch is None:
+            return None
+        row, value = in_batch
+        where = f"row {row} of the batch ({features.num_rows} rows)"
+    else:
+        name, row, value = found
+        where = _row_in(source, name, row)
+    return type(err)(
+        f"{err}: {where} holds {value!r}, not a number, in column {key!r}; fix or drop "
+        "that value (one such value makes a CSV or JSON file's whole column text), or read "
+        "the column with a categorical column"
     )
