@@ -19,7 +19,7 @@ import pyarrow.csv as pacsv
 import pyarrow.dataset as pads
 import pyarrow.fs as pafs
 
-from .json_lines import json_lines_clash
+from .read_errors import csv_column, csv_conversion, json_clash
 
 __all__ = [
     "FileSource",
@@ -241,10 +241,11 @@ class FileSource:
             )
         clash = None
         if self.format == "json":
-            clash = _json_clash([path], self.dataset.filesystem)
+            clash = json_clash([path], self.dataset.filesystem)
         if clash is not None:
             return ValueError(f"error reading {clash}; a column of JSON lines has one type")
-        return ValueError(f"error reading '{path}' ({self.format}): {err}")
+        named = csv_column(err, physical)
+        return ValueError(f"error reading '{path}' ({self.format}): {err}{named}")
 
 
 def first_non_number_in(column) -> tuple | None:
@@ -296,18 +297,6 @@ def first_non_number(source, key):
                 return unit.name, start + found[0], found[1]
             start += batch.num_rows
         rows[unit.name] = start
-    return None
-
-
-def _json_clash(files, filesystem) -> str | None:
-    """ "'FILE': line N, key ..." for the first local JSON lines file of ``files`` with a
-    value of another kind than its column's (:func:`json_lines_clash`), or None."""
-    if not isinstance(filesystem, pafs.LocalFileSystem):
-        return None
-    for path in files:
-        clash = json_lines_clash(path)
-        if clash is not None:
-            return f"'{path}': {clash}"
     return None
 
 
@@ -458,9 +447,12 @@ def open_files(
         raise
     except pa.ArrowException as err:
         name = getattr(format, "default_extname", format)
-        clash = _json_clash(files, fs) if name == "json" else None
+        clash = json_clash(files, fs) if name == "json" else None
         if clash is not None:
             raise ValueError(f"cannot read {clash}; a column of JSON lines has one type") from err
+        conversion = csv_conversion(err, format) if name == "csv" else None
+        if conversion is not None:
+            raise ValueError(conversion) from err
         raise ValueError(
             f"cannot read {shown} as {name}: a file is corrupt or is not a {name} file ({err})"
         ) from err

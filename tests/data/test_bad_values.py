@@ -130,3 +130,23 @@ def test_other_errors_are_left_as_they_were(tmp_path):
     data = pd.DataFrame({"age": [1.0, np.inf], "y": [0, 1]})
     message = refused(tmp_path, data, label="y")
     assert "holds" not in message and re.search("inf", message)
+
+
+def test_a_csv_value_unlike_its_columns_type_names_the_column(tmp_path):
+    """Arrow's own conversion error (a value unlike the type of the first rows, or of
+    column_types) names the file, row and value; the column's name is added."""
+    path = tmp_path / "ages.csv"
+    frame().to_csv(path, index=False)
+    with pytest.raises(ValueError) as caught:  # Arrow reads the first rows for the schema
+        cn.data.Dataset.from_csv(str(path), label="y", column_types={"age": "int64"})
+    message = str(caught.value)
+    assert message.startswith(f"error reading '{path}' (csv): In CSV column #0: Row #{BAD + 2}")
+    assert "invalid value 'forty'" in message
+    assert "Column #0 is 'age', read as int64" in message
+
+
+def test_a_json_lines_file_with_a_line_that_is_not_json_names_the_line(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"age": 1, "y": 0}\n{"age": 2, "y": 1\n')
+    with pytest.raises(ValueError, match=r"rows.jsonl': line 2 is not JSON \("):
+        cn.data.Dataset.from_files(str(path))
