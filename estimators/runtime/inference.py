@@ -99,7 +99,7 @@ def evaluate(estimator, input_fn, steps, hooks, checkpoint_path, name, verbose) 
         bar = progress_bar(known_rows(input_fn), "evaluate", verbose=verbose)
         for features, labels, cache in batches:
             if seen == 0:
-                if labels is None and not estimator.model.custom:
+                if labels is None and estimator.head is not None:  # a head needs labels
                     raise missing_label_error(input_fn, "evaluate", estimator.input_columns())
                 runner.hooks += estimator.spec_hooks(features, labels, ModeKeys.EVAL)
                 runner.begin()

@@ -37,7 +37,7 @@ def fit(estimator, data, label, epochs, batch_size, validation_data, callbacks, 
     """The body of ``Estimator.fit`` (see there): the epochs, run under model_dir's lock."""
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
-    if label is None and inputs.is_tabular(data) and not estimator.model.custom:
+    if label is None and inputs.is_tabular(data) and estimator.head is not None:
         raise missing_label_error(data, "fit", estimator.input_columns())
     verbose = resolve_verbose(verbose)
     if seed is None:
