@@ -66,16 +66,15 @@ def array_features_error(data, label, feature_keys) -> TypeError:
     with_label = ", label=y" if labelled else ""
     if isinstance(data, dict):
         return TypeError(
-            f"features given as {describe_input(data)}: pass pd.DataFrame(features) "
-            f"(fit(pd.DataFrame(features){with_label or ', label=...'})), or TF style "
-            "an input_fn returning cn.data.Dataset.from_tensor_slices((features, labels))"
+            f"features given as {describe_input(data)}: pass them as a DataFrame, "
+            f"fit(pd.DataFrame(features){with_label or ', label=...'}), or TF style, an "
+            "input_fn returning cn.data.Dataset.from_tensor_slices((features, labels))"
             ".batch(n)"
         )
     wanted = f"by name ({keys})" if keys else "by name"
     width = data.shape[1] if data.ndim == 2 else None
-    example = f"pd.DataFrame(X, columns={keys!r})" if keys and width == len(keys) else (
-        "pd.DataFrame(X, columns=[...])"
-    )  # fmt: skip
+    names = repr(keys) if keys and width == len(keys) else "[...]"
+    example = f"pd.DataFrame(X, columns={names})"
     shape_note = ""
     if keys and width is not None and width != len(keys):
         shape_note = f" (the array has {width} columns, the feature columns read {len(keys)})"
