@@ -16,6 +16,7 @@ from ..hooks.progress import known_rows, progress_bar
 from ..hooks.runner import HookRunner, StepValues, running
 from ..hooks.tensorboard import write_eval_summary
 from ..inputs import input_fn as inputs
+from ..inputs.advice import missing_label_error
 from ..inputs.pipeline import transformed_batches
 from ..spec.model_fn import ModeKeys, metric_of
 
@@ -90,7 +91,7 @@ def evaluate(estimator, input_fn, steps, hooks, checkpoint_path, name, verbose) 
     """The body of ``Estimator.evaluate`` over a resolved input."""
     if steps is not None and steps <= 0:
         raise ValueError(f"Must specify steps > 0, given: {steps}")
-    with estimator.train_state.from_checkpoint(checkpoint_path), running(estimator):
+    with estimator.train_state.from_checkpoint(checkpoint_path, "evaluate"), running(estimator):
         evaluation = estimator.new_evaluation()
         runner = HookRunner(list(hooks or []), estimator)
         seen = 0
@@ -98,6 +99,8 @@ def evaluate(estimator, input_fn, steps, hooks, checkpoint_path, name, verbose) 
         bar = progress_bar(known_rows(input_fn), "evaluate", verbose=verbose)
         for features, labels, cache in batches:
             if seen == 0:
+                if labels is None and estimator.head is not None:  # a head needs labels
+                    raise missing_label_error(input_fn, "evaluate", estimator.input_columns())
                 runner.hooks += estimator.spec_hooks(features, labels, ModeKeys.EVAL)
                 runner.begin()
             bar.update(inputs.num_rows(features))

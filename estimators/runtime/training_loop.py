@@ -151,6 +151,9 @@ def _train_steps(estimator, input_fn, last_step, runner, saver) -> bool:
             step_log(after, loss)
             if context.stop_requested or (last_step is not None and after >= last_step):
                 break
+        else:
+            if begun:  # else train raises: the input was empty
+                _warn_input_ran_out(estimator, last_step)
     except KeyboardInterrupt:
         batches.close()
         _save_on_interrupt(estimator, saver)
@@ -158,6 +161,19 @@ def _train_steps(estimator, input_fn, last_step, runner, saver) -> bool:
     finally:
         batches.close()  # stops the input thread when training ends early
     return begun
+
+
+def _warn_input_ran_out(estimator, last_step) -> None:
+    """Say at WARNING that the input ended before the step ``train`` was asked to reach
+    (TF stops there without a word): a dataset that does not repeat trains one pass."""
+    if last_step is not None and estimator.global_step < last_step:
+        logger.warning(
+            "the input ran out at step %d, before step %d that max_steps (or steps) asked "
+            "for: training stopped there. To train that far, repeat the data "
+            "(Dataset.repeat() before .batch(n); numpy_input_fn(num_epochs=None))",
+            estimator.global_step,
+            last_step,
+        )
 
 
 def step_tensors(estimator) -> dict:

@@ -125,8 +125,9 @@ def test_cli_without_config_writes_a_reusable_inferred_toml(
     config = model_dir / "inferred.toml"
     job = load_config(config)
     assert job.data.label == "y" and job.model.type == "DNNLinearCombinedClassifier"
+    assert job.model.model_dir == str(model_dir)  # the model just trained: it trains on
     assert main(["train", str(config)]) == 0
-    assert (model_dir / "retrained").is_dir()
+    assert json.loads(capsys.readouterr().out)["model_dir"] == str(model_dir)
 
 
 def test_cli_needs_config_or_data(capsys):
