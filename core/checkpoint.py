@@ -59,6 +59,7 @@ from .checkpoint_errors import CheckpointCorruptedError
 from .checkpoint_reader import CheckpointReader
 from .checkpoint_state import get_checkpoint_state, update_checkpoint_state
 from .checkpoint_writer import delete_checkpoint, sweep_checkpoint, write_checkpoint
+from .restore_checks import restore_problem, value_problem
 from .variables import Variable
 
 logger = logging.getLogger("colonnade")
@@ -441,7 +442,8 @@ class Checkpoint:
 
         Returns a :class:`CheckpointLoadStatus` (``InitializationOnlyStatus`` for ``None``,
         to allow ``ckpt.restore(manager.latest_checkpoint)`` on a first run). Raises
-        ``ValueError`` naming the path and both shapes on a shape mismatch, and
+        ``ValueError`` naming the path, the key and both shapes or dtypes when an array may
+        not go into its object (:mod:`colonnade.core.restore_checks`), and
         ``CheckpointCorruptedError`` on a damaged file; in both cases nothing is assigned.
         """
         if save_path is None:
@@ -489,6 +491,13 @@ class Checkpoint:
         self._check_compatible(reader, saved, matched)
 
         values = {key: reader.get_tensor(key) for key in matched}
+        _refuse(
+            reader.path,
+            [
+                value_problem(key, values[key], var.shape, var.dtype, holder="the object")
+                for key, var in matched.items()
+            ],
+        )
         state_values = {
             owner: {
                 name: _python_value(reader.get_tensor(key), saved[key].get("python_type"))
@@ -517,19 +526,24 @@ class Checkpoint:
 
     @staticmethod
     def _check_compatible(reader, saved, matched):
-        problems = []
-        for key, var in matched.items():
-            shape = tuple(saved[key]["shape"])
-            if shape != tuple(var.shape):
-                problems.append(
-                    f"{key!r}: the checkpoint has shape {shape}, the object has {tuple(var.shape)}"
-                )
-                continue
-            old, new = np.dtype(saved[key]["dtype"]), np.dtype(var.dtype)
-            if old != new and not np.can_cast(old, new, "same_kind"):
-                problems.append(f"{key!r}: the checkpoint has dtype {old}, the object has {new}")
-        if problems:
-            raise ValueError(f"cannot restore checkpoint {reader.path}: " + "; ".join(problems))
+        problems = [
+            restore_problem(
+                key,
+                saved[key]["shape"],
+                saved[key]["dtype"],
+                var.shape,
+                var.dtype,
+                holder="the object",
+            )
+            for key, var in matched.items()
+        ]
+        _refuse(reader.path, problems)
+
+
+def _refuse(path, problems) -> None:
+    problems = [p for p in problems if p]
+    if problems:
+        raise ValueError(f"cannot restore checkpoint {path}: " + "; ".join(problems))
 
 
 # --------------------------------------------------------------------------- interrupted saves

@@ -42,6 +42,7 @@ import numpy as np
 from .backend import to_host
 from .checkpoint import SLOT_MARKER
 from .checkpoint_reader import CheckpointReader, load_checkpoint
+from .restore_checks import dtype_problem, value_problem
 from .variables import Variable
 
 logger = logging.getLogger("colonnade")
@@ -246,10 +247,8 @@ def _shape_problem(name, var, key, reader) -> str | None:
             f"variable {name!r} has shape {tuple(var.shape)} but {key!r} in the checkpoint "
             f"has shape {shape}"
         )
-    old, new = reader.get_variable_to_dtype_map()[key], np.dtype(var.dtype)
-    if old != new and not np.can_cast(old, new, "same_kind"):
-        return f"variable {name!r} has dtype {new} but {key!r} in the checkpoint has {old}"
-    return None
+    old = reader.get_variable_to_dtype_map()[key]
+    return dtype_problem(key, old, var.dtype, holder=f"variable {name!r}")
 
 
 def _raise_problems(problems, what):
@@ -297,7 +296,27 @@ def _partition_problem(parts, key, reader) -> str | None:
             f"{[tuple(p.shape) for p in parts]}) do not tile {key!r} of shape {full} along "
             "one axis"
         )
+    old = reader.get_variable_to_dtype_map()[key]
+    for part in parts:
+        problem = dtype_problem(key, old, part.dtype, holder=f"partition {part.name!r}")
+        if problem:
+            return problem
     return None
+
+
+def _read_checked(reader, key: str, var, name: str) -> np.ndarray:
+    """The array ``key`` read, checked again as read (dtype, shape, integer range): the
+    index is someone else's word (:func:`~colonnade.core.restore_checks.value_problem`)."""
+    value = reader.get_tensor(key)
+    if isinstance(var, list):
+        problems = [
+            dtype_problem(key, value.dtype, part.dtype, holder=f"partition {part.name!r}")
+            for part in var
+        ]
+    else:
+        problems = [value_problem(key, value, var.shape, var.dtype, holder=f"variable {name!r}")]
+    _raise_problems([p for p in problems if p], f"cannot restore from {reader.path}")
+    return value
 
 
 def _split_into(value: np.ndarray, parts) -> list:
@@ -391,7 +410,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map: dict, variables=None)
         else:
             problems.append(_shape_problem(name, var, key, reader))
     _raise_problems([p for p in problems if p], "init_from_checkpoint")
-    values = {name: reader.get_tensor(key) for name, (_, key) in plan.items()}
+    values = {name: _read_checked(reader, key, var, name) for name, (var, key) in plan.items()}
     for name, (var, _) in plan.items():
         if isinstance(var, list):
             for part, value in zip(var, _split_into(values[name], var)):
@@ -568,15 +587,20 @@ def warm_start(
             problems.append(_missing(key, reader) + f", needed for variable {name!r}")
         elif info is None:
             problems.append(_shape_problem(name, var, key, reader))
+        else:
+            old = reader.get_variable_to_dtype_map()[key]
+            problems.append(dtype_problem(key, old, var.dtype, holder=f"variable {name!r}"))
         plan[name] = (var, key, info)
     _raise_problems([p for p in problems if p], "warm_start")
 
     values = {}
     for name, (var, key, info) in plan.items():
-        old = reader.get_tensor(key)
         if info is None:
-            values[name] = old
+            values[name] = _read_checked(reader, key, var, name)
             continue
+        old = reader.get_tensor(key)
+        problem = dtype_problem(key, old.dtype, var.dtype, holder=f"variable {name!r}")
+        _raise_problems([problem] if problem else [], f"cannot restore from {reader.path}")
         backup = _backup_values(info, var.shape, np.dtype(var.dtype), rng)
         values[name], found = remap_by_vocab(old, info, backup, name)
         logger.debug(
@@ -635,12 +659,14 @@ def _slot_plan(reader, plan, optimizer):
             if problem:
                 problems.append(problem)
                 continue
-            values[what] = (slot_var, reader.get_tensor(key))
+            values[what] = (slot_var, _read_checked(reader, key, slot_var, what))
         else:
             current = np.asarray(to_host(slot_var.value)).copy()
-            values[what] = (
-                slot_var,
-                remap_by_vocab(reader.get_tensor(key), info, current, what)[0],
-            )
+            old = reader.get_tensor(key)
+            problem = dtype_problem(key, old.dtype, slot_var.dtype, holder=f"slot {what!r}")
+            if problem:
+                problems.append(problem)
+                continue
+            values[what] = (slot_var, remap_by_vocab(old, info, current, what)[0])
     _raise_problems(problems, "warm_start (optimizer slots)")
     return values, left

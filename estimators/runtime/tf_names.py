@@ -34,6 +34,7 @@ import numpy as np
 
 from ... import core
 from ...core.checkpoint import SAVE_COUNTER
+from ...core.restore_checks import restore_problem, value_problem
 from ...core.tf_bundle_writer import write_tf_bundle
 
 logger = logging.getLogger("colonnade")
@@ -174,6 +175,12 @@ def _read(reader, names: tuple, shape: tuple) -> np.ndarray:
             if not hasattr(reader, "get_slices"):
                 raise
     pieces = [piece for name in names for piece in reader.get_slices(name)]
+    kinds = {array.dtype for _, array in pieces}
+    if len(kinds) > 1:
+        raise core.CheckpointCorruptedError(
+            f"TF checkpoint {reader.path}: the slices of {list(names)} have different "
+            f"dtypes {sorted(map(str, kinds))}"
+        )
     full = np.zeros(shape, pieces[0][1].dtype)
     covered = 0
     for index, array in pieces:
@@ -262,7 +269,9 @@ def restore_tf_checkpoint(path, checkpoint, parts, global_step, optimizers, with
     write the state back in TF's format (None when it cannot be); without, None.
 
     As TF's ``Saver``: every model variable must be in the checkpoint with the same
-    shape, or ``ValueError`` lists what differs and nothing is assigned; what the
+    shape and a dtype it may take (:mod:`colonnade.core.restore_checks`: a float32
+    variable relabelled int32, or a string tensor, is refused), or ``ValueError`` names
+    each variable with both shapes or dtypes and nothing is assigned; what the
     checkpoint holds beyond (another optimizer's slots, TF's optimizer hyperparameters,
     variables the graph of this mode does not make) is left unused, said once at INFO.
     Evaluate and predict restore only the model (``with_slots=False``): a model_dir
@@ -287,10 +296,8 @@ def restore_tf_checkpoint(path, checkpoint, parts, global_step, optimizers, with
         names, shape = found
         matched[tuple(names)] = var
         restored.add(name)
-        if shape != tuple(var.shape):
-            problems.append(
-                f"{names[0]!r}: the checkpoint has shape {shape}, the model has {tuple(var.shape)}"
-            )
+        dtypes = {reader.get_variable_to_dtype_map()[n] for n in names}
+        problems += [restore_problem(names[0], shape, d, var.shape, var.dtype) for d in dtypes]
     used = {n for names in matched for n in names}
     extra = [
         n
@@ -299,8 +306,7 @@ def restore_tf_checkpoint(path, checkpoint, parts, global_step, optimizers, with
     ]
     if missing:
         _refuse(path, missing, extra)
-    if problems:
-        raise ValueError(f"cannot restore TF checkpoint {path}: " + "; ".join(problems))
+    _refuse_mismatch(path, problems)
     made = any(name != "global_step" for name in expected)  # a model_fn makes them on first call
     if extra and made and (path, with_slots) not in _reported:
         _reported.add((path, with_slots))
@@ -312,8 +318,12 @@ def restore_tf_checkpoint(path, checkpoint, parts, global_step, optimizers, with
             _listing(extra),
         )
     values = {names: _read(reader, names, tuple(var.shape)) for names, var in matched.items()}
+    _refuse_mismatch(
+        path,
+        [value_problem(n[0], values[n], var.shape, var.dtype) for n, var in matched.items()],
+    )
     for names, var in matched.items():
-        var.assign(values[names].astype(var.dtype, copy=False))
+        var.assign(values[names])
     if not with_slots:
         return None
     step = np.int64(global_step.numpy())
@@ -330,6 +340,14 @@ def restore_tf_checkpoint(path, checkpoint, parts, global_step, optimizers, with
         if any(name not in restored for name in powers):
             optimizer.set_powers_from_step()
     return TFLayout.of(reader, matched, extra)
+
+
+def _refuse_mismatch(path, problems) -> None:
+    """The ``ValueError`` of a TF checkpoint whose arrays differ from the model's variables
+    in shape or dtype (:mod:`colonnade.core.restore_checks`), naming each."""
+    problems = [p for p in problems if p]
+    if problems:
+        raise ValueError(f"cannot restore TF checkpoint {path}: " + "; ".join(problems))
 
 
 def _refuse(path, missing, extra) -> None:
