@@ -19,6 +19,8 @@ import pyarrow.csv as pacsv
 import pyarrow.dataset as pads
 import pyarrow.fs as pafs
 
+from .protocols import check_protocol
+
 __all__ = ["FileSource", "TableSource", "Unit", "guess_format", "open_files", "resolve_paths"]
 
 # An in-memory table is visited in slices of this many rows (its units for shuffling
@@ -230,9 +232,12 @@ class FileSource:
 
 
 def _filesystem_and_path(path, filesystem):
-    """``(filesystem, path)`` for a local path or a URL such as ``s3://bucket/key``."""
+    """``(filesystem, path)`` for a local path or a URL such as ``s3://bucket/key`` whose
+    protocol is allowed (:func:`~.protocols.check_protocol`; ``filesystem=`` given by the
+    caller is the caller's choice)."""
     if filesystem is not None:
         return filesystem, path
+    check_protocol(path)
     if "://" in path:
         try:
             return pafs.FileSystem.from_uri(path)
