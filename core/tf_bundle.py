@@ -202,7 +202,7 @@ class TFCheckpointReader(IndexedReader):
                 )
             boxes.append(box)
         try:
-            overlap = _first_overlap(np.array(boxes, np.int64).reshape(len(boxes), len(shape), 2))
+            overlap = first_overlap(np.array(boxes, np.int64).reshape(len(boxes), len(shape), 2))
         except ValueError as e:
             raise CheckpointCorruptedError(
                 f"TF checkpoint {self.path}: tensor {name!r} has {e}"
@@ -365,7 +365,7 @@ class TFCheckpointReader(IndexedReader):
         return None
 
 
-def _first_overlap(boxes: np.ndarray):
+def first_overlap(boxes: np.ndarray):
     """``(i, j)`` of two boxes that overlap (``j < i``; when boxes are cut along one axis
     only, as TF's partitioners cut, the pair is found by sorting), or ``None``.
     ``boxes[k, axis]`` is box ``k``'s ``(start, end)`` on ``axis``; a crafted index may

@@ -35,6 +35,7 @@ import numpy as np
 from ... import core
 from ...core.checkpoint import SAVE_COUNTER
 from ...core.restore_checks import restore_problem, value_problem
+from ...core.tf_bundle import first_overlap
 from ...core.tf_bundle_writer import write_tf_bundle
 
 logger = logging.getLogger("colonnade")
@@ -167,30 +168,47 @@ def _find(saved: dict, names: list):
 
 
 def _read(reader, names: tuple, shape: tuple) -> np.ndarray:
-    """The array saved under ``names`` (one name, or a slot's TF 1.x partitions)."""
+    """The array saved under ``names`` (one name, or a slot's TF 1.x partitions), its
+    partitions checked to tile ``shape`` exactly: each of that whole shape, every slice
+    inside it, none overlapping another, together covering it."""
     if len(names) == 1 and names[0] in reader.get_variable_to_shape_map():
         try:
             return np.asarray(reader.get_tensor(names[0]))
         except core.CheckpointCorruptedError:
             if not hasattr(reader, "get_slices"):
                 raise
+    where = f"TF checkpoint {reader.path}: the partitions {list(names)}"
+    saved = reader.get_variable_to_shape_map()
+    wholes = sorted({tuple(saved[n]) for n in names})
+    if wholes != [tuple(shape)]:
+        raise core.CheckpointCorruptedError(f"{where} are slices of {wholes}, not of {shape}")
     pieces = [piece for name in names for piece in reader.get_slices(name)]
     kinds = {array.dtype for _, array in pieces}
     if len(kinds) > 1:
         raise core.CheckpointCorruptedError(
-            f"TF checkpoint {reader.path}: the slices of {list(names)} have different "
-            f"dtypes {sorted(map(str, kinds))}"
+            f"{where} have different dtypes {sorted(map(str, kinds))}"
+        )
+    boxes = np.array(
+        [
+            [i.indices(d)[:2] for i, d in zip(index, shape)] if index else [(0, d) for d in shape]
+            for index, _ in pieces
+        ],
+        np.int64,
+    ).reshape(len(pieces), len(shape), 2)
+    volume = int(np.prod(boxes[..., 1] - boxes[..., 0], axis=1).sum())
+    overlap = first_overlap(boxes)
+    if overlap is not None or volume != int(np.prod(shape, dtype=np.int64)):
+        raise core.CheckpointCorruptedError(
+            f"{where} do not tile shape {shape}: "
+            + (
+                "two of their slices overlap"
+                if overlap is not None
+                else f"they cover {volume} of its {int(np.prod(shape, dtype=np.int64))} elements"
+            )
         )
     full = np.zeros(shape, pieces[0][1].dtype)
-    covered = 0
     for index, array in pieces:
         full[index] = array
-        covered += array.size
-    if covered != full.size:
-        raise core.CheckpointCorruptedError(
-            f"TF checkpoint {reader.path}: the partitions {list(names)} cover {covered} of "
-            f"the {full.size} elements of shape {shape}"
-        )
     return full
 
 

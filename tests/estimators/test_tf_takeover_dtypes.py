@@ -62,3 +62,45 @@ def test_a_string_tensor_is_refused_by_name(tmp_path):
         ValueError, match=r"'hidden/kernel': the checkpoint has dtype string, the model has float32"
     ):
         predict(est, "y")
+
+
+def _hostile(name, tmp_path):
+    model_dir = tmp_path / name
+    shutil.copytree(os.path.join(HOSTILE, name), model_dir)
+    return build("v1_linear_ftrl", model_dir)
+
+
+def _one_step(est):
+    est.train(batches(*head_rows()), steps=1, verbose=0)
+    return {n: est.get_variable_value(n) for n in est.get_variable_names()}
+
+
+def test_slot_partitions_that_tile_train_as_the_whole_slot(tmp_path):
+    """TF 1.x's per-partition slots (``part_0``: rows 0-1, ``part_1``: row 2, written by
+    TF's SaveV2) are joined into the slot they cut: one step after taking over gives
+    what one step after the unpartitioned model_dir gives."""
+    want = _one_step(fixture("v1_linear_ftrl", tmp_path)[2])
+    got = _one_step(_hostile("split_slots", tmp_path))  # saved in colonnade's names
+    weights = [n for n in want if n.startswith("linear/") and "part_" not in n]
+    assert len(weights) == 3
+    for name in weights + ["global_step"]:
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+    np.testing.assert_array_equal(
+        got["training/Ftrl/linear/linear_model/x/weights/accumulator"],
+        want["linear/linear_model/x/weights/part_0/Ftrl"],
+    )
+
+
+def test_slot_partitions_that_overlap_are_refused_by_name(tmp_path, caplog):
+    """Rows 0-1 and row 0 again: 3 elements, as the shape holds, but row 2 is missing
+    (it was filled with zeros). The checkpoint is damaged: training refuses to start
+    over it, and the warning names the partitions."""
+    est = _hostile("overlapping_slots", tmp_path)
+    with caplog.at_level("WARNING", logger="colonnade"):
+        with pytest.raises(ValueError, match=r"holds checkpoints but none is intact"):
+            est.train(batches(*head_rows()), steps=1, verbose=0)
+    assert (
+        "the partitions ['linear/linear_model/x/weights/part_0/Ftrl', "
+        "'linear/linear_model/x/weights/part_1/Ftrl'] do not tile shape (3, 1): two of "
+        "their slices overlap"
+    ) in caplog.text
