@@ -196,15 +196,12 @@ def _read(reader, names: tuple, shape: tuple) -> np.ndarray:
         np.int64,
     ).reshape(len(pieces), len(shape), 2)
     volume = int(np.prod(boxes[..., 1] - boxes[..., 0], axis=1).sum())
-    overlap = first_overlap(boxes)
-    if overlap is not None or volume != int(np.prod(shape, dtype=np.int64)):
+    size = int(np.prod(shape, dtype=np.int64))
+    if first_overlap(boxes) is not None:
+        raise core.CheckpointCorruptedError(f"{where} do not tile shape {shape}: two overlap")
+    if volume != size:
         raise core.CheckpointCorruptedError(
-            f"{where} do not tile shape {shape}: "
-            + (
-                "two of their slices overlap"
-                if overlap is not None
-                else f"they cover {volume} of its {int(np.prod(shape, dtype=np.int64))} elements"
-            )
+            f"{where} do not tile shape {shape}: they cover {volume} of its {size} elements"
         )
     full = np.zeros(shape, pieces[0][1].dtype)
     for index, array in pieces:
