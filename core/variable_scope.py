@@ -151,6 +151,10 @@ class VariableStore:
     ``get_global_step()`` returns inside ``as_default()`` (an estimator sets it).
     ``building`` is set by an estimator while it calls a ``model_fn`` only to create the
     variables: ``minimize`` then creates the optimizer's slots but updates nothing.
+    ``before_create(name, shape, dtype)``, when set, is called for each new variable of
+    :meth:`get_variable` before its initializer runs: a loaded export refuses there a
+    variable it does not hold as asked (params sizing a layer beyond the stored weights),
+    before the memory for it is taken.
     """
 
     def __init__(self, seed=None):
@@ -159,6 +163,7 @@ class VariableStore:
         self.optimizers: dict = {}  # name -> the optimizer whose slots are this model's
         self.global_step = None
         self.building = False
+        self.before_create = None
         self._rng = np.random.default_rng(seed)
         self._name_counts: dict = {}
 
@@ -206,6 +211,10 @@ class VariableStore:
             return known
         if name in self._layers:
             raise ValueError(f"{name!r} already names a layer; choose another variable name")
+        if self.before_create is not None:
+            given = np.shape(getattr(initializer, "value", initializer))
+            asked = shape if shape is not None or callable(initializer) else given
+            self.before_create(name, asked, np.dtype(dtype or np.float32))
         value = self._initial_value(name, shape, dtype, initializer)
         var = Variable(value, name=name, trainable=trainable, dtype=dtype)
         self._variables[name] = var

@@ -19,6 +19,7 @@ import pyarrow.csv as pacsv
 import pyarrow.dataset as pads
 import pyarrow.fs as pafs
 
+from .protocols import check_protocol
 from .read_errors import csv_column, csv_conversion, json_clash
 
 __all__ = [
@@ -301,9 +302,12 @@ def first_non_number(source, key):
 
 
 def _filesystem_and_path(path, filesystem):
-    """``(filesystem, path)`` for a local path or a URL such as ``s3://bucket/key``."""
+    """``(filesystem, path)`` for a local path or a URL such as ``s3://bucket/key`` whose
+    protocol is allowed (:func:`~.protocols.check_protocol`; ``filesystem=`` given by the
+    caller is the caller's choice)."""
     if filesystem is not None:
         return filesystem, path
+    check_protocol(path)
     if "://" in path:
         try:
             return pafs.FileSystem.from_uri(path)
