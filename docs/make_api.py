@@ -27,7 +27,7 @@ its module stays importable by its path, but it may move without notice.
 
 # TF's namespaces that are attributes of a package but not in its ``__all__`` (so that a star
 # import of ``colonnade.estimators`` brings no module objects): ``tf.estimator.export``, ...
-ATTRIBUTE_NAMESPACES = {"colonnade.estimators": ("export", "inputs")}
+ATTRIBUTE_NAMESPACES = {"colonnade.estimators": ("experimental", "export", "inputs")}
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(:])")

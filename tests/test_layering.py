@@ -187,7 +187,7 @@ ROOMS = [  # colonnade.estimators' sub-packages, bottom to top (docs/architectur
     ["runtime"],
     ["canned"],
     ["tabular"],
-    ["loading"],
+    ["loading", "experimental"],
 ]
 
 
