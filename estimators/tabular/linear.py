@@ -1,4 +1,4 @@
-"""The linear model the zero-configuration models start from (:data:`.models.LINEAR_FIRST`):
+"""The linear model the zero-configuration models start from (:mod:`.models`):
 the wide part's weights solved to convergence in numpy, the column set and L2 penalty
 chosen by cross-validation over every row (:data:`CV_FOLDS`; exact leave-one-out for
 ridge), preferring the plain logistic/ridge features (:data:`PLAIN_PREFERENCE_SE`),

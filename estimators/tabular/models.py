@@ -43,7 +43,6 @@ from ..hooks.tensorboard import write_scalars
 from ..runtime.callbacks import EarlyStopping
 from ..runtime.run_config import RunConfig
 from . import blend as tabular_blend
-from . import ensemble as tabular_ensemble
 from .blend import blend_losses, choose_blend
 from .ensemble import (
     checked_members,
@@ -108,16 +107,10 @@ LINEAR_L1 = 0.001
 # Before wide&deep, a linear model of the wide columns is solved to convergence in numpy,
 # its L2 penalty chosen on validation (:mod:`.linear`), so the blend's weight 0 is
 # a converged linear model, not the wide part of a joint training stopped before the
-# linear optimum ...
-LINEAR_FIRST = True
-# ... and wide&deep then trains the deep part only, on top of the linear model's logits
-# held fixed (Ftrl, whose accumulators start empty, would shrink warm-started weights at
-# its first step): the deep part learns what the linear model leaves.
+# linear optimum; wide&deep then trains the deep part only, on top of the linear model's
+# logits held fixed (Ftrl, whose accumulators start empty, would shrink warm-started
+# weights at its first step): the deep part learns what the linear model leaves.
 FROZEN_LINEAR_OPTIMIZER = {"name": "SGD", "learning_rate": 0.0}
-# When the blend keeps the linear model alone (deep weight 0), it is solved again on every
-# row, the validation rows included (the penalty and columns stay as chosen): on a small
-# table the split's rows are a fifth of the data.
-LINEAR_REFIT = True
 
 
 def _numbers(column) -> np.ndarray:
@@ -406,7 +399,7 @@ class _Tabular:
         chooses one blend for all members and finishes them."""
         plan, notes = self.columns_, []
         linear_weights = None
-        if valid is not None and LINEAR_FIRST and plan.linear:
+        if valid is not None and plan.linear:
             linear_weights, note, refit = self._fit_linear_first(train, valid, scale, seed)
             if linear_weights is not None:
                 settings = dict(settings, linear_optimizer=dict(FROZEN_LINEAR_OPTIMIZER))
@@ -453,8 +446,10 @@ class _Tabular:
 
     def _finish(self, member: dict, scale, weight, note) -> None:
         """Scale a trained model's deep logits by the blend ``weight`` (None: as trained),
-        refit its linear model alone on every row when the weight is 0 (:data:`LINEAR_REFIT`),
-        fold the label's scale in and checkpoint it."""
+        refit its linear model alone on every row when the weight is 0, and fold the
+        label's scale in and checkpoint it. The refit solves the linear model again on the
+        validation rows too (the penalty and columns stay as chosen): on a small table the
+        split's rows are a fifth of the data."""
         estimator = member["estimator"]
         if weight is not None:
             member["deep_weight"] = weight
@@ -465,7 +460,7 @@ class _Tabular:
             if note is not None:
                 member["notes"].append(note)
             refitted = None
-            if member["refit"] is not None and weight == 0 and LINEAR_REFIT:
+            if member["refit"] is not None and weight == 0:
                 refitted = member["refit"]()
             if refitted is not None:
                 estimator.set_weights(refitted)
@@ -487,10 +482,10 @@ class _Tabular:
 
     def _fit_members(self, splits, settings, scale, seed):
         """Train a member per fold, blend them (one weight for all on the out-of-fold
-        losses with :data:`~.ensemble.SHARED_BLEND`, else each on its fold), and
+        losses, :mod:`.ensemble`; none without :data:`~.blend.BLEND_WEIGHTS`), and
         return the one wide&deep model predicting their mean logit
         (:func:`~.ensemble.stack_members`), checkpointed in ``model_dir_``."""
-        shared = tabular_ensemble.SHARED_BLEND and bool(tabular_blend.BLEND_WEIGHTS)
+        shared = bool(tabular_blend.BLEND_WEIGHTS)
         self.members_ = []
         for k, (train, valid, _) in enumerate(splits):
             where = os.path.join(self.model_dir_, f"member_{k + 1}")
@@ -653,7 +648,7 @@ class _Tabular:
     def job_config(self, data_path=None) -> dict:
         """A ``colonnade train`` job config (a dict for TOML) that trains this model's
         columns and settings on ``data_path`` for the best epoch count found. A job has no
-        step that solves the linear model first (:data:`LINEAR_FIRST`): its wide part
+        step that solves the linear model first (:mod:`.linear`): its wide part
         trains jointly with the deep one, with the recommended linear optimizer; of a
         cross-fitted ensemble it trains one model as its first member was (one tower, its
         best epoch count), not the ensemble."""
