@@ -29,17 +29,8 @@ from .categorical import (
     weighted_categorical_column,
 )
 from .crossed import CrossedColumn, crossed_column
-from .dense import (
-    EmbeddingColumn,
-    IndicatorColumn,
-    SharedEmbeddingColumn,
-    SharedEmbeddingSpec,
-    embedding_column,
-    embedding_lookup,
-    indicator_column,
-    shared_embedding_columns,
-    shared_embeddings,
-)
+from .dense import EmbeddingColumn, IndicatorColumn, embedding_column, indicator_column
+from .embedding_lookup import embedding_lookup
 from .equality import EqualityColumn, equality_column
 from .features import Features, as_features
 from .hashing import DEFAULT_HASH_KEY, fingerprint64, fingerprint_cat64
@@ -61,6 +52,12 @@ from .sequence import (
     sequence_numeric_column,
 )
 from .serialization import ConfigError, from_config, to_config
+from .shared_embedding import (
+    SharedEmbeddingColumn,
+    SharedEmbeddingSpec,
+    shared_embedding_columns,
+    shared_embeddings,
+)
 from .spec import make_parse_example_spec
 from .time_parts import TimePartCategoricalColumn, categorical_column_with_time_part
 from .transform_cache import (

@@ -34,7 +34,7 @@ from ..core.variable_scope import current_store, unique_name
 from ..core.variables import Variable
 from . import fused_tables
 from .base import CategoricalColumn, DenseColumn, FeatureColumn, VariableSpec
-from .dense import check_combiner, embedding_lookup
+from .embedding_lookup import check_combiner, embedding_lookup
 from .fused_tables import FusedColumns, fuse_linear_weights, plan_dense_output
 from .named_initializers import call_initializer
 from .transform_cache import TransformCache, transforms_of

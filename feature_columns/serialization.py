@@ -26,11 +26,7 @@ from .categorical import (
 )
 from .config_checks import ConfigError, did_you_mean, join_path, show, unknown_name_error
 from .crossed import crossed_column
-from .dense import (
-    embedding_column_from_config,
-    indicator_column,
-    shared_embedding_column_from_config,
-)
+from .dense import embedding_column_from_config, indicator_column
 from .equality import equality_column
 from .numeric import bucketized_column, numeric_column_from_config
 from .piecewise import piecewise_linear_column
@@ -38,6 +34,7 @@ from .sequence import (
     SequenceCategoricalColumn,
     sequence_numeric_column,
 )
+from .shared_embedding import shared_embedding_column_from_config
 from .time_parts import categorical_column_with_time_part
 from .vocabulary import (
     categorical_column_with_vocabulary_file,
