@@ -20,6 +20,7 @@ what it meant in a TF model. Layers (``DenseFeatures``, ``LinearModel``,
 """
 
 from .base import CategoricalColumn, DenseColumn, FeatureColumn, VariableSpec
+from .bucketized import BucketizedColumn, bucketized_column
 from .categorical import (
     HashedCategoricalColumn,
     IdentityCategoricalColumn,
@@ -36,10 +37,11 @@ from .features import Features, as_features
 from .hashing import DEFAULT_HASH_KEY, fingerprint64, fingerprint_cat64
 from .ids import CategoricalIds
 from .infer import ColumnPlan, infer
-from .layers import DenseFeatures, LinearModel, SequenceFeatures, input_layer, linear_model
+from .layers import DenseFeatures, SequenceFeatures, input_layer
+from .linear_layer import LinearModel, linear_model
 from .named_initializers import Initializer, initializer
 from .normalizers import Normalizer, chain, clip, log1p, log_offset, standardize
-from .numeric import BucketizedColumn, NumericColumn, bucketized_column, numeric_column
+from .numeric import NumericColumn, numeric_column
 from .piecewise import PiecewiseLinearColumn, piecewise_linear_column
 from .sequence import (
     SequenceCategoricalColumn,

@@ -37,11 +37,11 @@ import math
 import numpy as np
 import pyarrow as pa
 
+from .bucketized import BucketizedColumn, bucketize
 from .dense import indicator_column
 from .infer_crosses import CROSS_PRIOR_ROWS, heldout_information
 from .infer_rules import VOCABULARY_MAX, categorical_columns
 from .infer_stats import ColumnStats
-from .numeric import BucketizedColumn, bucketize
 
 __all__ = [
     "CODE_MIN_GAIN",

@@ -19,12 +19,13 @@ import math
 import numpy as np
 import pyarrow as pa
 
+from .bucketized import bucketized_column
 from .categorical import categorical_column_with_hash_bucket
 from .dense import embedding_column, indicator_column
 from .infer_bins import tree_edges
 from .infer_stats import DISTINCT_CAP, ColumnStats, inference_kind
 from .normalizers import chain, clip, log1p, standardize
-from .numeric import bucketized_column, numeric_column
+from .numeric import numeric_column
 from .piecewise import piecewise_linear_column
 from .time_parts import categorical_column_with_time_part
 from .vocabulary import categorical_column_with_vocabulary_list

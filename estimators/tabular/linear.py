@@ -30,9 +30,10 @@ import numpy as np
 import pyarrow as pa
 
 from ...core.threads import threads_for, use_threads
+from ...feature_columns.bucketized import BucketizedColumn
 from ...feature_columns.crossed import CrossedColumn
 from ...feature_columns.infer_stats import label_targets
-from ...feature_columns.numeric import BucketizedColumn, NumericColumn
+from ...feature_columns.numeric import NumericColumn
 from ...feature_columns.piecewise import PiecewiseLinearColumn
 from ...feature_columns.transform_cache import transform_features
 
