@@ -448,7 +448,7 @@ def misses(task, means) -> list:
 
 
 def set_rule(assignment: str) -> None:
-    """``"estimators.tabular.models.PATIENCE=5"``: set a named rule of colonnade (a Python
+    """``"estimators.tabular.defaults.PATIENCE=5"``: set a named rule of colonnade (a Python
     literal) for this run; a name the module does not have is refused (the A/B switches
     of earlier runs in RESULTS.md were removed once decided)."""
     import ast

@@ -72,7 +72,7 @@ MAX_MEMBERS = FOLDS
 # one model, where one split's choices are steady anyway.
 ENSEMBLE_CELLS = 6_000_000
 # Five folds only up to this many labelled rows, where one model holds out a fifth as well
-# (tabular.VALIDATION_MIN_ROWS / VALIDATION_MAX_FRACTION), so a member trains on as many
+# (defaults.VALIDATION_MIN_ROWS / VALIDATION_MAX_FRACTION), so a member trains on as many
 # rows as one model (randhie, 15k rows: one model on 90%, RMSE 3.754; 2 members of 5
 # folds, each on 80%, 3.768) ...
 ENSEMBLE_MAX_ROWS = 5_000
