@@ -33,7 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..estimators import Predictor, RunConfig
 from ..estimators.loading import load
-from ..estimators.tabular.models import fold_label_scale
+from ..estimators.tabular.best_epoch import fold_label_scale
 from ..feature_columns import infer
 from .inputs import build_columns, checked_classes, checked_targets, tabular_input
 
