@@ -2,6 +2,7 @@
 :mod:`colonnade.core.layers`)."""
 
 from colonnade.core.layers import (
+    Dense,
     average_pooling1d,
     average_pooling2d,
     batch_normalization,
@@ -15,6 +16,7 @@ from colonnade.core.layers import (
 )
 
 __all__ = [
+    "Dense",
     "average_pooling1d",
     "average_pooling2d",
     "batch_normalization",

@@ -87,6 +87,44 @@ def dense(
     return out
 
 
+class Dense:
+    """``tf.compat.v1.layers.Dense``: :func:`dense` as an object, called on its inputs;
+    its name (TF 1's ``dense``, ``dense_1``... unless given) is taken when it is made, and
+    every call of one object uses the same variables."""
+
+    def __init__(self, units, activation=None, use_bias=True, name=None, **kwargs):
+        unknown = set(kwargs) - _DENSE_OPTIONS
+        if unknown:
+            raise TypeError(f"Dense() got unexpected keyword arguments {sorted(unknown)}")
+        self.units, self.activation, self.use_bias, self.options = (
+            units,
+            activation,
+            use_bias,
+            kwargs,
+        )
+        self.name = name if name is not None else _default_name("dense")
+
+    def __call__(self, inputs) -> Tensor:
+        return dense(
+            inputs, self.units, self.activation, self.use_bias, name=self.name, **self.options
+        )
+
+    apply = __call__
+
+
+_DENSE_OPTIONS = {
+    "kernel_initializer",
+    "bias_initializer",
+    "kernel_regularizer",
+    "bias_regularizer",
+    "activity_regularizer",
+    "kernel_constraint",
+    "bias_constraint",
+    "trainable",
+    "reuse",
+}
+
+
 def dropout(inputs, rate=0.5, training=False, seed=None, name=None) -> Tensor:
     """Zero each element with probability ``rate`` and scale the others by
     ``1 / (1 - rate)`` when ``training`` (TF1's default is ``training=False``: identity).
@@ -314,6 +352,7 @@ def _default_name(base: str) -> str:
 
 
 __all__ = [
+    "Dense",
     "average_pooling1d",
     "average_pooling2d",
     "batch_normalization",

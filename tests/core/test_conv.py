@@ -86,3 +86,19 @@ def test_nn_names():
     x = np.ones((1, 4, 4, 1), np.float32)
     assert cn.nn.max_pool is cn.nn.max_pool2d and cn.compat.v1.nn.conv2d is cn.nn.conv2d
     assert cn.nn.avg_pool(x, 2, 2, "VALID").shape == (1, 2, 2, 1)
+
+
+def test_dense_layer_object_names_and_reuses_its_variables():
+    x = np.ones((2, 3), np.float32)
+    store = cn.core.VariableStore(seed=0)
+    with store.as_default():
+        first, second = (
+            cn.layers.Dense(4, activation=cn.nn.relu),
+            cn.layers.Dense(1, use_bias=False),
+        )
+        y = second(first(x))
+        again = second(first(x))
+    assert sorted(store.variables()) == ["dense/bias", "dense/kernel", "dense_1/kernel"]
+    np.testing.assert_array_equal(y.numpy(), again.numpy())
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        cn.layers.Dense(2, kernel_size=3)
