@@ -241,9 +241,7 @@ def conv2d(
     ``<name>/kernel`` of shape ``kernel_size + (in_channels, filters)`` (Glorot uniform)
     and ``<name>/bias`` (zeros); default names ``conv2d``, ``conv2d_1``..."""
     inputs = as_tensor(inputs)
-    nhwc = conv.to_channels_last(
-        inputs, "NCHW" if _channels(data_format) == "channels_first" else "NHWC"
-    )
+    nhwc = conv.to_channels_last(inputs, _channels(data_format))
     scope, kernel, bias = _kernel_layer(
         "conv2d",
         nhwc,
@@ -286,9 +284,7 @@ def conv1d(
     """``tf.compat.v1.layers.conv1d``: as :func:`conv2d` over ``(batch, width, channels)``,
     with ``<name>/kernel`` of shape ``(kernel_size, in_channels, filters)``."""
     inputs = as_tensor(inputs)
-    nwc = conv.to_channels_last(
-        inputs, "NCW" if _channels(data_format) == "channels_first" else "NWC"
-    )
+    nwc = conv.to_channels_last(inputs, _channels(data_format))
     scope, kernel, bias = _kernel_layer(
         "conv1d",
         nwc,
