@@ -201,6 +201,17 @@ class TrainState:
             return path
         return None
 
+    def saved_at(self, step: int) -> bool:
+        """Whether model_dir's latest checkpoint is the one the variables hold, of
+        ``step``: a save now would write nothing new (a run resumed from it)."""
+        if self.holds is None or self.holds[2] != step:
+            return False
+        try:
+            state = core.get_checkpoint_state(self.model_dir)
+        except (OSError, core.CheckpointCorruptedError):
+            return False
+        return state is not None and state.model_checkpoint_path == self.holds[0]
+
     def _held_checkpoint(self):
         """The latest checkpoint when the variables already hold it and it is unchanged
         since: nothing to check or read again (evaluate and predict ask each call)."""
