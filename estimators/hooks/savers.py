@@ -90,7 +90,10 @@ class CheckpointSaverHook(SessionRunHook):
         if self.estimator.train_state.in_memory:
             return
         step = self.estimator.global_step
-        saved = self.checkpoint_dir is None and self.estimator.train_state.saved_at(step)
+        state = self.estimator.train_state
+        saved = self.checkpoint_dir is None and state.saved_at(step)
+        if not saved:
+            state.create_slots()  # restoring this checkpoint later finds them
         self._save(write=not saved)
         self.timer.mark(step)
 
