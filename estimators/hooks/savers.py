@@ -23,7 +23,8 @@ _last_saves: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class CheckpointSaverHook(SessionRunHook):
-    """Save a checkpoint every ``save_steps`` steps or ``save_secs`` seconds, and at the end.
+    """Save a checkpoint before the first step (TF's ``model.ckpt-0`` of a fresh
+    model_dir), every ``save_steps`` steps or ``save_secs`` seconds, and at the end.
 
     Step-based saves land on the multiples of ``save_steps`` of the global step, and the
     time-based clock runs from the estimator's previous save, so a run split into several
