@@ -27,6 +27,7 @@ if ON_TF:
     LoggingTensorHook = tf.estimator.LoggingTensorHook
     SummarySaverHook = tf.estimator.SummarySaverHook
     SecondOrStepTimer = tf.compat.v1.train.SecondOrStepTimer
+    GlobalStepWaiterHook = tf.estimator.GlobalStepWaiterHook
     get_global_step = tf.compat.v1.train.get_global_step
     load_variable = tf.train.load_variable
     get_checkpoint_state = tf.train.get_checkpoint_state
@@ -42,6 +43,11 @@ if ON_TF:
     def summary_op(name, value):
         """A scalar summary of ``value`` for a ``SummarySaverHook``."""
         return tf.compat.v1.summary.scalar(name, value)
+
+    def summary_scalars(summary):
+        """``{tag: value}`` of a serialized ``Summary`` a writer was given."""
+        parsed = tf.compat.v1.Summary.FromString(summary)
+        return {v.tag: v.simple_value for v in parsed.value}
 
     def local_variable(name, value):
         """A variable of TF's LOCAL_VARIABLES collection (evaluation state)."""
@@ -62,6 +68,7 @@ else:
     CheckpointSaverListener, CheckpointSaverHook = E.CheckpointSaverListener, E.CheckpointSaverHook
     StopAtStepHook, LoggingTensorHook = E.StopAtStepHook, E.LoggingTensorHook
     SummarySaverHook, SecondOrStepTimer = E.SummarySaverHook, E.SecondOrStepTimer
+    GlobalStepWaiterHook = E.GlobalStepWaiterHook
     get_global_step = cn.train.get_global_step
     load_variable = cn.train.load_variable
     get_checkpoint_state = cn.train.get_checkpoint_state
@@ -77,6 +84,10 @@ else:
     def summary_op(name, value):
         """The fetchable name ``name`` (the TRAIN spec's loss or a prediction key)."""
         return name
+
+    def summary_scalars(summary):
+        """colonnade's writers get scalars (``add_scalar``), not serialized summaries."""
+        raise TypeError(f"a colonnade hook wrote a summary object: {summary!r}")
 
     def local_variable(name, value):
         """A model_fn's variable (colonnade has no LOCAL_VARIABLES collection)."""

@@ -40,6 +40,7 @@ from estimator_backend import (
     CheckpointSaverListener,
     Estimator,
     EstimatorSpec,
+    GlobalStepWaiterHook,
     LoggingTensorHook,
     RunConfig,
     SecondOrStepTimer,
@@ -53,9 +54,10 @@ from estimator_backend import (
     load_variable,
     named,
     summary_op,
+    summary_scalars,
     tensor,
 )
-from tf_backend import colonnade_differs  # noqa: F401 (the switch)
+from tf_backend import ON_TF  # noqa: F401 (run_against_tf.sh runs the files importing tf_backend)
 from tf_test_case import TFTestCase
 
 
@@ -324,16 +326,17 @@ class CheckpointSaverHookTest(_Runs):
 
 
 class FakeSummaryWriter:
-    """Records the global step of each summary (TF's add_summary, colonnade's add_scalar)."""
+    """Records each step's scalars, ``{step: {tag: value}}`` (TF's fake_summary_writer):
+    TF's hook gives serialized summaries (``add_summary``), colonnade's scalars."""
 
     def __init__(self):
-        self.steps = []
+        self.summaries = {}
 
     def add_summary(self, summary, global_step=None):
-        self.steps.append(int(global_step))
+        self.summaries.setdefault(int(global_step), {}).update(summary_scalars(summary))
 
     def add_scalar(self, tag, value, global_step=None):
-        self.steps.append(int(global_step))
+        self.summaries.setdefault(int(global_step), {})[tag] = float(value)
 
     def add_session_log(self, *args, **kwargs):
         pass
@@ -343,12 +346,41 @@ class FakeSummaryWriter:
 
 
 class SummarySaverHookTest(_Runs):
+    def setUp(self):
+        super().setUp()
+        self.summary_writer = FakeSummaryWriter()
+
+    def test_raise_when_scaffold_and_summary_op_both_missing(self):
+        with self.assertRaises(ValueError):
+            SummarySaverHook()
+
+    def test_raise_in_both_secs_and_steps(self):
+        with self.assertRaises(ValueError):
+            SummarySaverHook(save_secs=10, save_steps=20, summary_writer=self.summary_writer)
+
+    def test_raise_in_none_secs_and_steps(self):
+        with self.assertRaises(ValueError):
+            SummarySaverHook(save_secs=None, save_steps=None, summary_writer=self.summary_writer)
+
     def test_save_steps(self):
-        writer = FakeSummaryWriter()
+        # TF's summary of a counter (1, 2, 3, 4 at its reads) is the loss here (1.0);
+        # the steps are TF's: 1, 9, 17, 25 of 30
+        writer = self.summary_writer
 
         def hooks(loss):
             op = summary_op("loss", loss)
             return [SummarySaverHook(save_steps=8, summary_writer=writer, summary_op=op)]
 
         self.estimator(training_hooks=hooks).train(input_fn, steps=30)
-        self.assertEqual([1, 9, 17, 25], writer.steps)
+        self.assertEqual(
+            {1: {"loss": 1.0}, 9: {"loss": 1.0}, 17: {"loss": 1.0}, 25: {"loss": 1.0}},
+            writer.summaries,
+        )
+
+
+class GlobalStepWaiterHookTest(_Runs):
+    def test_not_wait_for_step_zero(self):
+        # Before run should return without waiting gstep increment.
+        hook = GlobalStepWaiterHook(wait_until_step=0)
+        self.estimator().train(input_fn, steps=1, hooks=[hook])
+        self.assertEqual(1, load_variable(self.model_dir, "global_step"))
