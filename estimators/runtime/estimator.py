@@ -240,7 +240,7 @@ class Estimator:
             spec = self.call_model_fn(features, None, ModeKeys.PREDICT, cache)
         predictions = spec.predictions
         if not isinstance(predictions, Mapping):
-            predictions = {"predictions": predictions}
+            return inference.TensorPredictions(predictions=inference.host(predictions))
         return {k: inference.host(v) for k, v in predictions.items()}
 
     # ------------------------------------------------------------------ TF style

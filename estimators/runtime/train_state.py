@@ -201,6 +201,24 @@ class TrainState:
             return path
         return None
 
+    def create_slots(self) -> None:
+        """Make each canned part's optimizer slots (and state) that no update has made
+        yet, with their initial values: a checkpoint saved before the first step then
+        holds them, as TF's does (a ``model_fn``'s are made when it is built)."""
+        for optimizer, variables in self.trained_parts():
+            optimizer.create_slots(variables)
+
+    def saved_at(self, step: int) -> bool:
+        """Whether model_dir's latest checkpoint is the one the variables hold, of
+        ``step``: a save now would write nothing new (a run resumed from it)."""
+        if self.holds is None or self.holds[2] != step:
+            return False
+        try:
+            state = core.get_checkpoint_state(self.model_dir)
+        except (OSError, core.CheckpointCorruptedError):
+            return False
+        return state is not None and state.model_checkpoint_path == self.holds[0]
+
     def _held_checkpoint(self):
         """The latest checkpoint when the variables already hold it and it is unchanged
         since: nothing to check or read again (evaluate and predict ask each call)."""

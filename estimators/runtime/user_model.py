@@ -120,6 +120,11 @@ class UserModel:
             raise TypeError(f"model_fn must be callable, got {type(model_fn).__name__}")
         self.model_fn = model_fn
         self.args = model_fn_args(model_fn)
+        if params and "params" not in self.args:
+            raise ValueError(
+                f"model_fn ({fn_name(model_fn)}) does not include params argument, but "
+                f"params ({params}) is passed to Estimator."
+            )
         self.params = dict(params or {})
         self.config = config
         self.store = core.VariableStore(seed=seed)
@@ -197,12 +202,15 @@ class UserModel:
         """Call the model_fn once without training (``store.building``) and, when it made
         variables, call ``restore_new()``; its spec."""
         size = len(self.store)
+        kept = [(v, v.value) for v in [self.store.global_step, *self.store.variables().values()]]
         self.store.building = True
         try:
             with core.no_grad():
                 spec = self.spec(features, labels, mode)
         finally:
             self.store.building = False
+            for variable, value in kept:  # TF builds its graph without running the train_op
+                variable.value = value
         self.built_modes.add(mode)
         if len(self.store) != size:
             restore_new()
