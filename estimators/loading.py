@@ -22,6 +22,8 @@ from .export.model_fn_export import params_from_json
 from .inputs import input_fn as inputs
 from .runtime.estimator import Estimator
 from .runtime.inference import predict_batches
+from .runtime.run_config import RunConfig
+from .runtime.user_model import UserModel
 
 __all__ = ["ModelFnPredictor", "load"]
 
@@ -138,6 +140,19 @@ def _as_rows(rows):
     return rows
 
 
+class _CheckedModelFn:
+    """A model recipe: ``model_fn`` as a :class:`~.runtime.user_model.UserModel` whose
+    variable store calls ``check(name, shape, dtype)`` before it makes each variable."""
+
+    def __init__(self, model_fn, params, check):
+        self.model_fn, self.params, self.check = model_fn, params, check
+
+    def bind(self, global_step, init_rng) -> UserModel:
+        model = UserModel(self.model_fn, self.params, RunConfig(), global_step, init_rng)
+        model.store.before_create = self.check
+        return model
+
+
 class _ExportedEstimator(Estimator):
     """An Estimator whose variables come from an export, not from a model_dir: each
     variable the model_fn asks for is checked against the export's stored shape before
@@ -145,10 +160,10 @@ class _ExportedEstimator(Estimator):
     after the model_fn has made them all, they are checked together and restored."""
 
     def __init__(self, model_fn, model_dir, params, weights, stored, path):
-        super().__init__(model_fn, model_dir=model_dir, params=params)
         self._weights, self._stored, self._path = weights, stored, path
+        checked = _CheckedModelFn(model_fn, params, self._check_new_variable)
+        super().__init__(checked, model_dir=model_dir)
         self.train_state.weights_from = path  # not untrained: no "running initialization"
-        self.model.store.before_create = self._check_new_variable
 
     def _check_new_variable(self, name, shape, dtype) -> None:
         """Refuse, before it is made, a variable the export does not hold as asked."""
