@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from functools import partial
 
+import numpy as np
 import pyarrow as pa
 
 from .columns import as_expression, as_names, check_expression, check_names, split_label
@@ -48,6 +49,7 @@ from .plan import (
     Select,
     Shard,
     Shuffle,
+    Window,
     push_down,
     scan_for_streamed_shuffle,
     scan_under,
@@ -215,7 +217,7 @@ class Dataset(DatasetConstructors):
         node = push_down(self._node, add)
         return self.with_plan(node if node is not None else Filter(self._node, expression))
 
-    def map(self, fn: Callable) -> Dataset:
+    def map(self, fn: Callable, num_parallel_calls=None, deterministic=None) -> Dataset:
         """Apply ``fn`` to each RecordBatch of the stream, or to ``(features, labels)`` on a
         labelled dataset (returning a ``(features, labels)`` pair). ``fn`` may return a
         RecordBatch, Table, pandas DataFrame or dict of columns (on a
@@ -230,6 +232,7 @@ class Dataset(DatasetConstructors):
         """
         if not callable(fn):
             raise TypeError(f"map needs a callable, got {type(fn).__name__}")
+        check_parallel_calls(num_parallel_calls)
         return self.with_plan(Map(self._node, fn, self._label, self._single_label))
 
     def make_one_shot_iterator(self):
@@ -335,6 +338,28 @@ class Dataset(DatasetConstructors):
             return self.with_plan(node)
         return self.with_plan(Shard(self._node, num_shards, index, self._batched))
 
+    def skip(self, count: int) -> Dataset:
+        """Drop the first ``count`` rows of each pass (batches, after :meth:`batch`);
+        -1 drops them all (TF's ``Dataset.skip``).
+
+        >>> Dataset.from_dict({"x": [1, 2, 3]}).skip(1).to_table()["x"].to_pylist()
+        [2, 3]
+        """
+        count = _element_count(count, "skip")
+        return self.with_plan(
+            Window(self._node, count if count >= 0 else 2**62, None, self._batched)
+        )
+
+    def take(self, count: int) -> Dataset:
+        """Keep the first ``count`` rows of each pass (batches, after :meth:`batch`);
+        -1 keeps them all (TF's ``Dataset.take``).
+
+        >>> Dataset.from_dict({"x": [1, 2, 3]}).batch(1).take(2).to_table()["x"].to_pylist()
+        [1, 2]
+        """
+        count = _element_count(count, "take")
+        return self.with_plan(Window(self._node, 0, None if count < 0 else count, self._batched))
+
     def prefetch(self, buffer_size: int = AUTOTUNE) -> Dataset:
         """Run everything before this step in a background thread, at most ``buffer_size``
         elements ahead (TF's queue ``capacity``, a bound on memory). The thread stops when
@@ -401,3 +426,17 @@ class Dataset(DatasetConstructors):
             return pa.Table.from_batches(batches)
         schema = self.schema if self.schema is not None else pa.schema([])
         return schema.empty_table()
+
+
+def _element_count(count, op: str) -> int:
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < -1:
+        raise ValueError(f"{op} count must be an integer >= -1, got {count!r}")
+    return int(count)
+
+
+def check_parallel_calls(calls) -> None:
+    """TF's ``num_parallel_calls``: None, ``AUTOTUNE`` (-1) or a positive count."""
+    if calls is None or calls == AUTOTUNE:
+        return
+    if isinstance(calls, bool) or not isinstance(calls, (int, np.integer)) or calls < 1:
+        raise ValueError(f"num_parallel_calls must be a positive count or AUTOTUNE, got {calls!r}")

@@ -273,6 +273,41 @@ class Shard(_SameSchema):
 
 
 @dataclass(frozen=True, eq=False)
+class Window(_SameSchema):
+    """Rows (or, when ``elements``, batches) ``start`` to ``start + count`` of each pass
+    over the child (``count`` None: to the end): TF's ``skip`` and ``take``."""
+
+    child: object
+    start: int
+    count: int | None
+    elements: bool = False
+
+    def describe(self):
+        return [*self.child.describe(), f"window({self.start}, {self.count})"]
+
+    def iterate(self, key):
+        skip, left = self.start, self.count
+        for batch in self.child.iterate(key):
+            if left is not None and left <= 0:
+                return
+            size = 1 if self.elements else batch.num_rows
+            if skip >= size:
+                skip -= size
+                continue
+            if not self.elements:
+                batch = batch.slice(skip, None if left is None else left)
+                skip = 0
+                if left is not None:
+                    left -= batch.num_rows
+            else:
+                skip = 0
+                if left is not None:
+                    left -= 1
+            if self.elements or batch.num_rows:
+                yield batch
+
+
+@dataclass(frozen=True, eq=False)
 class Prefetch(_SameSchema):
     child: object
     size: int

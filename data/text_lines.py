@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.dataset as pads
 
-from .dataset import Dataset
+from .dataset import Dataset, check_parallel_calls
 from .pair_maps import pair_map
 from .plan import Map
 
@@ -57,9 +57,10 @@ class LineStream(Dataset):
             return Dataset(node, label=self.label, batched=batched)
         return LineStream(node, batched=batched)
 
-    def map(self, fn) -> Dataset:
+    def map(self, fn, num_parallel_calls=None, deterministic=None) -> Dataset:
         if not callable(fn):
             return super().map(fn)  # its error
+        check_parallel_calls(num_parallel_calls)
         paired, label = pair_map(fn, self.schema)
         if label is None:
             return super().map(fn)
