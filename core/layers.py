@@ -216,91 +216,70 @@ def _channels(data_format: str) -> str:
     return data_format
 
 
-def conv2d(
-    inputs,
-    filters,
-    kernel_size,
-    strides=(1, 1),
-    padding="valid",
-    data_format="channels_last",
-    dilation_rate=(1, 1),
-    activation=None,
-    use_bias=True,
-    kernel_initializer=None,
-    bias_initializer=None,
-    kernel_regularizer=None,
-    bias_regularizer=None,
-    activity_regularizer=None,
-    kernel_constraint=None,
-    bias_constraint=None,
-    trainable=True,
-    name=None,
-    reuse=None,
-) -> Tensor:
+def _convolution(op, rank: int, doc: str):
+    """TF 1's ``conv{rank}d`` layer over ``op`` (:func:`~.conv.conv2d` or ``conv1d``), in
+    TF's argument order; ``strides`` and ``dilation_rate`` default to ones of the rank."""
+    kind = f"conv{rank}d"
+    ones = (1,) * rank if rank > 1 else 1
+
+    def layer(
+        inputs,
+        filters,
+        kernel_size,
+        strides=ones,
+        padding="valid",
+        data_format="channels_last",
+        dilation_rate=ones,
+        activation=None,
+        use_bias=True,
+        kernel_initializer=None,
+        bias_initializer=None,
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        trainable=True,
+        name=None,
+        reuse=None,
+    ) -> Tensor:
+        channels_last = conv.to_channels_last(as_tensor(inputs), _channels(data_format))
+        scope, kernel, bias = _kernel_layer(
+            kind,
+            channels_last,
+            filters,
+            kernel_size,
+            rank,
+            name,
+            kernel_initializer,
+            use_bias,
+            bias_initializer,
+            (kernel_regularizer, bias_regularizer),
+            trainable,
+            (kernel_constraint, bias_constraint),
+        )
+        padding = str(padding).upper()
+        out = op(channels_last, kernel, strides, padding, dilations=dilation_rate)
+        return _finish(out, bias, activation, activity_regularizer, scope, data_format)
+
+    layer.__name__ = layer.__qualname__ = kind
+    layer.__doc__ = doc
+    return layer
+
+
+conv2d = _convolution(
+    conv.conv2d,
+    2,
     """``tf.compat.v1.layers.conv2d``: ``activation(conv2d(inputs, kernel) + bias)`` with
     ``<name>/kernel`` of shape ``kernel_size + (in_channels, filters)`` (Glorot uniform)
-    and ``<name>/bias`` (zeros); default names ``conv2d``, ``conv2d_1``..."""
-    inputs = as_tensor(inputs)
-    nhwc = conv.to_channels_last(inputs, _channels(data_format))
-    scope, kernel, bias = _kernel_layer(
-        "conv2d",
-        nhwc,
-        filters,
-        kernel_size,
-        2,
-        name,
-        kernel_initializer,
-        use_bias,
-        bias_initializer,
-        (kernel_regularizer, bias_regularizer),
-        trainable,
-        (kernel_constraint, bias_constraint),
-    )
-    out = conv.conv2d(nhwc, kernel, strides, str(padding).upper(), dilations=dilation_rate)
-    return _finish(out, bias, activation, activity_regularizer, scope, data_format)
-
-
-def conv1d(
-    inputs,
-    filters,
-    kernel_size,
-    strides=1,
-    padding="valid",
-    data_format="channels_last",
-    dilation_rate=1,
-    activation=None,
-    use_bias=True,
-    kernel_initializer=None,
-    bias_initializer=None,
-    kernel_regularizer=None,
-    bias_regularizer=None,
-    activity_regularizer=None,
-    kernel_constraint=None,
-    bias_constraint=None,
-    trainable=True,
-    name=None,
-    reuse=None,
-) -> Tensor:
+    and ``<name>/bias`` (zeros); default names ``conv2d``, ``conv2d_1``...""",
+)
+conv1d = _convolution(
+    conv.conv1d,
+    1,
     """``tf.compat.v1.layers.conv1d``: as :func:`conv2d` over ``(batch, width, channels)``,
-    with ``<name>/kernel`` of shape ``(kernel_size, in_channels, filters)``."""
-    inputs = as_tensor(inputs)
-    nwc = conv.to_channels_last(inputs, _channels(data_format))
-    scope, kernel, bias = _kernel_layer(
-        "conv1d",
-        nwc,
-        filters,
-        kernel_size,
-        1,
-        name,
-        kernel_initializer,
-        use_bias,
-        bias_initializer,
-        (kernel_regularizer, bias_regularizer),
-        trainable,
-        (kernel_constraint, bias_constraint),
-    )
-    out = conv.conv1d(nwc, kernel, strides, str(padding).upper(), dilations=dilation_rate)
-    return _finish(out, bias, activation, activity_regularizer, scope, data_format)
+    with ``<name>/kernel`` of shape ``(kernel_size, in_channels, filters)``.""",
+)
 
 
 def _finish(out, bias, activation, activity_regularizer, scope, data_format):
