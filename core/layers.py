@@ -54,29 +54,20 @@ def dense(
     inputs = as_tensor(inputs)
     if inputs.ndim != 2:
         raise ValueError(f"dense needs (batch, features) inputs, got shape {inputs.shape}")
-    if kernel_constraint is not None or bias_constraint is not None:
-        raise ValueError(
-            "dense: kernel_constraint and bias_constraint are not supported: apply the "
-            "projection to the variable after the optimizer's update (e.g. in a hook)"
-        )
-    scope = name if name is not None else _default_name("dense")
-    with variable_scope(scope):
-        kernel = get_variable(
-            "kernel",
-            shape=(inputs.shape[1], int(units)),
-            initializer=_or(kernel_initializer, initializers.glorot_uniform()),
-            regularizer=kernel_regularizer,
-            trainable=trainable,
-        )
-        bias = None
-        if use_bias:
-            bias = get_variable(
-                "bias",
-                shape=(int(units),),
-                initializer=_or(bias_initializer, initializers.zeros()),
-                regularizer=bias_regularizer,
-                trainable=trainable,
-            )
+    scope, kernel, bias = _kernel_layer(
+        "dense",
+        inputs,
+        units,
+        (),
+        0,
+        name,
+        kernel_initializer,
+        use_bias,
+        bias_initializer,
+        (kernel_regularizer, bias_regularizer),
+        trainable,
+        (kernel_constraint, bias_constraint),
+    )
     if activation is nn_relu:  # fused: the bias and ReLU applied in place on the product
         out = nn.dense(inputs, kernel, bias, relu=True)
     else:
@@ -179,7 +170,8 @@ def _kernel_layer(
     constraints,
 ):
     """The ``<name>/kernel`` of shape ``kernel_size + (in_channels, filters)`` and
-    ``<name>/bias`` of a TF 1 convolution layer."""
+    ``<name>/bias`` of a TF 1 convolution layer (of ``dense`` with an empty
+    ``kernel_size``)."""
     if any(c is not None for c in constraints):
         raise ValueError(
             f"{kind}: kernel_constraint and bias_constraint are not supported: apply the "
