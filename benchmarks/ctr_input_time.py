@@ -12,30 +12,23 @@ step shares its cores with.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import ctr  # noqa: E402
+from workloads import cpu_and_wall, per_unit_args, per_unit_line  # noqa: E402
 
 import colonnade as cn  # noqa: E402
 from colonnade.estimators.inputs.pipeline import transformed_batches  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--model", default="wide_deep")
-    parser.add_argument("--batches", type=int, default=400)
-    parser.add_argument("--rows", type=int, default=1_000_000)
-    args = parser.parse_args()
+    args = per_unit_args(__doc__, "wide_deep", "batches", 400, 1_000_000)
     train, _ = ctr.data_paths(args.rows)
-    needed = ctr.training_columns()
-    ds = cn.data.Dataset.from_parquet(train, columns=needed, label="clicked")
+    ds = cn.data.Dataset.from_parquet(train, columns=ctr.training_columns(), label="clicked")
     with tempfile.TemporaryDirectory() as model_dir:
         network = ctr.make_model(args.model, model_dir).model.network
 
@@ -46,21 +39,9 @@ def main() -> None:
             return sum(1 for _ in batches)
 
         consume()
-        cpu, wall = time.process_time(), time.perf_counter()
-        n = consume()
-        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-    print(
-        json.dumps(
-            {
-                "bench": "ctr_input_time",
-                "model": args.model,
-                "batches": n,
-                "cpu_ms_per_batch": round(cpu / n * 1e3, 3),
-                "wall_ms_per_batch": round(wall / n * 1e3, 3),
-                "load": round(os.getloadavg()[0], 2),
-            }
-        )
-    )
+        n, cpu, wall = cpu_and_wall(consume)
+    load = round(os.getloadavg()[0], 2)
+    print(per_unit_line("ctr_input_time", args.model, "batches", "batch", n, cpu, wall, load=load))
 
 
 if __name__ == "__main__":

@@ -10,16 +10,14 @@ loaded machine; run it under ``farm-bench`` against another checkout's copy to c
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import ctr  # noqa: E402
+from workloads import cpu_and_wall, per_unit_args, per_unit_line  # noqa: E402
 
 import colonnade as cn  # noqa: E402
 
@@ -27,34 +25,17 @@ WARMUP = 20
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--model", default="linear")
-    parser.add_argument("--steps", type=int, default=150)
-    parser.add_argument("--rows", type=int, default=200_000)
-    args = parser.parse_args()
+    args = per_unit_args(__doc__, "linear", "steps", 150, 200_000)
     train, _ = ctr.data_paths(args.rows)
-    needed = ctr.training_columns()
-    table = cn.data.Dataset.from_parquet(train, columns=needed).to_table()
+    table = cn.data.Dataset.from_parquet(train, columns=ctr.training_columns()).to_table()
     with tempfile.TemporaryDirectory() as model_dir:
         model = ctr.make_model(args.model, model_dir)
         warm = cn.data.Dataset.from_arrow(table.slice(0, ctr.BATCH * WARMUP), label="clicked")
         model.train(lambda: warm.batch(ctr.BATCH), verbose=0)
         timed = table.slice(ctr.BATCH * WARMUP, ctr.BATCH * args.steps)
         ds = cn.data.Dataset.from_arrow(timed, label="clicked")
-        cpu, wall = time.process_time(), time.perf_counter()
-        model.train(lambda: ds.batch(ctr.BATCH), verbose=0)
-        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-    print(
-        json.dumps(
-            {
-                "bench": "ctr_step_time",
-                "model": args.model,
-                "steps": args.steps,
-                "cpu_ms_per_step": round(cpu / args.steps * 1e3, 3),
-                "wall_ms_per_step": round(wall / args.steps * 1e3, 3),
-            }
-        )
-    )
+        _, cpu, wall = cpu_and_wall(lambda: model.train(lambda: ds.batch(ctr.BATCH), verbose=0))
+    print(per_unit_line("ctr_step_time", args.model, "steps", "step", args.steps, cpu, wall))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ import os
 import resource
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pandas as pd
@@ -114,6 +115,40 @@ def run_estimator_jobs(description: str, census, click_through) -> None:
     args = parser.parse_args()
     print(json.dumps(census(args.epochs, args.batch_size)), flush=True)
     print(json.dumps(click_through(args.click_rows, args.click_batch_size)), flush=True)
+
+
+def per_unit_args(description: str, model: str, units: str, count: int, rows: int):
+    """The command line of the per-step and per-batch timings (``ctr_step_time.py``,
+    ``ctr_input_time.py``): ``--model``, ``--<units>`` (how many to time) and ``--rows``
+    of generated data."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--model", default=model)
+    parser.add_argument(f"--{units}", type=int, default=count)
+    parser.add_argument("--rows", type=int, default=rows)
+    return parser.parse_args()
+
+
+def cpu_and_wall(run):
+    """``(run(), CPU seconds, wall seconds)`` of one call of ``run``: the process's CPU
+    time (every thread's) and the elapsed time."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    out = run()
+    return out, time.process_time() - cpu, time.perf_counter() - wall
+
+
+def per_unit_line(bench: str, model: str, units: str, unit: str, n: int, cpu, wall, **more):
+    """The JSON line of a timing of ``n`` ``units`` (each a ``unit``): ``n``, and the CPU
+    and wall milliseconds a unit."""
+    return json.dumps(
+        {
+            "bench": bench,
+            "model": model,
+            units: n,
+            f"cpu_ms_per_{unit}": round(cpu / n * 1e3, 3),
+            f"wall_ms_per_{unit}": round(wall / n * 1e3, 3),
+            **more,
+        }
+    )
 
 
 # The small-batch job (benchmarks/small_batch.py and tf_small_batch.py).

@@ -54,29 +54,20 @@ def dense(
     inputs = as_tensor(inputs)
     if inputs.ndim != 2:
         raise ValueError(f"dense needs (batch, features) inputs, got shape {inputs.shape}")
-    if kernel_constraint is not None or bias_constraint is not None:
-        raise ValueError(
-            "dense: kernel_constraint and bias_constraint are not supported: apply the "
-            "projection to the variable after the optimizer's update (e.g. in a hook)"
-        )
-    scope = name if name is not None else _default_name("dense")
-    with variable_scope(scope):
-        kernel = get_variable(
-            "kernel",
-            shape=(inputs.shape[1], int(units)),
-            initializer=_or(kernel_initializer, initializers.glorot_uniform()),
-            regularizer=kernel_regularizer,
-            trainable=trainable,
-        )
-        bias = None
-        if use_bias:
-            bias = get_variable(
-                "bias",
-                shape=(int(units),),
-                initializer=_or(bias_initializer, initializers.zeros()),
-                regularizer=bias_regularizer,
-                trainable=trainable,
-            )
+    scope, kernel, bias = _kernel_layer(
+        "dense",
+        inputs,
+        units,
+        (),
+        0,
+        name,
+        kernel_initializer,
+        use_bias,
+        bias_initializer,
+        (kernel_regularizer, bias_regularizer),
+        trainable,
+        (kernel_constraint, bias_constraint),
+    )
     if activation is nn_relu:  # fused: the bias and ReLU applied in place on the product
         out = nn.dense(inputs, kernel, bias, relu=True)
     else:
@@ -179,7 +170,8 @@ def _kernel_layer(
     constraints,
 ):
     """The ``<name>/kernel`` of shape ``kernel_size + (in_channels, filters)`` and
-    ``<name>/bias`` of a TF 1 convolution layer."""
+    ``<name>/bias`` of a TF 1 convolution layer (of ``dense`` with an empty
+    ``kernel_size``)."""
     if any(c is not None for c in constraints):
         raise ValueError(
             f"{kind}: kernel_constraint and bias_constraint are not supported: apply the "
@@ -216,91 +208,70 @@ def _channels(data_format: str) -> str:
     return data_format
 
 
-def conv2d(
-    inputs,
-    filters,
-    kernel_size,
-    strides=(1, 1),
-    padding="valid",
-    data_format="channels_last",
-    dilation_rate=(1, 1),
-    activation=None,
-    use_bias=True,
-    kernel_initializer=None,
-    bias_initializer=None,
-    kernel_regularizer=None,
-    bias_regularizer=None,
-    activity_regularizer=None,
-    kernel_constraint=None,
-    bias_constraint=None,
-    trainable=True,
-    name=None,
-    reuse=None,
-) -> Tensor:
+def _convolution(op, rank: int, doc: str):
+    """TF 1's ``conv{rank}d`` layer over ``op`` (:func:`~.conv.conv2d` or ``conv1d``), in
+    TF's argument order; ``strides`` and ``dilation_rate`` default to ones of the rank."""
+    kind = f"conv{rank}d"
+    ones = (1,) * rank if rank > 1 else 1
+
+    def layer(
+        inputs,
+        filters,
+        kernel_size,
+        strides=ones,
+        padding="valid",
+        data_format="channels_last",
+        dilation_rate=ones,
+        activation=None,
+        use_bias=True,
+        kernel_initializer=None,
+        bias_initializer=None,
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        trainable=True,
+        name=None,
+        reuse=None,
+    ) -> Tensor:
+        channels_last = conv.to_channels_last(as_tensor(inputs), _channels(data_format))
+        scope, kernel, bias = _kernel_layer(
+            kind,
+            channels_last,
+            filters,
+            kernel_size,
+            rank,
+            name,
+            kernel_initializer,
+            use_bias,
+            bias_initializer,
+            (kernel_regularizer, bias_regularizer),
+            trainable,
+            (kernel_constraint, bias_constraint),
+        )
+        padding = str(padding).upper()
+        out = op(channels_last, kernel, strides, padding, dilations=dilation_rate)
+        return _finish(out, bias, activation, activity_regularizer, scope, data_format)
+
+    layer.__name__ = layer.__qualname__ = kind
+    layer.__doc__ = doc
+    return layer
+
+
+conv2d = _convolution(
+    conv.conv2d,
+    2,
     """``tf.compat.v1.layers.conv2d``: ``activation(conv2d(inputs, kernel) + bias)`` with
     ``<name>/kernel`` of shape ``kernel_size + (in_channels, filters)`` (Glorot uniform)
-    and ``<name>/bias`` (zeros); default names ``conv2d``, ``conv2d_1``..."""
-    inputs = as_tensor(inputs)
-    nhwc = conv.to_channels_last(inputs, _channels(data_format))
-    scope, kernel, bias = _kernel_layer(
-        "conv2d",
-        nhwc,
-        filters,
-        kernel_size,
-        2,
-        name,
-        kernel_initializer,
-        use_bias,
-        bias_initializer,
-        (kernel_regularizer, bias_regularizer),
-        trainable,
-        (kernel_constraint, bias_constraint),
-    )
-    out = conv.conv2d(nhwc, kernel, strides, str(padding).upper(), dilations=dilation_rate)
-    return _finish(out, bias, activation, activity_regularizer, scope, data_format)
-
-
-def conv1d(
-    inputs,
-    filters,
-    kernel_size,
-    strides=1,
-    padding="valid",
-    data_format="channels_last",
-    dilation_rate=1,
-    activation=None,
-    use_bias=True,
-    kernel_initializer=None,
-    bias_initializer=None,
-    kernel_regularizer=None,
-    bias_regularizer=None,
-    activity_regularizer=None,
-    kernel_constraint=None,
-    bias_constraint=None,
-    trainable=True,
-    name=None,
-    reuse=None,
-) -> Tensor:
+    and ``<name>/bias`` (zeros); default names ``conv2d``, ``conv2d_1``...""",
+)
+conv1d = _convolution(
+    conv.conv1d,
+    1,
     """``tf.compat.v1.layers.conv1d``: as :func:`conv2d` over ``(batch, width, channels)``,
-    with ``<name>/kernel`` of shape ``(kernel_size, in_channels, filters)``."""
-    inputs = as_tensor(inputs)
-    nwc = conv.to_channels_last(inputs, _channels(data_format))
-    scope, kernel, bias = _kernel_layer(
-        "conv1d",
-        nwc,
-        filters,
-        kernel_size,
-        1,
-        name,
-        kernel_initializer,
-        use_bias,
-        bias_initializer,
-        (kernel_regularizer, bias_regularizer),
-        trainable,
-        (kernel_constraint, bias_constraint),
-    )
-    out = conv.conv1d(nwc, kernel, strides, str(padding).upper(), dilations=dilation_rate)
-    return _finish(out, bias, activation, activity_regularizer, scope, data_format)
+    with ``<name>/kernel`` of shape ``(kernel_size, in_channels, filters)``.""",
+)
 
 
 def _finish(out, bias, activation, activity_regularizer, scope, data_format):

@@ -270,11 +270,19 @@ def matmul(a, b) -> Tensor:
     return make_node(product(a.value, b.value), (a, b), backward)
 
 
-def _axes(axis, ndim):
+def reduction_axes(axis, ndim) -> tuple:
+    """The axes a reduction over ``axis`` removes, as non-negative ints: every axis for
+    ``None``, else ``axis`` (an int or a sequence; negatives count from the end)."""
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     return tuple(a % ndim for a in axes)
+
+
+def _reduced(x, axis):
+    """``(x as a Tensor, its array module, the reduced axes)``: where a reduction starts."""
+    x = as_tensor(x)
+    return x, get_xp(x.value), reduction_axes(axis, x.ndim)
 
 
 def _expand_reduced(g, shape, axes):
@@ -285,9 +293,7 @@ def _expand_reduced(g, shape, axes):
 
 def sum(x, axis=None, keepdims=False) -> Tensor:
     """Sum over ``axis`` (all axes by default)."""
-    x = as_tensor(x)
-    xp = get_xp(x.value)
-    axes = _axes(axis, x.ndim)
+    x, xp, axes = _reduced(x, axis)
     out = xp.sum(x.value, axis=axes, keepdims=keepdims)
     return make_node(
         out,
@@ -299,16 +305,14 @@ def sum(x, axis=None, keepdims=False) -> Tensor:
 def mean(x, axis=None, keepdims=False) -> Tensor:
     """Mean over ``axis`` (all axes by default)."""
     x = as_tensor(x)
-    axes = _axes(axis, x.ndim)
+    axes = reduction_axes(axis, x.ndim)
     count = int(np.prod([x.shape[a] for a in axes])) if axes else 1
     return multiply(sum(x, axis=axes, keepdims=keepdims), 1.0 / builtins.max(count, 1))
 
 
 def max(x, axis=None, keepdims=False) -> Tensor:
     """Maximum over ``axis``; tied maxima share the gradient equally, as TensorFlow."""
-    x = as_tensor(x)
-    xp = get_xp(x.value)
-    axes = _axes(axis, x.ndim)
+    x, xp, axes = _reduced(x, axis)
     out = xp.max(x.value, axis=axes, keepdims=keepdims)
 
     def backward(g, need):
@@ -322,6 +326,30 @@ def max(x, axis=None, keepdims=False) -> Tensor:
 def min(x, axis=None, keepdims=False) -> Tensor:
     """Minimum over ``axis``."""
     return negative(max(negative(x), axis=axis, keepdims=keepdims))
+
+
+def prod(x, axis=None, keepdims=False) -> Tensor:
+    """Product over ``axis`` (all axes by default)."""
+    x, xp, axes = _reduced(x, axis)
+    out = xp.prod(x.value, axis=axes, keepdims=keepdims)
+
+    def backward(g, need):
+        # d prod / d x_i is the product of the others: exclusive cumulative products from
+        # both ends of the reduced axes (exact where x holds zeros, unlike prod / x).
+        last = tuple(range(x.ndim - len(axes), x.ndim))
+        moved = xp.moveaxis(x.value, axes, last)
+        flat = moved.reshape(moved.shape[: x.ndim - len(axes)] + (-1,))
+        after = xp.flip(_exclusive_cumprod(xp.flip(flat, -1), xp), -1)
+        others = xp.moveaxis(
+            (_exclusive_cumprod(flat, xp) * after).reshape(moved.shape), last, axes
+        )
+        return (others * _expand_reduced(g, x.shape, axes),)
+
+    return make_node(out, (x,), backward)
+
+
+def _exclusive_cumprod(a, xp):
+    return xp.concatenate([xp.ones_like(a[..., :1]), xp.cumprod(a, axis=-1)[..., :-1]], axis=-1)
 
 
 # ---------------------------------------------------------------- shapes

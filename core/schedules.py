@@ -148,14 +148,6 @@ def _progress(global_step, decay_steps, staircase, fn_name):
     return math.floor(p) if staircase else p
 
 
-def _rate_decay_inputs(fn_name, learning_rate, global_step, decay_steps, decay_rate, staircase):
-    """``(progress, learning_rate, decay_rate)`` as checked floats: what the decays driven
-    by a ``decay_rate`` start from."""
-    p = _progress(global_step, decay_steps, staircase, fn_name)
-    lr = _number(learning_rate, "learning_rate", fn_name)
-    return p, lr, _number(decay_rate, "decay_rate", fn_name)
-
-
 def _as_tf_float(compute) -> float:
     """A decay formula's value as TF's floating point gives it: inf for an overflow or a
     division by zero, nan for a negative base to a fractional power (Python's own
@@ -164,40 +156,42 @@ def _as_tf_float(compute) -> float:
         return float(compute())
 
 
-@_lazy_in("global_step")
-def exponential_decay(
-    learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None
-) -> float:
+def _rate_decay(fn_name: str, formula, doc: str):
+    """TF's decay ``fn_name``, driven by a ``decay_rate``: ``formula(learning_rate,
+    decay_rate, progress)`` with ``progress = global_step / decay_steps`` (floored when
+    ``staircase``), its arguments checked as floats."""
+
+    def decay(
+        learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None
+    ) -> float:
+        p = _progress(global_step, decay_steps, staircase, fn_name)
+        lr = _number(learning_rate, "learning_rate", fn_name)
+        rate = np.float64(_number(decay_rate, "decay_rate", fn_name))
+        return _as_tf_float(lambda: formula(lr, rate, p))
+
+    decay.__name__ = decay.__qualname__ = fn_name
+    decay.__doc__ = doc
+    return _lazy_in("global_step")(decay)
+
+
+exponential_decay = _rate_decay(
+    "exponential_decay",
+    lambda lr, rate, p: lr * rate**p,
     """``learning_rate * decay_rate ** (global_step / decay_steps)``; with ``staircase`` the
-    exponent is floored, so the rate drops every ``decay_steps`` steps."""
-    p, lr, rate = _rate_decay_inputs(
-        "exponential_decay", learning_rate, global_step, decay_steps, decay_rate, staircase
-    )
-    return _as_tf_float(lambda: lr * np.float64(rate) ** p)
-
-
-@_lazy_in("global_step")
-def inverse_time_decay(
-    learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None
-) -> float:
+    exponent is floored, so the rate drops every ``decay_steps`` steps.""",
+)
+inverse_time_decay = _rate_decay(
+    "inverse_time_decay",
+    lambda lr, rate, p: lr / (1.0 + rate * p),
     """``learning_rate / (1 + decay_rate * global_step / decay_steps)``; with ``staircase``
-    the step ratio is floored."""
-    p, lr, rate = _rate_decay_inputs(
-        "inverse_time_decay", learning_rate, global_step, decay_steps, decay_rate, staircase
-    )
-    return _as_tf_float(lambda: lr / (1.0 + np.float64(rate) * p))
-
-
-@_lazy_in("global_step")
-def natural_exp_decay(
-    learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None
-) -> float:
+    the step ratio is floored.""",
+)
+natural_exp_decay = _rate_decay(
+    "natural_exp_decay",
+    lambda lr, rate, p: lr * np.exp(-rate * p),
     """``learning_rate * exp(-decay_rate * global_step / decay_steps)``; with ``staircase``
-    the step ratio is floored."""
-    p, lr, rate = _rate_decay_inputs(
-        "natural_exp_decay", learning_rate, global_step, decay_steps, decay_rate, staircase
-    )
-    return _as_tf_float(lambda: lr * np.exp(-np.float64(rate) * p))
+    the step ratio is floored.""",
+)
 
 
 @_lazy_in("global_step")

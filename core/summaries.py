@@ -48,15 +48,20 @@ def _record(kind, name, value, family) -> bool:
     return True
 
 
+def _value(name, given, data, missing: str):
+    """A summary's value: TF 1's second argument ``given``, else TF 2's ``data``."""
+    value = data if given is None else given
+    if value is None:
+        raise ValueError(f"summary {name!r} has no {missing} as the second argument")
+    return value
+
+
 def scalar(
     name, tensor=None, step=None, description=None, collections=None, family=None, data=None
 ):
     """Record a scalar under ``name`` (``family/name`` with TF 1's ``family``); TF 2's
     ``data`` may name the value. Returns whether it was recorded (TF 2's result)."""
-    value = data if tensor is None else tensor
-    if value is None:
-        raise ValueError(f"summary {name!r} has no value: pass it as the second argument")
-    return _record("scalar", name, value, family)
+    return _record("scalar", name, _value(name, tensor, data, "value: pass it"), family)
 
 
 def histogram(
@@ -70,10 +75,7 @@ def histogram(
     data=None,
 ):
     """Record the distribution of ``values`` under ``name`` (see :func:`scalar`)."""
-    value = data if values is None else values
-    if value is None:
-        raise ValueError(f"summary {name!r} has no values: pass them as the second argument")
-    return _record("histogram", name, value, family)
+    return _record("histogram", name, _value(name, values, data, "values: pass them"), family)
 
 
 def image(
@@ -89,10 +91,7 @@ def image(
     """Record up to ``max_outputs`` images of a ``[batch, height, width, channels]``
     tensor (1, 3 or 4 channels) under ``name/image/0``, ... (``name/image`` for one), as
     TF 1's ``tf.summary.image``: uint8 as it is; floats scaled by :func:`image_uint8`."""
-    value = data if tensor is None else tensor
-    if value is None:
-        raise ValueError(f"summary {name!r} has no images: pass them as the second argument")
-    images = value_of(value)
+    images = value_of(_value(name, tensor, data, "images: pass them"))
     shape = tuple(getattr(images, "shape", ()))
     if len(shape) != 4 or shape[-1] not in (1, 3, 4):
         raise ValueError(
@@ -112,8 +111,8 @@ def image(
 def image_uint8(images) -> np.ndarray:
     """TF 1's image summary encoding, one image at a time: uint8 kept; floats, when all are
     >= 0, scaled so the largest is 255; else shifted so 0 is 128 and scaled by 127 over
-    the largest magnitude; then truncated to uint8 (TF 2.15's values, tested against it). A non-finite value
-    counts as 0 (TF paints its pixel red)."""
+    the largest magnitude; then truncated to uint8 (TF 2.15's values, tested against it).
+    A non-finite value counts as 0 (TF paints its pixel red)."""
     images = np.asarray(images)
     if images.dtype == np.uint8:
         return images

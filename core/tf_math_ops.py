@@ -18,13 +18,18 @@ from .autodiff import Tensor, value_of
 from .tf_array_ops import as_tensor
 
 
+def _tf_op(fn, name: str, doc: str):
+    """``fn`` named ``name`` (TF's name for it) with the docstring ``doc``."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
 def _binary(op, name: str, formula: str):
     def binary(x, y, name=None) -> Tensor:
         return op(as_tensor(x), as_tensor(y))
 
-    binary.__name__ = binary.__qualname__ = name
-    binary.__doc__ = f"``tf.{name}``: ``{formula}``, elementwise with broadcasting."
-    return binary
+    return _tf_op(binary, name, f"``tf.{name}``: ``{formula}``, elementwise with broadcasting.")
 
 
 add = _binary(ops.add, "add", "x + y")
@@ -40,9 +45,7 @@ def _unary(op, name: str, formula: str):
     def unary(x, name=None) -> Tensor:
         return op(as_tensor(x))
 
-    unary.__name__ = unary.__qualname__ = name
-    unary.__doc__ = f"``tf.{name}``: ``{formula}``, elementwise."
-    return unary
+    return _tf_op(unary, name, f"``tf.{name}``: ``{formula}``, elementwise.")
 
 
 square = _unary(ops.square, "square", "x ** 2")
@@ -55,9 +58,8 @@ def _to(dtype: str, name: str, default_name: str):
     def to(x, name=default_name) -> Tensor:
         return ops.cast(as_tensor(x), dtype)
 
-    to.__name__ = to.__qualname__ = name
-    to.__doc__ = f"TF 1's ``tf.{name}``: ``tf.cast(x, {dtype})`` (toward zero for integers)."
-    return to
+    doc = f"TF 1's ``tf.{name}``: ``tf.cast(x, {dtype})`` (toward zero for integers)."
+    return _tf_op(to, name, doc)
 
 
 to_float = _to("float32", "to_float", "ToFloat")

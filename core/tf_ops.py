@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import ops
-from .autodiff import Tensor, as_tensor, make_node
+from .autodiff import Tensor, as_tensor
 from .backend import get_xp
 from .tf_array_ops import as_tensor as tf_constant
 
@@ -59,7 +59,9 @@ def _mean(x, axis=None, keepdims=False) -> Tensor:
     if value.dtype.kind not in "iu":
         return ops.mean(x, axis=axis, keepdims=keepdims)
     xp = get_xp(value)
-    total = xp.sum(value, axis=_axes(axis, value.ndim), keepdims=keepdims, dtype=value.dtype)
+    total = xp.sum(
+        value, axis=ops.reduction_axes(axis, value.ndim), keepdims=keepdims, dtype=value.dtype
+    )
     count = max(value.size // max(total.size, 1), 1) if value.size else 1
     return Tensor(xp.trunc(total / count).astype(value.dtype))
 
@@ -67,50 +69,13 @@ def _mean(x, axis=None, keepdims=False) -> Tensor:
 reduce_mean = _reducer(_mean, "The mean over ``axis``: ``tf.reduce_mean``.")
 reduce_max = _reducer(ops.max, "The maximum over ``axis``: ``tf.reduce_max``.")
 reduce_min = _reducer(ops.min, "The minimum over ``axis``: ``tf.reduce_min``.")
-
-
-def _prod(x, axis=None, keepdims=False) -> Tensor:
-    x = as_tensor(x)
-    xp = get_xp(x.value)
-    axes = _axes(axis, x.ndim)
-    out = xp.prod(x.value, axis=axes, keepdims=keepdims)
-
-    def backward(g, need):
-        # d prod / d x_i is the product of the others: exclusive cumulative products from
-        # both ends of the reduced axes (exact where x holds zeros, unlike prod / x).
-        last = tuple(range(x.ndim - len(axes), x.ndim))
-        moved = xp.moveaxis(x.value, axes, last)
-        flat = moved.reshape(moved.shape[: x.ndim - len(axes)] + (-1,))
-        after = xp.flip(_exclusive_cumprod(xp.flip(flat, -1), xp), -1)
-        others = xp.moveaxis(
-            (_exclusive_cumprod(flat, xp) * after).reshape(moved.shape), last, axes
-        )
-        return (others * g.reshape(_kept_shape(x.shape, axes)),)
-
-    return make_node(out, (x,), backward)
-
-
-def _axes(axis, ndim) -> tuple:
-    if axis is None:
-        return tuple(range(ndim))
-    return tuple(a % ndim for a in ((axis,) if isinstance(axis, int) else axis))
-
-
-def _kept_shape(shape, axes) -> tuple:
-    return tuple(1 if i in axes else d for i, d in enumerate(shape))
-
-
-def _exclusive_cumprod(a, xp):
-    return xp.concatenate([xp.ones_like(a[..., :1]), xp.cumprod(a, axis=-1)[..., :-1]], axis=-1)
-
-
-reduce_prod = _reducer(_prod, "The product over ``axis``: ``tf.reduce_prod``.")
+reduce_prod = _reducer(ops.prod, "The product over ``axis``: ``tf.reduce_prod``.")
 
 
 def _logsumexp(x, axis=None, keepdims=False) -> Tensor:
     x = as_tensor(x)
     xp = get_xp(x.value)
-    axes = _axes(axis, x.ndim)
+    axes = ops.reduction_axes(axis, x.ndim)
     peak = xp.max(x.value, axis=axes, keepdims=True)  # a constant shift: same gradient
     peak = xp.where(xp.isfinite(peak), peak, 0)
     total = ops.add(

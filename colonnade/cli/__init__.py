@@ -216,27 +216,30 @@ def _add_serve_parser(sub) -> None:
         "function's __name__); repeatable",
     )
     limits = serving_limits()
-    serve.add_argument(
-        "--max-body-mb",
-        type=_positive_float,
-        default=limits.max_body_bytes / 2**20,
-        metavar="MB",
-        help=f"largest request body, else 413 (default {limits.max_body_bytes >> 20})",
-    )
-    serve.add_argument(
-        "--max-rows",
-        type=_positive_int,
-        default=limits.max_rows,
-        metavar="N",
-        help=f"most rows (instances, examples) a request, else 413 (default {limits.max_rows:,})",
-    )
-    serve.add_argument(
-        "--request-seconds",
-        type=_positive_float,
-        default=limits.request_seconds,
-        metavar="SECONDS",
-        help=f"time from a request to its answer, else 503 (default {limits.request_seconds:g})",
-    )
+    for flag, kind, default, metavar, help_text in (
+        (
+            "--max-body-mb",
+            _positive_float,
+            limits.max_body_bytes / 2**20,
+            "MB",
+            f"largest request body, else 413 (default {limits.max_body_bytes >> 20})",
+        ),
+        (
+            "--max-rows",
+            _positive_int,
+            limits.max_rows,
+            "N",
+            f"most rows (instances, examples) a request, else 413 (default {limits.max_rows:,})",
+        ),
+        (
+            "--request-seconds",
+            _positive_float,
+            limits.request_seconds,
+            "SECONDS",
+            f"time from a request to its answer, else 503 (default {limits.request_seconds:g})",
+        ),
+    ):
+        serve.add_argument(flag, type=kind, default=default, metavar=metavar, help=help_text)
 
 
 def serving_limits():

@@ -98,7 +98,7 @@ def make_early_stopping_hook(estimator, should_stop_fn, run_every_secs=60, run_e
     return StopOnPredicateHook(should_stop_fn, run_every_secs, run_every_steps)
 
 
-def _threshold_hook(estimator, metric_name, threshold, higher, eval_dir, min_steps, *every):
+def _threshold_hook(higher, estimator, metric_name, threshold, eval_dir, min_steps, *every):
     eval_dir = estimator.eval_dir() if eval_dir is None else eval_dir
     better = operator.gt if higher else operator.lt
 
@@ -120,7 +120,7 @@ def _threshold_hook(estimator, metric_name, threshold, higher, eval_dir, min_ste
     return make_early_stopping_hook(estimator, crossed, *every)
 
 
-def _no_improvement_hook(estimator, metric_name, max_steps, higher, eval_dir, min_steps, *every):
+def _no_improvement_hook(higher, estimator, metric_name, max_steps, eval_dir, min_steps, *every):
     eval_dir = estimator.eval_dir() if eval_dir is None else eval_dir
     better = operator.gt if higher else operator.lt
 
@@ -167,16 +167,8 @@ def stop_if_higher_hook(
 ):
     """Stop once ``metric_name`` is above ``threshold`` in an evaluation at a step
     ``>= min_steps`` (TF's ``tf.estimator.experimental.stop_if_higher_hook``)."""
-    return _threshold_hook(
-        estimator,
-        metric_name,
-        threshold,
-        True,
-        eval_dir,
-        min_steps,
-        run_every_secs,
-        run_every_steps,
-    )
+    every = run_every_secs, run_every_steps
+    return _threshold_hook(True, estimator, metric_name, threshold, eval_dir, min_steps, *every)
 
 
 def stop_if_lower_hook(
@@ -189,16 +181,8 @@ def stop_if_lower_hook(
     run_every_steps=None,
 ):
     """Stop once ``metric_name`` is below ``threshold`` (see :func:`stop_if_higher_hook`)."""
-    return _threshold_hook(
-        estimator,
-        metric_name,
-        threshold,
-        False,
-        eval_dir,
-        min_steps,
-        run_every_secs,
-        run_every_steps,
-    )
+    every = run_every_secs, run_every_steps
+    return _threshold_hook(False, estimator, metric_name, threshold, eval_dir, min_steps, *every)
 
 
 def stop_if_no_increase_hook(
@@ -212,15 +196,9 @@ def stop_if_no_increase_hook(
 ):
     """Stop once an evaluation comes ``max_steps_without_increase`` or more steps after the
     one with the highest ``metric_name`` (TF's ``stop_if_no_increase_hook``)."""
+    every = run_every_secs, run_every_steps
     return _no_improvement_hook(
-        estimator,
-        metric_name,
-        max_steps_without_increase,
-        True,
-        eval_dir,
-        min_steps,
-        run_every_secs,
-        run_every_steps,
+        True, estimator, metric_name, max_steps_without_increase, eval_dir, min_steps, *every
     )
 
 
@@ -235,13 +213,7 @@ def stop_if_no_decrease_hook(
 ):
     """Stop once an evaluation comes ``max_steps_without_decrease`` or more steps after the
     one with the lowest ``metric_name`` (TF's ``stop_if_no_decrease_hook``)."""
+    every = run_every_secs, run_every_steps
     return _no_improvement_hook(
-        estimator,
-        metric_name,
-        max_steps_without_decrease,
-        False,
-        eval_dir,
-        min_steps,
-        run_every_secs,
-        run_every_steps,
+        False, estimator, metric_name, max_steps_without_decrease, eval_dir, min_steps, *every
     )

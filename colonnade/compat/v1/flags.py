@@ -181,30 +181,19 @@ def DEFINE_string(name, default, help, flag_values=FLAGS, **args):  # noqa: N802
     flag_values.define(_Flag(name, default, help, str))
 
 
-def DEFINE_integer(  # noqa: N802
-    name,
-    default,
-    help,
-    lower_bound=None,
-    upper_bound=None,
-    flag_values=FLAGS,
-    **args,  # noqa: A002
-):
-    """A flag whose value is an integer, within the bounds when given."""
-    flag_values.define(_Flag(name, default, help, _number(int, lower_bound, upper_bound)))
+def _number_flag(kind, fn_name: str, noun: str):
+    """absl's ``DEFINE_integer`` / ``DEFINE_float``: a flag parsed by ``kind``."""
+
+    def define(name, default, help, lower_bound=None, upper_bound=None, flag_values=FLAGS, **args):  # noqa: A002
+        flag_values.define(_Flag(name, default, help, _number(kind, lower_bound, upper_bound)))
+
+    define.__name__ = define.__qualname__ = fn_name
+    define.__doc__ = f"A flag whose value is {noun}, within the bounds when given."
+    return define
 
 
-def DEFINE_float(  # noqa: N802
-    name,
-    default,
-    help,
-    lower_bound=None,
-    upper_bound=None,
-    flag_values=FLAGS,
-    **args,  # noqa: A002
-):
-    """A flag whose value is a float, within the bounds when given."""
-    flag_values.define(_Flag(name, default, help, _number(float, lower_bound, upper_bound)))
+DEFINE_integer = _number_flag(int, "DEFINE_integer", "an integer")
+DEFINE_float = _number_flag(float, "DEFINE_float", "a float")
 
 
 def DEFINE_boolean(name, default, help, flag_values=FLAGS, **args):  # noqa: N802, A002
