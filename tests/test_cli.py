@@ -241,10 +241,10 @@ def test_python_m_colonnade_train_in_a_subprocess(tmp_path):
 
 @pytest.fixture
 def few_epochs(monkeypatch):
-    from colonnade.estimators.tabular import models
+    from colonnade.estimators.tabular import defaults
 
-    monkeypatch.setattr(models, "MAX_EPOCHS", 3)
-    monkeypatch.setattr(models, "HIDDEN_UNITS", (16, 8))
+    monkeypatch.setattr(defaults, "MAX_EPOCHS", 3)
+    monkeypatch.setattr(defaults, "HIDDEN_UNITS", (16, 8))
 
 
 def last_json(out: str) -> dict:
