@@ -500,6 +500,9 @@ class Estimator:
         forwarded = export_forward_keys(self.model, receiver_features, None)
         if forwarded:
             meta["forward_features"] = forwarded
+        signatures = model_fn_export.export_signatures(self._scratch_predict_spec, receiver)
+        if signatures:
+            meta["signatures"] = signatures
         name = fn_name(self.model.model_fn)
         return write_export(
             export_dir_base,
@@ -508,6 +511,13 @@ class Estimator:
             ),
             assets_extra,
         )
+
+    def _scratch_predict_spec(self, batch):
+        """The model_fn's PREDICT spec of ``batch`` in a scratch variable store (this
+        estimator's variables untouched): what its export records of ``export_outputs``."""
+        step = core.Variable(np.int64(0), name="global_step", trainable=False, dtype=np.int64)
+        scratch = UserModel(self.model.model_fn, self.params, self.config, step, 0)
+        return scratch.build(batch, None, ModeKeys.PREDICT, restore_new=lambda: None)
 
     def export_savedmodel(self, export_dir_base, serving_input_receiver_fn=None, **kwargs):
         """TF1's name of :meth:`export_saved_model`."""
