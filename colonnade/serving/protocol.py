@@ -111,11 +111,24 @@ class GuardedHttpProtocol(HalfCloseHttpProtocol):
 
     def _enter(self, phase: str, seconds: float | None = None) -> None:
         self.phase, self.since = phase, self.loop.time()
+        stalled = self._stalled()
+        stalled.pop(self, None)
+        if phase != "work":
+            stalled[self] = None  # the newest stalled: last in insertion order
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
         if seconds is not None:
             self._timer = self.loop.call_later(seconds, self._timed_out, phase)
+
+    def _stalled(self) -> dict:
+        """The server's connections waiting on their client (headers, body, idle),
+        longest-waiting first: a dict used as an ordered set, so the one to close to
+        make room is found in constant time."""
+        stalled = getattr(self.server_state, "colonnade_stalled", None)
+        if stalled is None:
+            stalled = self.server_state.colonnade_stalled = {}
+        return stalled
 
     def _timed_out(self, phase: str) -> None:
         self._timer = None
@@ -150,18 +163,13 @@ class GuardedHttpProtocol(HalfCloseHttpProtocol):
         """Past the cap: close the connection stalled longest, or refuse this one."""
         if len(self.connections) <= type(self)._cap:
             return
-        stalled = [
-            c
-            for c in self.connections
-            if c is not self
-            and getattr(c, "phase", "work") != "work"
-            and not c.transport.is_closing()
-        ]
-        if stalled:
-            min(stalled, key=lambda c: c.since).transport.close()
-        else:
-            busy = len(self.connections) - 1
-            self._refuse(503, f"the server has {busy} connections in work, its limit")
+        for oldest in self._stalled():
+            if oldest is not self:
+                oldest.transport.close()
+                self._stalled().pop(oldest, None)
+                return
+        busy = len(self.connections) - 1
+        self._refuse(503, f"the server has {busy} connections in work, its limit")
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
@@ -219,6 +227,7 @@ class GuardedHttpProtocol(HalfCloseHttpProtocol):
         if getattr(self, "_timer", None) is not None:
             self._timer.cancel()
             self._timer = None
+        self._stalled().pop(self, None)
         super().connection_lost(exc)
 
 
