@@ -23,6 +23,9 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .errors import BadRequest
+from .signatures import resolve
+
 __all__ = [
     "DEFAULT_SIGNATURES",
     "BadRequest",
@@ -37,14 +40,6 @@ feature): deeper bodies are refused before Arrow converts them."""
 DEFAULT_SIGNATURES = {"serving_default": "predict", "predict": "predict"}
 """``{signature key: method}`` of an export that records no other signatures: its
 predictions under ``serving_default`` and ``predict``."""
-
-
-class BadRequest(Exception):
-    """A client error: answered with ``status`` (400 unless said) and ``{"error": message}``."""
-
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.status = status
 
 
 class NeedsParseProcess(Exception):
@@ -100,8 +95,6 @@ def decode_request(verb: str, raw: bytes, spec: InputSpec, examples_allowed: boo
     name = body.get("signature_name")
     if name is not None and not isinstance(name, str):
         raise BadRequest(f"'signature_name' must be a string, got a JSON {kind_of(name)}")
-    from .signatures import resolve
-
     if verb == "predict":
         signature = resolve(verb, name, spec.signatures or DEFAULT_SIGNATURES)
         decoded = _decode_predict(body, spec, examples_allowed, b'"b64"' in raw)

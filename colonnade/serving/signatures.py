@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .requests import BadRequest
+from .errors import BadRequest
 
 __all__ = ["Signature", "canned_signatures", "recorded_signatures", "resolve", "select"]
 
@@ -93,7 +93,7 @@ def names_by_method(signatures: dict) -> dict:
 
 def resolve(verb: str, name, methods: dict) -> str:
     """The signature key a ``verb`` request naming ``name`` (``None``: none) is answered
-    by, from ``{key: method}``; :class:`~.requests.BadRequest` names the ones served.
+    by, from ``{key: method}``; :class:`~.errors.BadRequest` names the ones served.
     ``:predict`` takes any signature. ``:classify`` and ``:regress`` take one of their
     method; ``serving_default`` (or none, or TF Serving's method name
     ``tensorflow/serving/classify``) is the default signature when it has the verb's

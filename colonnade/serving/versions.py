@@ -230,7 +230,7 @@ def _graph_inputs(receiver):
 def _through_graph(receiver, table: pa.Table, parsed: bool) -> pa.Table:
     """The model's features of a request ``table``: the export's serving graph applied
     to its receiver tensors (or, ``parsed``, to its already parsed examples); a value
-    that does not fit is a :class:`~.requests.BadRequest` naming the input."""
+    that does not fit is a :class:`~.errors.BadRequest` naming the input."""
     try:
         if parsed:
             features = receiver.apply({}, parsed=table)
