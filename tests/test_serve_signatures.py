@@ -201,3 +201,24 @@ def test_signatures_json_follows_tfs_single_output_default():
     assert signatures_json(None, {"y": y}) == {}
     with pytest.raises(TypeError, match="PredictOutput, ClassificationOutput or RegressionOutput"):
         signatures_json({"bad": y}, {"y": y})
+
+
+def test_a_model_fn_that_fails_on_the_probe_row_records_no_signatures(tmp_path, caplog):
+    def picky(features, labels, mode, params):
+        x = np.asarray(features["x"], np.float32).reshape(-1, 1)
+        if mode == E.ModeKeys.PREDICT and not (x > 0).all():
+            raise ValueError("x must be positive")
+        return named_model_fn(features, labels, mode, params)
+
+    est = E.Estimator(picky, model_dir=str(tmp_path / "model"))
+    data = pd.DataFrame({"x": [1.0, 2.0], "y": [2.0, 4.0]})
+    est.fit(data, label="y", epochs=1, batch_size=2, verbose=0)
+    receiver = E.export.build_raw_serving_input_receiver_fn({"x": "float32"})
+    with caplog.at_level("WARNING", logger="colonnade.estimators"):
+        path = est.export_saved_model(str(tmp_path / "exports"), receiver)
+    with open(os.path.join(path, "model.json")) as f:
+        assert "signatures" not in json.load(f)
+    assert "records no signatures" in caplog.text and "x must be positive" in caplog.text
+    # still served, its predictions under serving_default and predict
+    loaded = cn.load(path, model_fns={"picky": picky})
+    np.testing.assert_allclose(loaded.predict_arrays({"x": [3.0]})["y"], [[6.0]], rtol=1e-4)

@@ -12,7 +12,10 @@ a version, else the newest is used; see ``docs/serving.md`` for the JSON):
   "examples": [{feature: value}, ...]}`` answers ``{"results": ...}``.
 - ``GET /v1/models/NAME[...]``: ``{"model_version_status": [...]}`` (a version swapped
   out is ``END``).
-- ``GET /v1/models/NAME[...]/metadata``: the ``serving_default`` signature.
+- ``GET /v1/models/NAME[...]/metadata``: every signature the export serves.
+
+A request's ``signature_name`` picks one of the export's signatures
+(:mod:`.signatures`); its answer holds that signature's outputs.
 
 No request is decoded, transformed or predicted on the event loop: :mod:`.workers` runs
 them on threads and parse processes, under the budgets of :class:`~.workers.Limits`.
