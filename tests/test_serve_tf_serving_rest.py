@@ -640,6 +640,10 @@ def test_classify_regress_request_json_errors(half):
         refused(verb, '{"examples": { "names": [ "foo", "bar" ] }}', "list")  # TF: "list/array"
         # TF: "Example must be JSON object"
         refused(verb, '{"examples": [ [ { "names": [ "foo", "bar" ] } ] ]}', r"examples\[0\] must")
+        # TF: "Only int64 is supported" (its "names" is x here, half_plus_two's input)
+        signature = json.dumps(f"{verb}_x_to_y")
+        body = '{"signature_name": %s, "examples": [ { "x": 18446744073709551603 } ] }'
+        refused(verb, body % signature, "only int64")
 
 
 def test_classify_and_regress_with_context_and_b64(half):

@@ -585,6 +585,10 @@ def columns_to_table(columns: dict, inputs: dict, check_nesting: bool = False) -
             )
         try:
             array = pa.array(values)
+        except OverflowError:
+            raise BadRequest(
+                f"input column {name!r} has an integer beyond int64 (only int64 is supported)"
+            ) from None
         except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
             raise BadRequest(
                 f"input column {name!r}: its values do not make one column: {e}"
@@ -630,7 +634,8 @@ def _check_precision(name: str, array, expected) -> None:
         return
     if pa.types.is_integer(got):
         limit = _EXACT_INTEGERS.get(str(want))
-        largest = pc.max(pc.abs_checked(flat.cast(pa.int64(), safe=False))).as_py()
+        bounds = pc.min_max(flat)
+        largest = max(abs(bounds["min"].as_py()), abs(bounds["max"].as_py()))
         if limit is not None and largest > limit:
             raise BadRequest(
                 f"input column {name!r} takes {want} numbers: {largest} cannot be one without "
