@@ -169,17 +169,16 @@ class ServedModel:
         """``{output: array}`` of this version's predictions for ``table`` (its inputs),
         one row per row."""
         receiver = self.predictor.serving_input_receiver
-        parsed = self.parse_features is not None
-        # A model_fn's predictor applies its serving graph to raw inputs itself.
-        if isinstance(receiver, ServingInputReceiver) and (self.model_fn is None or parsed):
-            table = _through_graph(receiver, table, parsed)
+        graph = isinstance(receiver, ServingInputReceiver)
+        if graph:
+            table = _through_graph(receiver, table, self.parse_features is not None)
         if self.model_fn is None:
             forwarded = self.predictor.forwarded_features
             keys = [k for k in self.outputs if k not in forwarded]
             arrays = predict_table(self.predictor, table, keys, self.value_ids)
             return {**arrays, **forwarded_values(table, forwarded)}
-        with self.lock:
-            arrays = self.predictor.predict_arrays(table)
+        with self.lock:  # the serving graph, if any, is applied above: not again
+            arrays = self.predictor.predict_arrays(table, features=graph)
         if arrays is None:  # no row: the known outputs, cut to none
             if not self.outputs:
                 raise ValueError("the request has no rows; send at least one")
