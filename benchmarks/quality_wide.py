@@ -448,14 +448,18 @@ def misses(task, means) -> list:
 
 
 def set_rule(assignment: str) -> None:
-    """``"estimators.tabular.PATIENCE=5"``: set a named rule of colonnade (a Python
-    literal) for this run."""
+    """``"estimators.tabular.defaults.PATIENCE=5"``: set a named rule of colonnade (a Python
+    literal) for this run; a name the module does not have is refused (the A/B switches
+    of earlier runs in RESULTS.md were removed once decided)."""
     import ast
     import importlib
 
     target, value = assignment.split("=", 1)
-    module, name = target.rsplit(".", 1)
-    setattr(importlib.import_module(f"colonnade.{module}"), name, ast.literal_eval(value))
+    path, name = target.rsplit(".", 1)
+    module = importlib.import_module(f"colonnade.{path}")
+    if not hasattr(module, name):
+        raise SystemExit(f"--set {assignment}: colonnade.{path} has no rule {name!r}")
+    setattr(module, name, ast.literal_eval(value))
 
 
 def main():
@@ -470,7 +474,7 @@ def main():
         action="append",
         default=[],
         help="an experiment: override a rule, e.g. "
-        "--set feature_columns.infer_rules.NUMERIC_IN_WIDE=False (repeatable)",
+        "--set feature_columns.infer_rules.TARGET_BINS=() (repeatable)",
     )
     args = parser.parse_args()
     for assignment in args.set:

@@ -21,6 +21,7 @@ import numpy as np
 from colonnade import core
 from colonnade.core import symbolic
 from colonnade.core.symbolic import any_symbolic, node, placeholder, placeholder_with_default
+from colonnade.core.tf_array_ops import numpy_dtype
 
 __all__ = [
     "abs",
@@ -36,10 +37,13 @@ __all__ = [
     "constant",
     "exp",
     "expand_dims",
+    "float16",
     "float32",
     "float64",
+    "int16",
     "int32",
     "int64",
+    "int8",
     "log",
     "log1p",
     "maximum",
@@ -49,10 +53,12 @@ __all__ = [
     "reshape",
     "sqrt",
     "string",
+    "uint8",
     "where",
 ]
 
-float32, float64, int32, int64, string = "float32", "float64", "int32", "int64", "string"
+float16, float32, float64, string = "float16", "float32", "float64", "string"
+int8, int16, int32, int64, uint8 = "int8", "int16", "int32", "int64", "uint8"
 bool = "bool"  # noqa: A001 (TF's name: tf.bool)
 """TF's dtype names (``tf.float32``...), as the dtype strings colonnade takes."""
 
@@ -68,8 +74,7 @@ def constant(value, dtype=None, shape=None, name=None):
     broadcast to ``shape`` when given."""
     array = np.asarray(value.numpy() if isinstance(value, core.Tensor) else value)
     if dtype is not None:
-        kind = symbolic.dtype_name(dtype)
-        array = array.astype(object if kind == "string" else kind)
+        array = array.astype(numpy_dtype(dtype))
     elif array.dtype.kind in "US":
         array = array.astype(object)
     elif array.dtype == np.float64 and not isinstance(value, np.ndarray):
@@ -112,7 +117,10 @@ def cast(x, dtype, name=None):
                 "cn.strings.to_number or cn.strings.as_string"
             )
         return node("cast", x, dtype=kind)
-    return core.cast(x, symbolic.dtype_name(dtype))
+    kind = numpy_dtype(dtype)
+    if kind.kind == "O":
+        raise TypeError("cast to a string is not supported (as TF's); use cn.strings.as_string")
+    return core.cast(x, kind)
 
 
 def _unary(op: str, eager, doc: str):

@@ -3,7 +3,10 @@
 Estimator scripts use ``tf.io.gfile`` for every path (model_dirs, exports, vocabulary and
 data files). The same names here take local paths and, through fsspec, URLs such as
 ``gs://bucket/dir`` or ``s3://bucket/key`` where that file system's fsspec package
-(``gcsfs``, ``s3fs``, ...) is installed. Errors are TF's: a missing file raises
+(``gcsfs``, ``s3fs``, ...) is installed and the protocol is allowed: by default only local
+files and ``memory://`` are reached; ``COLONNADE_ALLOWED_PROTOCOLS=gs,s3`` allows more
+(:mod:`colonnade.data.protocols`, docs/file_systems.md), and any other URL raises
+``ProtocolNotAllowedError`` (a ``ValueError``) saying so. Errors are TF's: a missing file raises
 ``NotFoundError`` (a ``FileNotFoundError``), an existing one that may not be replaced
 ``AlreadyExistsError`` (a ``FileExistsError``).
 
@@ -23,6 +26,8 @@ import posixpath
 from typing import NamedTuple
 
 import fsspec
+
+from .data.protocols import ProtocolNotAllowedError, check_protocol
 
 __all__ = [
     "AlreadyExistsError",
@@ -61,9 +66,13 @@ class FileStatistics(NamedTuple):
 
 
 def _fs(path):
-    """The file system that holds ``path`` and the path within it."""
+    """The file system that holds ``path`` and the path within it, for a local path or a
+    URL whose protocol is allowed (:mod:`colonnade.data.protocols`)."""
     try:
+        check_protocol(str(path))
         return fsspec.core.url_to_fs(str(path))
+    except ProtocolNotAllowedError as e:
+        raise ProtocolNotAllowedError(f"gfile cannot open {e}") from None
     except (ImportError, ValueError) as e:  # an unknown scheme, or its package missing
         raise ValueError(f"gfile cannot open {str(path)!r}: {e}") from e
 

@@ -7,6 +7,14 @@
 array([0.6931], dtype=float32)
 """
 
+from colonnade.core.conv import (
+    avg_pool1d,
+    avg_pool2d,
+    conv1d,
+    conv2d,
+    max_pool1d,
+    max_pool2d,
+)
 from colonnade.core.losses import (
     sigmoid_cross_entropy_with_logits,
     sparse_softmax_cross_entropy_with_logits,
@@ -28,8 +36,15 @@ from colonnade.core.nn import (
 )
 from colonnade.core.ops import relu, sigmoid, softplus, tanh
 
+max_pool, avg_pool = max_pool2d, avg_pool2d  # TF 1's names for the 2-D pools
+
 __all__ = [
+    "avg_pool",
+    "avg_pool1d",
+    "avg_pool2d",
     "batch_normalization",
+    "conv1d",
+    "conv2d",
     "dropout",
     "elu",
     "embedding_lookup",
@@ -37,6 +52,9 @@ __all__ = [
     "l2_loss",
     "leaky_relu",
     "log_softmax",
+    "max_pool",
+    "max_pool1d",
+    "max_pool2d",
     "relu",
     "relu6",
     "selu",

@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from colonnade.core.symbolic import any_symbolic, node
+from colonnade.feature_columns.hashing import hash_bucket_ids
 
 __all__ = [
     "as_string",
@@ -29,7 +30,9 @@ __all__ = [
     "string_split",
     "string_to_number",
     "strip",
+    "string_to_hash_bucket_fast",
     "substr",
+    "to_hash_bucket_fast",
     "to_number",
     "upper",
 ]
@@ -144,18 +147,53 @@ def substr(input, pos, len, name=None, unit="BYTE"):  # noqa: A002 (TF's argumen
     return _shaped(input, lambda a: pc.utf8_slice_codeunits(a, start=pos, stop=pos + length))
 
 
-def as_string(input, precision=-1, name=None):  # noqa: A002 (TF's argument names)
-    """``tf.strings.as_string``: each number as text (floats as ``%f``, TF's default)."""
-    if precision != -1:
-        raise ValueError("as_string supports TF's default precision (-1) only")
+def as_string(
+    input,  # noqa: A002 (TF's argument names)
+    precision=-1,
+    scientific=False,
+    shortest=False,
+    width=-1,
+    fill="",
+    name=None,
+):
+    """``tf.strings.as_string``: each number as text, with TF's printf rules: floats as
+    ``%f`` (``%e`` with ``scientific``, ``%g`` with ``shortest``) to ``precision`` digits,
+    integers as ``%d``, booleans as ``true``/``false``; ``width`` pads with ``fill`` (a
+    space by default, or one of ``0 + - #``)."""
     if any_symbolic(input):
+        if (precision, scientific, shortest, width, fill) != (-1, False, False, -1, ""):
+            raise ValueError("as_string of a serving input takes TF's default format only")
         return node("as_string", input)
     values = np.asarray(input)
-    if values.dtype.kind == "f":
-        return np.char.mod("%f", values).astype(object)
     if values.dtype.kind == "b":
         return np.where(values, "true", "false").astype(object)
-    return values.astype(str).astype(object)
+    if values.dtype.kind not in "iuf":
+        raise TypeError(f"as_string takes numbers or booleans, got dtype {values.dtype}")
+    if scientific and shortest:
+        raise ValueError("as_string: give scientific or shortest, not both")
+    if len(fill) > 1 or (fill and fill not in " +-0#"):
+        raise ValueError(f"as_string: fill must be one of ' ', '+', '-', '0', '#', got {fill!r}")
+    integer = values.dtype.kind in "iu"
+    if integer and (scientific or shortest or precision > -1):
+        raise ValueError("as_string: precision, scientific and shortest are for floats only")
+    spec = "%" + fill + (str(int(width)) if width > -1 else "")
+    spec += f".{int(precision)}" if precision > -1 else ""
+    spec += "d" if integer else ("e" if scientific else "g" if shortest else "f")
+    return np.char.mod(spec, values).astype(object)
+
+
+def to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002 (TF's argument names)
+    """``tf.strings.to_hash_bucket_fast``: each string's ``Fingerprint64 % num_buckets``
+    (int64), TF's values, as a categorical hash column buckets them."""
+    if int(num_buckets) < 1:
+        raise ValueError(f"to_hash_bucket_fast: num_buckets must be >= 1, got {num_buckets}")
+    values = np.asarray(input, dtype=object)
+    if values.size and not all(isinstance(v, (str, bytes)) for v in values.reshape(-1)):
+        raise TypeError("to_hash_bucket_fast takes strings (str or bytes)")
+    return hash_bucket_ids(values.reshape(-1), int(num_buckets)).reshape(values.shape)
+
+
+string_to_hash_bucket_fast = to_hash_bucket_fast
 
 
 def _parses(text, kind) -> bool:

@@ -1,5 +1,5 @@
-"""``cn.summary``: ``tf.summary.scalar`` / ``histogram`` (and TF 1's ``merge_all``) for a
-``model_fn``: written to TensorBoard with the training ``loss``, every
+"""``cn.summary``: ``tf.summary.scalar`` / ``histogram`` / ``image`` (and TF 1's
+``merge_all``) for a ``model_fn``: written to TensorBoard with the training ``loss``, every
 ``RunConfig.save_summary_steps`` steps (see :mod:`colonnade.core.summaries`).
 
 >>> import colonnade as cn
@@ -7,9 +7,9 @@
 False
 """
 
-from colonnade.core.summaries import histogram, merge_all, scalar
+from colonnade.core.summaries import histogram, image, merge_all, scalar
 
-__all__ = ["FileWriterCache", "histogram", "merge_all", "scalar"]
+__all__ = ["FileWriterCache", "histogram", "image", "merge_all", "scalar"]
 
 
 class FileWriterCache:

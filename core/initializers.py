@@ -102,3 +102,32 @@ def glorot_normal():
         return truncated_normal(0.0, stddev)(shape, dtype, rng)
 
     return init
+
+
+def variance_scaling(scale=1.0, mode="fan_in", distribution="truncated_normal"):
+    """TF 1's ``variance_scaling_initializer``: values of variance ``scale / n``, ``n`` the
+    kernel's fan in, fan out or their mean (``mode``; fans as :func:`compute_fans`), drawn
+    from a normal truncated at two standard deviations (``"truncated_normal"``, also TF 1's
+    ``"normal"``), a plain normal (``"untruncated_normal"``) or a uniform (``"uniform"``)."""
+    if scale <= 0.0:
+        raise ValueError(f"variance_scaling: scale must be positive, got {scale}")
+    if mode not in ("fan_in", "fan_out", "fan_avg"):
+        raise ValueError(f"variance_scaling: mode must be fan_in, fan_out or fan_avg, got {mode!r}")
+    kinds = ("normal", "truncated_normal", "untruncated_normal", "uniform")
+    if distribution not in kinds:
+        raise ValueError(
+            f"variance_scaling: distribution must be one of {kinds}, got {distribution!r}"
+        )
+
+    def init(shape, dtype=DEFAULT_DTYPE, rng=None):
+        fan_in, fan_out = compute_fans(shape)
+        n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[mode]
+        variance = scale / max(1.0, n)
+        if distribution == "uniform":
+            limit = math.sqrt(3.0 * variance)
+            return _rng(rng).uniform(-limit, limit, shape).astype(dtype)
+        if distribution == "untruncated_normal":
+            return random_normal(0.0, math.sqrt(variance))(shape, dtype, rng)
+        return truncated_normal(0.0, math.sqrt(variance) / 0.87962566103423978)(shape, dtype, rng)
+
+    return init

@@ -169,18 +169,25 @@ def sparse_softmax_cross_entropy(
     )
 
 
-def _of_errors(fn, labels, predictions, weights, reduction) -> Tensor:
-    """``fn(predictions - labels)``, weighted and reduced."""
-    labels, predictions = _as_pair(labels, predictions)
-    losses = fn(ops.subtract(predictions, labels))
-    return compute_weighted_loss(losses, weights, reduction=reduction)
+def _loss_of_errors(error, name: str, doc: str):
+    """TF 1's ``losses.<name>``: ``error(predictions - labels)``, weighted and reduced."""
+
+    def loss(labels, predictions, weights=1.0, scope=None, loss_collection="losses", reduction=_V1):
+        labels, predictions = _as_pair(labels, predictions)
+        losses = error(ops.subtract(predictions, labels))
+        return compute_weighted_loss(losses, weights, reduction=reduction)
+
+    loss.__name__ = loss.__qualname__ = name
+    loss.__doc__ = doc
+    return loss
 
 
-def mean_squared_error(
-    labels, predictions, weights=1.0, scope=None, loss_collection="losses", reduction=_V1
-):
-    """Weighted, reduced ``(labels - predictions) ** 2``."""
-    return _of_errors(ops.square, labels, predictions, weights, reduction)
+mean_squared_error = _loss_of_errors(
+    ops.square, "mean_squared_error", "Weighted, reduced ``(labels - predictions) ** 2``."
+)
+absolute_difference = _loss_of_errors(
+    ops.abs, "absolute_difference", "Weighted, reduced ``|labels - predictions|``."
+)
 
 
 def softmax_cross_entropy(
@@ -201,13 +208,6 @@ def softmax_cross_entropy(
     return compute_weighted_loss(
         softmax_cross_entropy_with_logits(labels, logits), weights, reduction=reduction
     )
-
-
-def absolute_difference(
-    labels, predictions, weights=1.0, scope=None, loss_collection="losses", reduction=_V1
-):
-    """Weighted, reduced ``|labels - predictions|``."""
-    return _of_errors(ops.abs, labels, predictions, weights, reduction)
 
 
 def huber_loss(

@@ -93,15 +93,27 @@ def selu(x) -> Tensor:
     return ops.multiply(ops.where(x.value > 0, x, negative_part), SELU_SCALE)
 
 
-def log_softmax(logits, axis: int = -1) -> Tensor:
-    """``logits - log(sum(exp(logits)))`` along ``axis``, shifted by the max for stability."""
+def _softmax_axis(axis, dim) -> int:
+    if dim is not None:
+        if axis not in (None, -1):
+            raise ValueError("give axis or dim, not both")
+        axis = dim
+    return -1 if axis is None else int(axis)
+
+
+def log_softmax(logits, axis=-1, name=None, dim=None) -> Tensor:
+    """``logits - log(sum(exp(logits)))`` along ``axis`` (the last by default; TF 1's
+    ``dim`` too), shifted by the max for stability."""
+    axis = _softmax_axis(axis, dim)
     logits = as_tensor(logits)
     shifted = ops.subtract(logits, stop_gradient(ops.max(logits, axis=axis, keepdims=True)))
     return ops.subtract(shifted, ops.log(ops.sum(ops.exp(shifted), axis=axis, keepdims=True)))
 
 
-def softmax(logits, axis: int = -1) -> Tensor:
-    """``exp(logits) / sum(exp(logits))`` along ``axis``, shifted by the max for stability."""
+def softmax(logits, axis=-1, name=None, dim=None) -> Tensor:
+    """``exp(logits) / sum(exp(logits))`` along ``axis`` (the last by default; TF 1's
+    ``dim`` too), shifted by the max for stability."""
+    axis = _softmax_axis(axis, dim)
     logits = as_tensor(logits)
     shifted = ops.subtract(logits, stop_gradient(ops.max(logits, axis=axis, keepdims=True)))
     e = ops.exp(shifted)

@@ -342,7 +342,7 @@ class Optimizer:
 
     def minimize(
         self,
-        loss_fn,
+        loss_fn=None,
         global_step=None,
         var_list=None,
         gate_gradients=GATE_OP,
@@ -350,12 +350,15 @@ class Optimizer:
         colocate_gradients_with_ops=False,
         name=None,
         grad_loss=None,
+        *,
+        loss=None,
     ):
         """``compute_gradients`` then ``apply_gradients``; returns the loss value. The
         arguments are TF1's, in TF1's order.
 
         ``loss_fn`` is a zero-argument callable, or (as TF1 in a ``model_fn``) the loss
         itself: a :class:`Tensor` whose graph was recorded, differentiated as it is.
+        ``loss=`` is TF 1's keyword for the same argument (``minimize(loss=loss)``).
         ``var_list`` defaults to the trainable variables of the current
         :class:`~colonnade.core.VariableStore` (inside a ``model_fn``), else (as TF's
         eager mode) to the trainable variables the loss was computed from.
@@ -372,6 +375,12 @@ class Optimizer:
         >>> w.numpy().tolist()
         [0.5, 1.0]
         """
+        if loss is not None:
+            if loss_fn is not None:
+                raise TypeError("minimize: give the loss once, as loss_fn or as loss=")
+            loss_fn = loss
+        if loss_fn is None:
+            raise TypeError("minimize() needs the loss: minimize(loss) or minimize(loss=loss)")
         store = current_store()
         if store is not None:
             store.optimizer(self)  # takes over the slots of this model's previous one

@@ -17,10 +17,12 @@ writer).
 
 from __future__ import annotations
 
+import numpy as np
+
 from .autodiff import value_of
 from .model_calls import current
 
-__all__ = ["Deferred", "histogram", "merge_all", "scalar", "summary_value"]
+__all__ = ["Deferred", "histogram", "image", "image_uint8", "merge_all", "scalar", "summary_value"]
 
 
 class Deferred:
@@ -72,6 +74,61 @@ def histogram(
     if value is None:
         raise ValueError(f"summary {name!r} has no values: pass them as the second argument")
     return _record("histogram", name, value, family)
+
+
+def image(
+    name,
+    tensor=None,
+    max_outputs=3,
+    collections=None,
+    family=None,
+    step=None,
+    description=None,
+    data=None,
+):
+    """Record up to ``max_outputs`` images of a ``[batch, height, width, channels]``
+    tensor (1, 3 or 4 channels) under ``name/image/0``, ... (``name/image`` for one), as
+    TF 1's ``tf.summary.image``: uint8 as it is; floats scaled by :func:`image_uint8`."""
+    value = data if tensor is None else tensor
+    if value is None:
+        raise ValueError(f"summary {name!r} has no images: pass them as the second argument")
+    images = value_of(value)
+    shape = tuple(getattr(images, "shape", ()))
+    if len(shape) != 4 or shape[-1] not in (1, 3, 4):
+        raise ValueError(
+            f"summary image {name!r} needs shape [batch, height, width, 1|3|4], got {shape}"
+        )
+    if int(max_outputs) < 1:
+        raise ValueError(f"summary image {name!r}: max_outputs must be >= 1, got {max_outputs}")
+    count = min(int(max_outputs), shape[0])
+    if count == 1:
+        return _record("image", f"{name}/image", images[:1], family)
+    recorded = [
+        _record("image", f"{name}/image/{i}", images[i : i + 1], family) for i in range(count)
+    ]
+    return all(recorded)
+
+
+def image_uint8(images) -> np.ndarray:
+    """TF 1's image summary encoding, one image at a time: uint8 kept; floats, when all are
+    >= 0, scaled so the largest is 255; else shifted so 0 is 128 and scaled by 127 over
+    the largest magnitude; then truncated to uint8 (TF 2.15's values, tested against it). A non-finite value
+    counts as 0 (TF paints its pixel red)."""
+    images = np.asarray(images)
+    if images.dtype == np.uint8:
+        return images
+    values = np.where(np.isfinite(images), images, 0.0).astype(np.float64)
+    axes = tuple(range(1, values.ndim))
+    low, high = values.min(axis=axes, keepdims=True), values.max(axis=axes, keepdims=True)
+    positive = low >= 0
+    bound = np.maximum(np.abs(low), np.abs(high))
+    scale = np.where(
+        positive,
+        np.divide(255.0, high, out=np.zeros_like(high), where=high > 0),
+        np.divide(127.0, bound, out=np.zeros_like(bound), where=bound > 0),
+    )
+    offset = np.where(positive, 0.0, 128.0)
+    return np.clip(np.trunc(values * scale + offset), 0, 255).astype(np.uint8)
 
 
 def merge_all(key=None, scope=None, name=None):

@@ -27,7 +27,8 @@ import numpy as np
 
 from .atomic_files import write_bytes_atomic
 from .crc import masked_crc
-from .tf_bundle import BUNDLE_VERSION, INDEX_SUFFIX, NUMPY_DTYPES, TABLE_MAGIC
+from .tf_bundle import BUNDLE_VERSION, INDEX_SUFFIX, NUMPY_DTYPES
+from .tf_bundle_index import TABLE_MAGIC
 from .wire_format import length_delimited, varint
 
 __all__ = ["write_tf_bundle"]

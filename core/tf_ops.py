@@ -19,22 +19,7 @@ import numpy as np
 from . import ops
 from .autodiff import Tensor, as_tensor, make_node
 from .backend import get_xp
-
-__all__ = [
-    "identity",
-    "ones_like",
-    "reduce_all",
-    "reduce_any",
-    "reduce_logsumexp",
-    "reduce_max",
-    "reduce_mean",
-    "reduce_min",
-    "reduce_prod",
-    "reduce_std",
-    "reduce_sum",
-    "reduce_variance",
-    "zeros_like",
-]
+from .tf_array_ops import as_tensor as tf_constant
 
 
 def _axis_and_keepdims(axis, keepdims, keep_dims, reduction_indices):
@@ -58,14 +43,28 @@ def _reducer(op, doc):
         input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
     ) -> Tensor:
         axis, keepdims = _axis_and_keepdims(axis, keepdims, keep_dims, reduction_indices)
-        return op(input_tensor, axis=axis, keepdims=keepdims)
+        return op(tf_constant(input_tensor), axis=axis, keepdims=keepdims)
 
     reduce.__doc__ = doc
     return reduce
 
 
 reduce_sum = _reducer(ops.sum, "The sum over ``axis`` (all axes by default): ``tf.reduce_sum``.")
-reduce_mean = _reducer(ops.mean, "The mean over ``axis``: ``tf.reduce_mean``.")
+
+
+def _mean(x, axis=None, keepdims=False) -> Tensor:
+    """The mean; of integers, TF's integer mean (the sum divided by the count, toward 0)."""
+    x = as_tensor(x)
+    value = x.value if hasattr(x.value, "dtype") else np.asarray(x.value)
+    if value.dtype.kind not in "iu":
+        return ops.mean(x, axis=axis, keepdims=keepdims)
+    xp = get_xp(value)
+    total = xp.sum(value, axis=_axes(axis, value.ndim), keepdims=keepdims, dtype=value.dtype)
+    count = max(value.size // max(total.size, 1), 1) if value.size else 1
+    return Tensor(xp.trunc(total / count).astype(value.dtype))
+
+
+reduce_mean = _reducer(_mean, "The mean over ``axis``: ``tf.reduce_mean``.")
 reduce_max = _reducer(ops.max, "The maximum over ``axis``: ``tf.reduce_max``.")
 reduce_min = _reducer(ops.min, "The minimum over ``axis``: ``tf.reduce_min``.")
 

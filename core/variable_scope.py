@@ -67,17 +67,41 @@ def _scope_prefix() -> str:
 
 
 @contextlib.contextmanager
-def variable_scope(name_or_scope, reuse=None, default_name=None):
+def variable_scope(
+    name_or_scope,
+    default_name=None,
+    values=None,
+    initializer=None,
+    regularizer=None,
+    caching_device=None,
+    partitioner=None,
+    custom_getter=None,
+    reuse=None,
+    dtype=None,
+    use_resource=None,
+    constraint=None,
+    auxiliary_name_scope=True,
+):
     """Prefix the names of the variables created inside with ``name/`` (TF1's
-    ``tf.compat.v1.variable_scope``). Reuse is always ``AUTO_REUSE``: ``reuse`` is
-    accepted for TF compatibility and ignored. ``default_name`` is used, made unique
-    within the current model call (``default``, ``default_1``, ...), when
-    ``name_or_scope`` is None.
+    ``tf.compat.v1.variable_scope``, its arguments in TF's order). Reuse is always
+    ``AUTO_REUSE``: ``reuse`` is accepted for TF compatibility and ignored. ``default_name``
+    is used, made unique within the current model call (``default``, ``default_1``, ...),
+    when ``name_or_scope`` is None. ``initializer``, ``regularizer`` and ``dtype`` are the
+    defaults of the ``get_variable`` calls inside, as in TF (an inner scope's win).
+    ``values``, ``caching_device``, ``partitioner`` (one unsharded variable: the same
+    values) and ``use_resource`` are TF's graph arguments, accepted and not needed; a
+    ``custom_getter`` or ``constraint`` is refused, as it would be silently skipped.
 
     >>> with variable_scope("a"), variable_scope("b"):
     ...     current_scope_name()
     'a/b'
     """
+    for given, what in ((custom_getter, "custom_getter"), (constraint, "constraint")):
+        if given is not None:
+            raise ValueError(
+                f"variable_scope({what}=...) is not supported: apply it to the variables "
+                "get_variable returns"
+            )
     name = name_or_scope
     if name is None:
         if default_name is None:
@@ -86,12 +110,22 @@ def variable_scope(name_or_scope, reuse=None, default_name=None):
     name = str(name).strip("/")
     if not name:
         raise ValueError("variable_scope needs a non-empty name")
-    scopes = _stack("scopes")
+    scopes, defaults = _stack("scopes"), _stack("scope_defaults")
     scopes.append(name)
+    defaults.append({"initializer": initializer, "regularizer": regularizer, "dtype": dtype})
     try:
         yield name
     finally:
         scopes.pop()
+        defaults.pop()
+
+
+def _scope_default(what: str):
+    """The innermost enclosing ``variable_scope``'s ``initializer``/``regularizer``/``dtype``."""
+    for scope in reversed(_stack("scope_defaults")):
+        if scope[what] is not None:
+            return scope[what]
+    return None
 
 
 def current_scope_name() -> str:
@@ -117,6 +151,10 @@ class VariableStore:
     ``get_global_step()`` returns inside ``as_default()`` (an estimator sets it).
     ``building`` is set by an estimator while it calls a ``model_fn`` only to create the
     variables: ``minimize`` then creates the optimizer's slots but updates nothing.
+    ``before_create(name, shape, dtype)``, when set, is called for each new variable of
+    :meth:`get_variable` before its initializer runs: a loaded export refuses there a
+    variable it does not hold as asked (params sizing a layer beyond the stored weights),
+    before the memory for it is taken.
     """
 
     def __init__(self, seed=None):
@@ -125,6 +163,7 @@ class VariableStore:
         self.optimizers: dict = {}  # name -> the optimizer whose slots are this model's
         self.global_step = None
         self.building = False
+        self.before_create = None
         self._rng = np.random.default_rng(seed)
         self._name_counts: dict = {}
 
@@ -145,15 +184,17 @@ class VariableStore:
         """Make this the store of ``get_variable``, ``cn.layers`` and the global-step
         functions; layer names restart (``dense``, ``dense_1``...) at each entry."""
         self._name_counts = {}
-        stores, scopes = _stack("stores"), _stack("scopes")
-        saved_scopes = scopes[:]
+        stores, scopes, defaults = _stack("stores"), _stack("scopes"), _stack("scope_defaults")
+        saved_scopes, saved_defaults = scopes[:], defaults[:]
         scopes.clear()
+        defaults.clear()
         stores.append(self)
         try:
             yield self
         finally:
             stores.pop()
             scopes[:] = saved_scopes
+            defaults[:] = saved_defaults
 
     def get_variable(self, name, shape=None, dtype=None, initializer=None, trainable=True):
         """The variable ``name`` (already scoped), created on first request."""
@@ -170,6 +211,10 @@ class VariableStore:
             return known
         if name in self._layers:
             raise ValueError(f"{name!r} already names a layer; choose another variable name")
+        if self.before_create is not None:
+            given = np.shape(getattr(initializer, "value", initializer))
+            asked = shape if shape is not None or callable(initializer) else given
+            self.before_create(name, asked, np.dtype(dtype or np.float32))
         value = self._initial_value(name, shape, dtype, initializer)
         var = Variable(value, name=name, trainable=trainable, dtype=dtype)
         self._variables[name] = var
@@ -283,6 +328,9 @@ def get_variable(
     """
     store = _require_store("get_variable")
     full = _scope_prefix() + name
+    initializer = _scope_default("initializer") if initializer is None else initializer
+    regularizer = _scope_default("regularizer") if regularizer is None else regularizer
+    dtype = _scope_default("dtype") if dtype is None else dtype
     variable = store.get_variable(full, shape, dtype, initializer, trainable)
     if regularizer is not None:
         add_regularization_loss(full, regularizer, variable)

@@ -29,381 +29,30 @@ logger, which variables they initialized and which they left alone.
 
 from __future__ import annotations
 
-import dataclasses
-import difflib
-import inspect
 import logging
-import os
 import re
-from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from .assignment_map import init_from_checkpoint
 from .backend import to_host
 from .checkpoint import SLOT_MARKER
-from .checkpoint_reader import CheckpointReader, load_checkpoint
+from .checkpoint_reader import load_checkpoint
+from .restore_checks import dtype_problem
 from .variables import Variable
+from .warm_start_targets import (
+    missing_message,
+    name_map,
+    name_of,
+    raise_problems,
+    read_checked,
+    shape_problem,
+)
+from .warm_start_vocab import VocabInfo, backup_values, remap_by_vocab
+
+__all__ = ["VocabInfo", "init_from_checkpoint", "remap_by_vocab", "warm_start"]
 
 logger = logging.getLogger("colonnade")
-
-
-# --------------------------------------------------------------------------- VocabInfo
-
-
-def _read_vocab(vocab, size: int, what: str) -> list:
-    if isinstance(vocab, (str, os.PathLike)):
-        with open(vocab, encoding="utf-8") as f:
-            tokens = [line.rstrip("\r\n") for line in f]
-        source = f"vocabulary file {os.fspath(vocab)!r}"
-    else:
-        tokens = [t.decode("utf-8") if isinstance(t, bytes) else str(t) for t in vocab]
-        source = f"{what} list"
-    if size != -1:
-        if size > len(tokens):
-            raise ValueError(f"{what}_size={size} but the {source} has only {len(tokens)} entries")
-        tokens = tokens[:size]
-    seen = set()
-    for t in tokens:
-        if t in seen:
-            raise ValueError(f"the {source} lists the token {t!r} twice; tokens must be unique")
-        seen.add(t)
-    return tokens
-
-
-@dataclasses.dataclass(frozen=True)
-class VocabInfo:
-    """How a vocabulary-indexed variable's rows (or columns) map from an old vocabulary.
-
-    ``new_vocab`` / ``old_vocab``: a vocabulary file (one token per line, as TF) or a
-    sequence of tokens (compared as strings). The variable has ``new_vocab_size +
-    num_oov_buckets`` entries along ``axis``: the first ``new_vocab_size`` tokens of
-    ``new_vocab``, then the OOV buckets. The checkpoint's array was built from the first
-    ``old_vocab_size`` tokens of ``old_vocab`` (``-1``: all); any further (OOV) entries of it
-    are ignored. Each new token found in the old vocabulary takes its old row; new tokens
-    and OOV buckets take ``backup_initializer(shape, dtype)`` (an initializer from
-    ``cn.core.initializers`` or any such callable; zeros when ``None``, as TF). ``axis=0``
-    remaps rows (embeddings, linear weights), ``axis=1`` columns (an output layer over a
-    class vocabulary).
-
-    >>> info = VocabInfo(["x", "y"], 2, 0, old_vocab=["y", "z", "x"], old_vocab_size=2)
-    >>> info.new_tokens(), info.old_tokens()
-    (['x', 'y'], ['y', 'z'])
-    """
-
-    new_vocab: str | os.PathLike | Sequence
-    new_vocab_size: int
-    num_oov_buckets: int
-    old_vocab: str | os.PathLike | Sequence
-    old_vocab_size: int = -1
-    backup_initializer: Callable | None = None
-    axis: int = 0
-
-    def __post_init__(self):
-        if self.axis not in (0, 1):
-            raise ValueError(f"VocabInfo axis must be 0 (rows) or 1 (columns), got {self.axis!r}")
-        if not isinstance(self.new_vocab_size, int) or self.new_vocab_size <= 0:
-            raise ValueError(
-                f"VocabInfo new_vocab_size must be a positive int, got {self.new_vocab_size!r}"
-            )
-        if not isinstance(self.num_oov_buckets, int) or self.num_oov_buckets < 0:
-            raise ValueError(
-                f"VocabInfo num_oov_buckets must be an int >= 0, got {self.num_oov_buckets!r}"
-            )
-        if not isinstance(self.old_vocab_size, int) or not (
-            self.old_vocab_size == -1 or self.old_vocab_size > 0
-        ):
-            raise ValueError(
-                f"VocabInfo old_vocab_size must be -1 (all) or a positive int, "
-                f"got {self.old_vocab_size!r}"
-            )
-        if self.backup_initializer is not None and not callable(self.backup_initializer):
-            raise TypeError("VocabInfo backup_initializer must be callable(shape, dtype) or None")
-
-    def new_tokens(self) -> list:
-        """The first ``new_vocab_size`` tokens of the new vocabulary, as strings."""
-        return _read_vocab(self.new_vocab, self.new_vocab_size, "new_vocab")
-
-    def old_tokens(self) -> list:
-        """The first ``old_vocab_size`` tokens of the old vocabulary (all for ``-1``)."""
-        return _read_vocab(self.old_vocab, self.old_vocab_size, "old_vocab")
-
-
-def _backup_values(info: VocabInfo, shape, dtype, rng=None) -> np.ndarray:
-    if info.backup_initializer is None:
-        return np.zeros(shape, dtype)
-    init = info.backup_initializer
-    try:
-        takes_rng = "rng" in inspect.signature(init).parameters
-    except (TypeError, ValueError):  # builtins without a signature
-        takes_rng = False
-    args = (tuple(shape), np.dtype(dtype)) + ((rng,) if takes_rng else ())
-    values = np.asarray(to_host(init(*args)))
-    if values.shape != tuple(shape):
-        raise ValueError(
-            f"backup_initializer returned shape {values.shape}, expected {tuple(shape)}"
-        )
-    return values.astype(dtype, copy=True)
-
-
-def remap_by_vocab(old: np.ndarray, info: VocabInfo, backup: np.ndarray, name: str = "variable"):
-    """``backup`` with the entries of new tokens found in the old vocabulary taken from ``old``.
-
-    ``backup`` has the new variable's shape and supplies new tokens and OOV buckets. Returns
-    ``(array, number of tokens found)``. Raises ``ValueError`` naming ``name`` and the shapes
-    when they do not fit ``info``.
-
-    >>> info = VocabInfo(["b", "new", "a"], 3, 1, old_vocab=["a", "b"])
-    >>> out, found = remap_by_vocab(np.array([[1, 2], [3, 4], [9, 9]]), info,
-    ...                             np.full((4, 2), -1), "w")
-    >>> out.tolist(), found
-    ([[3, 4], [-1, -1], [1, 2], [-1, -1]], 2)
-    """
-    axis = info.axis
-    new_tokens, old_tokens = info.new_tokens(), info.old_tokens()
-    if backup.ndim <= axis or old.ndim != backup.ndim:
-        raise ValueError(
-            f"cannot remap {name!r} along axis {axis}: it has shape {backup.shape} and the "
-            f"checkpoint has {old.shape}"
-        )
-    expected = info.new_vocab_size + info.num_oov_buckets
-    if backup.shape[axis] != expected:
-        raise ValueError(
-            f"variable {name!r} has {backup.shape[axis]} entries along axis {axis} (shape "
-            f"{backup.shape}), but its VocabInfo implies new_vocab_size + num_oov_buckets = "
-            f"{info.new_vocab_size} + {info.num_oov_buckets} = {expected}"
-        )
-    if old.shape[axis] < len(old_tokens):
-        raise ValueError(
-            f"the checkpoint's {name!r} has {old.shape[axis]} entries along axis {axis} (shape "
-            f"{old.shape}), fewer than the {len(old_tokens)} tokens of its old vocabulary"
-        )
-    rest_old = old.shape[:axis] + old.shape[axis + 1 :]
-    rest_new = backup.shape[:axis] + backup.shape[axis + 1 :]
-    if rest_old != rest_new:
-        raise ValueError(
-            f"cannot remap {name!r}: apart from axis {axis}, its shape {backup.shape} must "
-            f"match the checkpoint's {old.shape}"
-        )
-    old_position = {t: i for i, t in enumerate(old_tokens)}
-    pairs = [(i, old_position[t]) for i, t in enumerate(new_tokens) if t in old_position]
-    out = backup.copy()
-    if pairs:
-        new_idx, old_idx = (np.array(p) for p in zip(*pairs))
-        where = [slice(None)] * out.ndim
-        where[axis] = new_idx
-        out[tuple(where)] = np.take(old, old_idx, axis=axis)
-    return out, len(pairs)
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _name_map(variables) -> dict:
-    if variables is None:
-        raise ValueError(
-            "pass the target variables as variables=[Variable, ...] or {name: Variable}; "
-            "colonnade keeps no global variable collection"
-        )
-    if callable(getattr(variables, "named_variables", None)):
-        variables = variables.named_variables()
-    if isinstance(variables, dict):
-        out = {}
-        for name, var in variables.items():
-            if not isinstance(var, Variable):
-                raise TypeError(f"variables[{name!r}] is a {type(var).__name__}, not a Variable")
-            out[str(name)] = var
-        return out
-    out = {}
-    for var in variables:
-        if not isinstance(var, Variable):
-            raise TypeError(f"variables must hold Variables, got a {type(var).__name__}")
-        if var.name in out and out[var.name] is not var:
-            raise ValueError(
-                f"two variables are named {var.name!r}; pass variables as a dict name -> "
-                "Variable to tell them apart"
-            )
-        out[var.name] = var
-    return out
-
-
-def _name_of(var: Variable, names: dict) -> str:
-    for name, v in names.items():
-        if v is var:
-            return name
-    return var.name
-
-
-def _missing(key: str, reader: CheckpointReader) -> str:
-    close = difflib.get_close_matches(key, reader.keys(), n=3)
-    hint = f" (similar: {close})" if close else ""
-    return f"{key!r} is not in checkpoint {reader.path}{hint}"
-
-
-def _shape_problem(name, var, key, reader) -> str | None:
-    shape = tuple(reader.get_variable_to_shape_map()[key])
-    if shape != tuple(var.shape):
-        return (
-            f"variable {name!r} has shape {tuple(var.shape)} but {key!r} in the checkpoint "
-            f"has shape {shape}"
-        )
-    old, new = reader.get_variable_to_dtype_map()[key], np.dtype(var.dtype)
-    if old != new and not np.can_cast(old, new, "same_kind"):
-        return f"variable {name!r} has dtype {new} but {key!r} in the checkpoint has {old}"
-    return None
-
-
-def _raise_problems(problems, what):
-    if problems:
-        raise ValueError(f"{what}: " + "; ".join(problems))
-
-
-# --------------------------------------------------------------------------- init_from_checkpoint
-
-
-def _assignment_pairs(assignment_map) -> list:
-    """``assignment_map`` (a dict, or a list of pairs as TF accepts) as a list of pairs."""
-    pairs = list(assignment_map.items() if isinstance(assignment_map, dict) else assignment_map)
-    for pair in pairs:
-        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
-            raise TypeError(
-                "assignment_map must be a dict or a list of (checkpoint name, variable or "
-                f"name) pairs; got the item {pair!r}"
-            )
-    for ckpt_name, current in pairs:
-        if isinstance(current, (list, tuple)) and not all(isinstance(v, Variable) for v in current):
-            raise TypeError(
-                f"assignment_map[{ckpt_name!r}] as a list must hold the Variables that are "
-                f"the partitions of one variable; got {[type(v).__name__ for v in current]}"
-            )
-    return pairs
-
-
-def _partition_axis(parts, full: tuple):
-    """The axis along which the shapes of ``parts`` tile ``full``, or ``None``."""
-    shapes = [tuple(p.shape) for p in parts]
-    if any(len(s) != len(full) or len(s) == 0 for s in shapes):
-        return None
-    differing = [i for i in range(len(full)) if any(s[i] != full[i] for s in shapes)]
-    axis = differing[0] if differing else 0
-    others_match = all(s[i] == full[i] for s in shapes for i in range(len(full)) if i != axis)
-    return axis if others_match and sum(s[axis] for s in shapes) == full[axis] else None
-
-
-def _partition_problem(parts, key, reader) -> str | None:
-    full = tuple(reader.get_variable_to_shape_map()[key])
-    if _partition_axis(parts, full) is None:
-        return (
-            f"the partitions {[p.name for p in parts]} (shapes "
-            f"{[tuple(p.shape) for p in parts]}) do not tile {key!r} of shape {full} along "
-            "one axis"
-        )
-    return None
-
-
-def _split_into(value: np.ndarray, parts) -> list:
-    """``value`` cut into the slices that ``parts`` (partitions, in order) hold."""
-    axis = _partition_axis(parts, value.shape)
-    sizes = [p.shape[axis] for p in parts]
-    return np.split(value, np.cumsum(sizes)[:-1], axis=axis)
-
-
-def init_from_checkpoint(ckpt_dir_or_file, assignment_map: dict, variables=None) -> dict:
-    """Assign checkpoint arrays to variables by TF's assignment-map rules.
-
-    ``assignment_map`` maps checkpoint names to current ones:
-
-    - ``"old/w": "new/w"`` or ``"old/w": variable`` — one array to one variable;
-    - ``"old_scope/": "new_scope/"`` — every current variable under ``new_scope/`` from the
-      same relative name under ``old_scope/``;
-    - ``"/": "new_scope/"`` — from the checkpoint's root (no scope); ``"old_scope/": "/"``
-      loads every current variable from under ``old_scope/``;
-    - ``"old/w": [part_0, part_1, ...]`` — the partitions of one variable (TF's
-      ``PartitionedVariable`` as a list): each gets its slice of the array, in order,
-      along the one axis where their shapes differ from the array's (the first axis when
-      none does, as for a single partition).
-
-    ``assignment_map`` may also be a list of ``(checkpoint name, current)`` pairs (as
-    TF's), so one array can initialize several variables.
-
-    Names on the right are looked up in ``variables`` (a dict name -> Variable, a list of
-    Variables by ``.name``, or a Checkpoint). Raises ``ValueError`` (naming them) if a name
-    is missing on either side or a shape differs; then nothing is assigned. Returns
-    ``{current name: checkpoint name}`` of what was loaded.
-
-    >>> import tempfile
-    >>> from colonnade.core.checkpoint_format import write_checkpoint
-    >>> p = write_checkpoint(tempfile.mkdtemp() + "/c", {"old/w": (np.ones(2), {}),
-    ...                                                   "old/b": (np.ones(1), {})})
-    >>> w, b = Variable(np.zeros(2), name="new/w"), Variable(np.zeros(1), name="new/b")
-    >>> init_from_checkpoint(p, {"old/": "new/"}, variables=[w, b])
-    {'new/b': 'old/b', 'new/w': 'old/w'}
-    """
-    reader = load_checkpoint(ckpt_dir_or_file)
-    pairs = _assignment_pairs(assignment_map)
-    needs_names = any(isinstance(v, str) for _, v in pairs)
-    names = _name_map(variables) if (variables is not None or needs_names) else {}
-    plan, problems = {}, []  # current name -> (Variable or list of partitions, checkpoint key)
-    for ckpt_name, current in sorted(pairs, key=lambda kv: kv[0]):
-        if isinstance(current, (Variable, list, tuple)):
-            if ckpt_name.endswith("/"):
-                problems.append(f"scope {ckpt_name!r} must map to a scope, not to a variable")
-                continue
-            if isinstance(current, Variable):
-                plan[_name_of(current, names)] = (current, ckpt_name)
-            else:
-                plan[",".join(_name_of(v, names) for v in current)] = (list(current), ckpt_name)
-            continue
-        if not isinstance(current, str):
-            raise TypeError(
-                f"assignment_map[{ckpt_name!r}] must be a Variable or a name, "
-                f"got {type(current).__name__}"
-            )
-        if current in names and not current.endswith("/"):
-            if ckpt_name.endswith("/"):
-                problems.append(
-                    f"scope {ckpt_name!r} must map to a scope ('scope/'), got the variable "
-                    f"name {current!r}"
-                )
-                continue
-            plan[current] = (names[current], ckpt_name)
-            continue
-        if not ckpt_name.endswith("/"):
-            close = difflib.get_close_matches(current, list(names), n=3)
-            problems.append(
-                f"{current!r} (for {ckpt_name!r}) is not a current variable"
-                + (f" (similar: {close})" if close else "")
-                + "; map scopes as 'old_scope/': 'new_scope/'"
-            )
-            continue
-        scope = "" if current == "/" else current.rstrip("/")
-        ckpt_scope = "" if ckpt_name == "/" else ckpt_name.rstrip("/")
-        in_scope = [n for n in names if not scope or n.startswith(scope + "/")]
-        if not in_scope:
-            problems.append(f"no current variable is under the scope {current!r}")
-        for name in sorted(in_scope):
-            relative = name[len(scope) + 1 :] if scope else name
-            plan[name] = (names[name], f"{ckpt_scope}/{relative}" if ckpt_scope else relative)
-    for name, (var, key) in plan.items():
-        if not reader.has_tensor(key):
-            problems.append(_missing(key, reader) + f", needed for variable {name!r}")
-        elif isinstance(var, list):
-            problems.append(_partition_problem(var, key, reader))
-        else:
-            problems.append(_shape_problem(name, var, key, reader))
-    _raise_problems([p for p in problems if p], "init_from_checkpoint")
-    values = {name: reader.get_tensor(key) for name, (_, key) in plan.items()}
-    for name, (var, _) in plan.items():
-        if isinstance(var, list):
-            for part, value in zip(var, _split_into(values[name], var)):
-                part.assign(value)
-        else:
-            var.assign(values[name])
-    loaded = {name: key for name, (_, key) in sorted(plan.items())}
-    logger.info("initialized %d variables from %s: %s", len(loaded), reader.path, loaded)
-    return loaded
-
-
-# --------------------------------------------------------------------------- warm_start
 
 
 def _tf_name(name: str) -> str:
@@ -442,7 +91,7 @@ def _select(vars_to_warm_start, names: dict, vocab_names) -> list:
         if all(isinstance(v, Variable) for v in vars_to_warm_start):
             chosen = []
             for var in vars_to_warm_start:
-                name = _name_of(var, names)
+                name = name_of(var, names)
                 names.setdefault(name, var)
                 chosen.append(name)
             return chosen
@@ -533,7 +182,7 @@ def warm_start(
     ([1.0, 1.0], [0.0])
     """
     reader = load_checkpoint(ckpt_to_initialize_from)
-    names = _name_map(variables)
+    names = name_map(variables)
     vocab_infos = dict(var_name_to_vocab_info or {})
     prev_names = dict(var_name_to_prev_var_name or {})
     for name, info in vocab_infos.items():
@@ -565,19 +214,24 @@ def warm_start(
     for name in chosen:
         var, key, info = names[name], prev_names.get(name, name), vocab_infos.get(name)
         if not reader.has_tensor(key):
-            problems.append(_missing(key, reader) + f", needed for variable {name!r}")
+            problems.append(missing_message(key, reader) + f", needed for variable {name!r}")
         elif info is None:
-            problems.append(_shape_problem(name, var, key, reader))
+            problems.append(shape_problem(name, var, key, reader))
+        else:
+            old = reader.get_variable_to_dtype_map()[key]
+            problems.append(dtype_problem(key, old, var.dtype, holder=f"variable {name!r}"))
         plan[name] = (var, key, info)
-    _raise_problems([p for p in problems if p], "warm_start")
+    raise_problems([p for p in problems if p], "warm_start")
 
     values = {}
     for name, (var, key, info) in plan.items():
-        old = reader.get_tensor(key)
         if info is None:
-            values[name] = old
+            values[name] = read_checked(reader, key, var, name)
             continue
-        backup = _backup_values(info, var.shape, np.dtype(var.dtype), rng)
+        old = reader.get_tensor(key)
+        problem = dtype_problem(key, old.dtype, var.dtype, holder=f"variable {name!r}")
+        raise_problems([problem] if problem else [], f"cannot restore from {reader.path}")
+        backup = backup_values(info, var.shape, np.dtype(var.dtype), rng)
         values[name], found = remap_by_vocab(old, info, backup, name)
         logger.debug(
             "warm_start: %s <- %s remapped by vocabulary: %d of %d new tokens found, "
@@ -631,16 +285,18 @@ def _slot_plan(reader, plan, optimizer):
             left.append(what)
             continue
         if info is None:
-            problem = _shape_problem(what, slot_var, key, reader)
+            problem = shape_problem(what, slot_var, key, reader)
             if problem:
                 problems.append(problem)
                 continue
-            values[what] = (slot_var, reader.get_tensor(key))
+            values[what] = (slot_var, read_checked(reader, key, slot_var, what))
         else:
             current = np.asarray(to_host(slot_var.value)).copy()
-            values[what] = (
-                slot_var,
-                remap_by_vocab(reader.get_tensor(key), info, current, what)[0],
-            )
-    _raise_problems(problems, "warm_start (optimizer slots)")
+            old = reader.get_tensor(key)
+            problem = dtype_problem(key, old.dtype, slot_var.dtype, holder=f"slot {what!r}")
+            if problem:
+                problems.append(problem)
+                continue
+            values[what] = (slot_var, remap_by_vocab(old, info, current, what)[0])
+    raise_problems(problems, "warm_start (optimizer slots)")
     return values, left

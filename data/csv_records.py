@@ -167,7 +167,11 @@ def _read_strings(lines, delimiter, quoted, n_fields, select_cols) -> pa.Table:
 
 def _typed_column(column, default, dtype, index, na_value) -> np.ndarray:
     """One column of field strings as ``dtype``, its empty or ``na_value`` fields given
-    ``default`` (a required column's are TF's error)."""
+    ``default`` (a required column's are TF's error). A number may have whitespace around
+    it, and a field of whitespace alone is empty, as TF parses them (``' 77516'`` in the
+    census CSV); strings are kept as they are."""
+    if dtype.kind != "O":
+        column = pc.utf8_trim_whitespace(column)
     missing = pc.or_(pc.equal(column, ""), pc.equal(column, na_value))
     if pc.any(missing).as_py():
         if default is None:

@@ -19,7 +19,19 @@ import pyarrow.csv as pacsv
 import pyarrow.dataset as pads
 import pyarrow.fs as pafs
 
-__all__ = ["FileSource", "TableSource", "Unit", "guess_format", "open_files", "resolve_paths"]
+from .protocols import check_protocol
+from .read_errors import csv_column, csv_conversion, json_clash
+
+__all__ = [
+    "FileSource",
+    "TableSource",
+    "Unit",
+    "first_non_number",
+    "first_non_number_in",
+    "guess_format",
+    "open_files",
+    "resolve_paths",
+]
 
 # An in-memory table is visited in slices of this many rows (its units for shuffling
 # the visiting order and for sharding).
@@ -39,6 +51,8 @@ _EXTENSIONS = {
     ".feather": "ipc",
     ".arrow": "ipc",
     ".ipc": "ipc",
+    ".jsonl": "json",  # JSON lines: one object a line
+    ".ndjson": "json",
 }
 _GLOB_CHARS = "*?["
 # Compressed text files pyarrow decompresses by their extension (``data.csv.gz``).
@@ -226,13 +240,74 @@ class FileSource:
                 f"there but {expected} in the dataset's schema ({err}). Pass schema= with "
                 "types every file can be cast to, or rewrite the file."
             )
-        return ValueError(f"error reading '{path}' ({self.format}): {err}")
+        clash = None
+        if self.format == "json":
+            clash = json_clash([path], self.dataset.filesystem)
+        if clash is not None:
+            return ValueError(f"error reading {clash}; a column of JSON lines has one type")
+        named = csv_column(err, physical)
+        return ValueError(f"error reading '{path}' ({self.format}): {err}{named}")
+
+
+def first_non_number_in(column) -> tuple | None:
+    """``(row, value)`` of the first value of an Arrow ``column`` that is not a number
+    (nulls, and numbers written as text, pass); a list column's row is the row holding
+    the value. None when every value is one.
+
+    >>> first_non_number_in(pa.array([["1", "2"], ["x"]]))
+    (1, 'x')
+    """
+    import pandas as pd
+    import pyarrow.compute as pc
+
+    rows = None
+    while (
+        pa.types.is_list(column.type)
+        or pa.types.is_large_list(column.type)
+        or (pa.types.is_fixed_size_list(column.type))
+    ):
+        parents = pc.list_parent_indices(column).to_numpy()
+        rows = parents if rows is None else rows[parents]
+        column = pc.list_flatten(column)
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    values = column.to_pandas()
+    bad = (values.notna() & pd.to_numeric(values, errors="coerce").isna()).to_numpy()
+    if not bad.any():
+        return None
+    i = int(bad.argmax())
+    return (i if rows is None else int(rows[i])), values.iloc[i]
+
+
+def first_non_number(source, key):
+    """``(unit name, row, value)`` of the first value of column ``key`` in ``source`` that
+    is not a number (:func:`first_non_number_in`), counting rows from 0 in each file (each
+    table) in order; None when every value is one. Read only after a feature column
+    refused the column, to say where its culprit is: the one text value that made a whole
+    CSV or JSON column text, or a Parquet column stored as text.
+
+    >>> first_non_number(TableSource(pa.table({"a": ["1", None, "x"]}), "a table"), "a")
+    ('a table', 2, 'x')
+    """
+    rows = {}  # the rows read so far in each unit name (a table's slices share one)
+    for unit in source.units():
+        start = rows.get(unit.name, 0)
+        for batch in source.read(unit, columns=[key]):
+            found = first_non_number_in(batch.column(batch.schema.get_field_index(key)))
+            if found is not None:
+                return unit.name, start + found[0], found[1]
+            start += batch.num_rows
+        rows[unit.name] = start
+    return None
 
 
 def _filesystem_and_path(path, filesystem):
-    """``(filesystem, path)`` for a local path or a URL such as ``s3://bucket/key``."""
+    """``(filesystem, path)`` for a local path or a URL such as ``s3://bucket/key`` whose
+    protocol is allowed (:func:`~.protocols.check_protocol`; ``filesystem=`` given by the
+    caller is the caller's choice)."""
     if filesystem is not None:
         return filesystem, path
+    check_protocol(path)
     if "://" in path:
         try:
             return pafs.FileSystem.from_uri(path)
@@ -318,7 +393,7 @@ def guess_format(files, shown):
     if not found:
         raise ValueError(
             f"cannot tell the file format of {shown} from its file names; pass "
-            "format='parquet', 'csv' or 'ipc'"
+            "format='parquet', 'csv', 'json' (JSON lines) or 'ipc'"
         )
     raise ValueError(
         f"{shown} mixes file formats {sorted(found)}; pass format= to read one of them"
@@ -376,6 +451,12 @@ def open_files(
         raise
     except pa.ArrowException as err:
         name = getattr(format, "default_extname", format)
+        clash = json_clash(files, fs) if name == "json" else None
+        if clash is not None:
+            raise ValueError(f"cannot read {clash}; a column of JSON lines has one type") from err
+        conversion = csv_conversion(err, format) if name == "csv" else None
+        if conversion is not None:
+            raise ValueError(conversion) from err
         raise ValueError(
             f"cannot read {shown} as {name}: a file is corrupt or is not a {name} file ({err})"
         ) from err

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import core
-from ..estimators.heads.base import example_weights
+from ..estimators.heads.checks import example_weights
 from ..estimators.inputs.input_fn import num_rows
 from ..estimators.inputs.pipeline import transformed_batches
 from ..estimators.runtime import distributed as trainer

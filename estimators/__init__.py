@@ -10,7 +10,7 @@ checkpoints in ``model_dir``, warm start, hooks (TF's signatures) and callbacks;
 """
 
 from ..core.warm_start import VocabInfo
-from . import export, inputs  # TF's namespaces tf.estimator.export and .inputs
+from . import experimental, export, inputs  # TF's namespaces tf.estimator.experimental, ...
 from .canned.estimators import (
     DNNClassifier,
     DNNLinearCombinedClassifier,

@@ -22,6 +22,8 @@ from .export.model_fn_export import params_from_json
 from .inputs import input_fn as inputs
 from .runtime.estimator import Estimator
 from .runtime.inference import predict_batches
+from .runtime.run_config import RunConfig
+from .runtime.user_model import UserModel
 
 __all__ = ["ModelFnPredictor", "load"]
 
@@ -139,15 +141,46 @@ def _as_rows(rows):
     return rows
 
 
+class _CheckedModelFn:
+    """A model recipe: ``model_fn`` as a :class:`~.runtime.user_model.UserModel` whose
+    variable store calls ``check(name, shape, dtype)`` before it makes each variable."""
+
+    def __init__(self, model_fn, params, check):
+        self.model_fn, self.params, self.check = model_fn, params, check
+
+    def bind(self, global_step, init_rng) -> UserModel:
+        model = UserModel(self.model_fn, self.params, RunConfig(), global_step, init_rng)
+        model.store.before_create = self.check
+        return model
+
+
 class _ExportedEstimator(Estimator):
-    """An Estimator whose variables come from an export, not from a model_dir: after the
-    model_fn has made them, they are checked against the export (names and shapes) and
-    restored from it."""
+    """An Estimator whose variables come from an export, not from a model_dir: each
+    variable the model_fn asks for is checked against the export's stored shape before
+    it is made (so params sizing a layer beyond the stored weights cost no memory), and
+    after the model_fn has made them all, they are checked together and restored."""
 
     def __init__(self, model_fn, model_dir, params, weights, stored, path):
-        super().__init__(model_fn, model_dir=model_dir, params=params)
         self._weights, self._stored, self._path = weights, stored, path
+        checked = _CheckedModelFn(model_fn, params, self._check_new_variable)
+        super().__init__(checked, model_dir=model_dir)
         self.train_state.weights_from = path  # not untrained: no "running initialization"
+
+    def _check_new_variable(self, name, shape, dtype) -> None:
+        """Refuse, before it is made, a variable the export does not hold as asked."""
+        key = f"model/{name}"
+        stored = self._stored.get(key)
+        if stored is not None and shape is not None and tuple(shape) == tuple(stored):
+            return
+        shape = None if shape is None else tuple(shape)
+        what = f"missing {[key]}" if stored is None else f"shapes (made, stored) {{{key!r}: "
+        what += "" if stored is None else f"({shape}, {tuple(stored)})}}"
+        raise ExportError(
+            f"{self._path}: the model_fn {self.model_fn.__name__!r} makes variables the "
+            f"export does not hold as made: {what}; refused before the variable is made "
+            "(do the export's params, such as layer sizes, match its weights? is it the "
+            "model_fn the export was made with?)"
+        )
 
     def restore_new_variables(self) -> None:
         made = {f"model/{n}": tuple(v.shape) for n, v in self.model.variables().items()}

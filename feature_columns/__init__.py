@@ -20,6 +20,7 @@ what it meant in a TF model. Layers (``DenseFeatures``, ``LinearModel``,
 """
 
 from .base import CategoricalColumn, DenseColumn, FeatureColumn, VariableSpec
+from .bucketized import BucketizedColumn, bucketized_column
 from .categorical import (
     HashedCategoricalColumn,
     IdentityCategoricalColumn,
@@ -29,26 +30,18 @@ from .categorical import (
     weighted_categorical_column,
 )
 from .crossed import CrossedColumn, crossed_column
-from .dense import (
-    EmbeddingColumn,
-    IndicatorColumn,
-    SharedEmbeddingColumn,
-    SharedEmbeddingSpec,
-    embedding_column,
-    embedding_lookup,
-    indicator_column,
-    shared_embedding_columns,
-    shared_embeddings,
-)
+from .dense import EmbeddingColumn, IndicatorColumn, embedding_column, indicator_column
+from .embedding_lookup import embedding_lookup
 from .equality import EqualityColumn, equality_column
 from .features import Features, as_features
 from .hashing import DEFAULT_HASH_KEY, fingerprint64, fingerprint_cat64
 from .ids import CategoricalIds
 from .infer import ColumnPlan, infer
-from .layers import DenseFeatures, LinearModel, SequenceFeatures, input_layer, linear_model
+from .layers import DenseFeatures, SequenceFeatures, input_layer
+from .linear_layer import LinearModel, linear_model
 from .named_initializers import Initializer, initializer
 from .normalizers import Normalizer, chain, clip, log1p, log_offset, standardize
-from .numeric import BucketizedColumn, NumericColumn, bucketized_column, numeric_column
+from .numeric import NumericColumn, numeric_column
 from .piecewise import PiecewiseLinearColumn, piecewise_linear_column
 from .sequence import (
     SequenceCategoricalColumn,
@@ -61,6 +54,12 @@ from .sequence import (
     sequence_numeric_column,
 )
 from .serialization import ConfigError, from_config, to_config
+from .shared_embedding import (
+    SharedEmbeddingColumn,
+    SharedEmbeddingSpec,
+    shared_embedding_columns,
+    shared_embeddings,
+)
 from .spec import make_parse_example_spec
 from .time_parts import TimePartCategoricalColumn, categorical_column_with_time_part
 from .transform_cache import (

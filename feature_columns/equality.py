@@ -36,7 +36,8 @@ from ..core.autodiff import Tensor
 from ..core.backend import DEFAULT_DTYPE, to_device
 from .base import DenseColumn, check_key
 from .features import ColumnArgumentError, is_list_type
-from .numeric import check_numeric_dtype, flat_numbers
+from .numeric import check_numeric_dtype
+from .numeric_reading import flat_numbers
 
 __all__ = ["EqualityColumn", "equality_column"]
 

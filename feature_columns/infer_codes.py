@@ -37,11 +37,11 @@ import math
 import numpy as np
 import pyarrow as pa
 
+from .bucketized import BucketizedColumn, bucketize
 from .dense import indicator_column
 from .infer_crosses import CROSS_PRIOR_ROWS, heldout_information
 from .infer_rules import VOCABULARY_MAX, categorical_columns
 from .infer_stats import ColumnStats
-from .numeric import BucketizedColumn, bucketize
 
 __all__ = [
     "CODE_MIN_GAIN",
@@ -58,9 +58,6 @@ CODE_MIN_ROWS_PER_VALUE = 20
 # already has a bucket, and a weight) and at most VOCABULARY_MAX. It is a code when one
 # group per value tells this many nats more about the label, held out, than its buckets.
 CODE_MIN_GAIN = 0.005
-# The rule itself: False reads every integer as a number only (an A/B switch; measured in
-# benchmarks/RESULTS.md, "Integer codes").
-INTEGER_CODES = True
 
 
 def heldout_gaussian_information(codes: np.ndarray, labels: np.ndarray) -> float:
@@ -114,7 +111,7 @@ def code_columns(
     as a number, or None when it is not one. ``values`` and ``labels`` are the sample's
     (aligned; nulls as NaN), ``labels`` numbers for regression and class ids 0..n-1
     otherwise; ``buckets`` the number's bucketized column in the wide part."""
-    if not INTEGER_CODES or not pa.types.is_integer(stats.type):
+    if not pa.types.is_integer(stats.type):
         return None
     present = ~np.isnan(values)
     values, labels = values[present], labels[present]

@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from .bucketized import BucketizedColumn
 from .crossed import crossed_column
 from .infer_rules import HASH_BUCKETS_MIN, ID_MIN_ROWS
-from .numeric import BucketizedColumn
 from .time_parts import TimePartCategoricalColumn
 
 __all__ = ["crosses", "heldout_information"]

@@ -42,7 +42,6 @@ from .equality import equality_column
 from .infer_codes import grouping_information
 
 __all__ = [
-    "EQUAL_COLUMNS",
     "EQUAL_MAX_COLUMNS",
     "EQUAL_MAX_KEPT",
     "EQUAL_MAX_SHARE",
@@ -54,9 +53,6 @@ __all__ = [
     "equality_columns",
 ]
 
-# The rule itself: False compares no columns (an A/B switch; measured in
-# benchmarks/RESULTS.md, "Equal columns").
-EQUAL_COLUMNS = True
 # Only the first this many numeric columns (in the table's order) are compared: at most
 # EQUAL_MAX_COLUMNS * (EQUAL_MAX_COLUMNS - 1) / 2 pairs (780), each one comparison of the
 # sampled rows, and the sample's values of only these columns are held.
@@ -102,8 +98,6 @@ def equality_columns(numbers: dict, labels: np.ndarray, task: str) -> list:
     sampled values as float64 with NaN for nulls, the dtype it is read in)``, in the
     table's order (only the first :data:`EQUAL_MAX_COLUMNS` are compared); ``labels``
     are the same rows' labels (numbers for regression, class ids 0..n-1 otherwise)."""
-    if not EQUAL_COLUMNS:
-        return []
     names = list(numbers)[:EQUAL_MAX_COLUMNS]
     read = {n: numbers[n][0].astype(numbers[n][1]) for n in names}
     frequencies = {n: np.unique(read[n], return_counts=True) for n in names}

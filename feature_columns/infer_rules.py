@@ -19,12 +19,13 @@ import math
 import numpy as np
 import pyarrow as pa
 
+from .bucketized import bucketized_column
 from .categorical import categorical_column_with_hash_bucket
 from .dense import embedding_column, indicator_column
 from .infer_bins import tree_edges
 from .infer_stats import DISTINCT_CAP, ColumnStats, inference_kind
 from .normalizers import chain, clip, log1p, standardize
-from .numeric import bucketized_column, numeric_column
+from .numeric import numeric_column
 from .piecewise import piecewise_linear_column
 from .time_parts import categorical_column_with_time_part
 from .vocabulary import categorical_column_with_vocabulary_list
@@ -80,26 +81,22 @@ FLOAT32_EXACT, FLOAT64_EXACT = 2**24, 2**53
 # weight per category it then holds the linear baseline (a logistic/ridge regression on
 # one-hot categories and standardized numbers), which the quantile buckets alone only
 # approximate by steps (small tables: too few rows per bucket to learn the steps).
-NUMERIC_IN_WIDE = True
-# ... and, where that number is log1p'd, also the number itself, only standardized (the
-# linear baseline's StandardScaler) and clipped to the training range: a linear term of
-# either or both. treatment's 1978 earnings are linear in the skewed 1974 and 1975 earnings
-# (their log1p alone: the linear model's test RMSE 11,941 against the baseline's 10,760);
-# diamonds' log price is linear in log carat (the number alone: 0.1133 against 0.1099).
-# The clip moves no training value, and keeps a value far beyond anything seen at predict
-# time from extrapolating the linear term.
-WIDE_NUMBER_STANDARDIZED = True
+# Where that number is log1p'd, the wide part also gets the number itself, only
+# standardized (the linear baseline's StandardScaler) and clipped to the training range:
+# a linear term of either or both. treatment's 1978 earnings are linear in the skewed
+# 1974 and 1975 earnings (their log1p alone: the linear model's test RMSE 11,941 against
+# the baseline's 10,760); diamonds' log price is linear in log carat (the number alone:
+# 0.1133 against 0.1099). The clip moves no training value, and keeps a value far beyond
+# anything seen at predict time from extrapolating the linear term.
 
 # The deep part also gets an embedding of a number's quantile bucket when it has at least
 # this many buckets (a piecewise-constant encoding, Gorishniy et al. 2022).
-NUMERIC_BUCKET_EMBEDDING = True
 BUCKET_EMBEDDING_MIN = 4
 
 # The deep part also gets a number's piecewise-linear encoding (Gorishniy et al. 2022)
 # over its minimum, quantile boundaries and maximum, when it has at least
 # BUCKET_EMBEDDING_MIN buckets: the first layer is then a continuous piecewise-linear
 # function of the number, with knots where the trees would put thresholds.
-NUMERIC_PIECEWISE_LINEAR = True
 
 # Target-aware edges (PLE-T, Gorishniy et al. 2022, section 3.2; :mod:`.infer_bins`): the
 # thresholds of a one-feature regression tree of the label on the number (a class
@@ -107,8 +104,8 @@ NUMERIC_PIECEWISE_LINEAR = True
 # buckets' resolution) of at least TARGET_BIN_MIN_LEAF_ROWS rows and
 # TARGET_BIN_MIN_LEAF_SHARE of the sample each. TARGET_BINS names the parts that use
 # them: "wide" (the bucketized column), "embedding" (the deep part's bucket embedding),
-# "piecewise" (the piecewise-linear encoding's knots); merged with the quantile edges
-# when TARGET_BINS_MERGED, instead of them otherwise. Measured on quality_wide.py's tables
+# "piecewise" (the piecewise-linear encoding's knots), merged with the quantile edges
+# (not instead of them, as PLE-T proper). Measured on quality_wide.py's tables
 # (3 seeds; benchmarks/RESULTS.md, "Target-aware bin edges"): merged into the embedding's
 # buckets only, star's RMSE 30.87 -> 30.41, randhie's 3.767 -> 3.741, adult's AUC 0.9211
 # -> 0.9229, health_insurance's 0.8787 -> 0.8795, the other tables within seed noise; in
@@ -116,7 +113,6 @@ NUMERIC_PIECEWISE_LINEAR = True
 # 2.7% RMSE; as the piecewise-linear knots, randhie lost 0.6%; replacing the quantile
 # edges everywhere (PLE-T proper), adult lost 0.003 AUC and fishing 0.003 accuracy.
 TARGET_BINS = ("embedding",)
-TARGET_BINS_MERGED = True
 TARGET_BIN_LEAVES = 20
 TARGET_BIN_MIN_LEAF_ROWS = 20
 TARGET_BIN_MIN_LEAF_SHARE = 0.01
@@ -258,8 +254,8 @@ def read_dtype(stats: ColumnStats) -> str | None:
 
 
 def numeric_columns(stats: ColumnStats, sample: np.ndarray, target: np.ndarray | None = None):
-    """``(wide columns, deep columns, reason)`` of a number: its buckets (and, with
-    :data:`NUMERIC_IN_WIDE`, the number itself) in the wide part. ``target``: the
+    """``(wide columns, deep columns, reason)`` of a number: its buckets and the number
+    itself in the wide part. ``target``: the
     label's :func:`~.infer_bins.label_target` for the rows of ``sample``, for the
     target-aware edges of :data:`TARGET_BINS` (None: quantile edges only)."""
     name = stats.name
@@ -321,11 +317,9 @@ def numeric_columns(stats: ColumnStats, sample: np.ndarray, target: np.ndarray |
     )
     if dtype != "float32":
         reason += f"; read as {dtype}: integers up to {stats.max:.6g} are not exact in float32"
-    wide = (buckets_column,)
-    if NUMERIC_IN_WIDE:
-        wide += (deep[0],)
-        reason += "; the normalized number also in the wide part (a linear term)"
-    if NUMERIC_IN_WIDE and WIDE_NUMBER_STANDARDIZED and logged:
+    wide = (buckets_column, deep[0])
+    reason += "; the normalized number also in the wide part (a linear term)"
+    if logged:
         lo, hi, half = float(stats.min), float(stats.max), (std or 1.0) / 2.0
         clipped = clip(lo, hi)
         source = numeric_column(name, default_value=default, dtype=dtype, normalizer_fn=clipped)
@@ -340,7 +334,7 @@ def numeric_columns(stats: ColumnStats, sample: np.ndarray, target: np.ndarray |
     if embedded != boundaries:
         buckets_column = bucketized_column(raw, embedded)
     buckets = len(embedded) + 1
-    if NUMERIC_BUCKET_EMBEDDING and buckets >= BUCKET_EMBEDDING_MIN:
+    if buckets >= BUCKET_EMBEDDING_MIN:
         width = min(EMBEDDING_MAX, math.ceil(EMBEDDING_FACTOR * buckets**0.25))
         deep.append(embedding_column(buckets_column, dimension=width))
         reason += (
@@ -348,7 +342,7 @@ def numeric_columns(stats: ColumnStats, sample: np.ndarray, target: np.ndarray |
             f"{width} (deep: a step function of the value the first layer need not build "
             "from one input)"
         )
-    if NUMERIC_PIECEWISE_LINEAR and buckets >= BUCKET_EMBEDDING_MIN:
+    if buckets >= BUCKET_EMBEDDING_MIN:
         knots = edges_of(quantile_boundaries, "piecewise")
         edges = sorted({float(stats.min), *knots, float(stats.max)})
         deep.append(piecewise_linear_column(raw, edges))
@@ -375,20 +369,18 @@ def _target_aware_edges(stats, dtype, finite, target, finite_rows):
     def edges_of(quantile_edges, part):
         if part not in TARGET_BINS or not tree:
             return quantile_edges
-        return sorted(set(quantile_edges) | set(tree)) if TARGET_BINS_MERGED else tree
+        return sorted(set(quantile_edges) | set(tree))
 
     def source_of(part):
         if part not in TARGET_BINS or not tree:
             return "quantile boundaries"
-        return (
-            "quantile boundaries and tree thresholds" if TARGET_BINS_MERGED else "tree thresholds"
-        )
+        return "quantile boundaries and tree thresholds"
 
     if not tree:
         return edges_of, source_of, ""
-    how = "merged with the quantile edges" if TARGET_BINS_MERGED else "instead of quantile edges"
     reason = (
-        f"; target-aware edges for the {', '.join(TARGET_BINS)} part(s), {how}: the "
+        f"; target-aware edges for the {', '.join(TARGET_BINS)} part(s), merged with the "
+        f"quantile edges: the "
         f"{len(tree)} thresholds of a one-feature regression tree of the label (at most "
         f"{TARGET_BIN_LEAVES} leaves of at least {min_leaf} sampled rows; PLE-T, Gorishniy "
         f"et al. 2022)"

@@ -30,14 +30,8 @@ from .base import CategoricalColumn, FeatureColumn, KeyedColumn, WrapsCategorica
 from .categorical import categorical_column_with_hash_bucket, categorical_column_with_identity
 from .features import is_list_type
 from .ids import CategoricalIds, FlatIds, drop_invalid
-from .numeric import (
-    apply_normalizer,
-    check_normalizer,
-    check_numeric_dtype,
-    check_shape,
-    flat_numbers,
-    with_normalizer_config,
-)
+from .numeric import check_normalizer, check_numeric_dtype, check_shape, with_normalizer_config
+from .numeric_reading import apply_normalizer, flat_numbers
 from .vocabulary import (
     categorical_column_with_vocabulary_file,
     categorical_column_with_vocabulary_list,

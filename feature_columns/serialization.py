@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 from .base import FeatureColumn
+from .bucketized import bucketized_column
 from .categorical import (
     categorical_column_with_hash_bucket,
     categorical_column_with_identity,
@@ -26,18 +27,15 @@ from .categorical import (
 )
 from .config_checks import ConfigError, did_you_mean, join_path, show, unknown_name_error
 from .crossed import crossed_column
-from .dense import (
-    embedding_column_from_config,
-    indicator_column,
-    shared_embedding_column_from_config,
-)
+from .dense import embedding_column_from_config, indicator_column
 from .equality import equality_column
-from .numeric import bucketized_column, numeric_column_from_config
+from .numeric import numeric_column_from_config
 from .piecewise import piecewise_linear_column
 from .sequence import (
     SequenceCategoricalColumn,
     sequence_numeric_column,
 )
+from .shared_embedding import shared_embedding_column_from_config
 from .time_parts import categorical_column_with_time_part
 from .vocabulary import (
     categorical_column_with_vocabulary_file,

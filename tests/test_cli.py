@@ -236,6 +236,110 @@ def test_python_m_colonnade_train_in_a_subprocess(tmp_path):
     assert "model.feature_columns[0].kye: unknown key; did you mean 'key'?" in done.stderr
 
 
+# ---------------------------------------------------------------- the zero-config job
+
+
+@pytest.fixture
+def few_epochs(monkeypatch):
+    from colonnade.estimators.tabular import models
+
+    monkeypatch.setattr(models, "MAX_EPOCHS", 3)
+    monkeypatch.setattr(models, "HIDDEN_UNITS", (16, 8))
+
+
+def last_json(out: str) -> dict:
+    """The JSON summary a command prints last (after the plan and notes)."""
+    lines = out.splitlines()
+    return json.loads("\n".join(lines[len(lines) - 1 - lines[::-1].index("{") :]))
+
+
+def test_zero_config_job_from_the_shell_end_to_end(tmp_path, capsys, monkeypatch, few_epochs):
+    """train --data, then evaluate/predict/export on the folder it trained in, with paths
+    from the current folder; inferred.toml reruns as written."""
+    make_data(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    status, out, err = run(
+        capsys, "train", "--data", "train.csv", "--label", "y", "--model-dir", "model",
+        "--eval-data", "eval.parquet",
+    )  # fmt: skip
+    assert status == 0, err
+    summary = last_json(out)
+    assert summary["eval"]["accuracy"] > 0.8
+
+    config = tmp_path / "model" / "inferred.toml"
+    job = load_config(config)
+    assert job.model.model_dir == str(tmp_path / "model")  # the model just trained
+    assert job.data.eval == (str(tmp_path / "eval.parquet"),)
+    assert "model.ckpt-" in open(tmp_path / "model" / "checkpoint").read()
+
+    status, out, err = run(capsys, "evaluate", config)
+    assert status == 0, err
+    assert json.loads(out) == summary["eval"]
+    status, out, err = run(capsys, "evaluate", "--data", "eval.parquet", "model")
+    assert status == 0, err
+    metrics = json.loads(out)
+    assert metrics == summary["eval"]
+
+    # the metrics again by hand, from the predictions of the same rows
+    status, out, err = run(capsys, "predict", "--data", "eval.parquet", "model", "--out", "e.csv")
+    assert status == 0, err
+    assert out.strip() == str(tmp_path / "e.csv")
+    predicted = pd.read_csv(tmp_path / "e.csv")
+    truth = pd.read_parquet(tmp_path / "eval.parquet")["y"].to_numpy()
+    assert metrics["accuracy"] == pytest.approx(np.mean(predicted["classes"] == truth))
+    p_true = np.where(truth == "yes", predicted["probabilities_1"], predicted["probabilities_0"])
+    assert metrics["average_loss"] == pytest.approx(-np.mean(np.log(p_true)), rel=1e-4)
+
+    status, out, err = run(capsys, "predict", "--data", "new.csv", "model", "--out", "p.parquet")
+    assert status == 0, err
+    rows = pd.read_csv(tmp_path / "new.csv")
+    assert len(pd.read_parquet(tmp_path / "p.parquet")) == len(rows)
+
+    status, out, err = run(capsys, "export", "model", "--export-dir", "exports")
+    assert status == 0, err
+    served = cn.load(out.strip()).predict(rows.head(5))
+    np.testing.assert_allclose(
+        np.stack(served["logistic"]).ravel(),
+        pd.read_parquet(tmp_path / "p.parquet")["logistic"].head(5),
+        rtol=1e-5,
+    )
+
+    step = summary["eval"]["global_step"]
+    status, out, err = run(capsys, "train", config)  # trains the model on
+    assert status == 0, err
+    trained_on = json.loads(out)
+    assert trained_on["model_dir"] == str(tmp_path / "model")
+    # on all 300 rows of train.csv (fit held some out): ceil(300 / 32) steps an epoch
+    assert trained_on["global_step"] == step + job.data.epochs * 10
+    assert trained_on["eval"]["global_step"] == trained_on["global_step"]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["evaluate", "."], "a directory without inferred.toml; expected a TOML job config"),
+        (["predict", "model", "--out", "p.txt"], "--out: cannot tell the output format"),
+        (["predict", "model", "--out", "p.csv"], "data.predict: missing; `colonnade predict` "
+         "needs it (or give --data PATH on the command line)"),
+        (["export", "model"], "(or give --export-dir DIR on the command line)"),
+        (["train", "model", "--eval-data", "eval.parquet"], "--eval-data goes with --data"),
+        (["evaluate", "--data", "nope.csv", "model"], "nope.csv: No such file or directory"),
+        (["train", "--data", "train.csv", "--label", "y", "--eval-data", "nope.csv"],
+         "nope.csv: No such file or directory"),
+    ],
+)  # fmt: skip
+def test_zero_config_commands_refuse_what_they_cannot_run(tmp_path, capsys, monkeypatch,
+                                                          argv, message):  # fmt: skip
+    make_data(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model").mkdir()
+    write(tmp_path / "model", LINEAR.replace('model_dir = "run"', 'model_dir = "."'),
+          "inferred.toml")  # fmt: skip
+    status, out, err = run(capsys, *argv)
+    assert status == 2, (out, err)
+    assert message in err and len(err.strip().splitlines()) == 1, err
+
+
 # ---------------------------------------------------------------- readable errors
 
 ERRORS = [
@@ -323,7 +427,7 @@ def test_bad_config_exits_2_with_one_line_naming_the_field(tmp_path, capsys, wha
 
 def not_a_config(tmp_path):
     return [
-        ("a directory", tmp_path, r"is a directory; expected a TOML config file"),
+        ("a directory", tmp_path, r"a directory without inferred.toml; expected a TOML job"),
         ("a binary file", tmp_path / "model.bin", r"not a TOML file: not UTF-8 text \(byte 2 is"),
         ("a huge file", tmp_path / "huge.toml", r"larger than 1048576 bytes"),
         ("deep nesting", tmp_path / "deep.toml", r"nested too deeply"),

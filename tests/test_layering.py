@@ -187,7 +187,7 @@ ROOMS = [  # colonnade.estimators' sub-packages, bottom to top (docs/architectur
     ["runtime"],
     ["canned"],
     ["tabular"],
-    ["loading"],
+    ["loading", "experimental"],
 ]
 
 
@@ -214,3 +214,31 @@ def test_estimator_rooms_import_only_rooms_below():
 def test_every_estimators_module_is_in_a_room():
     loose = [m for m in GRAPH if m.startswith("colonnade.estimators.") and room_floor(m) is None]
     assert not loose, f"modules outside the rooms {ROOMS}: {loose}"
+
+
+def test_the_estimator_asks_its_model_not_its_kind():
+    """``Estimator``'s module reads no ``.custom`` attribute (what differs between a
+    ``model_fn`` and a canned model is a method of the ``Model``) and imports no canned
+    module."""
+    name = "colonnade.estimators.runtime.estimator"
+    path = module_files(package_dirs())[name]
+    tree = ast.parse(path.read_text(), str(path))
+    reads = [
+        n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "custom"
+    ]
+    assert not reads, f"{path} reads .custom at lines {reads}"
+    canned = sorted(m for m in GRAPH[name] if within(m, "colonnade.estimators.canned"))
+    assert not canned, f"{path} imports {canned}"
+
+
+def test_the_kind_checks_see_a_custom_read_and_a_canned_import(tmp_path):
+    """The two checks above find what they look for."""
+    pkg = tmp_path / "pkg"
+    (pkg / "canned").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "canned" / "__init__.py").write_text("")
+    (pkg / "canned" / "model.py").write_text("")
+    (pkg / "est.py").write_text("def f(m):\n    from .canned import model\n    return m.custom\n")
+    tree = ast.parse((pkg / "est.py").read_text())
+    assert [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)] == ["custom"]
+    assert import_graph({"pkg": pkg})["pkg.est"] == {"pkg.canned.model"}

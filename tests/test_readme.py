@@ -22,6 +22,11 @@ import colonnade as cn
 from colonnade.core.checkpoint_format import is_tf_checkpoint
 from colonnade.demo import load_adult
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
 ROOT = Path(__file__).resolve().parents[1]
 FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^\1```$", re.S | re.M)
 SETUP = "python3 -m venv .venv && . .venv/bin/activate && pip install . && colonnade demo"
@@ -72,9 +77,10 @@ def test_every_readme_block_is_run():
     assert "sed -n 2p" in (ROOT / ".ci" / "run").read_text()  # .ci/run runs that line
 
 
-def test_tour_and_the_tensorflow_way(tmp_path, monkeypatch):
+def test_tour_and_the_tensorflow_way(tmp_path, monkeypatch, caplog):
     """The tour, then the TF way (``train(input_fn, max_steps=...)``) on its model, over
-    Parquet files of click rows."""
+    Parquet files of click rows: it trains to the max_steps it names (here 5 steps past
+    the tour's, over 2 batches of data: the data repeats) without a warning."""
     monkeypatch.chdir(tmp_path)
     namespace = {}
     exec(compile(block(TOUR), "README.md", "exec"), namespace)
@@ -85,8 +91,13 @@ def test_tour_and_the_tensorflow_way(tmp_path, monkeypatch):
     clicks = load_adult("test").head(2000).rename(columns={"income": "clicked"})
     clicks.iloc[:1000].to_parquet(tmp_path / "clicks" / "part-0.parquet")
     clicks.iloc[1000:].to_parquet(tmp_path / "clicks" / "part-1.parquet")
-    exec(compile(block(TF_WAY), "README.md", "exec"), namespace)
-    assert namespace["model"].get_variable_value("global_step") == step + 2  # 2000 rows / 1024
+    code = block(TF_WAY)
+    assert "max_steps=10_000" in code
+    code = code.replace("max_steps=10_000", f"max_steps={step + 5}")
+    with caplog.at_level("WARNING", logger="colonnade"):
+        exec(compile(code, "README.md", "exec"), namespace)
+    assert namespace["model"].get_variable_value("global_step") == step + 5
+    assert not [r.getMessage() for r in caplog.records if "ran out" in r.getMessage()]
 
 
 def test_zero_configuration(tmp_path, monkeypatch, capsys):
@@ -163,3 +174,15 @@ def test_porting_takes_over_a_tf_model_dir(tmp_path, monkeypatch):
     assert namespace["model"].get_variable_value("global_step") == 138
     latest = cn.train.latest_checkpoint(str(tmp_path / "old_tf_model_dir"))
     assert latest.endswith("model.ckpt-138") and is_tf_checkpoint(latest)  # as the comment says
+
+
+def test_the_test_command_says_what_it_installs_and_how_long_it_runs():
+    """The paragraph after the setup commands names the large packages of the ``test``
+    extra (Ray above all) and the suite's time, so nobody is surprised by either."""
+    text = (ROOT / "README.md").read_text()
+    paragraph = text.split(SETUP, 1)[1].split("\n\n")[1]
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    test_extra = " ".join(extra["optional-dependencies"]["test"])
+    for package, shown in [("ray", "Ray"), ("tensorboard", "TensorBoard")]:
+        assert package in test_extra and shown in paragraph, package
+    assert re.search(r"about \d+ minutes of tests on two cores", paragraph), paragraph

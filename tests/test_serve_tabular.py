@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import colonnade as cn
+from colonnade.estimators.tabular import defaults as tabular_defaults
 from colonnade.estimators.tabular import ensemble as tabular_ensemble
-from colonnade.estimators.tabular import models as tabular
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -29,7 +29,7 @@ def ensemble(tmp_path_factory):
     small = {"MAX_EPOCHS": 2, "MIN_EPOCHS_NOISY": 1, "HIDDEN_UNITS": (8, 4)}
     with pytest.MonkeyPatch.context() as patch:
         for name, value in small.items():
-            patch.setattr(tabular, name, value)
+            patch.setattr(tabular_defaults, name, value)
         for name in ("MAX_MEMBERS", "FOLDS"):  # 3 members, 3 folds
             patch.setattr(tabular_ensemble, name, 3)
         model = cn.estimators.TabularClassifier("y", model_dir=str(root / "model"), seed=0)

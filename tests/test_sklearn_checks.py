@@ -11,7 +11,7 @@ pytest.importorskip("sklearn")
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 import colonnade.sklearn as sk  # noqa: E402
-from colonnade.estimators.tabular import models as tabular  # noqa: E402
+from colonnade.estimators.tabular import defaults as tabular_defaults  # noqa: E402
 
 # Small models, few epochs, a learning rate large enough to fit the checks' data
 # (200 rows) in them: the checks test the scikit-learn contract, not the defaults.
@@ -40,10 +40,10 @@ def no_fsync(monkeypatch):
 def small_zero_configuration_models(monkeypatch):
     """The zero-configuration models at check sizes: a small tower, few epochs, a
     learning rate that fits the checks' data in them."""
-    monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
-    monkeypatch.setattr(tabular, "MIN_ROWS_FOR_VALIDATION", 1_000)  # no early stopping
-    monkeypatch.setattr(tabular, "SMALL_DATA_EPOCHS", 3)
-    monkeypatch.setattr(tabular, "DNN_LEARNING_RATE", 0.05)
+    monkeypatch.setattr(tabular_defaults, "HIDDEN_UNITS", (8,))
+    monkeypatch.setattr(tabular_defaults, "MIN_ROWS_FOR_VALIDATION", 1_000)  # no early stopping
+    monkeypatch.setattr(tabular_defaults, "SMALL_DATA_EPOCHS", 3)
+    monkeypatch.setattr(tabular_defaults, "DNN_LEARNING_RATE", 0.05)
 
 
 @parametrize_with_checks(ADAPTERS, expected_failed_checks=sk.expected_failed_checks)

@@ -134,32 +134,25 @@ def build_estimator(model_dir, model_type, wide_columns, deep_columns, args):
     config = cn.estimators.RunConfig(tf_random_seed=args.seed, log_step_count_steps=0)
     linear_optimizer = cn.train.FtrlOptimizer(learning_rate=args.linear_learning_rate)
     dnn_optimizer = cn.train.AdamOptimizer(learning_rate=args.dnn_learning_rate)
+    common = dict(model_dir=model_dir, label_vocabulary=LABEL_VOCABULARY, config=config)
     if model_type == "wide":
         return cn.estimators.LinearClassifier(
-            feature_columns=wide_columns,
-            model_dir=model_dir,
-            label_vocabulary=LABEL_VOCABULARY,
-            optimizer=linear_optimizer,
-            config=config,
+            feature_columns=wide_columns, optimizer=linear_optimizer, **common
         )
     if model_type == "deep":
         return cn.estimators.DNNClassifier(
             hidden_units=HIDDEN_UNITS,
             feature_columns=deep_columns,
-            model_dir=model_dir,
-            label_vocabulary=LABEL_VOCABULARY,
             optimizer=dnn_optimizer,
-            config=config,
+            **common,
         )
     return cn.estimators.DNNLinearCombinedClassifier(
-        model_dir=model_dir,
         linear_feature_columns=wide_columns,
         linear_optimizer=linear_optimizer,
         dnn_feature_columns=deep_columns,
         dnn_optimizer=dnn_optimizer,
         dnn_hidden_units=HIDDEN_UNITS,
-        label_vocabulary=LABEL_VOCABULARY,
-        config=config,
+        **common,
     )
 
 

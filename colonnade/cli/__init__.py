@@ -2,7 +2,19 @@
 
 ``colonnade demo`` trains the built-in wide&deep example. ``colonnade train|evaluate|
 predict|export CONFIG.toml`` run a job described by a TOML config (read by
-:mod:`colonnade.cli.job`, run by :mod:`colonnade.cli.commands`; see ``docs/config.md``):
+:mod:`colonnade.cli.job`, run by :mod:`colonnade.cli.commands`; see ``docs/config.md``);
+in its place a folder that ``colonnade train --data PATH --label COLUMN`` trained a model
+in reads the ``inferred.toml`` written there (:mod:`colonnade.cli.inferred`), so the
+zero-configuration job runs from the shell end to end::
+
+    colonnade train --data train.csv --label y --model-dir model [--eval-data test.csv]
+    colonnade evaluate --data test.csv model
+    colonnade predict --data new.csv model --out preds.csv
+    colonnade export model --export-dir exports
+
+``--data`` replaces the config's ``data.eval`` (evaluate) or ``data.predict`` (predict),
+``--label`` its ``data.label``, ``--out`` its ``predict.output`` and ``--export-dir`` its
+``export.export_dir``; their paths are taken from the current folder.
 
 - ``train``: ``fit`` on ``data.train`` for ``data.epochs`` epochs (resuming from the
   checkpoint in ``model.model_dir``), then evaluate on ``data.eval`` when given; prints
@@ -41,6 +53,7 @@ import traceback
 from .. import __version__
 from ..estimators.runtime.training_loop import Terminated
 from .commands import COMMANDS
+from .inferred import job_config_path
 from .job import ConfigError, load_config
 
 __all__ = ["build_parser", "main"]
@@ -84,6 +97,15 @@ def build_parser() -> argparse.ArgumentParser:
         )
         if name == "train":
             _add_inferred_train_arguments(command)
+        if name in ("evaluate", "predict"):
+            _add_data_arguments(command, name)
+        if name == "export":
+            command.add_argument(
+                "--export-dir",
+                metavar="DIR",
+                default=None,
+                help="export under DIR instead of export.export_dir",
+            )
         if name == "evaluate":
             command.add_argument(
                 "--plots",
@@ -103,8 +125,33 @@ def _add_inferred_train_arguments(train) -> None:
         "--data", default=None, help="train on PATH with inferred columns (no CONFIG)"
     )
     train.add_argument("--label", default=None, help="the label column (with --data)")
+    train.add_argument(
+        "--eval-data",
+        metavar="PATH",
+        default=None,
+        help="evaluate on PATH after training (with --data); written to inferred.toml",
+    )
     train.add_argument("--model-dir", default=None, help="model_dir (default: a new temp dir)")
     train.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+
+
+def _add_data_arguments(command, name) -> None:
+    """``colonnade evaluate|predict --data PATH``: the data in place of the config's."""
+    field = "data.eval" if name == "evaluate" else "data.predict"
+    command.add_argument(
+        "--data", metavar="PATH", default=None, help=f"{name} PATH instead of {field}"
+    )
+    if name == "evaluate":
+        command.add_argument(
+            "--label", metavar="COLUMN", default=None, help="the label column, not data.label"
+        )
+    else:
+        command.add_argument(
+            "--out",
+            metavar="PATH",
+            default=None,
+            help="write the predictions to PATH (.parquet or .csv), not predict.output",
+        )
 
 
 def _job_arguments(config_optional: bool) -> argparse.ArgumentParser:
@@ -114,7 +161,8 @@ def _job_arguments(config_optional: bool) -> argparse.ArgumentParser:
         "config",
         metavar="CONFIG",
         nargs="?" if config_optional else None,
-        help="a TOML job config (see docs/config.md)",
+        help="a TOML job config (see docs/config.md), or a model_dir that `colonnade train "
+        "--data` wrote (its inferred.toml)",
     )
     # SUPPRESS: "colonnade -v train x.toml" must not be reset by the subcommand's default.
     job.add_argument(
@@ -276,14 +324,22 @@ def _run_job(args) -> int:
 
     prog = f"colonnade {args.command}"
     try:
-        if getattr(args, "data", None) is not None or args.config is None:
+        if args.command == "train" and (args.data is not None or args.config is None):
             from .inferred import cmd_train_inferred
 
             if args.config is not None or args.label is None:
                 raise ConfigError("give either CONFIG or --data PATH --label COLUMN")
-            cmd_train_inferred(args.data, args.label, args.model_dir, args.seed)
+            cmd_train_inferred(args.data, args.label, args.model_dir, args.seed, args.eval_data)
             return 0
-        job = load_config(args.config)
+        if getattr(args, "eval_data", None) is not None:
+            raise ConfigError("--eval-data goes with --data PATH --label COLUMN, not CONFIG")
+        job = load_config(job_config_path(args.config)).overridden(
+            args.command,
+            data=getattr(args, "data", None),
+            label=getattr(args, "label", None) if args.command == "evaluate" else None,
+            output=getattr(args, "out", None),
+            export_dir=getattr(args, "export_dir", None),
+        )
         options = {"plots": args.plots} if getattr(args, "plots", None) else {}
         COMMANDS[args.command](job, **options)
         return 0

@@ -16,7 +16,7 @@ import sys
 from ..estimators.inputs.input_fn import INFERENCE_BATCH_SIZE
 from .job import OUTPUT_FORMATS, ConfigError
 
-__all__ = ["COMMANDS", "cmd_evaluate", "cmd_export", "cmd_predict", "cmd_train"]
+__all__ = ["COMMANDS", "cmd_evaluate", "cmd_export", "cmd_predict", "cmd_train", "json_metrics"]
 
 
 def _checked_paths(job, field, command, labelled=True) -> list:
@@ -39,7 +39,7 @@ def _checked_paths(job, field, command, labelled=True) -> list:
         f"model.{k}": sorted(required_columns(v)) for k, v in job.model.feature_columns.items()
     }
     if labelled:
-        label = job.data.label
+        label = job.need("data.label", command)
         wanted["data.label"] = [label] if isinstance(label, str) else list(label)
         if job.data.weight_column is not None:
             wanted["data.weight_column"] = [job.data.weight_column]
@@ -65,10 +65,10 @@ def _trained_estimator(job, command):
     return job.build_estimator()
 
 
-def _json(value):
+def json_metrics(value):
     """Metrics as JSON values: plain floats and ints, non-finite numbers as null."""
     if isinstance(value, dict):
-        return {k: _json(v) for k, v in value.items()}
+        return {k: json_metrics(v) for k, v in value.items()}
     if hasattr(value, "item"):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
@@ -78,7 +78,7 @@ def _json(value):
 
 def _evaluate(estimator, job, paths) -> dict:
     batch_size = INFERENCE_BATCH_SIZE
-    return _json(estimator.evaluate(paths, label=_label(job), batch_size=batch_size))
+    return json_metrics(estimator.evaluate(paths, label=_label(job), batch_size=batch_size))
 
 
 def _label(job):
@@ -101,7 +101,7 @@ def cmd_train(job) -> None:
     summary = {
         "model_dir": estimator.model_dir,
         "global_step": estimator.global_step,
-        "loss": _json(history.history["loss"][-1]),
+        "loss": json_metrics(history.history["loss"][-1]),
     }
     if eval_paths is not None:
         summary["eval"] = _evaluate(estimator, job, eval_paths)

@@ -2,9 +2,14 @@
 
 The columns are inferred (:func:`colonnade.feature_columns.infer`), the plan is printed,
 a :class:`~colonnade.estimators.TabularClassifier` or ``TabularRegressor`` (by the
-inferred task) trains, and ``inferred.toml`` is written beside the model: a job config
-of the same columns and settings, so ``colonnade train inferred.toml`` trains the same
-model again (on all of PATH, for the best epoch count found) in ``model_dir/retrained``.
+inferred task) trains, it is evaluated on ``--eval-data`` when given, and
+``inferred.toml`` is written beside the model: a job config of the model just trained
+(its ``model_dir`` is the config's own folder, its ``data.eval`` the eval data), so the
+other commands run on it as written (``colonnade evaluate --data test.csv MODEL_DIR``,
+``colonnade predict --data new.csv MODEL_DIR --out preds.csv``), and ``colonnade train
+inferred.toml`` trains the model on from its checkpoint. A model trained from files is
+one wide&deep model (a cross-fitted ensemble and the linear model solved first need the
+table in memory), so the config's ``[model]`` is exactly the checkpoint's.
 
 >>> print(to_toml({"data": {"label": "y", "epochs": 3}, "model": {"units": [8, 4]}}))
 [data]
@@ -25,13 +30,17 @@ import re
 import tempfile
 import time
 
-__all__ = ["INFERRED_CONFIG", "cmd_train_inferred", "to_toml"]
+from ..estimators.inputs.input_fn import INFERENCE_BATCH_SIZE
+from ..feature_columns.config_checks import ConfigError
+from .commands import json_metrics
+
+__all__ = ["INFERRED_CONFIG", "cmd_train_inferred", "job_config_path", "to_toml"]
 
 # The file written beside the model.
 INFERRED_CONFIG = "inferred.toml"
-# Where `colonnade train inferred.toml` trains anew (relative to the config's folder):
-# not the model_dir itself, where it would resume from the trained model.
-RETRAIN_DIR = "retrained"
+# Its model_dir, relative to its own folder: the model trained there (the folder may be
+# moved or copied whole).
+TRAINED_DIR = "."
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -92,13 +101,35 @@ class _Progress:
             print(f"infer: {line}", flush=True)
 
 
-def cmd_train_inferred(data, label, model_dir=None, seed=0) -> None:
-    """Infer, print the plan, train, print a JSON summary, write ``inferred.toml``."""
+def job_config_path(path) -> str:
+    """The job config that ``path`` on the command line names: a TOML file, or a folder
+    that ``colonnade train --data`` trained a model in (its :data:`INFERRED_CONFIG`)."""
+    path = os.fspath(path)
+    if not os.path.isdir(path):
+        return path
+    config = os.path.join(path, INFERRED_CONFIG)
+    if not os.path.isfile(config):
+        raise ConfigError(
+            f"a directory without {INFERRED_CONFIG}; expected a TOML job config, "
+            "or a model_dir that `colonnade train --data PATH --label COLUMN` wrote"
+        )
+    return config
+
+
+def _check_exists(path) -> None:
+    if not os.path.exists(path) and not any(c in path for c in "*?["):
+        raise FileNotFoundError(2, "No such file or directory", path)
+
+
+def cmd_train_inferred(data, label, model_dir=None, seed=0, eval_data=None) -> None:
+    """Infer, print the plan, train, evaluate on ``eval_data`` (when given), print a JSON
+    summary, write ``inferred.toml``."""
     from ..estimators import TabularClassifier, TabularRegressor
     from ..feature_columns import infer
 
-    if not os.path.exists(data) and not any(c in data for c in "*?["):
-        raise FileNotFoundError(2, "No such file or directory", data)
+    for path in (data, eval_data):
+        if path is not None:
+            _check_exists(path)
     print(f"inferring the columns of {data} ...", flush=True)
     plan = infer(data, label, seed=seed, progress=_Progress())
     model_dir = model_dir or tempfile.mkdtemp(prefix="colonnade_train_")
@@ -109,18 +140,12 @@ def cmd_train_inferred(data, label, model_dir=None, seed=0) -> None:
     for note in model.columns_.notes[len(plan.notes) :]:
         print(f"note: {note}")
     config = model.job_config(os.path.abspath(data))
-    config["model"]["model_dir"] = RETRAIN_DIR
+    config["model"]["model_dir"] = TRAINED_DIR
+    if eval_data is not None:
+        config["data"]["eval"] = os.path.abspath(eval_data)
     path = os.path.join(model.model_dir_, INFERRED_CONFIG)
-    header = (
-        f"# Written by `colonnade train --data {data} --label {label}`: the inferred columns\n"
-        f"# and settings. `colonnade train {INFERRED_CONFIG}` trains them again in\n"
-        f"# {RETRAIN_DIR}/ for the best epoch count found ({model.best_epoch_}), at fixed\n"
-        "# learning rates (fit halves them on a plateau), on the label as it is (a\n"
-        "# TabularRegressor trains on it standardized) and with the deep part's logits\n"
-        "# unweighted (fit weights them by a blend chosen on validation).\n\n"
-    )
     with open(path, "w", encoding="utf-8") as f:
-        f.write(header + to_toml(config))
+        f.write(_header(data, label, eval_data, model.best_epoch_) + to_toml(config))
     history = model.history_.history
     summary = {
         "model_dir": model.model_dir_,
@@ -131,4 +156,21 @@ def cmd_train_inferred(data, label, model_dir=None, seed=0) -> None:
     }
     if "val_loss" in history:
         summary["val_loss"] = history["val_loss"][model.best_epoch_ - 1]
+    if eval_data is not None:
+        summary["eval"] = json_metrics(model.evaluate(eval_data, batch_size=INFERENCE_BATCH_SIZE))
     print(json.dumps(summary, indent=2))
+
+
+def _header(data, label, eval_data, best_epoch) -> str:
+    given = f" --eval-data {eval_data}" if eval_data is not None else ""
+    return (
+        f"# Written by `colonnade train --data {data} --label {label}{given}`:\n"
+        "# the model trained in this folder, its inferred columns and settings.\n"
+        f"# `colonnade evaluate {INFERRED_CONFIG}` (or `--data test.csv` and this folder),\n"
+        "# `predict` and `export` use that model as it is. `colonnade train\n"
+        f"# {INFERRED_CONFIG}` trains it on from its checkpoint, for the best epoch count\n"
+        f"# found ({best_epoch}), at fixed learning rates (fit halves them on a plateau) and on\n"
+        "# the label as it is (a TabularRegressor trains on it standardized); with model_dir\n"
+        "# set to a new folder it trains the same columns from scratch, the deep part's\n"
+        "# logits unweighted (fit weights them by a blend chosen on validation).\n\n"
+    )

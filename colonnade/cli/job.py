@@ -77,7 +77,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -156,13 +156,46 @@ class JobConfig:
         section, key = field.split(".")
         value = getattr(getattr(self, section), key)
         if value is None:
-            raise ConfigError(f"missing; `colonnade {command}` needs it", field)
+            flag = FLAGS.get((command, field))
+            given = f" (or give {flag} on the command line)" if flag else ""
+            raise ConfigError(f"missing; `colonnade {command}` needs it{given}", field)
         return value
 
     def build_estimator(self):
         """The configured estimator, untrained (it resumes from ``model.model_dir``)."""
         return self.model.build(self.data.weight_column)
 
+    def overridden(
+        self, command, data=None, label=None, output=None, export_dir=None, base_dir=None
+    ):
+        """This job with the command line's ``--data`` (``data.eval`` for ``evaluate``,
+        ``data.predict`` for ``predict``), ``--label``, ``--out`` (``predict.output``) and
+        ``--export-dir`` in place of the config's; their paths are taken from ``base_dir``
+        (default: the current folder), not from the config's folder."""
+        base_dir = os.getcwd() if base_dir is None else base_dir
+        data_changes, predict, export = {}, self.predict, self.export
+        if data is not None:
+            data_changes[DATA_FIELDS[command]] = (resolve_path(data, base_dir),)
+        if label is not None:
+            data_changes["label"] = label
+        if output is not None:
+            predict = replace(predict, output=_output(output, base_dir, "--out"))
+        if export_dir is not None:
+            export = ExportConfig(resolve_path(export_dir, base_dir))
+        data = replace(self.data, **data_changes)
+        return replace(self, data=data, predict=predict, export=export)
+
+
+# The [data] key each command's --data replaces.
+DATA_FIELDS = {"evaluate": "eval", "predict": "predict"}
+# The command-line flag that gives a field, by (command, field).
+FLAGS = {
+    ("evaluate", "data.eval"): "--data PATH",
+    ("evaluate", "data.label"): "--label COLUMN",
+    ("predict", "data.predict"): "--data PATH",
+    ("predict", "predict.output"): "--out PATH",
+    ("export", "export.export_dir"): "--export-dir DIR",
+}
 
 PACKAGE_PREFIX = "colonnade:"
 """Paths starting with this name files shipped inside the installed package, e.g.
@@ -248,18 +281,23 @@ def _model(table, base_dir) -> EstimatorConfig:
     return model
 
 
+def _output(output, base_dir, where) -> str:
+    """``output`` resolved, refused unless its extension names a format we write."""
+    ext = os.path.splitext(output)[1].lower()
+    if ext not in OUTPUT_FORMATS:
+        raise ConfigError(
+            f"cannot tell the output format from {output!r}; end it with one of "
+            f"{sorted(OUTPUT_FORMATS)}",
+            where,
+        )
+    return resolve_path(output, base_dir)
+
+
 def _predict(table, base_dir, model: EstimatorConfig) -> PredictConfig:
     t = Table(table, "predict", {"output", "predict_keys", "keep_columns"})
     output = t.get("output", check.string)
     if output is not None:
-        ext = os.path.splitext(output)[1].lower()
-        if ext not in OUTPUT_FORMATS:
-            raise ConfigError(
-                f"cannot tell the output format from {output!r}; end it with one of "
-                f"{sorted(OUTPUT_FORMATS)}",
-                "predict.output",
-            )
-        output = resolve_path(output, base_dir)
+        output = _output(output, base_dir, "predict.output")
     keys = t.get("predict_keys", check.strings)
     if keys is not None:
         valid = list(model.prediction_keys)

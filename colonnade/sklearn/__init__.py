@@ -61,7 +61,10 @@ learn the breast cancer data in ten epochs. Regressors also train on ``y`` stand
 ``TabularRegressor`` does, so these learning rates suit targets in any unit.
 
 A pickled fitted adapter carries its model as the bytes of its export (see
-:mod:`colonnade.sklearn.adapters`): the export format stays pickle-free.
+:mod:`colonnade.sklearn.adapters`): the export format stays pickle-free. A pickle runs
+code when loaded, so load adapter pickles only from sources you trust; to share a model
+safely, send ``clf.estimator_.export_saved_model(folder)``'s export, which ``cn.load``
+reads without unpickling.
 
 scikit-learn is needed (``pip install scikit-learn``); the rest of colonnade does not
 depend on it.
@@ -177,6 +180,9 @@ _TABULAR_DOC = """{name} as a scikit-learn estimator (see :mod:`colonnade.sklear
     task: a classifier's ``y`` is always classes). After ``fit``: ``estimator_`` (the
     fitted :class:`colonnade.estimators.{name}`; after unpickling, its loaded export)
     and ``columns_`` (its :class:`~colonnade.feature_columns.infer.ColumnPlan`).
+
+    Pickles run code when loaded: load only pickles you trust, and share a model as its
+    pickle-free export (``estimator_.export_saved_model(folder)``, read by ``cn.load``).
     """
 
 

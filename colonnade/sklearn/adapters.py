@@ -5,7 +5,15 @@ Pickling a fitted adapter (``pickle``, ``joblib``, ``copy.deepcopy``) carries th
 model as the bytes of its export (``export_saved_model``: a declarative spec and the
 weights, no pickle inside) and loads it back with ``cn.load`` on unpickling, so the
 predictions are the same; ``estimator_`` is then the loaded
-:class:`~colonnade.estimators.Predictor` (it predicts; refit to train again).
+:class:`~colonnade.estimators.Predictor` (it predicts; refit to train again). The export's
+files are written only inside the adapter's own temporary folder: a state naming ``../``
+or an absolute path is refused with a ``ValueError``.
+
+Unpickling runs whatever code the pickle names (that is how ``pickle`` works, for every
+object), so **load adapter pickles only from sources you trust**. To share a model with
+someone who should not have to trust you, send its export instead:
+``clf.estimator_.export_saved_model(folder)`` writes a declarative spec and the weights,
+read back with ``cn.load(path)`` without unpickling anything.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..estimators import Predictor, RunConfig
 from ..estimators.loading import load
-from ..estimators.tabular.models import fold_label_scale
+from ..estimators.tabular.best_epoch import fold_label_scale
 from ..feature_columns import infer
 from .inputs import build_columns, checked_classes, checked_targets, tabular_input
 
@@ -51,12 +59,58 @@ def _read_tree(root: str) -> dict:
     return files
 
 
+def _inside_path(root: str, relative) -> str:
+    """``root/relative`` for a pickled state's file name, refused (``ValueError`` naming
+    it) unless it is a plain relative path that stays inside ``root``: no absolute path,
+    drive, ``..``, empty or ``.`` part, no NUL. A pickle may have been altered; nothing it
+    names is written outside the adapter's own temporary folder."""
+    if not isinstance(relative, str):
+        raise ValueError(
+            f"unpickling an adapter: its export lists a file name of type "
+            f"{type(relative).__name__} ({relative!r}); expected a relative path"
+        )
+    parts = relative.replace("\\", "/").split("/")
+    bad = (
+        not relative
+        or "\0" in relative
+        or os.path.isabs(relative)
+        or os.path.splitdrive(relative)[0]
+        or any(part in ("", ".", "..") for part in parts)
+    )
+    path = os.path.join(root, *parts)
+    real_root = os.path.realpath(root)
+    if bad or os.path.commonpath([os.path.realpath(path), real_root]) != real_root:
+        raise ValueError(
+            f"unpickling an adapter: its export lists the file {relative!r}, which is not a "
+            "plain relative path inside the export; nothing is written outside the "
+            "adapter's temporary folder (was the pickle altered? load only pickles you trust)"
+        )
+    return path
+
+
 def _write_tree(root: str, files: dict) -> None:
+    """Write a pickled export's ``{relative path: bytes}`` below ``root`` (a fresh temporary
+    folder): every name is checked first (:func:`_inside_path`), then each file is
+    created new, never through a link."""
+    if not isinstance(files, dict):
+        raise ValueError(
+            f"unpickling an adapter: its export is a {type(files).__name__}, expected a dict "
+            "of {relative path: bytes}"
+        )
+    paths = {}
     for relative, data in files.items():
-        path = os.path.join(root, relative)
+        paths[relative] = _inside_path(root, relative)
+        if not isinstance(data, (bytes, bytearray)):
+            raise ValueError(
+                f"unpickling an adapter: its export's file {relative!r} holds a "
+                f"{type(data).__name__}, expected bytes"
+            )
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    for relative, path in paths.items():
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as f:
-            f.write(data)
+        _inside_path(root, relative)  # a folder just made is a folder, not a link
+        with os.fdopen(os.open(path, flags, 0o600), "wb") as f:
+            f.write(files[relative])
 
 
 def export_files(estimator) -> dict:

@@ -6,7 +6,15 @@ from __future__ import annotations
 import inspect
 import textwrap
 
-__all__ = ["ADAPTER_ARGUMENTS", "document"]
+__all__ = ["ADAPTER_ARGUMENTS", "PICKLE_NOTE", "document"]
+
+PICKLE_NOTE = textwrap.fill(
+    "Pickling: a fitted adapter pickles (``pickle``, ``joblib``) with its model as the "
+    "bytes of its pickle-free export. Unpickling runs the code a pickle names, so load "
+    "pickles only from sources you trust; to share a model, send "
+    "``estimator_.export_saved_model(folder)``'s export and read it with ``cn.load``.",
+    width=88,
+)
 
 _COLUMNS_FROM_X = (
     "``None`` (the adapters' default; TF: required) builds them from ``X`` at each fit "
@@ -126,6 +134,8 @@ def document(cls):
             f"{cls.__name__} as a scikit-learn estimator (see :mod:`colonnade.sklearn`).",
             "",
             summary,
+            "",
+            PICKLE_NOTE,
             "",
             "Args:",
             *_args_section(cls, defaults),

@@ -4,7 +4,8 @@ Each is a ``model_fn`` (its network over feature columns gives the logits) plus 
 (see :mod:`..heads`) whose ``create_estimator_spec`` makes the loss, metrics, predictions
 and update, with TF's default optimizers (see :mod:`.model`). Each class is an
 ``Estimator`` that passes its model (TF's ``DNNClassifierV2(EstimatorV2)`` shape).
-Constructors take ``tf.estimator``'s arguments and defaults.
+Constructors take ``tf.estimator``'s arguments and defaults; TF 1's classes (:mod:`.v1`)
+are built from these and the table of TF 1's defaults (:mod:`.defaults`).
 
 >>> import colonnade as cn
 >>> import pandas as pd
@@ -19,10 +20,8 @@ Constructors take ``tf.estimator``'s arguments and defaults.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import math
 import os
-import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -32,6 +31,7 @@ from ..heads.classification import RegressionHead, classification_head
 from ..networks.network import DNNPart, LinearPart, Network
 from ..runtime.estimator import Estimator
 from ..runtime.run_config import RunConfig, WarmStartSettings
+from .arguments import DEEP_BATCH_NORM, DNN_COLUMNS, DNN_OPTIMIZER, documented
 from .model import CannedModelFn, resolve_optimizer
 
 OptimizerSpec = str | dict | core.Optimizer | Callable[[], Any] | None
@@ -180,137 +180,6 @@ def combined_model_fn(head, linear, dnn_columns, dnn_optimizer, tower) -> Canned
     return CannedModelFn(head, build)
 
 
-# ---------------------------------------------------------------- the arguments, once
-
-_LINEAR_COLUMNS = (
-    "the model's columns (TF: required): categorical ones get a weight per id, trained with "
-    "sparse updates; dense ones a weight per value."
-)
-DNN_COLUMNS_DOC = (
-    "the model's dense columns (TF: required): numeric, bucketized, indicator and embedding "
-    "columns; wrap a categorical column in ``indicator_column`` or ``embedding_column``."
-)
-_LINEAR_OPTIMIZER = (
-    'a name (``"Ftrl"``, TF\'s default, at learning rate 0.2), a ``{"name": ..., '
-    "**arguments}`` dict, an optimizer instance, a callable returning one, or ``None`` for "
-    "Ftrl at ``min(0.2, 1/sqrt(len(feature_columns)))``."
-)
-_DNN_OPTIMIZER = (
-    "a name (``\"Adagrad\"``, TF's default) at Keras' default learning rate for it (0.001; "
-    '0.01 for ``"SGD"``, ``"Momentum"``, ``"ProximalSGD"``), a ``{"name": ..., '
-    "**arguments}`` dict, an optimizer instance, a callable returning one, or ``None`` for "
-    "Adagrad at 0.001."
-)
-ARGUMENTS = {
-    "feature_columns": _LINEAR_COLUMNS,
-    "model_dir": (
-        "where checkpoints and TensorBoard event files go (TF's default ``None``): ``None`` "
-        "takes ``config.model_dir``, else a new temporary directory (with a warning). "
-        "Training resumes from the newest checkpoint found there."
-    ),
-    "n_classes": (
-        "number of label classes, at least 2 (TF's default 2). Two classes get a logistic "
-        "head, more a softmax head."
-    ),
-    "label_dimension": (
-        "numbers predicted per example (TF's default 1); the label has as many columns."
-    ),
-    "weight_column": (
-        "a column name or ``numeric_column`` giving each example's weight in the loss and "
-        "metrics (TF's default ``None``: every example weighs 1)."
-    ),
-    "label_vocabulary": (
-        "the label's string values, in class-id order (TF's default ``None``: labels are "
-        "integer class ids in ``[0, n_classes)``)."
-    ),
-    "optimizer": _LINEAR_OPTIMIZER,
-    "config": (
-        "a :class:`RunConfig`: seed, checkpoint and summary schedules (TF's default "
-        "``None``: ``RunConfig()``)."
-    ),
-    "warm_start_from": (
-        "a checkpoint path, or a :class:`WarmStartSettings`, to initialize variables from "
-        "when ``model_dir`` has no checkpoint yet (TF's default ``None``)."
-    ),
-    "loss_reduction": (
-        "how per-example losses become the training loss, one of ``cn.core.Reduction`` or "
-        "TF1's names (``\"weighted_sum\"``...; see ``Reduction.resolve``). TF 2's default "
-        "``SUM_OVER_BATCH_SIZE``: the weighted sum over the batch size; TF 1's canned "
-        'estimators used ``"weighted_sum"``.'
-    ),
-    "sparse_combiner": (
-        "how the weights of a multivalent categorical column's ids in one example combine: "
-        '``"sum"`` (TF\'s default), ``"mean"`` or ``"sqrtn"``.'
-    ),
-    "hidden_units": "the hidden layers' sizes, e.g. ``[64, 32]`` (TF: required).",
-    "activation_fn": (
-        'the hidden layers\' activation, a name (``"relu"``, TF\'s default; also ``"relu6"``, '
-        '``"elu"``, ``"selu"``, ``"leaky_relu"``, ``"sigmoid"``, ``"tanh"``, ``"softplus"``, '
-        '``"linear"``) or a function of a Tensor.'
-    ),
-    "dropout": (
-        "the probability of dropping a hidden unit while training, in ``[0, 1)`` (TF's "
-        "default ``None``: no dropout)."
-    ),
-    "batch_norm": "batch normalization after each hidden layer (TF's default ``False``).",
-    "linear_feature_columns": (
-        "the wide part's columns (TF's default ``None``: no linear part); categorical ones "
-        "get sparse weights."
-    ),
-    "linear_optimizer": (
-        "the wide part's optimizer: a name (``\"Ftrl\"``, TF's default), a dict, an instance "
-        "or a callable, as for ``LinearClassifier``; a name or ``None`` gets learning rate "
-        "``min(0.005, 1/sqrt(len(linear_feature_columns)))``."
-    ),
-    "dnn_feature_columns": (
-        "the deep part's dense columns (TF's default ``None``: no DNN part). At least one of "
-        "the two column lists must be given."
-    ),
-    "dnn_optimizer": (
-        "the deep part's optimizer (``\"Adagrad\"``, TF's default); a name or ``None`` gets "
-        "learning rate 0.001."
-    ),
-    "dnn_hidden_units": "the hidden layers' sizes; required with ``dnn_feature_columns``.",
-    "dnn_activation_fn": (
-        "the hidden layers' activation, a name (``\"relu\"``, TF's default) or a function, "
-        "as ``DNNClassifier``'s ``activation_fn``."
-    ),
-    "dnn_dropout": (
-        "the probability of dropping a hidden unit while training (TF's default ``None``: "
-        "no dropout)."
-    ),
-    "linear_sparse_combiner": (
-        "how the wide part combines a multivalent column's ids (``\"sum\"``, TF's default, "
-        '``"mean"`` or ``"sqrtn"``).'
-    ),
-}
-"""The canned estimators' arguments, described once: each class's docstring gets an
-``Args`` section made from its ``__init__`` signature (see :func:`documented`)."""
-
-
-def documented(**overrides):
-    """Append to a class's docstring an ``Args`` section listing its ``__init__``
-    arguments in order, each described by :data:`ARGUMENTS` (or ``overrides``, for the
-    arguments whose meaning differs in that class)."""
-
-    def decorate(cls):
-        names = [n for n in inspect.signature(cls.__init__).parameters if n != "self"]
-        lines = ["", "", "    Args:"]
-        for name in names:
-            text = overrides.get(name) or ARGUMENTS[name]
-            lines += textwrap.wrap(
-                f"{name}: {text}",
-                width=92,
-                initial_indent="        ",
-                subsequent_indent="            ",
-                break_on_hyphens=False,
-            )
-        cls.__doc__ = cls.__doc__.rstrip() + "\n".join(lines) + "\n    "
-        return cls
-
-    return decorate
-
-
 # ---------------------------------------------------------------- the estimators
 
 
@@ -364,7 +233,7 @@ class LinearRegressor(Estimator):
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
 
 
-@documented(feature_columns=DNN_COLUMNS_DOC, optimizer=_DNN_OPTIMIZER)
+@documented(feature_columns=DNN_COLUMNS, optimizer=DNN_OPTIMIZER)
 class DNNClassifier(Estimator):
     """A feed-forward network over dense feature columns for 2 or more classes.
 
@@ -396,7 +265,7 @@ class DNNClassifier(Estimator):
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
 
 
-@documented(feature_columns=DNN_COLUMNS_DOC, optimizer=_DNN_OPTIMIZER)
+@documented(feature_columns=DNN_COLUMNS, optimizer=DNN_OPTIMIZER)
 class DNNRegressor(Estimator):
     """A feed-forward network over dense feature columns predicting numbers."""
 
@@ -422,12 +291,7 @@ class DNNRegressor(Estimator):
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
 
 
-_DEEP_BATCH_NORM = (
-    "batch normalization after each hidden layer of the deep part (TF's default ``False``)."
-)
-
-
-@documented(batch_norm=_DEEP_BATCH_NORM)
+@documented(batch_norm=DEEP_BATCH_NORM)
 class DNNLinearCombinedClassifier(Estimator):
     """Wide & deep: a linear model and a DNN whose logits add up, for classification.
 
@@ -461,7 +325,7 @@ class DNNLinearCombinedClassifier(Estimator):
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
 
 
-@documented(batch_norm=_DEEP_BATCH_NORM)
+@documented(batch_norm=DEEP_BATCH_NORM)
 class DNNLinearCombinedRegressor(Estimator):
     """Wide & deep for regression (see :class:`DNNLinearCombinedClassifier`)."""
 

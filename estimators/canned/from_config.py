@@ -38,7 +38,7 @@ from ... import core
 from ... import feature_columns as fc
 from ...feature_columns import config_checks as check
 from ...feature_columns.config_checks import ConfigError, Table, did_you_mean, show
-from ...feature_columns.dense import COMBINERS
+from ...feature_columns.embedding_lookup import COMBINERS
 from ..heads.classification import RegressionHead, classification_head
 from ..networks.dnn import ACTIVATIONS
 from ..runtime.run_config import RunConfig

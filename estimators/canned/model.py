@@ -17,8 +17,9 @@ import numpy as np
 
 from ... import core
 from ... import data as cn_data
+from ..export.writer import export_estimator
 from ..runtime.tf_names import MODEL_PREFIX
-from ..spec.model_fn import EstimatorSpec, ModeKeys
+from ..spec.model_fn import EstimatorSpec, ModeKeys, is_checkpointed_variable
 
 # The momentum a Momentum optimizer named by string gets (a common choice; TF has none).
 NAMED_MOMENTUM = 0.9
@@ -93,9 +94,8 @@ class CannedModelFn:
 
 class CannedModel:
     """A network of feature columns through a head, each part of the network updated by
-    its own optimizer (see the module)."""
-
-    custom = False  # a canned network, not a user's model_fn
+    its own optimizer (see the module): the :class:`~..runtime.model.Model` of a canned
+    estimator."""
 
     def __init__(self, network, head, parts):
         self.network = network
@@ -110,6 +110,30 @@ class CannedModel:
     def model_fn(self) -> CannedModel:
         """The model itself: called, it is a ``model_fn``."""
         return self
+
+    @property
+    def params(self) -> dict:
+        """``{}``: a canned model takes no ``params``."""
+        return {}
+
+    def describe(self, class_name: str, model_dir: str) -> str:
+        """``<class_name>(model_dir=..., <part>_columns=[...], hidden_units=...,
+        label_dimension=... or n_classes=...)``."""
+        args = [f"model_dir={model_dir!r}"]
+        for part, columns in self.column_parts():
+            args.append(f"{part}_columns={[c.name for c in columns]}")
+        if self.network.dnn is not None:
+            args.append(f"hidden_units={self.network.dnn.hidden_units}")
+        if hasattr(self.head, "label_dimension"):
+            args.append(f"label_dimension={self.head.label_dimension}")
+        else:
+            args.append(f"n_classes={len(self.head.class_names)}")
+        return f"{class_name}({', '.join(args)})"
+
+    def lists_variable(self, name: str) -> bool:
+        """The network's variables, the global step and the optimizers' slots (as TF
+        lists them)."""
+        return is_checkpointed_variable(name)
 
     def __call__(self, features, labels, mode, config=None) -> EstimatorSpec:
         """TF's ``model_fn`` signature: the spec of one batch (dropout draws fresh
@@ -195,3 +219,16 @@ class CannedModel:
         out = copy.copy(self)
         out.parts = [(name, opt.fresh_copy(), variables) for name, opt, variables in self.parts]
         return out
+
+    def export(
+        self, estimator, export_dir_base, serving_input_receiver_fn, assets_extra, checkpoint_path
+    ) -> str:
+        """The head, the network's declarative spec and the weights of ``checkpoint_path``
+        (default: model_dir's latest), see
+        :func:`~colonnade.estimators.export.writer.export_estimator`."""
+        if checkpoint_path is None and estimator.latest_checkpoint() is None:
+            raise ValueError(f"Couldn't find trained model at {estimator.model_dir}.")
+        with estimator.train_state.from_checkpoint(checkpoint_path):
+            return export_estimator(
+                estimator, export_dir_base, serving_input_receiver_fn, assets_extra
+            )

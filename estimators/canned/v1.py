@@ -14,36 +14,23 @@ otherwise, what TF 1 gave it, which is not what TF 2's classes give:
   across parameter servers in TF 1's graphs. Here a variable is one array (a checkpoint
   TF 1 wrote partitioned is read whole); see ``docs/tf_differences.md``.
 
-Values from TF 2.15's ``tensorflow_estimator`` (``canned/dnn.py``, ``linear.py``,
-``dnn_linear_combined.py``, ``optimizers.py``), pinned by tests against models TF trained.
+Each class is built from its TF 2 class (:mod:`.estimators`, the one definition) and its
+row of :data:`.defaults.TF1`: a subclass whose ``__init__`` has TF 1's signature (its
+``__signature__``, which ``inspect.signature`` and ``help`` read) and hands TF 2's
+``__init__`` the arguments with the optimizers TF 1 resolves. Values from TF 2.15's
+``tensorflow_estimator``, pinned by tests against its signatures and models TF trained.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable, Sequence
+import inspect
+import typing
 
 from ... import core
-from ...feature_columns.base import FeatureColumn
-from ..runtime.run_config import RunConfig, WarmStartSettings
 from . import estimators as canned
-from .estimators import DNN_COLUMNS_DOC, OptimizerSpec, documented, linear_learning_rate
-
-__all__ = [
-    "DNNClassifier",
-    "DNNLinearCombinedClassifier",
-    "DNNLinearCombinedRegressor",
-    "DNNRegressor",
-    "LinearClassifier",
-    "LinearRegressor",
-    "V1_OPTIMIZER_NAMES",
-]
-
-V1_LOSS_REDUCTION = "weighted_sum"
-DNN_LEARNING_RATE = 0.05  # canned/dnn.py's _LEARNING_RATE
-LINEAR_LEARNING_RATE = 0.2  # canned/linear.py's _LEARNING_RATE
-COMBINED_DNN_LEARNING_RATE = 0.001  # canned/dnn_linear_combined.py's _DNN_LEARNING_RATE
-COMBINED_LINEAR_LEARNING_RATE = 0.005
+from .arguments import descriptions, documented
+from .defaults import TF1, Changes, NamedOptimizer
+from .estimators import OptimizerSpec, linear_learning_rate
 
 V1_OPTIMIZER_NAMES = {
     "Adagrad": core.AdagradOptimizer,
@@ -72,278 +59,73 @@ def v1_optimizer(optimizer: OptimizerSpec, learning_rate: float, none_ok=False) 
     return lambda: cls(learning_rate=learning_rate)
 
 
-_V1_DOCS = dict(
-    loss_reduction=(
-        'how per-example losses become the training loss; TF 1\'s default ``"weighted_sum"``: '
-        "their weighted sum over the batch (see ``cn.core.Reduction``)."
-    ),
-    input_layer_partitioner=(
-        "accepted for TF 1's signature and not used: variables are not partitioned here."
-    ),
-    partitioner="accepted for TF 1's signature and not used: variables are not partitioned.",
-)
-_DNN_V1_OPTIMIZER = (
-    'a name (``"Adagrad"``, TF 1\'s default; ``"Adam"``, ``"Ftrl"``, ``"RMSProp"``, '
-    '``"SGD"``) for TF 1\'s optimizer at learning rate 0.05, an optimizer instance or a '
-    "callable returning one (``None`` is TF 1's ValueError)."
-)
-_LINEAR_V1_OPTIMIZER = (
-    "a name (``\"Ftrl\"``, TF 1's default) for TF 1's optimizer at learning rate 0.2, an "
-    "optimizer instance, a callable returning one, or ``None`` for Ftrl at "
-    "``min(0.2, 1/sqrt(len(feature_columns)))``."
-)
-_COMBINED_V1_OPTIMIZERS = dict(
-    linear_optimizer=(
-        "the wide part's optimizer: a name (``\"Ftrl\"``, TF 1's default) at learning rate "
-        "``min(0.005, 1/sqrt(len(linear_feature_columns)))``, an instance or a callable "
-        "(``None`` is TF 1's ValueError)."
-    ),
-    dnn_optimizer=(
-        "the deep part's optimizer: a name (``\"Adagrad\"``, TF 1's default) at learning "
-        "rate 0.001, an instance or a callable (``None`` is TF 1's ValueError)."
-    ),
-)
+def tf1_signature(tf2_class: type, changes: Changes) -> inspect.Signature:
+    """TF 1's ``__init__`` signature of ``tf2_class``: its arguments with TF 1's defaults
+    and, each before the argument the table names, TF 1's extra arguments (default
+    ``None``)."""
+    tf2 = inspect.signature(tf2_class.__init__)
+    missing = set(changes.accepted.values()) - set(tf2.parameters)
+    if missing:
+        raise ValueError(f"{tf2_class.__name__} has no arguments {sorted(missing)}")
+    extra = {before: name for name, before in changes.accepted.items()}
+    parameters = []
+    for name, p in tf2.parameters.items():
+        if name in extra:
+            parameters.append(inspect.Parameter(extra[name], p.kind, default=None))
+        parameters.append(p.replace(default=changes.defaults.get(name, p.default)))
+    return tf2.replace(parameters=parameters)
 
 
-@documented(optimizer=_LINEAR_V1_OPTIMIZER, **_V1_DOCS)
-class LinearClassifier(canned.LinearClassifier):
-    """``tf.compat.v1.estimator.LinearClassifier``: TF 1's defaults (see the module)."""
-
-    def __init__(
-        self,
-        feature_columns: Iterable[FeatureColumn],
-        model_dir: str | os.PathLike | None = None,
-        n_classes: int = 2,
-        weight_column: str | FeatureColumn | None = None,
-        label_vocabulary: Sequence[str] | None = None,
-        optimizer: OptimizerSpec = "Ftrl",
-        config: RunConfig | None = None,
-        partitioner=None,
-        warm_start_from: str | WarmStartSettings | None = None,
-        loss_reduction: str = V1_LOSS_REDUCTION,
-        sparse_combiner: str = "sum",
-    ) -> None:
-        super().__init__(
-            feature_columns,
-            model_dir,
-            n_classes,
-            weight_column,
-            label_vocabulary,
-            v1_optimizer(optimizer, LINEAR_LEARNING_RATE, none_ok=True),
-            config,
-            warm_start_from,
-            loss_reduction,
-            sparse_combiner,
-        )
+def _resolve(arguments: dict, name: str, rule: NamedOptimizer) -> None:
+    """Replace ``arguments[name]`` by the optimizer TF 1 makes of it (see the table)."""
+    rate = rule.learning_rate
+    if rule.part is not None:
+        columns = arguments[rule.part] = list(arguments[rule.part] or [])
+        if not columns:
+            return
+        if rule.per_column:
+            rate = linear_learning_rate(len(columns), rule.learning_rate)
+    arguments[name] = v1_optimizer(arguments[name], rate, none_ok=rule.none_ok)
 
 
-@documented(optimizer=_LINEAR_V1_OPTIMIZER, **_V1_DOCS)
-class LinearRegressor(canned.LinearRegressor):
-    """``tf.compat.v1.estimator.LinearRegressor``: TF 1's defaults (see the module)."""
+def tf1_class(tf2_class: type) -> type:
+    """``tf.compat.v1.estimator``'s class of ``tf2_class``: a subclass with TF 1's
+    signature (:func:`tf1_signature`) and TF 1's named optimizers, documented as TF 2's
+    class with the table's descriptions."""
+    name = tf2_class.__name__
+    changes = TF1[name]
+    signature = tf1_signature(tf2_class, changes)
 
-    def __init__(
-        self,
-        feature_columns: Iterable[FeatureColumn],
-        model_dir: str | os.PathLike | None = None,
-        label_dimension: int = 1,
-        weight_column: str | FeatureColumn | None = None,
-        optimizer: OptimizerSpec = "Ftrl",
-        config: RunConfig | None = None,
-        partitioner=None,
-        warm_start_from: str | WarmStartSettings | None = None,
-        loss_reduction: str = V1_LOSS_REDUCTION,
-        sparse_combiner: str = "sum",
-    ) -> None:
-        super().__init__(
-            feature_columns,
-            model_dir,
-            label_dimension,
-            weight_column,
-            v1_optimizer(optimizer, LINEAR_LEARNING_RATE, none_ok=True),
-            config,
-            warm_start_from,
-            loss_reduction,
-            sparse_combiner,
-        )
+    def __init__(self, *args, **kwargs):
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"tf.compat.v1.estimator.{name}: {e}") from None
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        del arguments["self"]
+        for extra in changes.accepted:
+            del arguments[extra]
+        for argument, rule in changes.optimizers.items():
+            _resolve(arguments, argument, rule)
+        tf2_class.__init__(self, **arguments)
 
-
-@documented(feature_columns=DNN_COLUMNS_DOC, optimizer=_DNN_V1_OPTIMIZER, **_V1_DOCS)
-class DNNClassifier(canned.DNNClassifier):
-    """``tf.compat.v1.estimator.DNNClassifier``: TF 1's defaults (see the module)."""
-
-    def __init__(
-        self,
-        hidden_units: Sequence[int],
-        feature_columns: Iterable[FeatureColumn],
-        model_dir: str | os.PathLike | None = None,
-        n_classes: int = 2,
-        weight_column: str | FeatureColumn | None = None,
-        label_vocabulary: Sequence[str] | None = None,
-        optimizer: OptimizerSpec = "Adagrad",
-        activation_fn: str | Callable = "relu",
-        dropout: float | None = None,
-        input_layer_partitioner=None,
-        config: RunConfig | None = None,
-        warm_start_from: str | WarmStartSettings | None = None,
-        loss_reduction: str = V1_LOSS_REDUCTION,
-        batch_norm: bool = False,
-    ) -> None:
-        super().__init__(
-            hidden_units,
-            feature_columns,
-            model_dir,
-            n_classes,
-            weight_column,
-            label_vocabulary,
-            v1_optimizer(optimizer, DNN_LEARNING_RATE),
-            activation_fn,
-            dropout,
-            config,
-            warm_start_from,
-            loss_reduction,
-            batch_norm,
-        )
+    __init__.__signature__ = signature
+    __init__.__annotations__ = typing.get_type_hints(tf2_class.__init__)  # resolved: read here
+    __init__.__qualname__ = f"{name}.__init__"
+    namespace = {
+        "__init__": __init__,
+        "__module__": __name__,
+        "__qualname__": name,
+        "__doc__": f"``tf.compat.v1.estimator.{name}``: TF 1's defaults (see the module).",
+    }
+    cls = type(name, (tf2_class,), namespace)
+    return documented(**{**descriptions(tf2_class), **changes.docs})(cls)
 
 
-@documented(feature_columns=DNN_COLUMNS_DOC, optimizer=_DNN_V1_OPTIMIZER, **_V1_DOCS)
-class DNNRegressor(canned.DNNRegressor):
-    """``tf.compat.v1.estimator.DNNRegressor``: TF 1's defaults (see the module)."""
-
-    def __init__(
-        self,
-        hidden_units: Sequence[int],
-        feature_columns: Iterable[FeatureColumn],
-        model_dir: str | os.PathLike | None = None,
-        label_dimension: int = 1,
-        weight_column: str | FeatureColumn | None = None,
-        optimizer: OptimizerSpec = "Adagrad",
-        activation_fn: str | Callable = "relu",
-        dropout: float | None = None,
-        input_layer_partitioner=None,
-        config: RunConfig | None = None,
-        warm_start_from: str | WarmStartSettings | None = None,
-        loss_reduction: str = V1_LOSS_REDUCTION,
-        batch_norm: bool = False,
-    ) -> None:
-        super().__init__(
-            hidden_units,
-            feature_columns,
-            model_dir,
-            label_dimension,
-            weight_column,
-            v1_optimizer(optimizer, DNN_LEARNING_RATE),
-            activation_fn,
-            dropout,
-            config,
-            warm_start_from,
-            loss_reduction,
-            batch_norm,
-        )
-
-
-def _combined_optimizers(linear_columns, linear_optimizer, dnn_columns, dnn_optimizer):
-    """The two parts' optimizers as TF 1 resolves them, for the parts that exist."""
-    if linear_columns:
-        rate = linear_learning_rate(len(linear_columns), COMBINED_LINEAR_LEARNING_RATE)
-        linear_optimizer = v1_optimizer(linear_optimizer, rate)
-    if dnn_columns:
-        dnn_optimizer = v1_optimizer(dnn_optimizer, COMBINED_DNN_LEARNING_RATE)
-    return linear_optimizer, dnn_optimizer
-
-
-@documented(**_COMBINED_V1_OPTIMIZERS, **_V1_DOCS)
-class DNNLinearCombinedClassifier(canned.DNNLinearCombinedClassifier):
-    """``tf.compat.v1.estimator.DNNLinearCombinedClassifier``: TF 1's defaults (see the
-    module)."""
-
-    def __init__(
-        self,
-        model_dir: str | os.PathLike | None = None,
-        linear_feature_columns: Iterable[FeatureColumn] | None = None,
-        linear_optimizer: OptimizerSpec = "Ftrl",
-        dnn_feature_columns: Iterable[FeatureColumn] | None = None,
-        dnn_optimizer: OptimizerSpec = "Adagrad",
-        dnn_hidden_units: Sequence[int] | None = None,
-        dnn_activation_fn: str | Callable = "relu",
-        dnn_dropout: float | None = None,
-        n_classes: int = 2,
-        weight_column: str | FeatureColumn | None = None,
-        label_vocabulary: Sequence[str] | None = None,
-        input_layer_partitioner=None,
-        config: RunConfig | None = None,
-        warm_start_from: str | WarmStartSettings | None = None,
-        loss_reduction: str = V1_LOSS_REDUCTION,
-        batch_norm: bool = False,
-        linear_sparse_combiner: str = "sum",
-    ) -> None:
-        linear_feature_columns = list(linear_feature_columns or [])
-        dnn_feature_columns = list(dnn_feature_columns or [])
-        linear_optimizer, dnn_optimizer = _combined_optimizers(
-            linear_feature_columns, linear_optimizer, dnn_feature_columns, dnn_optimizer
-        )
-        super().__init__(
-            model_dir,
-            linear_feature_columns,
-            linear_optimizer,
-            dnn_feature_columns,
-            dnn_optimizer,
-            dnn_hidden_units,
-            dnn_activation_fn,
-            dnn_dropout,
-            n_classes,
-            weight_column,
-            label_vocabulary,
-            config,
-            warm_start_from,
-            loss_reduction,
-            batch_norm,
-            linear_sparse_combiner,
-        )
-
-
-@documented(**_COMBINED_V1_OPTIMIZERS, **_V1_DOCS)
-class DNNLinearCombinedRegressor(canned.DNNLinearCombinedRegressor):
-    """``tf.compat.v1.estimator.DNNLinearCombinedRegressor``: TF 1's defaults (see the
-    module)."""
-
-    def __init__(
-        self,
-        model_dir: str | os.PathLike | None = None,
-        linear_feature_columns: Iterable[FeatureColumn] | None = None,
-        linear_optimizer: OptimizerSpec = "Ftrl",
-        dnn_feature_columns: Iterable[FeatureColumn] | None = None,
-        dnn_optimizer: OptimizerSpec = "Adagrad",
-        dnn_hidden_units: Sequence[int] | None = None,
-        dnn_activation_fn: str | Callable = "relu",
-        dnn_dropout: float | None = None,
-        label_dimension: int = 1,
-        weight_column: str | FeatureColumn | None = None,
-        input_layer_partitioner=None,
-        config: RunConfig | None = None,
-        warm_start_from: str | WarmStartSettings | None = None,
-        loss_reduction: str = V1_LOSS_REDUCTION,
-        batch_norm: bool = False,
-        linear_sparse_combiner: str = "sum",
-    ) -> None:
-        linear_feature_columns = list(linear_feature_columns or [])
-        dnn_feature_columns = list(dnn_feature_columns or [])
-        linear_optimizer, dnn_optimizer = _combined_optimizers(
-            linear_feature_columns, linear_optimizer, dnn_feature_columns, dnn_optimizer
-        )
-        super().__init__(
-            model_dir,
-            linear_feature_columns,
-            linear_optimizer,
-            dnn_feature_columns,
-            dnn_optimizer,
-            dnn_hidden_units,
-            dnn_activation_fn,
-            dnn_dropout,
-            label_dimension,
-            weight_column,
-            config,
-            warm_start_from,
-            loss_reduction,
-            batch_norm,
-            linear_sparse_combiner,
-        )
+LinearClassifier = tf1_class(canned.LinearClassifier)
+LinearRegressor = tf1_class(canned.LinearRegressor)
+DNNClassifier = tf1_class(canned.DNNClassifier)
+DNNRegressor = tf1_class(canned.DNNRegressor)
+DNNLinearCombinedClassifier = tf1_class(canned.DNNLinearCombinedClassifier)
+DNNLinearCombinedRegressor = tf1_class(canned.DNNLinearCombinedRegressor)

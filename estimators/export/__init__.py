@@ -6,7 +6,7 @@ serving graph a receiver records, and the exporters of ``train_and_evaluate`` li
 this room's modules.
 """
 
-from ..heads.base import ClassificationOutput, PredictOutput, RegressionOutput
+from ..heads.outputs import ClassificationOutput, PredictOutput, RegressionOutput
 from .checks import ExportError
 from .directory import Predictor
 from .receivers import (

@@ -29,6 +29,7 @@ import logging
 import os
 import shutil
 
+from ..hooks.early_stopping import scalar_events
 from .directory import export_version
 from .receivers import resolve_receiver
 
@@ -221,18 +222,5 @@ class BestExporter(_SavedModelExporter):
 
 
 def _scalar_events(path) -> list:
-    """The scalar values of an event file by step, ``[{tag: value}, ...]`` (an
-    evaluation's metrics may be written one event each)."""
-    from tensorboardX.proto import event_pb2
-
-    from ...data.tfrecord import tf_record_iterator
-
-    by_step: dict = {}
-    for record in tf_record_iterator(path):
-        event = event_pb2.Event.FromString(record)
-        if event.HasField("summary"):
-            values = by_step.setdefault(event.step, {})
-            for v in event.summary.value:
-                if v.HasField("simple_value"):
-                    values[v.tag] = v.simple_value
-    return [values for _, values in sorted(by_step.items()) if values]
+    """The scalar values of an event file by step, ``[{tag: value}, ...]``."""
+    return [values for _, values in sorted(scalar_events(path).items())]

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 import numpy as np
 import pyarrow as pa
 
-from ..heads.base import PredictOutput
+from ..heads.outputs import PredictOutput
 from ..spec.model_fn import ModeKeys, feature_array
 
 __all__ = [

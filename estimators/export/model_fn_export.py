@@ -30,7 +30,7 @@ import numpy as np
 
 from ... import core
 from ... import feature_columns as fc
-from ..heads.base import ClassificationOutput, PredictOutput, RegressionOutput
+from ..heads.outputs import ClassificationOutput, PredictOutput, RegressionOutput
 from . import checks, receivers
 from .checks import ExportError
 from .directory import MODEL_FILE, VARIABLES_PREFIX, asset_copier, portable_config

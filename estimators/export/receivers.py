@@ -26,8 +26,7 @@ import pyarrow as pa
 
 from ...core import symbolic
 from ...data.tensor_slices import table_from_columns
-from . import checks as export_checks
-from . import serving_graph, serving_graph_checks
+from . import receiver_checks, serving_graph, serving_graph_checks
 from .parse_spec_json import features_json, receiver_schema, specs_from_json
 
 __all__ = [
@@ -258,12 +257,12 @@ def resolve_receiver(serving_input_receiver_fn):
 
 def checked_receiver(meta: dict, where: str):
     """The ``serving_input_receiver`` of ``model.json`` (None when absent), checked
-    (:func:`.checks.check_receiver`, or for a serving graph
+    (:func:`.receiver_checks.check_receiver`, or for a serving graph
     :func:`.serving_graph_checks.check_graph`)."""
     value = meta.get("serving_input_receiver") if isinstance(meta, dict) else None
     if isinstance(value, dict) and value.get("type") == "graph":
         return serving_graph_checks.check_graph(value, where)
-    return export_checks.check_receiver(meta, where)
+    return receiver_checks.check_receiver(meta, where)
 
 
 def parse_spec_of(receiver):

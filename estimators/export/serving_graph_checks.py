@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 
 from ...core import symbolic
-from .checks import ExportError, check_feature_spec, field
+from .checks import ExportError, field
+from .receiver_checks import check_feature_spec
 
 __all__ = ["MAX_CONSTANT_VALUES", "MAX_DEPTH", "MAX_GRAPH_VALUES", "MAX_NODES", "check_graph"]
 

@@ -6,7 +6,8 @@ The factories have TF's names and arguments: :func:`binary_classification_head`,
 :func:`poisson_regression_head`, :func:`logistic_regression_head`. A head's
 ``create_estimator_spec(features, mode, logits, labels, optimizer=...)`` is what a
 ``model_fn`` returns; the canned estimators are their network plus one of these heads.
-The shared machinery is in :mod:`head_base`.
+The shared machinery is in :mod:`.base`, the checks of arguments and batches in
+:mod:`.checks`, the export outputs in :mod:`.outputs`.
 
 >>> import colonnade as cn, numpy as np
 >>> head = cn.estimators.binary_classification_head()
@@ -29,18 +30,22 @@ from ..spec import metrics as m
 from .base import (
     SERVING_KEY,
     AccuracyBaseline,
-    ClassificationOutput,
     ClassNames,
     Head,
+    sigmoid,
+    threshold_metrics,
+    update_threshold_metrics,
+)
+from .checks import (
     LabelTypeError,
-    PredictOutput,
-    RegressionOutput,
     as_column,
     check_n_classes,
     check_thresholds,
     refuse_non_finite,
+    vocabulary_ids,
 )
 from .multi_label import MultiLabelHead
+from .outputs import ClassificationOutput, PredictOutput, RegressionOutput
 from .regression import LogisticRegressionHead, PoissonRegressionHead, RegressionHead
 
 
@@ -73,16 +78,7 @@ def _label_ids(labels, n_classes, label_vocabulary):
     """Class ids of shape (batch, 1) from raw labels, validated."""
     labels = as_column(labels)
     if label_vocabulary is not None:
-        vocab = {v: i for i, v in enumerate(label_vocabulary)}
-        flat = labels.reshape(-1)
-        uniques, inverse = np.unique(flat.astype(str), return_inverse=True)
-        unknown = [str(u) for u in uniques if u not in vocab]
-        if unknown:
-            raise ValueError(
-                f"labels {unknown[:5]} are not in label_vocabulary {list(label_vocabulary)}"
-            )
-        ids = np.array([vocab[u] for u in uniques], dtype=np.int64)[inverse]
-        return ids.reshape(labels.shape)
+        return vocabulary_ids(labels, label_vocabulary)
     if labels.dtype.kind in "USO":
         raise LabelTypeError(
             f"Labels dtype should be integer. Instead got {labels.dtype}: labels are strings; "
@@ -182,7 +178,7 @@ class BinaryClassHead(Head):
         return core_losses.sigmoid_cross_entropy_with_logits(labels, logits)
 
     def _predictions(self, logits) -> dict:
-        logistic = 1 / (1 + np.exp(-np.clip(logits, -80, 80)))
+        logistic = sigmoid(logits)
         class_ids = (logistic > 0.5).astype(np.int64)
         return {
             "logits": logits,
@@ -192,7 +188,7 @@ class BinaryClassHead(Head):
         }
 
     def _new_metrics(self) -> dict:
-        out = {
+        return {
             "accuracy": m.Accuracy(),
             "auc": m.AUC("ROC"),
             "auc_precision_recall": m.AUC("PR"),
@@ -201,12 +197,8 @@ class BinaryClassHead(Head):
             "precision": m.Precision(),
             "recall": m.Recall(),
             "accuracy_baseline": AccuracyBaseline(),
+            **threshold_metrics(self.thresholds),
         }
-        for t in self.thresholds:
-            out[f"accuracy/positive_threshold_{t:g}"] = m.Accuracy()
-            out[f"precision/positive_threshold_{t:g}"] = m.Precision()
-            out[f"recall/positive_threshold_{t:g}"] = m.Recall()
-        return out
 
     def _update_head_metrics(self, metrics, labels, predictions, w):
         logistic = predictions["logistic"]
@@ -218,11 +210,7 @@ class BinaryClassHead(Head):
         metrics["precision"].update(labels, predictions["class_ids"], w)
         metrics["recall"].update(labels, predictions["class_ids"], w)
         metrics["accuracy_baseline"].update(labels, w)
-        for t in self.thresholds:
-            above = (logistic > t).astype(np.float32)
-            metrics[f"accuracy/positive_threshold_{t:g}"].update(labels, above, w)
-            metrics[f"precision/positive_threshold_{t:g}"].update(labels, above, w)
-            metrics[f"recall/positive_threshold_{t:g}"].update(labels, above, w)
+        update_threshold_metrics(metrics, self.thresholds, labels, logistic, w)
 
     def _export_outputs(self, predictions) -> dict:
         return {
@@ -372,6 +360,19 @@ def multi_label_head(
     )
 
 
+def _tf_regression(cls, weight_column, label_dimension, loss_reduction, name, own: dict):
+    """A head of the regression family (``cls``) as TF's factories make it, with its
+    ``own`` arguments: without the ``rmse`` metric the canned regressors add."""
+    return cls(
+        label_dimension,
+        loss_reduction,
+        weight_column=weight_column,
+        name=name,
+        report_rmse=False,
+        **own,
+    )
+
+
 def regression_head(
     weight_column=None,
     label_dimension=1,
@@ -383,15 +384,8 @@ def regression_head(
     """TF's ``regression_head`` / ``RegressionHead``: squared error on
     ``label_dimension`` outputs; ``inverse_link_fn`` maps logits to the predicted values
     (the ``predictions`` key; ``logits`` are predicted too then)."""
-    return RegressionHead(
-        label_dimension,
-        loss_reduction,
-        weight_column=weight_column,
-        loss_fn=loss_fn,
-        inverse_link_fn=inverse_link_fn,
-        name=name,
-        report_rmse=False,
-    )
+    own = {"loss_fn": loss_fn, "inverse_link_fn": inverse_link_fn}
+    return _tf_regression(RegressionHead, weight_column, label_dimension, loss_reduction, name, own)
 
 
 def poisson_regression_head(
@@ -404,13 +398,9 @@ def poisson_regression_head(
     """TF's ``poisson_regression_head``: logits are log-rates, predictions
     ``exp(logits)``, the loss ``tf.nn.log_poisson_loss`` (with the Stirling term when
     ``compute_full_loss``, TF's default)."""
-    return PoissonRegressionHead(
-        label_dimension,
-        loss_reduction,
-        weight_column=weight_column,
-        compute_full_loss=compute_full_loss,
-        name=name,
-        report_rmse=False,
+    own = {"compute_full_loss": compute_full_loss}
+    return _tf_regression(
+        PoissonRegressionHead, weight_column, label_dimension, loss_reduction, name, own
     )
 
 
@@ -421,9 +411,7 @@ def logistic_regression_head(
 ) -> LogisticRegressionHead:
     """TF's ``logistic_regression_head``: labels are probabilities in [0, 1],
     predictions ``sigmoid(logits)``, the loss sigmoid cross-entropy."""
-    return LogisticRegressionHead(
-        1, loss_reduction, weight_column=weight_column, name=name, report_rmse=False
-    )
+    return _tf_regression(LogisticRegressionHead, weight_column, 1, loss_reduction, name, {})
 
 
 def classification_head(

@@ -19,13 +19,14 @@ from ...core import losses as core_losses
 from ..spec import metrics as m
 from .base import (
     SERVING_KEY,
-    ClassificationOutput,
     ClassNames,
     Head,
-    PredictOutput,
-    check_n_classes,
-    check_thresholds,
+    sigmoid,
+    threshold_metrics,
+    update_threshold_metrics,
 )
+from .checks import check_n_classes, check_thresholds, vocabulary_ids
+from .outputs import ClassificationOutput, PredictOutput
 
 
 def _class_lists(labels, n_classes):
@@ -113,7 +114,7 @@ class MultiLabelHead(ClassNames, Head):
             return self._multi_hot(np.asarray(labels))
         rows, ids, batch = lists
         if self.label_vocabulary is not None:
-            ids = self._vocabulary_ids(ids)
+            ids = vocabulary_ids(ids, self.label_vocabulary)
         elif ids.dtype.kind not in "iu":
             raise ValueError(
                 f"multi-label class lists must hold integer ids (or pass label_vocabulary), "
@@ -141,22 +142,12 @@ class MultiLabelHead(ClassNames, Head):
             )
         return labels.astype(np.float32)
 
-    def _vocabulary_ids(self, names):
-        uniques, inverse = np.unique(names.astype(str), return_inverse=True)
-        index = {v: i for i, v in enumerate(self.label_vocabulary)}
-        unknown = [str(u) for u in uniques if u not in index]
-        if unknown:
-            raise ValueError(
-                f"labels {unknown[:5]} are not in label_vocabulary {list(self.label_vocabulary)}"
-            )
-        return np.array([index[u] for u in uniques], np.int64)[inverse]
-
     def _unreduced_loss(self, labels, logits):
         per_class = core_losses.sigmoid_cross_entropy_with_logits(labels, logits)
         return ops.mean(per_class, axis=1, keepdims=True)
 
     def _predictions(self, logits) -> dict:
-        probabilities = 1 / (1 + np.exp(-np.clip(logits, -80, 80)))
+        probabilities = sigmoid(logits)
         classes = np.tile(np.array(self.class_names, dtype=object), (logits.shape[0], 1))
         return {"logits": logits, "probabilities": probabilities, "classes": classes}
 
@@ -166,11 +157,11 @@ class MultiLabelHead(ClassNames, Head):
         return f"{pattern}/class{class_id}"
 
     def _new_metrics(self) -> dict:
-        out = {"auc": m.AUC("ROC"), "auc_precision_recall": m.AUC("PR")}
-        for t in self.thresholds:
-            out[f"accuracy/positive_threshold_{t:g}"] = m.Accuracy()
-            out[f"precision/positive_threshold_{t:g}"] = m.Precision()
-            out[f"recall/positive_threshold_{t:g}"] = m.Recall()
+        out = {
+            "auc": m.AUC("ROC"),
+            "auc_precision_recall": m.AUC("PR"),
+            **threshold_metrics(self.thresholds),
+        }
         for c in self.classes_for_class_based_metrics:
             out[self._class_key("probability_mean", c)] = m.Mean()
             out[self._class_key("auc", c)] = m.AUC("ROC")
@@ -183,11 +174,7 @@ class MultiLabelHead(ClassNames, Head):
         every = np.repeat(ones, self.n_classes)  # the example's weight for each class
         metrics["auc"].update(labels, probabilities, every)
         metrics["auc_precision_recall"].update(labels, probabilities, every)
-        for t in self.thresholds:
-            above = (probabilities > t).astype(np.float32)
-            metrics[f"accuracy/positive_threshold_{t:g}"].update(labels, above, every)
-            metrics[f"precision/positive_threshold_{t:g}"].update(labels, above, every)
-            metrics[f"recall/positive_threshold_{t:g}"].update(labels, above, every)
+        update_threshold_metrics(metrics, self.thresholds, labels, probabilities, every)
         for c in self.classes_for_class_based_metrics:
             metrics[self._class_key("probability_mean", c)].update(probabilities[:, c], w)
             metrics[self._class_key("auc", c)].update(labels[:, c], probabilities[:, c], w)

@@ -13,15 +13,9 @@ from ...core import Reduction, ops
 from ...core import losses as core_losses
 from ...core.autodiff import as_tensor, value_of
 from ..spec import metrics as m
-from .base import (
-    SERVING_KEY,
-    Head,
-    LabelTypeError,
-    PredictOutput,
-    RegressionOutput,
-    host,
-    refuse_non_finite,
-)
+from .base import SERVING_KEY, Head, sigmoid
+from .checks import LabelTypeError, host, refuse_non_finite
+from .outputs import PredictOutput, RegressionOutput
 
 
 @dataclass(frozen=True)
@@ -158,10 +152,6 @@ class PoissonRegressionHead(RegressionHead):
         return log_poisson_loss(labels, logits, self.compute_full_loss)
 
 
-def _sigmoid(x):
-    return 1 / (1 + np.exp(-np.clip(x, -80, 80)))
-
-
 @dataclass(frozen=True)
 class LogisticRegressionHead(RegressionHead):
     """Logistic regression on probabilities (TF's ``LogisticRegressionHead``): labels in
@@ -169,7 +159,7 @@ class LogisticRegressionHead(RegressionHead):
 
     def __post_init__(self):
         super().__post_init__()
-        object.__setattr__(self, "inverse_link_fn", _sigmoid)
+        object.__setattr__(self, "inverse_link_fn", sigmoid)
         if self.label_dimension != 1:
             raise ValueError(f"a logistic regression head has 1 output, got {self.label_dimension}")
 

@@ -288,7 +288,7 @@ class HookRunner:
         for hook in hooks:
             if not isinstance(hook, SessionRunHook):
                 raise TypeError(
-                    f"hooks must be SessionRunHook instances, got {type(hook).__name__}"
+                    f"All hooks must be a SessionRunHook, given: {hook!r} (a {type(hook).__name__})"
                 )
 
     def begin(self) -> None:

@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from ...core import to_host
-from ...core.summaries import summary_value
+from ...core.summaries import image_uint8, summary_value
 from .runner import SessionRunArgs, SessionRunHook, running_estimator
 
 __all__ = ["TensorBoardHook", "eval_dir", "write_eval_summary", "write_scalars"]
@@ -116,11 +116,13 @@ class TensorBoardHook(SessionRunHook):
 
 def write_model_summaries(writer, summaries: dict, step: int) -> None:
     """Write what a ``model_fn`` recorded with ``cn.summary`` (``{tag: (kind, value)}``)
-    at ``step``: scalars as scalars, the rest as histograms."""
+    at ``step``: scalars as scalars, images as PNG images, the rest as histograms."""
     for tag, (kind, value) in summaries.items():
         value = to_host(summary_value(value))
         if kind == "scalar":
             writer.add_scalar(tag, float(np.asarray(value).reshape(-1)[0]), step)
+        elif kind == "image":
+            writer.add_image(tag, image_uint8(value)[0], step, dataformats="HWC")
         else:
             writer.add_histogram(tag, np.asarray(value, dtype=np.float64).reshape(-1), step)
 

@@ -22,6 +22,7 @@ from ...data.dataset import MAX_ROWS
 from ...data.iterators import dataset_of
 from ...data.plan import in_memory
 from ...data.ray_source import is_ray_dataset, mix_blocks
+from .advice import array_features_error
 
 # Keras' default batch size for fit.
 DEFAULT_BATCH_SIZE = 32
@@ -68,6 +69,8 @@ def as_dataset(
     to read from files (projection pushdown).
     """
     Dataset = cn_data.Dataset
+    if isinstance(data, (np.ndarray, dict)):
+        raise array_features_error(data, label, columns)
     data, label = attach_labels(data, label)
     if isinstance(data, Dataset):
         ds = data.with_label(label) if label is not None and data.label is None else data

@@ -10,6 +10,7 @@ import itertools
 import pyarrow as pa
 
 from ...data.prefetch import prefetch
+from .advice import located_error
 from .input_fn import batches
 
 # Rows of consecutive small batches transformed together (see transformed_batches):
@@ -48,14 +49,44 @@ def transformed_batches(network, input_fn, repeat_single=False, limit=None, trai
     return prefetch(produce, READY_BATCHES)
 
 
+class _Transform:
+    """``network.transform`` of one batch; a refused batch's error says where its bad
+    value is in the input (:func:`~.advice.located_error`), which is the Dataset given or
+    the one ``input_fn`` returned."""
+
+    def __init__(self, network, input_fn):
+        self.network, self.dataset = network, input_fn
+        if callable(input_fn) and not hasattr(input_fn, "__iter__"):
+            self.input_fn = self._recording(input_fn)
+        else:
+            self.input_fn = input_fn
+
+    def _recording(self, input_fn):
+        def call():
+            self.dataset = input_fn()
+            return self.dataset
+
+        return call
+
+    def __call__(self, features):
+        try:
+            return self.network.transform(features, num_threads=INPUT_THREADS)
+        except (TypeError, ValueError) as err:
+            located = located_error(err, self.network, features, self.dataset)
+            if located is None:
+                raise
+            raise located from err
+
+
 def _chunked(network, input_fn, repeat_single, limit):
     """Transformed batches; small Arrow batches are transformed a chunk at a time."""
-    source = itertools.islice(batches(input_fn, repeat_single), limit)
+    transform = _Transform(network, input_fn)
+    source = itertools.islice(batches(transform.input_fn, repeat_single), limit)
     previous, pending, rows = None, [], 0  # previous: the last chunk's transforms
 
     def flush():
         nonlocal previous, pending, rows
-        items, chunk = _transform_chunk(network, pending, previous)
+        items, chunk = _transform_chunk(network, pending, previous, transform)
         previous = chunk or previous
         pending, rows = [], 0
         return items
@@ -70,18 +101,18 @@ def _chunked(network, input_fn, repeat_single, limit):
                 yield from flush()
             continue
         yield from flush()
-        yield features, labels, network.transform(features, num_threads=INPUT_THREADS)
+        yield features, labels, transform(features)
     yield from flush()
 
 
-def _transform_chunk(network, pending, previous):
+def _transform_chunk(network, pending, previous, transform):
     """``(items, chunk)``: each ``(features, labels, transforms)`` of ``pending``, and the
     transforms of the whole chunk (None when it had to go batch by batch, lazily)."""
     if len(pending) > 1:
         chunk, cuts = _chunk_cuts(network, pending, previous)
         if cuts is not None:
             return [(f, y, cache) for (f, y), cache in zip(pending, cuts)], chunk
-    return ((f, y, network.transform(f, num_threads=INPUT_THREADS)) for f, y in pending), None
+    return ((f, y, transform(f)) for f, y in pending), None
 
 
 def _chunk_cuts(network, pending, previous):

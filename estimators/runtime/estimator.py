@@ -6,10 +6,12 @@ names, as TF; see :mod:`..spec.model_fn`) is called eagerly once per batch and r
 batch is one such call: a custom ``Estimator`` calls the user's (in its variable store,
 see :mod:`.user_model`), a canned estimator (linear, DNN, wide&deep) is a subclass that
 passes its own (a network and a head, see :mod:`colonnade.estimators.canned.model`), as TF's
-``DNNClassifierV2(EstimatorV2)``. One training loop (:mod:`.training_loop`), one
-evaluation and one prediction path (:mod:`.inference`), checkpoints and resume
-(:class:`~.train_state.TrainState`), hooks, TensorBoard, ``fit`` with DataFrames
-(:mod:`.keras_fit`) and export serve both.
+``DNNClassifierV2(EstimatorV2)``. Both are a :class:`~.model.Model`, the one protocol the
+estimator knows its model by: what differs between them (the checkpoint keys it lists,
+its ``repr``, its export) is a method of the model. One training loop
+(:mod:`.training_loop`), one evaluation and one prediction path (:mod:`.inference`),
+checkpoints and resume (:class:`~.train_state.TrainState`), hooks, TensorBoard, ``fit``
+with DataFrames (:mod:`.keras_fit`) and export serve both.
 
 >>> import colonnade as cn, numpy as np, tempfile
 >>> def model_fn(features, labels, mode):
@@ -33,35 +35,23 @@ evaluation and one prediction path (:mod:`.inference`), checkpoints and resume
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
-import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ... import core
-from ..export import model_fn_export, receivers
-from ..export.directory import export_estimator, write_export
-from ..export.extenders import export_forward_keys
 from ..inputs import input_fn as inputs
-from ..spec.model_fn import (
-    EstimatorSpec,
-    ModeKeys,
-    fn_name,
-    is_checkpointed_variable,
-    is_model_variable,
-)
+from ..spec.model_fn import EstimatorSpec, ModeKeys
 from . import inference, keras_fit, training_loop
 from .callbacks import Callback
-from .model import ModelRecipe
+from .inspection import checkpoint_variable_names, checkpoint_variable_value, summary_lines
+from .model import model_of
+from .model_dir import resolve_model_dir
 from .run_config import RunConfig, WarmStartSettings
 from .tf_names import MODEL_PREFIX
 from .train_state import TrainState
-from .user_model import UserModel
-
-logger = logging.getLogger("colonnade")
 
 
 class Estimator:
@@ -79,31 +69,13 @@ class Estimator:
 
     def __init__(self, model_fn, model_dir=None, config=None, params=None, warm_start_from=None):
         config = config or RunConfig()
-        if model_dir is not None and config.model_dir not in (None, model_dir):
-            raise ValueError(
-                f"model_dir={model_dir!r} differs from config.model_dir={config.model_dir!r}"
-            )
-        model_dir = model_dir or config.model_dir
-        if model_dir is None:
-            model_dir = tempfile.mkdtemp(prefix="colonnade_model_")
-            logger.warning("using a temporary model_dir: %s", model_dir)
-        self.model_dir = _directory_path(model_dir)
+        self.model_dir = resolve_model_dir(model_dir, config.model_dir)
         self.config = config.replace(model_dir=self.model_dir)
         if isinstance(warm_start_from, str):
             warm_start_from = WarmStartSettings(warm_start_from)
         self.warm_start_from = warm_start_from
         seed = np.random.SeedSequence(config.tf_random_seed)
-        init_rng = np.random.default_rng(np.random.SeedSequence(seed.entropy, spawn_key=(0,)))
-        global_step = core.Variable(
-            np.int64(0), name="global_step", trainable=False, dtype=np.int64
-        )
-        if isinstance(model_fn, ModelRecipe):
-            self.model = model_fn.bind(global_step, init_rng)
-        else:
-            store_seed = np.random.SeedSequence(seed.entropy, spawn_key=(1,))
-            self.model = UserModel(
-                model_fn, params, self.config, global_step, np.random.default_rng(store_seed)
-            )
+        self.model, global_step, init_rng = model_of(model_fn, params, self.config, seed)
         self.train_state = TrainState(
             self.model, global_step, seed, init_rng, self.model_dir, self.config, warm_start_from
         )
@@ -123,7 +95,7 @@ class Estimator:
     @property
     def params(self) -> dict:
         """A copy of the ``params`` given to the constructor (a canned estimator's: ``{}``)."""
-        return dict(getattr(self.model, "params", {}))
+        return dict(self.model.params)
 
     @property
     def head(self):
@@ -183,20 +155,13 @@ class Estimator:
         checkpoint lists its own variables only. Without a checkpoint, ``ValueError`` as TF
         ("Could not find trained model in model_dir")."""
         self._check_checkpoint_available()
-        keep = is_model_variable if self.model.custom else is_checkpointed_variable
-        return sorted(n for n, _ in core.list_variables(self.latest_checkpoint()) if keep(n))
+        return checkpoint_variable_names(self.latest_checkpoint(), self.model)
 
     def get_variable_value(self, name: str):
         """The value of one variable, read from model_dir's latest checkpoint by a name
         :meth:`get_variable_names` lists (as TF's ``load_variable``)."""
         self._check_checkpoint_available()
-        keep = is_model_variable if self.model.custom else is_checkpointed_variable
-        if keep(name):
-            try:
-                return core.load_variable(self.latest_checkpoint(), name)
-            except (KeyError, ValueError):
-                pass
-        raise KeyError(f"no variable named {name!r}; the model has {self.get_variable_names()}")
+        return checkpoint_variable_value(self.latest_checkpoint(), self.model, name)
 
     def _check_checkpoint_available(self) -> None:
         if self.latest_checkpoint() is None:
@@ -207,7 +172,7 @@ class Estimator:
         the total parameter count, one line at a time through ``print_fn`` (as Keras'
         ``Model.summary``; pass ``print_fn=lines.append`` to keep the text).
 
-        >>> import colonnade as cn
+        >>> import colonnade as cn, tempfile
         >>> est = cn.estimators.LinearRegressor([cn.feature_columns.numeric_column("x")],
         ...                                     model_dir=tempfile.mkdtemp())
         >>> est.summary()  # doctest: +NORMALIZE_WHITESPACE
@@ -219,35 +184,14 @@ class Estimator:
         total parameters: 2
         """
         variables = self.train_state.model_variables()
-        rows = [(n, tuple(variables[n].shape)) for n in sorted(variables)]
-        sizes = [int(np.prod(shape, dtype=np.int64)) for _, shape in rows]
-        width = max([len("variable")] + [len(n) for n, _ in rows])
-        swidth = max([len("shape")] + [len(str(shape)) for _, shape in rows])
-        lines = [f"{type(self).__name__} (model_dir {self.model_dir})"]
-        for part, columns in self.model.column_parts():
-            lines.append(f"{part} columns: " + ", ".join(c.name for c in columns))
-        lines.append(f"{'variable':<{width}}  {'shape':<{swidth}}  size")
-        for (name, shape), size in zip(rows, sizes):
-            lines.append(f"{name:<{width}}  {str(shape):<{swidth}}  {size:,}")
-        lines.append(f"total parameters: {sum(sizes):,}")
+        parts = self.model.column_parts()
+        lines = summary_lines(type(self).__name__, self.model_dir, parts, variables)
         for line in lines:
             print_fn(line)
 
     def __repr__(self) -> str:
         """The class, model_dir and the arguments that shape the model."""
-        if self.model.custom:
-            return f"Estimator(model_fn={self.model!r}, model_dir={self.model_dir!r})"
-        args = [f"model_dir={self.model_dir!r}"]
-        for part, columns in self.model.column_parts():
-            args.append(f"{part}_columns={[c.name for c in columns]}")
-        if self.model.network.dnn is not None:
-            args.append(f"hidden_units={self.model.network.dnn.hidden_units}")
-        head = self.head
-        if hasattr(head, "label_dimension"):
-            args.append(f"label_dimension={head.label_dimension}")
-        else:
-            args.append(f"n_classes={len(head.class_names)}")
-        return f"{type(self).__name__}({', '.join(args)})"
+        return self.model.describe(type(self).__name__, self.model_dir)
 
     # ------------------------------------------------------------------ one call
 
@@ -296,7 +240,7 @@ class Estimator:
             spec = self.call_model_fn(features, None, ModeKeys.PREDICT, cache)
         predictions = spec.predictions
         if not isinstance(predictions, Mapping):
-            predictions = {"predictions": predictions}
+            return inference.TensorPredictions(predictions=inference.host(predictions))
         return {k: inference.host(v) for k, v in predictions.items()}
 
     # ------------------------------------------------------------------ TF style
@@ -467,57 +411,9 @@ class Estimator:
             as_text: TF's argument, without effect (an export holds JSON, not a proto).
             checkpoint_path: export this checkpoint rather than model_dir's latest."""
         del as_text
-        if self.model.custom:
-            return self._export_model_fn(
-                export_dir_base, serving_input_receiver_fn, assets_extra, checkpoint_path
-            )
-        if checkpoint_path is None and self.latest_checkpoint() is None:
-            raise ValueError(f"Couldn't find trained model at {self.model_dir}.")
-        with self.train_state.from_checkpoint(checkpoint_path):
-            return export_estimator(self, export_dir_base, serving_input_receiver_fn, assets_extra)
-
-    def _export_model_fn(self, export_dir_base, receiver_fn, assets_extra, checkpoint_path):
-        receiver = receivers.resolve_receiver(receiver_fn)
-        checkpoint = (
-            os.fspath(checkpoint_path) if checkpoint_path is not None else self.latest_checkpoint()
+        return self.model.export(
+            self, export_dir_base, serving_input_receiver_fn, assets_extra, checkpoint_path
         )
-        if checkpoint is None:
-            raise ValueError(f"Couldn't find trained model at {self.model_dir}.")
-        if not (
-            core.checkpoint_exists(checkpoint) or core.checkpoint_index.is_tf_checkpoint(checkpoint)
-        ):
-            raise ValueError(f"checkpoint_path {checkpoint!r} is not a checkpoint")
-        model_fn_export.params_to_json(self.params)  # refuses unsavable params first
-        weights = {
-            name: core.load_variable(checkpoint, name)
-            for name, _ in core.list_variables(checkpoint)
-            if is_model_variable(name) and name != "global_step"
-        }
-        meta = {"global_step": int(core.load_variable(checkpoint, "global_step"))}
-        if receiver is not None:
-            meta["serving_input_receiver"] = receiver.to_json()
-        receiver_features = None if receiver is None else receiver.features
-        forwarded = export_forward_keys(self.model, receiver_features, None)
-        if forwarded:
-            meta["forward_features"] = forwarded
-        signatures = model_fn_export.export_signatures(self._scratch_predict_spec, receiver)
-        if signatures:
-            meta["signatures"] = signatures
-        name = fn_name(self.model.model_fn)
-        return write_export(
-            export_dir_base,
-            lambda path: model_fn_export.write_model_fn_export(
-                path, name, self.params, weights, **meta
-            ),
-            assets_extra,
-        )
-
-    def _scratch_predict_spec(self, batch):
-        """The model_fn's PREDICT spec of ``batch`` in a scratch variable store (this
-        estimator's variables untouched): what its export records of ``export_outputs``."""
-        step = core.Variable(np.int64(0), name="global_step", trainable=False, dtype=np.int64)
-        scratch = UserModel(self.model.model_fn, self.params, self.config, step, 0)
-        return scratch.build(batch, None, ModeKeys.PREDICT, restore_new=lambda: None)
 
     def export_savedmodel(self, export_dir_base, serving_input_receiver_fn=None, **kwargs):
         """TF1's name of :meth:`export_saved_model`."""
@@ -576,17 +472,6 @@ class Estimator:
             verbose: ``"auto"``, ``0``, ``1`` or ``2``, as above."""
         return keras_fit.fit(self, data, label, epochs, batch_size, validation_data, callbacks,
                              shuffle, seed, verbose)  # fmt: skip
-
-
-def _directory_path(model_dir) -> str:
-    """``model_dir`` as a string; ``NotADirectoryError`` naming it when it is a file."""
-    path = os.fspath(model_dir)
-    if os.path.exists(path) and not os.path.isdir(path):
-        raise NotADirectoryError(
-            f"model_dir {path!r} is a file; model_dir must be a directory (or a path that "
-            "does not exist yet, created at the first save)"
-        )
-    return path
 
 
 __all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "MODEL_PREFIX"]

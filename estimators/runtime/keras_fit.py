@@ -8,6 +8,7 @@ import contextlib
 from ..hooks.basic import SessionRunArgs, SessionRunHook
 from ..hooks.progress import ProgressHook, known_rows, resolve_verbose
 from ..inputs import input_fn as inputs
+from ..inputs.advice import missing_label_error
 from .callbacks import Callback
 
 
@@ -36,6 +37,8 @@ def fit(estimator, data, label, epochs, batch_size, validation_data, callbacks, 
     """The body of ``Estimator.fit`` (see there): the epochs, run under model_dir's lock."""
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
+    if label is None and inputs.is_tabular(data) and estimator.head is not None:
+        raise missing_label_error(data, "fit", estimator.input_columns())
     verbose = resolve_verbose(verbose)
     if seed is None:
         seed = estimator.config.tf_random_seed

@@ -9,6 +9,17 @@ import numpy as np
 
 # tf.estimator.RunConfig saves a checkpoint every 600 seconds unless told otherwise.
 DEFAULT_SAVE_CHECKPOINTS_SECS = 600
+
+
+class _UseDefault:
+    """``save_checkpoints_secs`` left unset (TF's ``_USE_DEFAULT``): 600 seconds unless
+    ``save_checkpoints_steps`` is set; an explicit ``None`` stays ``None``."""
+
+    def __repr__(self) -> str:
+        return "USE_DEFAULT"
+
+
+USE_DEFAULT = _UseDefault()
 # TF 2.15 RunConfig arguments about sessions, devices and distribution: accepted so that TF
 # code runs unchanged, ignored (colonnade has no session or graph), with a warning.
 IGNORED_TF_ARGUMENTS = (
@@ -43,7 +54,8 @@ class RunConfig:
     ``tf_random_seed`` makes a run reproducible bit for bit on the numpy backend: weight
     initialization, dropout masks and ``fit``'s shuffling all derive from it. Set at most
     one of ``save_checkpoints_steps`` and ``save_checkpoints_secs``; with neither, a
-    checkpoint is saved every 600 seconds and at the end of every ``train`` call.
+    checkpoint is saved every 600 seconds and at the end of every ``train`` call. Both
+    given as ``None`` (as TF) save no checkpoint at all while training.
     TF's session, device and distribution arguments (:data:`IGNORED_TF_ARGUMENTS`,
     e.g. ``session_config``) are accepted and ignored, with a warning once per name.
 
@@ -57,7 +69,8 @@ class RunConfig:
         save_checkpoints_steps: a checkpoint when the global step is a multiple of this
             (TF's default ``None``).
         save_checkpoints_secs: a checkpoint every this many seconds (TF's default 600
-            when neither is set).
+            when neither is given; ``None`` with ``save_checkpoints_steps=None``: no
+            checkpoints).
         keep_checkpoint_max: the newest checkpoints kept (TF's default 5; ``None``: all).
         keep_checkpoint_every_n_hours: also keep one checkpoint per this many hours
             (TF's default 10000: in practice none).
@@ -75,7 +88,7 @@ class RunConfig:
     tf_random_seed: int | None = None
     save_summary_steps: int = 100
     save_checkpoints_steps: int | None = None
-    save_checkpoints_secs: float | None = None
+    save_checkpoints_secs: float | None = USE_DEFAULT  # type: ignore[assignment]
     keep_checkpoint_max: int = 5
     keep_checkpoint_every_n_hours: float = 10000.0
     log_step_count_steps: int = 100
@@ -104,13 +117,14 @@ class RunConfig:
         seed = self.tf_random_seed
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
             raise ValueError(f"tf_random_seed must be integer, got {seed!r}")
+        if self.save_checkpoints_secs is USE_DEFAULT:
+            secs = DEFAULT_SAVE_CHECKPOINTS_SECS if self.save_checkpoints_steps is None else None
+            object.__setattr__(self, "save_checkpoints_secs", secs)
         if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:
             raise ValueError(
                 "set at most one of save_checkpoints_steps and save_checkpoints_secs; got "
                 f"{self.save_checkpoints_steps} and {self.save_checkpoints_secs}"
             )
-        if self.save_checkpoints_steps is None and self.save_checkpoints_secs is None:
-            object.__setattr__(self, "save_checkpoints_secs", DEFAULT_SAVE_CHECKPOINTS_SECS)
         for name in ("save_summary_steps", "log_step_count_steps"):
             if getattr(self, name) is not None and getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")

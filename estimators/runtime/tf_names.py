@@ -34,6 +34,8 @@ import numpy as np
 
 from ... import core
 from ...core.checkpoint import SAVE_COUNTER
+from ...core.restore_checks import restore_problem, value_problem
+from ...core.tf_bundle import first_overlap
 from ...core.tf_bundle_writer import write_tf_bundle
 
 logger = logging.getLogger("colonnade")
@@ -166,24 +168,44 @@ def _find(saved: dict, names: list):
 
 
 def _read(reader, names: tuple, shape: tuple) -> np.ndarray:
-    """The array saved under ``names`` (one name, or a slot's TF 1.x partitions)."""
+    """The array saved under ``names`` (one name, or a slot's TF 1.x partitions), its
+    partitions checked to tile ``shape`` exactly: each of that whole shape, every slice
+    inside it, none overlapping another, together covering it."""
     if len(names) == 1 and names[0] in reader.get_variable_to_shape_map():
         try:
             return np.asarray(reader.get_tensor(names[0]))
         except core.CheckpointCorruptedError:
             if not hasattr(reader, "get_slices"):
                 raise
+    where = f"TF checkpoint {reader.path}: the partitions {list(names)}"
+    saved = reader.get_variable_to_shape_map()
+    wholes = sorted({tuple(saved[n]) for n in names})
+    if wholes != [tuple(shape)]:
+        raise core.CheckpointCorruptedError(f"{where} are slices of {wholes}, not of {shape}")
     pieces = [piece for name in names for piece in reader.get_slices(name)]
+    kinds = {array.dtype for _, array in pieces}
+    if len(kinds) > 1:
+        raise core.CheckpointCorruptedError(
+            f"{where} have different dtypes {sorted(map(str, kinds))}"
+        )
+    boxes = np.array(
+        [
+            [i.indices(d)[:2] for i, d in zip(index, shape)] if index else [(0, d) for d in shape]
+            for index, _ in pieces
+        ],
+        np.int64,
+    ).reshape(len(pieces), len(shape), 2)
+    volume = int(np.prod(boxes[..., 1] - boxes[..., 0], axis=1).sum())
+    size = int(np.prod(shape, dtype=np.int64))
+    if first_overlap(boxes) is not None:
+        raise core.CheckpointCorruptedError(f"{where} do not tile shape {shape}: two overlap")
+    if volume != size:
+        raise core.CheckpointCorruptedError(
+            f"{where} do not tile shape {shape}: they cover {volume} of its {size} elements"
+        )
     full = np.zeros(shape, pieces[0][1].dtype)
-    covered = 0
     for index, array in pieces:
         full[index] = array
-        covered += array.size
-    if covered != full.size:
-        raise core.CheckpointCorruptedError(
-            f"TF checkpoint {reader.path}: the partitions {list(names)} cover {covered} of "
-            f"the {full.size} elements of shape {shape}"
-        )
     return full
 
 
@@ -262,7 +284,9 @@ def restore_tf_checkpoint(path, checkpoint, parts, global_step, optimizers, with
     write the state back in TF's format (None when it cannot be); without, None.
 
     As TF's ``Saver``: every model variable must be in the checkpoint with the same
-    shape, or ``ValueError`` lists what differs and nothing is assigned; what the
+    shape and a dtype it may take (:mod:`colonnade.core.restore_checks`: a float32
+    variable relabelled int32, or a string tensor, is refused), or ``ValueError`` names
+    each variable with both shapes or dtypes and nothing is assigned; what the
     checkpoint holds beyond (another optimizer's slots, TF's optimizer hyperparameters,
     variables the graph of this mode does not make) is left unused, said once at INFO.
     Evaluate and predict restore only the model (``with_slots=False``): a model_dir
@@ -287,10 +311,8 @@ def restore_tf_checkpoint(path, checkpoint, parts, global_step, optimizers, with
         names, shape = found
         matched[tuple(names)] = var
         restored.add(name)
-        if shape != tuple(var.shape):
-            problems.append(
-                f"{names[0]!r}: the checkpoint has shape {shape}, the model has {tuple(var.shape)}"
-            )
+        dtypes = {reader.get_variable_to_dtype_map()[n] for n in names}
+        problems += [restore_problem(names[0], shape, d, var.shape, var.dtype) for d in dtypes]
     used = {n for names in matched for n in names}
     extra = [
         n
@@ -299,8 +321,7 @@ def restore_tf_checkpoint(path, checkpoint, parts, global_step, optimizers, with
     ]
     if missing:
         _refuse(path, missing, extra)
-    if problems:
-        raise ValueError(f"cannot restore TF checkpoint {path}: " + "; ".join(problems))
+    _refuse_mismatch(path, problems)
     made = any(name != "global_step" for name in expected)  # a model_fn makes them on first call
     if extra and made and (path, with_slots) not in _reported:
         _reported.add((path, with_slots))
@@ -312,8 +333,12 @@ def restore_tf_checkpoint(path, checkpoint, parts, global_step, optimizers, with
             _listing(extra),
         )
     values = {names: _read(reader, names, tuple(var.shape)) for names, var in matched.items()}
+    _refuse_mismatch(
+        path,
+        [value_problem(n[0], values[n], var.shape, var.dtype) for n, var in matched.items()],
+    )
     for names, var in matched.items():
-        var.assign(values[names].astype(var.dtype, copy=False))
+        var.assign(values[names])
     if not with_slots:
         return None
     step = np.int64(global_step.numpy())
@@ -330,6 +355,14 @@ def restore_tf_checkpoint(path, checkpoint, parts, global_step, optimizers, with
         if any(name not in restored for name in powers):
             optimizer.set_powers_from_step()
     return TFLayout.of(reader, matched, extra)
+
+
+def _refuse_mismatch(path, problems) -> None:
+    """The ``ValueError`` of a TF checkpoint whose arrays differ from the model's variables
+    in shape or dtype (:mod:`colonnade.core.restore_checks`), naming each."""
+    problems = [p for p in problems if p]
+    if problems:
+        raise ValueError(f"cannot restore TF checkpoint {path}: " + "; ".join(problems))
 
 
 def _refuse(path, missing, extra) -> None:

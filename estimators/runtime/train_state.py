@@ -201,6 +201,24 @@ class TrainState:
             return path
         return None
 
+    def create_slots(self) -> None:
+        """Make each canned part's optimizer slots (and state) that no update has made
+        yet, with their initial values: a checkpoint saved before the first step then
+        holds them, as TF's does (a ``model_fn``'s are made when it is built)."""
+        for optimizer, variables in self.trained_parts():
+            optimizer.create_slots(variables)
+
+    def saved_at(self, step: int) -> bool:
+        """Whether model_dir's latest checkpoint is the one the variables hold, of
+        ``step``: a save now would write nothing new (a run resumed from it)."""
+        if self.holds is None or self.holds[2] != step:
+            return False
+        try:
+            state = core.get_checkpoint_state(self.model_dir)
+        except (OSError, core.CheckpointCorruptedError):
+            return False
+        return state is not None and state.model_checkpoint_path == self.holds[0]
+
     def _held_checkpoint(self):
         """The latest checkpoint when the variables already hold it and it is unchanged
         since: nothing to check or read again (evaluate and predict ask each call)."""
@@ -368,16 +386,18 @@ class TrainState:
             return self.save()
 
     @contextlib.contextmanager
-    def from_checkpoint(self, checkpoint_path):
+    def from_checkpoint(self, checkpoint_path, purpose="predict"):
         """Hold model_dir's latest checkpoint meanwhile, or with ``checkpoint_path`` that
-        checkpoint's. With a ``checkpoint_path``, or during training (a hook evaluating
-        every N steps: TF evaluates in a graph of its own), the variables, optimizer
-        slots and global step hold what they held before afterwards."""
+        checkpoint's; ``purpose`` (``"evaluate"`` or ``"predict"``) words the warning
+        when there is none (:meth:`log_untrained`). With a ``checkpoint_path``, or during
+        training (a hook evaluating every N steps: TF evaluates in a graph of its own),
+        the variables, optimizer slots and global step hold what they held before
+        afterwards."""
         self.refuse_while_overridden()
         if checkpoint_path is None and not self.training:
             with self._inferring():
                 self.resume()
-                self.log_untrained()
+                self.log_untrained(purpose)
                 yield
             return
         path = None
@@ -414,17 +434,21 @@ class TrainState:
         finally:
             self.inferring = before
 
-    def log_untrained(self) -> None:
-        """Say at INFO, as TF, that model_dir has no checkpoint: evaluate and predict
-        then use the model's initial values (TF's "running initialization")."""
+    def log_untrained(self, purpose="predict") -> None:
+        """Say in TF's words that model_dir has no checkpoint, so ``purpose`` (evaluate
+        or predict) uses the model's initial values (TF's "running initialization"): at
+        WARNING, where TF logs at INFO, so that an untrained model's output is never
+        silent (Python shows warnings by default)."""
         if (
             self.weights_from is None
+            and not self.in_memory  # fit's epochs: the variables hold its training
             and not self.holds
             and core.latest_checkpoint(self.model_dir) is None
         ):
-            logger.info(
-                "Could not find trained model in model_dir: %s, running initialization",
+            logger.warning(
+                "Could not find trained model in model_dir: %s, running initialization to %s.",
                 self.model_dir,
+                purpose,
             )
 
     def refuse_while_overridden(self) -> None:

@@ -175,6 +175,7 @@ class _EvaluateOnSave(CheckpointSaverListener):
 
     def begin(self) -> None:
         self._started, self._last_eval = _now(), None
+        self._first = True
 
     def _due(self) -> bool:
         now = _now()
@@ -183,6 +184,9 @@ class _EvaluateOnSave(CheckpointSaverListener):
         return self._last_eval is None or now - self._last_eval >= self.spec.throttle_secs
 
     def after_save(self, session, global_step_value):
+        if self._first:  # the state training starts from, not trained yet (as TF)
+            self._first = False
+            return
         if self._due():
             self._evaluate()
         else:

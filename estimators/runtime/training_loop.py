@@ -92,19 +92,29 @@ def sigterm_as_interrupt():
 def training_hooks(estimator, input_fn, last_step, hooks, saving_listeners, verbose):
     """The hooks of one training run, in the order they are called, and the checkpoint
     saver among them: the user's (with a ``NanTensorHook`` unless they bring one), then
-    the saver, the progress bar and TensorBoard's summaries."""
+    the saver (``None`` when the config saves no checkpoints, as TF's with both
+    ``save_checkpoints_steps`` and ``save_checkpoints_secs`` ``None``), the progress bar
+    and TensorBoard's summaries."""
     cfg = estimator.config
-    saver = CheckpointSaverHook(
-        save_steps=cfg.save_checkpoints_steps,
-        save_secs=cfg.save_checkpoints_secs,
-        listeners=saving_listeners,
-    )
+    saver = None
+    if cfg.save_checkpoints_steps or cfg.save_checkpoints_secs:
+        saver = CheckpointSaverHook(
+            save_steps=cfg.save_checkpoints_steps,
+            save_secs=cfg.save_checkpoints_secs,
+            listeners=saving_listeners,
+        )
+    elif saving_listeners:
+        raise ValueError(
+            "There should be a CheckpointSaverHook to use saving_listeners: the RunConfig "
+            "has save_checkpoints_steps=None and save_checkpoints_secs=None, which saves no "
+            "checkpoints (set one of them)"
+        )
     progress = ProgressHook(
         total_rows=known_rows(input_fn),
         total_steps=None if last_step is None else last_step - estimator.global_step,
         verbose=verbose,
     )
-    all_hooks = _with_nan_check(list(hooks or [])) + [saver, progress]
+    all_hooks = _with_nan_check(list(hooks or [])) + [h for h in (saver, progress) if h is not None]
     if cfg.save_summary_steps:
         all_hooks.append(TensorBoardHook(cfg.save_summary_steps))
     return all_hooks, saver
@@ -151,6 +161,9 @@ def _train_steps(estimator, input_fn, last_step, runner, saver) -> bool:
             step_log(after, loss)
             if context.stop_requested or (last_step is not None and after >= last_step):
                 break
+        else:
+            if begun:  # else train raises: the input was empty
+                _warn_input_ran_out(estimator, last_step)
     except KeyboardInterrupt:
         batches.close()
         _save_on_interrupt(estimator, saver)
@@ -158,6 +171,19 @@ def _train_steps(estimator, input_fn, last_step, runner, saver) -> bool:
     finally:
         batches.close()  # stops the input thread when training ends early
     return begun
+
+
+def _warn_input_ran_out(estimator, last_step) -> None:
+    """Say at WARNING that the input ended before the step ``train`` was asked to reach
+    (TF stops there without a word): a dataset that does not repeat trains one pass."""
+    if last_step is not None and estimator.global_step < last_step:
+        logger.warning(
+            "the input ran out at step %d, before step %d that max_steps (or steps) asked "
+            "for: training stopped there. To train that far, repeat the data "
+            "(Dataset.repeat() before .batch(n); numpy_input_fn(num_epochs=None))",
+            estimator.global_step,
+            last_step,
+        )
 
 
 def step_tensors(estimator) -> dict:
@@ -179,6 +205,8 @@ def _save_on_interrupt(estimator, saver) -> None:
     """Keep the work of an interrupted run (Ctrl-C): save its state, unless it has
     diverged (the saver skips non-finite state). An interrupt that lands inside a step
     may save that step half applied, which is finite and harmless to resume from."""
+    if saver is None:  # the config saves no checkpoints
+        return
     logger.warning(
         "training interrupted at step %d; saving a checkpoint of its state",
         estimator.global_step,

@@ -21,14 +21,17 @@ transformed ahead, on the input thread, while the step before trains.
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 
 from ... import core
+from ..export.writer import export_model_fn
 from ..spec.model_fn import (
     EstimatorSpec,
     ModeKeys,
     features_dict,
     fn_name,
+    is_model_variable,
     labels_array,
     model_fn_args,
 )
@@ -104,12 +107,12 @@ class StoreNetwork:
 
 class UserModel:
     """A ``model_fn(features, labels, mode, params, config)`` (any subset of those
-    names) with its variable store: the model of a custom ``Estimator``.
+    names) with its variable store: the model of a custom ``Estimator`` (a
+    :class:`~.model.Model`).
 
     ``seed`` seeds the store's initializers; ``global_step`` is what
     ``cn.train.get_global_step()`` returns inside the ``model_fn``."""
 
-    custom = True  # a user's model_fn, not a canned network
     head = None
     parts: list = []  # its optimizers live in the store
 
@@ -118,6 +121,11 @@ class UserModel:
             raise TypeError(f"model_fn must be callable, got {type(model_fn).__name__}")
         self.model_fn = model_fn
         self.args = model_fn_args(model_fn)
+        if params and "params" not in self.args:
+            raise ValueError(
+                f"model_fn ({fn_name(model_fn)}) does not include params argument, but "
+                f"params ({params}) is passed to Estimator."
+            )
         self.params = dict(params or {})
         self.config = config
         self.store = core.VariableStore(seed=seed)
@@ -129,6 +137,14 @@ class UserModel:
 
     def __repr__(self) -> str:
         return fn_name(self.model_fn)
+
+    def describe(self, class_name: str, model_dir: str) -> str:
+        """``Estimator(model_fn=<its name>, model_dir=...)``, whatever the class."""
+        return f"Estimator(model_fn={self!r}, model_dir={model_dir!r})"
+
+    def lists_variable(self, name: str) -> bool:
+        """The ``model_fn``'s variables and the global step, not optimizer state."""
+        return is_model_variable(name)
 
     def trackables(self) -> dict:
         """What a checkpoint holds besides the global step."""
@@ -187,12 +203,15 @@ class UserModel:
         """Call the model_fn once without training (``store.building``) and, when it made
         variables, call ``restore_new()``; its spec."""
         size = len(self.store)
+        kept = [(v, v.value) for v in [self.store.global_step, *self.store.variables().values()]]
         self.store.building = True
         try:
             with core.no_grad():
                 spec = self.spec(features, labels, mode)
         finally:
             self.store.building = False
+            for variable, value in kept:  # TF builds its graph without running the train_op
+                variable.value = value
         self.built_modes.add(mode)
         if len(self.store) != size:
             restore_new()
@@ -214,4 +233,20 @@ class UserModel:
             "train_distribute trains the canned estimators (linear, DNN, wide&deep: a "
             "network of feature columns and its optimizers), not a model_fn; got "
             f"model_fn {fn_name(self.model_fn)}"
+        )
+
+    def scratch_predict_spec(self, batch) -> EstimatorSpec:
+        """The model_fn's PREDICT spec of ``batch`` in a scratch variable store (this
+        model's variables untouched): what its export records of ``export_outputs``."""
+        step = core.Variable(np.int64(0), name="global_step", trainable=False, dtype=np.int64)
+        scratch = UserModel(self.model_fn, self.params, self.config, step, 0)
+        return scratch.build(batch, None, ModeKeys.PREDICT, restore_new=lambda: None)
+
+    def export(
+        self, estimator, export_dir_base, serving_input_receiver_fn, assets_extra, checkpoint_path
+    ) -> str:
+        """The checkpoint's variables, the ``params`` and the ``model_fn``'s name, and no
+        code (see :func:`~colonnade.estimators.export.writer.export_model_fn`)."""
+        return export_model_fn(
+            estimator, export_dir_base, serving_input_receiver_fn, assets_extra, checkpoint_path
         )

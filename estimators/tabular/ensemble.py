@@ -2,9 +2,13 @@
 
 :class:`~.models.TabularClassifier` and ``TabularRegressor`` split a small table's rows
 into :func:`members_for` folds (:func:`~.split.fold_ids`) and train one member
-per fold, member ``k`` stopping early, choosing its linear penalty and its wide/deep
-blend on fold ``k`` and training on the others; the column plan is shared, so the members
-differ only in their weights. The prediction is the members' mean logit, which is one
+per fold, member ``k`` stopping early and choosing its linear penalty on fold ``k`` and
+training on the others; the column plan is shared, so the members differ only in their
+weights. The wide/deep blend weight is one for all members, the one with the lowest loss
+over the out-of-fold predictions of the members' validation folds
+(:func:`out_of_fold_losses`: each row scored by the member that did not train on it): a
+choice on every row of a small table, not on a fifth of them; on 3 of 10 folds of a
+larger one, not on a tenth. The prediction is the members' mean logit, which is one
 wide&deep model exactly (:func:`stack_members`): the wide part's weights averaged (the
 logits are linear in them), the deep towers side by side in one tower ``K`` times as
 wide, with block-diagonal hidden layers, each embedding table the members' tables side by
@@ -41,7 +45,6 @@ __all__ = [
     "LARGE_FOLDS",
     "LARGE_MAX_MEMBERS",
     "MAX_MEMBERS",
-    "SHARED_BLEND",
     "checked_members",
     "cross_fit_splits",
     "fold_conditions",
@@ -69,7 +72,7 @@ MAX_MEMBERS = FOLDS
 # one model, where one split's choices are steady anyway.
 ENSEMBLE_CELLS = 6_000_000
 # Five folds only up to this many labelled rows, where one model holds out a fifth as well
-# (tabular.VALIDATION_MIN_ROWS / VALIDATION_MAX_FRACTION), so a member trains on as many
+# (defaults.VALIDATION_MIN_ROWS / VALIDATION_MAX_FRACTION), so a member trains on as many
 # rows as one model (randhie, 15k rows: one model on 90%, RMSE 3.754; 2 members of 5
 # folds, each on 80%, 3.768) ...
 ENSEMBLE_MAX_ROWS = 5_000
@@ -85,11 +88,6 @@ LARGE_MAX_MEMBERS = 3
 # with 2, adult (32.6k x 305-308) 0.9280 -> 0.9283 with 2. The slowest, diamonds' 2 members
 # (18.3M cells), took 64-72 s on 2 busy cores: this budget keeps a table within 2 minutes.
 LARGE_ENSEMBLE_CELLS = 21_000_000
-# The wide/deep blend weight is one for all members, the one with the lowest loss over
-# the out-of-fold predictions of the members' validation folds (each row scored by the
-# member that did not train on it): a choice on every row of a small table, not on a
-# fifth of them; on 3 of 10 folds of a larger one, not on a tenth.
-SHARED_BLEND = True
 
 _INPUT = "dnn/input_from_feature_columns/input_layer/"
 

@@ -1,4 +1,4 @@
-"""The linear model the zero-configuration models start from (:data:`.models.LINEAR_FIRST`):
+"""The linear model the zero-configuration models start from (:mod:`.models`):
 the wide part's weights solved to convergence in numpy, the column set and L2 penalty
 chosen by cross-validation over every row (:data:`CV_FOLDS`; exact leave-one-out for
 ridge), preferring the plain logistic/ridge features (:data:`PLAIN_PREFERENCE_SE`),
@@ -30,9 +30,10 @@ import numpy as np
 import pyarrow as pa
 
 from ...core.threads import threads_for, use_threads
+from ...feature_columns.bucketized import BucketizedColumn
 from ...feature_columns.crossed import CrossedColumn
 from ...feature_columns.infer_stats import label_targets
-from ...feature_columns.numeric import BucketizedColumn, NumericColumn
+from ...feature_columns.numeric import NumericColumn
 from ...feature_columns.piecewise import PiecewiseLinearColumn
 from ...feature_columns.transform_cache import transform_features
 

@@ -16,7 +16,7 @@ import pytest
 import colonnade as cn
 from colonnade.core import checkpoint as ckpt_mod
 from colonnade.core import checkpoint_format as fmt
-from colonnade.core import checkpoint_writer
+from colonnade.core import checkpoint_manager, checkpoint_writer
 from colonnade.core import optimizers as opt_mod
 
 T = cn.train
@@ -556,7 +556,7 @@ def test_manager_numbers_from_save_counter_and_custom_name(tmp_path):
 
 def test_keep_checkpoint_every_n_hours_preserves_old_ones(tmp_path, monkeypatch):
     clock = [0.0]
-    monkeypatch.setattr(ckpt_mod.time, "time", lambda: clock[0])
+    monkeypatch.setattr(checkpoint_manager.time, "time", lambda: clock[0])
     manager = T.CheckpointManager(
         T.Checkpoint(v=Variable([0.0])), tmp_path, max_to_keep=1, keep_checkpoint_every_n_hours=1
     )

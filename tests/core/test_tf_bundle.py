@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import colonnade as cn
-from colonnade.core import tf_bundle
+from colonnade.core import tf_bundle, tf_bundle_index
 from colonnade.core.checkpoint_format import (
     CheckpointCorruptedError,
     checkpoints_iterator,
@@ -108,10 +108,10 @@ def test_partitioned_variable_and_its_slot_are_joined():
 
 def test_slice_key_encoding_sorts_as_its_numbers():
     numbers = [-(2**63), -(2**40), -8193, -65, -64, -1, 0, 1, 63, 64, 8191, 8192, 2**62, 2**63 - 1]
-    encoded = [tf_bundle._ordered_int(n) for n in numbers]
+    encoded = [tf_bundle_index._ordered_int(n) for n in numbers]
     assert encoded == sorted(encoded)
     assert len(set(encoded)) == len(encoded)
-    assert tf_bundle._ordered_bytes(b"a\x00b\xff") == b"a\x00\xffb\xff\x00\x00\x01"
+    assert tf_bundle_index._ordered_bytes(b"a\x00b\xff") == b"a\x00\xffb\xff\x00\x00\x01"
 
 
 # --------------------------------------------------------------------------- finding checkpoints
@@ -265,7 +265,7 @@ def _table(data_blocks, handles):
     index_handle = _varint(len(out)) + _varint(len(index) - 5)
     out += index
     footer = (_varint(0) + _varint(0) + index_handle).ljust(40, b"\x00")
-    return out + footer + tf_bundle.TABLE_MAGIC.to_bytes(8, "little")
+    return out + footer + tf_bundle_index.TABLE_MAGIC.to_bytes(8, "little")
 
 
 def test_an_index_that_repeats_a_data_block_is_refused():

@@ -82,3 +82,23 @@ def test_make_csv_dataset_defaults_shuffle_and_repeat(tmp_path):
         cn.data.make_csv_dataset(str(path), 4, compression_type="GZIP")
     with pytest.raises(ValueError, match="3 entries for 2 columns"):
         cn.data.make_csv_dataset(str(path), 4, column_defaults=[[0], [0], [0]])
+
+
+@pytest.mark.parametrize(
+    "record, expected",
+    [  # TF 2.15's tf.io.decode_csv of each record, record_defaults [[0], [''], [0.0]]
+        ("39, State-gov, 77516", [[39], [" State-gov"], [77516.0]]),
+        (" 39 , x ,1.5 ", [[39], [" x "], [1.5]]),
+        ("\t39,\tx,\t2", [[39], ["\tx"], [2.0]]),
+        (" 5, x, ", [[5], [" x"], [0.0]]),
+        (" 5, x,  ", [[5], [" x"], [0.0]]),
+    ],
+)
+def test_numbers_may_have_whitespace_around_them_as_tf(record, expected):
+    out = cn.io.decode_csv([record], record_defaults=[[0], [""], [0.0]])
+    assert [np.asarray(o).tolist() for o in out] == expected
+
+
+def test_whitespace_inside_a_number_is_tfs_error():
+    with pytest.raises(ValueError, match="Field 0 in record 0 is not a valid int32: 1 2"):
+        cn.io.decode_csv(["1 2, x, 3"], record_defaults=[[0], [""], [0]])

@@ -11,6 +11,7 @@ import pandas as pd
 import colonnade as cn
 from colonnade.estimators.hooks import basic as hooks
 from colonnade.estimators.hooks import runner as hook_runner
+from colonnade.estimators.hooks import timers as hook_timers
 
 fc = cn.feature_columns
 E = cn.estimators
@@ -50,7 +51,7 @@ class Clock:
 
 def test_the_time_based_saver_goes_on_from_the_previous_train_call(monkeypatch):
     clock = Clock()
-    monkeypatch.setattr(hooks, "_now", clock)
+    monkeypatch.setattr(hook_timers, "now", clock)
 
     class FakeEstimator:
         global_step = 0

@@ -97,7 +97,7 @@ def test_keras_style_fit_evaluate_predict_with_dataframes(tmp_path):
 
 
 def _spec_fn(make_spec):
-    def model_fn(features, labels, mode):
+    def model_fn(features, labels, mode, params):  # make() passes params (TF refuses else)
         w = cn.core.get_variable("w", shape=(2, 1))
         x = np.stack([features["x1"], features["x2"]], axis=1)
         return make_spec(mode, x @ w, cn.train.GradientDescentOptimizer(0.1))

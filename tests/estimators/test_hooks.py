@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import colonnade as cn
-from colonnade.estimators.hooks import basic as hooks_module
 from colonnade.estimators.hooks import runner as hook_runner
+from colonnade.estimators.hooks import timers as hook_timers
 
 E = cn.estimators
 fc = cn.feature_columns
@@ -187,7 +187,7 @@ def test_feed_dict_cannot_be_honoured():
 
 
 def test_hooks_must_be_session_run_hooks(tmp_path):
-    with pytest.raises(TypeError, match="SessionRunHook instances, got object"):
+    with pytest.raises(TypeError, match="must be a SessionRunHook, given: <object"):
         estimator(tmp_path).train(input_fn, steps=1, hooks=[object()], verbose=0)
 
 
@@ -277,7 +277,7 @@ def read_scalars(directory, tag):
 
 def test_step_counter_hook_writes_global_steps_per_second(tmp_path, monkeypatch):
     clock = Clock()
-    monkeypatch.setattr(hooks_module, "_now", clock)
+    monkeypatch.setattr(hook_timers, "now", clock)
 
     class Tick(E.SessionRunHook):  # each step takes 0.5 s on the fake clock
         def after_run(self, run_context, run_values):
@@ -317,8 +317,10 @@ def test_checkpoint_saver_listeners_are_called_as_tf(tmp_path):
     listener = Listener()
     est = estimator(tmp_path, save_checkpoints_steps=2)
     est.train(input_fn, steps=5, saving_listeners=[listener], verbose=0)
-    assert listener.calls == [
+    assert listener.calls == [  # TF 2.15 saves the starting state too (model.ckpt-0)
         "begin",
+        ("before_save", 0),
+        ("after_save", 0),
         ("before_save", 2),
         ("after_save", 2),
         ("before_save", 4),

@@ -16,16 +16,16 @@ from colonnade.cli import main
 from colonnade.cli.job import load_config
 from colonnade.demo import load_adult
 from colonnade.estimators.tabular import blend as tabular_blend
+from colonnade.estimators.tabular import defaults as tabular_defaults
 from colonnade.estimators.tabular import ensemble as tabular_ensemble
-from colonnade.estimators.tabular import models as tabular
 from colonnade.estimators.tabular.linear import label_targets
 from colonnade.estimators.tabular.split import part, validation_mask
 
 
 @pytest.fixture
 def few_epochs(monkeypatch):
-    monkeypatch.setattr(tabular, "MAX_EPOCHS", 4)
-    monkeypatch.setattr(tabular, "HIDDEN_UNITS", (32, 16))
+    monkeypatch.setattr(tabular_defaults, "MAX_EPOCHS", 4)
+    monkeypatch.setattr(tabular_defaults, "HIDDEN_UNITS", (32, 16))
 
 
 @pytest.fixture
@@ -64,9 +64,9 @@ def test_seed_reproduces(tmp_path, few_epochs):
 
 
 def test_the_best_epoch_is_restored_and_checkpointed(tmp_path, monkeypatch):
-    monkeypatch.setattr(tabular, "MAX_EPOCHS", 6)
-    monkeypatch.setattr(tabular, "PATIENCE", 10)  # run all epochs past the best
-    monkeypatch.setattr(tabular, "DNN_LEARNING_RATE", 0.05)  # noisy: the last is not best
+    monkeypatch.setattr(tabular_defaults, "MAX_EPOCHS", 6)
+    monkeypatch.setattr(tabular_defaults, "PATIENCE", 10)  # run all epochs past the best
+    monkeypatch.setattr(tabular_defaults, "DNN_LEARNING_RATE", 0.05)  # noisy: the last is not best
     monkeypatch.setattr(tabular_blend, "BLEND_WEIGHTS", ())  # the best epoch's weights as they are
     df, valid = _synthetic(400, 0), _synthetic(300, 1)
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
@@ -125,8 +125,9 @@ def test_cli_without_config_writes_a_reusable_inferred_toml(
     config = model_dir / "inferred.toml"
     job = load_config(config)
     assert job.data.label == "y" and job.model.type == "DNNLinearCombinedClassifier"
+    assert job.model.model_dir == str(model_dir)  # the model just trained: it trains on
     assert main(["train", str(config)]) == 0
-    assert (model_dir / "retrained").is_dir()
+    assert json.loads(capsys.readouterr().out)["model_dir"] == str(model_dir)
 
 
 def test_cli_needs_config_or_data(capsys):
@@ -193,10 +194,10 @@ import json, resource, sys
 import pyarrow as pa
 import colonnade as cn
 from colonnade.estimators.tabular import ensemble as tabular_ensemble
-from colonnade.estimators.tabular import models as tabular
+from colonnade.estimators.tabular import defaults as tabular_defaults
 from colonnade.estimators.tabular.split import part, validation_mask
 
-tabular.MAX_EPOCHS, tabular.HIDDEN_UNITS = 1, (8,)
+tabular_defaults.MAX_EPOCHS, tabular_defaults.HIDDEN_UNITS = 1, (8,)
 path = sys.argv[1]
 rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 model = cn.estimators.TabularClassifier("y", seed=0).fit(path)
@@ -277,19 +278,19 @@ def test_every_training_choice_is_stated(tmp_path, few_epochs, one_model):
     notes = "\n".join(model.fit(_synthetic()).columns_.notes)
     assert "held out" in notes and "seeded random permutation" in notes
     assert "batch size 32" in notes
-    assert f"learning rates x{tabular.LR_DECAY}" in notes
+    assert f"learning rates x{tabular_defaults.LR_DECAY}" in notes
 
 
 def test_learning_rates_halve_after_an_epoch_without_improvement(tmp_path, monkeypatch):
-    monkeypatch.setattr(tabular, "MAX_EPOCHS", 5)
-    monkeypatch.setattr(tabular, "PATIENCE", 10)
-    monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
+    monkeypatch.setattr(tabular_defaults, "MAX_EPOCHS", 5)
+    monkeypatch.setattr(tabular_defaults, "PATIENCE", 10)
+    monkeypatch.setattr(tabular_defaults, "HIDDEN_UNITS", (8,))
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
     model.fit(_synthetic(400, 0), validation_data=_synthetic(300, 1))
     losses = model.history_.history["val_loss"]
     worse = sum(1 for i, v in enumerate(losses) if v >= min(losses[:i], default=float("inf")))
     rates = {name: opt.learning_rate for name, opt, _ in model.estimator_.train_state.parts}
-    assert rates["dnn_optimizer"] == pytest.approx(tabular.DNN_LEARNING_RATE * 0.5**worse)
+    assert rates["dnn_optimizer"] == pytest.approx(tabular_defaults.DNN_LEARNING_RATE * 0.5**worse)
     # the wide part is the linear model solved first, held fixed (LINEAR_FIRST)
     assert rates["linear_optimizer"] == 0.0
 
@@ -336,9 +337,10 @@ def test_small_tables_hold_out_more_rows(tmp_path, few_epochs, one_model):
     rows = int(held[0].split()[2])
     assert 299 <= rows <= 301, held[0]  # 20% of each class, rounded at random
     # a large table keeps a tenth, and a huge one at most VALIDATION_MAX_ROWS rows
-    assert tabular.validation_fraction(12_000) == tabular.VALIDATION_FRACTION
-    assert tabular.validation_fraction(10**8) * 10**8 == pytest.approx(tabular.VALIDATION_MAX_ROWS)
-    assert tabular.validation_fraction(100_000 // 12) * (100_000 // 12) >= 999
+    assert tabular_defaults.validation_fraction(12_000) == tabular_defaults.VALIDATION_FRACTION
+    huge = tabular_defaults.validation_fraction(10**8) * 10**8
+    assert huge == pytest.approx(tabular_defaults.VALIDATION_MAX_ROWS)
+    assert tabular_defaults.validation_fraction(100_000 // 12) * (100_000 // 12) >= 999
 
 
 def _mixed_table(n=600, seed=0):
@@ -444,23 +446,24 @@ def test_ids_and_useless_features_are_said(tmp_path, few_epochs):
 
 
 def test_small_validation_splits_do_not_stop_by_chance(tmp_path, monkeypatch):
-    monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
-    assert tabular.early_stopping_for(300) == (
-        tabular.PATIENCE + tabular.NOISY_EXTRA_PATIENCE,
-        tabular.MIN_EPOCHS_NOISY,
+    monkeypatch.setattr(tabular_defaults, "HIDDEN_UNITS", (8,))
+    assert tabular_defaults.early_stopping_for(300) == (
+        tabular_defaults.PATIENCE + tabular_defaults.NOISY_EXTRA_PATIENCE,
+        tabular_defaults.MIN_EPOCHS_NOISY,
     )
-    assert tabular.early_stopping_for(tabular.STEADY_VALIDATION_ROWS) == (tabular.PATIENCE, 1)
+    steady = tabular_defaults.STEADY_VALIDATION_ROWS
+    assert tabular_defaults.early_stopping_for(steady) == (tabular_defaults.PATIENCE, 1)
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"x": rng.normal(size=500), "y": rng.integers(0, 2, 500)})  # noise
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0).fit(df)
-    assert len(model.history_.history["val_loss"]) >= tabular.MIN_EPOCHS_NOISY
+    assert len(model.history_.history["val_loss"]) >= tabular_defaults.MIN_EPOCHS_NOISY
     assert "never stop before epoch 6" in "\n".join(model.columns_.notes)
 
 
 def test_regressor_tensorboard_losses_are_in_label_units(tmp_path, monkeypatch, one_model):
     accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
-    monkeypatch.setattr(tabular, "MAX_EPOCHS", 3)
-    monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
+    monkeypatch.setattr(tabular_defaults, "MAX_EPOCHS", 3)
+    monkeypatch.setattr(tabular_defaults, "HIDDEN_UNITS", (8,))
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"x": rng.normal(size=600)})
     df["y"] = 1000.0 + 300.0 * df["x"] + rng.normal(0, 15.0, 600)
@@ -479,10 +482,18 @@ def test_regressor_tensorboard_losses_are_in_label_units(tmp_path, monkeypatch, 
     np.testing.assert_allclose(valid, model.history_.history["val_loss"], rtol=1e-5)
 
 
-def test_the_blend_of_wide_and_deep_is_chosen_on_validation(tmp_path, few_epochs, monkeypatch):
-    # weight 0 would otherwise refit the linear model on the validation rows too
-    monkeypatch.setattr(tabular, "LINEAR_REFIT", False)
-    df, valid = _synthetic(400, 0), _synthetic(300, 1)
+def _interaction(n, seed):
+    """A label the linear model cannot fit (x's sign flips it for k == "a"): the deep
+    part wins the blend."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"x": rng.normal(size=n), "k": rng.choice(["a", "b"], n)})
+    df["y"] = ((df["x"] > 0) ^ (df["k"] == "a")).astype(int)
+    return df
+
+
+@pytest.mark.parametrize("table", [_synthetic, _interaction])
+def test_the_blend_of_wide_and_deep_is_chosen_on_validation(tmp_path, few_epochs, table):
+    df, valid = table(400, 0), table(300, 1)
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
     model.fit(df, validation_data=valid)
     (note,) = [n for n in model.columns_.notes if n.startswith("the deep part's logits")]
@@ -495,8 +506,15 @@ def test_the_blend_of_wide_and_deep_is_chosen_on_validation(tmp_path, few_epochs
     # the lowest loss (printed to 4 digits), or 0 when it is not lower by the margin
     assert model.deep_weight_ in (lowest, 0.0)
     assert f"{tabular_blend.BLEND_PREFERENCE_SE:g} standard errors" in note or lowest == 0.0
-    # what is checkpointed is the blend chosen
-    assert model.evaluate(valid)["loss"] == pytest.approx(tried[model.deep_weight_], rel=1e-3)
+    # what is checkpointed is the blend chosen: at a weight above 0 the blended model ...
+    loss = model.evaluate(valid)["loss"]
+    if model.deep_weight_ > 0:
+        assert loss == pytest.approx(tried[model.deep_weight_], rel=1e-3)
+    else:
+        # ... at 0 the linear model alone, solved again on the validation rows too (its
+        # values: test_tabular_linear.py), so lower there than the one fitted without them
+        assert "solved again on the training and validation rows" in "\n".join(model.columns_.notes)
+        assert loss < tried[0.0]
 
 
 @pytest.mark.parametrize("regression", [False, True])

@@ -11,6 +11,7 @@ import pyarrow as pa
 import pytest
 
 import colonnade as cn
+from colonnade.estimators.tabular import defaults as tabular_defaults
 from colonnade.estimators.tabular import ensemble as tabular_ensemble
 from colonnade.estimators.tabular import models as tabular
 from colonnade.estimators.tabular.ensemble import members_for, stack_members
@@ -21,9 +22,9 @@ fc = cn.feature_columns
 
 @pytest.fixture
 def small_members(monkeypatch):
-    monkeypatch.setattr(tabular, "MAX_EPOCHS", 3)
-    monkeypatch.setattr(tabular, "MIN_EPOCHS_NOISY", 1)
-    monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8, 4))
+    monkeypatch.setattr(tabular_defaults, "MAX_EPOCHS", 3)
+    monkeypatch.setattr(tabular_defaults, "MIN_EPOCHS_NOISY", 1)
+    monkeypatch.setattr(tabular_defaults, "HIDDEN_UNITS", (8, 4))
     monkeypatch.setattr(tabular_ensemble, "MAX_MEMBERS", 3)
     monkeypatch.setattr(tabular_ensemble, "FOLDS", 3)
 
@@ -185,9 +186,9 @@ def test_columns_with_variables_other_than_embeddings_are_refused():
 @pytest.fixture(scope="module")
 def fitted(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tabular, "MAX_EPOCHS", 3)
-        patch.setattr(tabular, "MIN_EPOCHS_NOISY", 1)
-        patch.setattr(tabular, "HIDDEN_UNITS", (8, 4))
+        patch.setattr(tabular_defaults, "MAX_EPOCHS", 3)
+        patch.setattr(tabular_defaults, "MIN_EPOCHS_NOISY", 1)
+        patch.setattr(tabular_defaults, "HIDDEN_UNITS", (8, 4))
         patch.setattr(tabular_ensemble, "MAX_MEMBERS", 3)
         patch.setattr(tabular_ensemble, "FOLDS", 3)
         model_dir = tmp_path_factory.mktemp("ensemble")
@@ -332,9 +333,9 @@ def ten_folds(tmp_path_factory):
     table), with the blend's inputs recorded."""
     seen = {"validation x": [], "out of fold": []}
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tabular, "MAX_EPOCHS", 3)
-        patch.setattr(tabular, "MIN_EPOCHS_NOISY", 1)
-        patch.setattr(tabular, "HIDDEN_UNITS", (8, 4))
+        patch.setattr(tabular_defaults, "MAX_EPOCHS", 3)
+        patch.setattr(tabular_defaults, "MIN_EPOCHS_NOISY", 1)
+        patch.setattr(tabular_defaults, "HIDDEN_UNITS", (8, 4))
         patch.setattr(tabular_ensemble, "ENSEMBLE_MAX_ROWS", 300)
 
         def blend_losses(estimator, validate, rows):

@@ -8,8 +8,8 @@ import pytest
 
 import colonnade as cn
 from colonnade.estimators.tabular import blend as tabular_blend
+from colonnade.estimators.tabular import defaults as tabular_defaults
 from colonnade.estimators.tabular import linear as tabular_linear
-from colonnade.estimators.tabular import models as tabular
 from colonnade.estimators.tabular.linear import design, gram, solve_logistic, solve_squared
 
 sklearn_linear = pytest.importorskip("sklearn.linear_model")
@@ -101,8 +101,8 @@ def test_a_linear_table_keeps_the_linear_model_solved_to_convergence(tmp_path, m
     """The blend's weight 0 is the linear model solved first, refit on every row: the same
     predictions as scikit-learn's logistic regression with the chosen penalty on the
     same features (before, weight 0 was the wide part of an early-stopped joint run)."""
-    monkeypatch.setattr(tabular, "MAX_EPOCHS", 2)
-    monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
+    monkeypatch.setattr(tabular_defaults, "MAX_EPOCHS", 2)
+    monkeypatch.setattr(tabular_defaults, "HIDDEN_UNITS", (8,))
     monkeypatch.setattr(tabular_blend, "BLEND_WEIGHTS", (0.0,))
     monkeypatch.setattr(tabular_linear, "PENALTIES", (1.0,))
     df = _linear_table(600, 0)
@@ -120,8 +120,8 @@ def test_a_linear_table_keeps_the_linear_model_solved_to_convergence(tmp_path, m
 
 
 def test_the_deep_part_trains_on_the_fixed_linear_logits(tmp_path, monkeypatch):
-    monkeypatch.setattr(tabular, "MAX_EPOCHS", 2)
-    monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
+    monkeypatch.setattr(tabular_defaults, "MAX_EPOCHS", 2)
+    monkeypatch.setattr(tabular_defaults, "HIDDEN_UNITS", (8,))
     monkeypatch.setattr(tabular_blend, "BLEND_WEIGHTS", ())
     df, valid = _linear_table(400, 0), _linear_table(300, 1)
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
@@ -132,8 +132,8 @@ def test_the_deep_part_trains_on_the_fixed_linear_logits(tmp_path, monkeypatch):
 
 
 def test_too_wide_a_design_trains_no_linear_model_first_and_says_so(tmp_path, monkeypatch):
-    monkeypatch.setattr(tabular, "MAX_EPOCHS", 2)
-    monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
+    monkeypatch.setattr(tabular_defaults, "MAX_EPOCHS", 2)
+    monkeypatch.setattr(tabular_defaults, "HIDDEN_UNITS", (8,))
     monkeypatch.setattr(tabular_linear, "MAX_WIDTH", 1)
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
     model.fit(_linear_table(400, 0))
@@ -143,16 +143,16 @@ def test_too_wide_a_design_trains_no_linear_model_first_and_says_so(tmp_path, mo
 
 
 def test_a_job_config_trains_the_wide_part_it_cannot_solve_first(tmp_path, monkeypatch):
-    monkeypatch.setattr(tabular, "MAX_EPOCHS", 2)
-    monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
+    monkeypatch.setattr(tabular_defaults, "MAX_EPOCHS", 2)
+    monkeypatch.setattr(tabular_defaults, "HIDDEN_UNITS", (8,))
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
     model.fit(_linear_table(400, 0))
-    assert model.settings_["linear_optimizer"] == tabular.FROZEN_LINEAR_OPTIMIZER
+    assert model.settings_["linear_optimizer"] == tabular_defaults.FROZEN_LINEAR_OPTIMIZER
     job = model.job_config()
     assert job["model"]["linear_optimizer"] == {
-        "name": tabular.LINEAR_OPTIMIZER,
-        "learning_rate": tabular.LINEAR_LEARNING_RATE,
-        "l1_regularization_strength": tabular.LINEAR_L1,
+        "name": tabular_defaults.LINEAR_OPTIMIZER,
+        "learning_rate": tabular_defaults.LINEAR_LEARNING_RATE,
+        "l1_regularization_strength": tabular_defaults.LINEAR_L1,
     }
 
 
@@ -175,8 +175,8 @@ def test_leave_one_out_errors_match_refitting_without_each_row():
 
 
 def test_a_validation_label_outside_the_classes_gets_the_heads_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(tabular, "MAX_EPOCHS", 1)
-    monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
+    monkeypatch.setattr(tabular_defaults, "MAX_EPOCHS", 1)
+    monkeypatch.setattr(tabular_defaults, "HIDDEN_UNITS", (8,))
     df, valid = _linear_table(300, 0), _linear_table(300, 1)
     valid.loc[0, "y"] = 7  # no such class: not an IndexError of the linear solver
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
@@ -301,8 +301,8 @@ def test_a_log1p_number_is_also_in_the_wide_part_as_the_standard_scalers():
 
 
 def test_describe_names_the_linear_rules(tmp_path, monkeypatch):
-    monkeypatch.setattr(tabular, "MAX_EPOCHS", 2)
-    monkeypatch.setattr(tabular, "HIDDEN_UNITS", (8,))
+    monkeypatch.setattr(tabular_defaults, "MAX_EPOCHS", 2)
+    monkeypatch.setattr(tabular_defaults, "HIDDEN_UNITS", (8,))
     rng = np.random.default_rng(8)
     df = pd.DataFrame({"x": rng.lognormal(size=400), "k": rng.choice(["a", "b"], 400)})
     df["y"] = 3.0 * df["x"] + (df["k"] == "a") + rng.normal(size=400)

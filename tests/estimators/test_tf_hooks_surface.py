@@ -41,7 +41,7 @@ def test_second_or_step_timer_as_tf(monkeypatch):
     assert [timer.should_trigger_for_step(s) for s in (2, 3, 4)] == [False, False, True]
     assert timer.update_last_triggered_step(4)[1] == 3
     clock = [100.0]
-    monkeypatch.setattr("colonnade.estimators.hooks.basic._now", lambda: clock[0])
+    monkeypatch.setattr("colonnade.estimators.hooks.timers.now", lambda: clock[0])
     timer = E.SecondOrStepTimer(every_secs=1.0)
     timer.update_last_triggered_step(5)
     assert not timer.should_trigger_for_step(6)

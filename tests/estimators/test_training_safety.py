@@ -92,7 +92,7 @@ def test_train_stops_on_a_diverging_loss_and_keeps_the_last_good_checkpoint(tmp_
     with pytest.raises(E.NanLossDuringTrainingError, match=r"loss = (nan|inf) at step \d+"):
         diverging.train(dataset(), steps=50)
     assert cn.train.latest_checkpoint(tmp_path) == good
-    assert saved_steps(tmp_path) == [2]
+    assert saved_steps(tmp_path) == [0, 2]  # model.ckpt-0: TF 2.15 saves the starting state too
     assert all_finite(good)
 
 
@@ -119,7 +119,7 @@ def test_a_diverged_state_with_a_finite_loss_is_not_saved(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="colonnade"):
         with pytest.raises(E.NonFiniteStateError, match="at step 3"):  # its refused save
             est.train(dataset(), steps=10, hooks=[PoisonAt(3)])
-    assert saved_steps(tmp_path) == [1, 2]
+    assert saved_steps(tmp_path) == [0, 1, 2]  # model.ckpt-0: TF 2.15 saves the starting state too
     assert "not saving a checkpoint at step 3" in caplog.text
     assert "linear/linear_model/x/weights" in caplog.text
 
@@ -142,7 +142,7 @@ def test_a_failed_run_does_not_save_its_state_at_the_end(tmp_path):
     with pytest.raises(RuntimeError, match="hook failed"):
         est.train(dataset(), steps=10, hooks=[RaiseAt(6, RuntimeError("hook failed"))])
     assert est.global_step == 6
-    assert saved_steps(tmp_path) == [3]
+    assert saved_steps(tmp_path) == [0, 3]  # model.ckpt-0: TF 2.15 saves the starting state too
 
 
 def test_an_input_error_fails_at_its_batch_and_saves_nothing(tmp_path):
@@ -169,7 +169,7 @@ def test_an_input_error_fails_at_its_batch_and_saves_nothing(tmp_path):
     with pytest.raises((ValueError, TypeError)):
         est.train(input_fn, hooks=[Steps()])
     assert steps == [1, 2]  # the two good batches trained; the third failed at its turn
-    assert saved_steps(tmp_path) == []
+    assert saved_steps(tmp_path) == [0]  # model.ckpt-0: TF 2.15 saves the starting state too
 
 
 def test_keyboard_interrupt_saves_finite_state_then_reraises(tmp_path, caplog):
@@ -177,7 +177,7 @@ def test_keyboard_interrupt_saves_finite_state_then_reraises(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="colonnade"):
         with pytest.raises(KeyboardInterrupt):
             est.train(dataset(), steps=10, hooks=[RaiseAt(4, KeyboardInterrupt())])
-    assert saved_steps(tmp_path) == [4]
+    assert saved_steps(tmp_path) == [0, 4]  # model.ckpt-0: TF 2.15 saves the starting state too
     assert "training interrupted at step 4" in caplog.text
     assert regressor(tmp_path).evaluate(dataset(), steps=1)["global_step"] == 4
 
@@ -186,28 +186,28 @@ def test_keyboard_interrupt_with_diverged_state_saves_nothing(tmp_path):
     est = regressor(tmp_path)
     with pytest.raises(KeyboardInterrupt):
         est.train(dataset(), steps=10, hooks=[PoisonAt(2), RaiseAt(2, KeyboardInterrupt())])
-    assert saved_steps(tmp_path) == []
+    assert saved_steps(tmp_path) == [0]  # model.ckpt-0: TF 2.15 saves the starting state too
 
 
 def test_a_ctrl_c_inside_a_periodic_save_still_saves_that_step(tmp_path):
     """Issue 29: the saver marked the step as saved before saving, so an interrupt that
     landed inside the save logged "saving a checkpoint" and saved nothing."""
 
-    class InterruptFirstSave(E.CheckpointSaverListener):
+    class InterruptFirstPeriodicSave(E.CheckpointSaverListener):
         def __init__(self):
             self.saves = []
 
         def before_save(self, session, global_step_value):
             self.saves.append(global_step_value)
-            if len(self.saves) == 1:
+            if len(self.saves) == 2:
                 raise KeyboardInterrupt
 
-    listener = InterruptFirstSave()
+    listener = InterruptFirstPeriodicSave()
     est = regressor(tmp_path, save_checkpoints_steps=2)
     with pytest.raises(KeyboardInterrupt):
         est.train(dataset(), max_steps=10, saving_listeners=[listener], verbose=0)
-    assert listener.saves == [2, 2]  # interrupted at step 2, then saved on the way out
-    assert saved_steps(tmp_path) == [2]
+    assert listener.saves == [0, 2, 2]  # interrupted at step 2 (after TF's step-0 save)
+    assert saved_steps(tmp_path) == [0, 2]
 
 
 def test_a_fit_whose_optimizer_state_overflows_with_a_finite_loss_fails(tmp_path):
@@ -247,4 +247,4 @@ def test_sigterm_saves_the_steps_since_the_last_checkpoint(tmp_path):
         assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handling restored
     finally:
         signal.signal(signal.SIGTERM, previous)
-    assert saved_steps(tmp_path) == [3]
+    assert saved_steps(tmp_path) == [0, 3]  # model.ckpt-0: TF 2.15 saves the starting state too

@@ -11,7 +11,7 @@ import colonnade as cn
 import colonnade.feature_columns as fc
 from colonnade.core import IndexedRows, value_and_grad
 from colonnade.feature_columns import CategoricalIds, TransformCache
-from colonnade.feature_columns.dense import embedding_lookup
+from colonnade.feature_columns.embedding_lookup import embedding_lookup
 
 COMBINERS = ["sum", "mean", "sqrtn"]
 

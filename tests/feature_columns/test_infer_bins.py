@@ -105,7 +105,6 @@ def _stats(name, values):
 
 def test_numeric_columns_knots_include_the_label_step_and_skip_non_finite_rows(monkeypatch):
     monkeypatch.setattr(infer_rules, "TARGET_BINS", ("piecewise",))
-    monkeypatch.setattr(infer_rules, "TARGET_BINS_MERGED", True)
     rng = np.random.default_rng(0)
     x = rng.uniform(0, 10, 1000)
     x[:50] = np.inf  # rows the quantiles and the tree both skip
@@ -135,24 +134,23 @@ def test_without_a_target_or_with_the_rule_off_the_knots_are_quantiles(monkeypat
 
 
 @pytest.mark.parametrize("parts", [("wide",), ("embedding",), ("wide", "embedding", "piecewise")])
-def test_each_part_takes_the_tree_edges_alone_when_not_merged(monkeypatch, parts):
+def test_each_part_merges_the_tree_edges_into_the_quantile_edges(monkeypatch, parts):
     monkeypatch.setattr(infer_rules, "TARGET_BINS", parts)
-    monkeypatch.setattr(infer_rules, "TARGET_BINS_MERGED", False)
     x = np.arange(400.0)
     classes = np.repeat([0, 1, 2, 3], 100)
     wide, deep, reason = infer_rules.numeric_columns(_stats("x", x), x, np.eye(4)[classes])
-    bucketized = wide[0]
-    embedded = deep[1].categorical_column if "embedding" in parts else None
+    quantiles = sorted({float(np.float32(q)) for q in np.quantile(x, infer_rules.QUANTILES)})
+    merged = sorted({*quantiles, 100.0, 200.0, 300.0})  # the class steps: the tree's splits
+    bucketized, embedded = wide[0], deep[1].categorical_column
+    assert list(bucketized.boundaries) == (merged if "wide" in parts else quantiles)
+    assert list(embedded.boundaries) == (merged if "embedding" in parts else quantiles)
+    knots = merged if "piecewise" in parts else quantiles
+    assert deep[2].edges == (0.0, *knots, 399.0)
+    assert "merged with the quantile edges" in reason
     if "wide" in parts:
-        assert list(bucketized.boundaries) == [100.0, 200.0, 300.0]
-        assert "4 buckets at the tree thresholds (wide)" in reason
-    if embedded is not None:
-        assert list(embedded.boundaries) == [100.0, 200.0, 300.0]
-    assert "instead of quantile edges" in reason
-    if "embedding" in parts:
-        assert "its bucket at the tree thresholds also as an embedding" in reason
+        assert f"{len(merged) + 1} buckets at the quantile boundaries and tree thresholds" in reason
     if "piecewise" in parts:
-        assert "the tree thresholds and the maximum as knots" in reason
+        assert "the quantile boundaries and tree thresholds and the maximum as knots" in reason
 
 
 def test_infer_passes_the_label_of_the_rows_with_a_value(monkeypatch):

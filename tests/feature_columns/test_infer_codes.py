@@ -97,10 +97,3 @@ def test_few_rows_per_value_or_floats_are_not_tested_as_codes():
     assert "also a code" not in _decision(cn.feature_columns.infer(few, "y"), "school").reason
     floats = _schools().astype({"school": float})
     assert "also a code" not in _decision(cn.feature_columns.infer(floats, "y"), "school").reason
-
-
-def test_the_rule_can_be_turned_off(monkeypatch):
-    monkeypatch.setattr(infer_codes, "INTEGER_CODES", False)
-    plan = cn.feature_columns.infer(_schools(), "y")
-    assert "also a code" not in _decision(plan, "school").reason
-    assert "school_indicator" not in {c.name for c in plan.linear}

@@ -168,7 +168,7 @@ def test_bucketized_errors(source, boundaries, match):
 def test_bucketize_equals_a_binary_search_for_any_values(values, boundaries):
     """Reference: numpy's searchsorted (TF's upper_bound), NaN and infinities included, on
     both sides of the count where bucketize switches from comparisons to a search."""
-    from colonnade.feature_columns.numeric import bucketize
+    from colonnade.feature_columns.bucketized import bucketize
 
     values = np.asarray(values, np.float32)
     boundaries = np.sort(np.asarray(boundaries, np.float32))

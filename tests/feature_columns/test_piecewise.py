@@ -8,7 +8,6 @@ import pytest
 import colonnade as cn
 from colonnade.feature_columns import (
     from_config,
-    infer_rules,
     numeric_column,
     piecewise_linear_column,
     to_config,
@@ -75,17 +74,13 @@ def test_a_column_of_equal_values_gets_no_encoding_from_infer():
     assert [d.reason for d in plan.decisions if d.name == "c"] == ["constant"]
 
 
-def test_infer_uses_the_minimum_boundaries_and_maximum_as_edges(monkeypatch):
-    monkeypatch.setattr(infer_rules, "NUMERIC_PIECEWISE_LINEAR", True)
+def test_infer_uses_the_minimum_boundaries_and_maximum_as_edges():
     x = np.arange(1.0, 201.0)
     plan = cn.feature_columns.infer(pd.DataFrame({"x": x, "y": [0, 1] * 100}), "y")
     ple = next(c for c in plan.dnn if c.name == "x_piecewise_linear")
     bucketized = next(c for c in plan.linear if c.name == "x_bucketized")
     assert ple.edges == (1.0, *bucketized.boundaries, 200.0)
     assert "piecewise-linear encoding over 20 bins" in plan.describe()
-    monkeypatch.setattr(infer_rules, "NUMERIC_PIECEWISE_LINEAR", False)
-    plan = cn.feature_columns.infer(pd.DataFrame({"x": x, "y": [0, 1] * 100}), "y")
-    assert "x_piecewise_linear" not in [c.name for c in plan.dnn]
 
 
 def test_config_round_trip_keeps_the_edges_as_numbers():

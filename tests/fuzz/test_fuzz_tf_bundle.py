@@ -18,7 +18,7 @@ from fuzzhelpers import FUZZ, HUGE, bounded, mutate, mutations, varint
 from hypothesis import given
 from hypothesis import strategies as st
 
-from colonnade.core import tf_bundle
+from colonnade.core import tf_bundle, tf_bundle_index
 from colonnade.core.checkpoint_errors import CheckpointCorruptedError, CheckpointVersionError
 from colonnade.core.crc import masked_crc
 
@@ -41,7 +41,7 @@ def write_table(entries: dict) -> bytes:
     handle = varint(0) + varint(len(data) - 5)
     index = block([(b"\xff", handle)])
     footer = (varint(0) + varint(0) + varint(len(data)) + varint(len(index) - 5)).ljust(40, b"\0")
-    return data + index + footer + tf_bundle.TABLE_MAGIC.to_bytes(8, "little")
+    return data + index + footer + tf_bundle_index.TABLE_MAGIC.to_bytes(8, "little")
 
 
 def copy_seed(tmp_path, seed):

@@ -9,7 +9,7 @@ import pytest
 from colonnade.cli.job import MAX_CONFIG_BYTES, MAX_KEY_PARTS
 from colonnade.core import tf_bundle
 from colonnade.data import dataset, tfrecord
-from colonnade.estimators.export import checks
+from colonnade.estimators.export import checks, receiver_checks
 from colonnade.estimators.export.checks import ExportError
 from colonnade.feature_columns.vocabulary import MAX_VOCABULARY_FILE_BYTES
 
@@ -20,9 +20,9 @@ def test_the_numbers_are_the_documented_ones():
     assert dataset.MAX_ROWS == 2**31 - 1
     assert tf_bundle.MAX_CROSS_CUT_SLICES == 4096
     assert (checks.MAX_JSON_BYTES, checks.MAX_JSON_DEPTH) == (64 << 20, 64)
-    assert checks.MAX_RECEIVER_FEATURES == 100_000
-    assert (checks.MAX_FEATURE_RANK, checks.MAX_FEATURE_SIZE) == (8, 2**20)
-    assert checks.MAX_EXAMPLE_VALUES == 2**20
+    assert receiver_checks.MAX_RECEIVER_FEATURES == 100_000
+    assert (receiver_checks.MAX_FEATURE_RANK, receiver_checks.MAX_FEATURE_SIZE) == (8, 2**20)
+    assert receiver_checks.MAX_EXAMPLE_VALUES == 2**20
     assert MAX_VOCABULARY_FILE_BYTES == 1 << 30
     assert (MAX_CONFIG_BYTES, MAX_KEY_PARTS) == (1 << 20, 32)
 
@@ -50,19 +50,19 @@ def fixed(shape):
 
 
 def test_receiver_feature_count_rank_and_size_bounds():
-    checks.check_receiver(receiver({f"f{i}": var() for i in range(100_000)}), "m.json")
+    receiver_checks.check_receiver(receiver({f"f{i}": var() for i in range(100_000)}), "m.json")
     with pytest.raises(ExportError, match="expected 1 to 100,000 features, got 100001"):
-        checks.check_receiver(receiver({f"f{i}": var() for i in range(100_001)}), "m.json")
-    checks.check_receiver(receiver({"x": fixed([1] * 8)}), "m.json")
+        receiver_checks.check_receiver(receiver({f"f{i}": var() for i in range(100_001)}), "m.json")
+    receiver_checks.check_receiver(receiver({"x": fixed([1] * 8)}), "m.json")
     with pytest.raises(ExportError, match="at most 8 integers"):
-        checks.check_receiver(receiver({"x": fixed([1] * 9)}), "m.json")
-    checks.check_receiver(receiver({"x": fixed([2**20])}), "m.json")
+        receiver_checks.check_receiver(receiver({"x": fixed([1] * 9)}), "m.json")
+    receiver_checks.check_receiver(receiver({"x": fixed([2**20])}), "m.json")
     with pytest.raises(ExportError, match="over 1,048,576 values"):
-        checks.check_receiver(receiver({"x": fixed([2, 2**19 + 1])}), "m.json")
+        receiver_checks.check_receiver(receiver({"x": fixed([2, 2**19 + 1])}), "m.json")
 
 
 def test_fixed_length_values_of_one_example_are_bounded_together():
     half = fixed([2**19])
-    checks.check_receiver(receiver({"a": half, "b": half}), "m.json")
+    receiver_checks.check_receiver(receiver({"a": half, "b": half}), "m.json")
     with pytest.raises(ExportError, match="hold 1,048,577 values an example together"):
-        checks.check_receiver(receiver({"a": half, "b": half, "c": fixed([1])}), "m.json")
+        receiver_checks.check_receiver(receiver({"a": half, "b": half, "c": fixed([1])}), "m.json")

@@ -11,7 +11,7 @@ if ! "$venv/bin/python" -c "import tensorflow" 2>/dev/null; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q "tensorflow-cpu==2.15.1"
 fi
-"$venv/bin/python" -c "import pytest, attr" 2>/dev/null || "$venv/bin/pip" install -q pytest attrs
+"$venv/bin/python" -c "import pytest, attr, tensorboardX" 2>/dev/null || "$venv/bin/pip" install -q pytest attrs tensorboardX
 files=$(grep -l "^from tf_backend import" "$here"/test_tf_*.py)
 cd "$here/../.."
 # colonnade is not installed there: the ported files import only tf_backend, tf_test_case

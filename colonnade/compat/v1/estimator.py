@@ -4,7 +4,7 @@
 
 from colonnade.estimators import *  # noqa: F403
 from colonnade.estimators import __all__ as _estimator_names
-from colonnade.estimators import export, inputs  # noqa: F401 - TF's namespaces
+from colonnade.estimators import experimental, export, inputs  # noqa: F401 - TF's namespaces
 from colonnade.estimators.canned.v1 import (  # noqa: F401 (replace the V2 classes)
     DNNClassifier,
     DNNLinearCombinedClassifier,
@@ -14,4 +14,4 @@ from colonnade.estimators.canned.v1 import (  # noqa: F401 (replace the V2 class
     LinearRegressor,
 )
 
-__all__ = [*_estimator_names, "export", "inputs"]
+__all__ = [*_estimator_names, "experimental", "export", "inputs"]

@@ -50,7 +50,12 @@ def in_scope(name: str) -> bool:
     return name not in SESSION_MACHINERY
 
 
-def resolve(name: str):
+def exists(name: str) -> bool:
+    """Whether ``tf.<name>`` maps to a colonnade name (whose value may be None: tf.newaxis)."""
+    return resolve(name) is not None or resolve(name, missing=_MISSING) is not _MISSING
+
+
+def resolve(name: str, missing=None):
     """The colonnade object ``tf.<name>`` maps to, or ``None``. ``data.Iterator.X`` (the
     extractor's name for a method of what ``make_one_shot_iterator()`` returned) is looked
     up on colonnade's one-shot iterator."""
@@ -58,16 +63,19 @@ def resolve(name: str):
     from colonnade.data.iterators import OneShotIterator
 
     if name.startswith("data.Iterator."):
-        return getattr(OneShotIterator, name.rsplit(".", 1)[1], None)
+        return getattr(OneShotIterator, name.rsplit(".", 1)[1], missing)
     for root in (cn.compat.v1, cn):
         obj = root
         for part in name.split("."):
-            obj = getattr(obj, part, None)
-            if obj is None:
+            obj = getattr(obj, part, _MISSING)
+            if obj is _MISSING:
                 break
-        if obj is not None:
+        if obj is not _MISSING:
             return obj
-    return None
+    return missing
+
+
+_MISSING = object()  # a name whose value is None (tf.newaxis) still resolves
 
 
 def refused_keywords(obj, keywords) -> list[str]:
@@ -117,7 +125,7 @@ def measure(programs: list[dict]) -> dict:
             resolved += 1
             ok_names.add(name)
         for ref in prog["refs"]:
-            if in_scope(ref) and resolve(ref) is None:
+            if in_scope(ref) and not exists(ref):
                 missing_names[ref + " (ref)"] += prog["refs"][ref]
                 missing_programs[ref + " (ref)"].add(prog["repo"] + "/" + prog["path"])
                 misses += 1
