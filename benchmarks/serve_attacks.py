@@ -16,16 +16,26 @@ client measures good requests:
   (9 MB: over the parse memory or row budget, 413);
 - ``slow_client``: 20 connections sending their bodies a byte every 10 ms, then
   half-closing (each is answered);
-- ``hostile_base64``: invalid base64 of 4 MB and valid base64 of 1 MB of random bytes.
+- ``hostile_base64``: invalid base64 of 4 MB and valid base64 of 1 MB of random bytes;
+- ``slowloris``: 1,100 connections each sending its headers a byte every 2 s (issue
+  41: they locked every client out), reopened as the server cuts them (408 past the
+  header deadline, or closed to make room past the connection cap);
+- ``idle_connections``: 1,100 connections that send nothing, reopened when closed.
+
+The server runs with an open-file limit of 1,024 (:data:`SERVER_FILES`), as in issue
+41, so the connection attacks pass its connection cap.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import functools
 import http.client
 import json
 import os
+import resource
+import selectors
 import socket
 import sys
 import tempfile
@@ -127,6 +137,88 @@ def slow_sender(port: int, statuses: list, stop: threading.Event) -> None:
             statuses.append(-1)
 
 
+SERVER_FILES = 1024
+"""The server's open-file limit (issue 41's)."""
+HELD = 1_100
+"""Connections a connection attack holds open."""
+OPENS_PER_SECOND = 200
+"""How fast a connection attack opens connections (and reopens the ones cut)."""
+CONNECTION_ATTACKS = ("slowloris", "idle_connections")
+
+
+def hold_connections(port: int, statuses: list, stop: threading.Event, slow: bool) -> None:
+    """Hold :data:`HELD` connections open; ``slow``: each sends its headers a byte every
+    2 s (slowloris), else nothing. A connection the server cuts is counted (its status,
+    or -1 for a close without one) and reopened."""
+    head = f"POST /v1/models/{NAME}:predict HTTP/1.1\r\nHost: x\r\n".encode() * 50
+    selector = selectors.DefaultSelector()
+    sent: dict = {}  # socket -> header bytes sent
+
+    def open_one() -> None:
+        try:
+            conn = socket.create_connection(("127.0.0.1", port), timeout=5)
+        except OSError:
+            statuses.append(-2)  # refused or timed out: the server's backlog is full
+            return
+        conn.setblocking(False)
+        selector.register(conn, selectors.EVENT_READ)
+        sent[conn] = 0
+
+    def cut(conn, answer: bytes) -> None:
+        statuses.append(int(answer.split()[1]) if answer.startswith(b"HTTP/") else -1)
+        selector.unregister(conn)
+        conn.close()
+        del sent[conn]
+
+    start = next_byte = time.monotonic()
+    opened = 0
+    try:
+        while not stop.is_set():
+            allowed = int((time.monotonic() - start) * OPENS_PER_SECOND) - opened
+            while len(sent) < HELD and allowed > 0 and not stop.is_set():
+                open_one()
+                opened, allowed = opened + 1, allowed - 1
+            for key, _ in selector.select(timeout=0.05):
+                try:
+                    answer = key.fileobj.recv(4096)
+                except OSError:
+                    answer = b""
+                cut(key.fileobj, answer)
+            if slow and time.monotonic() >= next_byte:
+                next_byte = time.monotonic() + 2.0
+                for conn, done in list(sent.items()):
+                    try:
+                        conn.send(head[done : done + 1])
+                        sent[conn] = done + 1
+                    except OSError:
+                        cut(conn, b"")
+    finally:
+        for conn in list(sent):
+            conn.close()
+        selector.close()
+
+
+def in_process(target, port: int, statuses: list, stop: threading.Event) -> None:
+    """``target(port, statuses, stop)`` in a process of its own (its socket loop holds no
+    GIL of the measuring client's), its statuses gathered when stopped."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    their_stop, queue = context.Event(), context.Queue()
+    process = context.Process(target=_gathered, args=(target, port, their_stop, queue))
+    process.start()
+    stop.wait()
+    their_stop.set()
+    statuses.extend(queue.get(timeout=120))
+    process.join(60)
+
+
+def _gathered(target, port, stop, queue) -> None:
+    statuses: list = []
+    target(port, statuses, stop)
+    queue.put(statuses)
+
+
 def attacks(root: str) -> dict:
     """``{name: (threads, target, bodies)}``: each attack's loops."""
     huge = serialized_example(root, 1_000_000)
@@ -149,6 +241,16 @@ def attacks(root: str) -> dict:
             repeat,
             [invalid, json.dumps({"instances": [{"b64": noise}]}).encode()],
         ),
+        "slowloris": (
+            1,
+            functools.partial(in_process, functools.partial(hold_connections, slow=True)),
+            None,
+        ),
+        "idle_connections": (
+            1,
+            functools.partial(in_process, functools.partial(hold_connections, slow=False)),
+            None,
+        ),
     }
 
 
@@ -163,7 +265,8 @@ def run_attack(port: int, name: str, plan: tuple, requests: int) -> dict:
     ]
     for worker in workers:
         worker.start()
-    time.sleep(1.0)  # the attack is under way
+    # under way; a connection attack past the cap and its first header deadlines
+    time.sleep(HELD / OPENS_PER_SECOND + 12.0 if name in CONNECTION_ATTACKS else 1.0)
     attacked = good_p50_ms(port, requests)
     stop.set()
     for worker in workers:
@@ -189,7 +292,12 @@ def main() -> int:
         plans = attacks(root)
         wanted = [a for a in args.attacks.split(",") if a] or list(plans)
         port = free_port()
-        server = start_server(export, port)
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(SERVER_FILES, hard), hard))
+        try:
+            server = start_server(export, port)  # inherits the limit
+        finally:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4 * HELD)), hard))
         try:
             good_p50_ms(port, 50)  # warm up
             for name in wanted:

@@ -118,14 +118,15 @@ class ModelFnPredictor:
             verbose=0,
         )
 
-    def predict_arrays(self, rows, predict_keys=None, batch_size: int = 8192):
+    def predict_arrays(self, rows, predict_keys=None, batch_size: int = 8192, features=False):
         """``{prediction key: array}`` of the model_fn's predictions for ``rows`` (as
         :meth:`predict` takes them), each array with a row per input row in the shape the
         model_fn gives it: what ``colonnade serve`` answers. ``None`` when ``rows`` holds
-        no row."""
-        dataset = inputs.as_dataset(
-            _as_rows(self.model_rows(rows)), batch_size=batch_size, columns=None
-        )
+        no row. ``features``: ``rows`` are the model's features already (the serving
+        graph applied, or serialized examples parsed, by the caller), not fed through
+        the receiver's serving graph again."""
+        rows = rows if features else self.model_rows(rows)
+        dataset = inputs.as_dataset(_as_rows(rows), batch_size=batch_size, columns=None)
         parts = list(predict_batches(self._estimator, dataset, predict_keys))
         if not parts:
             return None

@@ -32,7 +32,7 @@ import json
 import os
 import socket
 
-from .limits import Limits
+from .limits import WORKER_SETTINGS_ENV, Limits
 from .model_fns import ModelFnImportError, import_target, model_fn_specs
 
 __all__ = [
@@ -70,7 +70,6 @@ DEFAULT_MODEL_NAME = "default"  # tensorflow_model_server's --model_name default
 DEFAULT_WORKERS = 1
 """Server processes unless told: one, so a server shares the machine politely and holds
 one copy of the model; give ``workers`` (the cores free for serving) for throughput."""
-_WORKER_SETTINGS = "COLONNADE_SERVE_WORKER"  # how serve() hands its settings to workers
 MISSING_EXTRA = (
     'colonnade serve needs starlette, uvicorn, httptools and orjson: pip install "colonnade[serve]"'
 )
@@ -139,7 +138,7 @@ def serve(
     print(f"serving {model_name!r} at {where}{processes}", flush=True)
     from .protocol import uvicorn_options
 
-    options = {"host": host, "port": port, **uvicorn_options()}
+    options = {"host": host, "port": port, **uvicorn_options(limits, workers=workers > 1)}
     if workers == 1:
         app = create_app(
             store, model_name, freeze_heap=True, version_labels=version_labels, limits=limits
@@ -155,7 +154,7 @@ def serve(
         "limits": dataclasses.asdict(limits or Limits()),
         "model_fns": targets,  # import strings: each worker imports them itself
     }
-    os.environ[_WORKER_SETTINGS] = json.dumps(settings)  # inherited by the workers
+    os.environ[WORKER_SETTINGS_ENV] = json.dumps(settings)  # inherited by the workers
     del options["host"], options["port"]
     with listening_socket(host, port) as sock:
         fd = sock.fileno()
@@ -189,7 +188,7 @@ def worker_app():
     from the settings ``serve`` left in the environment."""
     from .versions import ModelStore
 
-    settings = json.loads(os.environ[_WORKER_SETTINGS])
+    settings = json.loads(os.environ[WORKER_SETTINGS_ENV])
     functions = {name: import_target(t) for name, t in settings["model_fns"].items()}
     store = ModelStore(
         settings["export"], poll_interval=settings["poll_interval"], model_fns=functions

@@ -2,8 +2,9 @@
 
 - :func:`answer`: ``:predict``'s row (``predictions``) and column (``outputs``) formats;
 - :func:`classify_answer`, :func:`regress_answer`: ``:classify``'s ``results`` of
-  ``[label, score]`` pairs per example and ``:regress``'s one value per example;
-- :func:`metadata`: ``GetModelMetadata``'s ``serving_default`` signature.
+  ``[label, score]`` pairs per example and ``:regress``'s one value per example (TF
+  Serving's key ``results``: ``kClassifyRegressResponseKey`` in its ``json_tensor.cc``);
+- :func:`metadata`: ``GetModelMetadata``'s signatures.
 """
 
 from __future__ import annotations
@@ -119,39 +120,63 @@ def _row_objects(arrays: dict) -> list:
 
 def classify_answer(arrays: dict) -> bytes:
     """``:classify``'s answer: ``{"results": [[[label, score], ...], ...]}``, each
-    example's classes (``all_classes``) with their probabilities, as TF's classification
-    signature (``classes``, ``scores``) gives them. A model with no classes (a regressor)
-    takes no ``:classify``.
+    example's ``classes`` with their ``scores`` (a classification signature's outputs;
+    a missing ``classes`` gives the label ``""``, a missing ``scores`` the score 0, as
+    TF Serving's ``ClassificationResult`` defaults are written).
 
-    >>> classify_answer({"all_classes": np.array([["0", "1"]], object),
-    ...                  "probabilities": np.array([[0.25, 0.75]], np.float32)})
+    >>> classify_answer({"classes": np.array([["0", "1"]], object),
+    ...                  "scores": np.array([[0.25, 0.75]], np.float32)})
     b'{"results":[[["0",0.25],["1",0.75]]]}'
     """
-    if "probabilities" not in arrays or "all_classes" not in arrays:
+    scores, classes = arrays.get("scores"), arrays.get("classes")
+    if scores is None and classes is None:
+        raise BadRequest("the classification signature has neither 'classes' nor 'scores'")
+    scores = None if scores is None else _per_example(np.asarray(scores), "scores")
+    classes = None if classes is None else _per_example(np.asarray(classes), "classes")
+    if scores is None:
+        scores = np.zeros(classes.shape, np.float32)
+    if classes is None:
+        classes = np.full(scores.shape, "", object)
+    if classes.shape != scores.shape:
         raise BadRequest(
-            "this model is not a classifier: it has no :classify; use :regress or :predict"
+            f"the classification signature's classes {list(classes.shape)} and scores "
+            f"{list(scores.shape)} differ in shape"
         )
-    labels = np.asarray(arrays["all_classes"]).astype(str).tolist()
-    scores = np.asarray(arrays["probabilities"]).tolist()
-    results = [list(map(list, zip(names, values))) for names, values in zip(labels, scores)]
+    labels = [[_label(c) for c in row] for row in classes.tolist()]
+    pairs = zip(labels, scores.tolist())
+    results = [list(map(list, zip(names, values))) for names, values in pairs]
     return orjson.dumps({"results": results})
+
+
+def _per_example(values: np.ndarray, name: str) -> np.ndarray:
+    if values.ndim == 1:
+        return values.reshape(-1, 1)
+    if values.ndim != 2:
+        raise BadRequest(
+            f"the classification signature's {name!r} has shape {list(values.shape)}; "
+            "it takes one list of classes an example"
+        )
+    return values
+
+
+def _label(value) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
 def regress_answer(arrays: dict) -> bytes:
     """``:regress``'s answer: ``{"results": [value, ...]}``, one number an example: a
-    regressor's ``predictions``, or a binary classifier's ``logistic`` (TF's regression
-    signature of a binary classifier). Others (multi-class) take no ``:regress``.
+    regression signature's ``outputs`` (a regressor's ``predictions``, a binary
+    classifier's ``logistic``).
 
-    >>> regress_answer({"predictions": np.array([[1.5], [2.5]], np.float32)})
+    >>> regress_answer({"outputs": np.array([[1.5], [2.5]], np.float32)})
     b'{"results":[1.5,2.5]}'
     """
-    for key in ("predictions", "logistic"):
-        values = arrays.get(key)
-        if values is not None and (values.ndim == 1 or values.shape[1] == 1):
-            return _dumps({"results": np.ascontiguousarray(values.reshape(-1))})
+    values = np.asarray(arrays["outputs"])
+    if values.ndim == 1 or (values.ndim == 2 and values.shape[1] == 1):
+        return _dumps({"results": np.ascontiguousarray(values.reshape(-1))})
     raise BadRequest(
-        "this model has no regression output (one value an example): it takes no :regress; "
-        "use :classify or :predict"
+        f"the regression signature's outputs have shape {list(values.shape)}, not one value "
+        "an example: this model takes no :regress; use :predict"
     )
 
 
@@ -185,16 +210,24 @@ def _output_info(name: str, dtype, width: int) -> dict:
 
 
 def metadata(name: str, model) -> dict:
-    """TF Serving's ``GetModelMetadata`` answer for ``model`` (a ``ServedModel``): the
-    ``serving_default`` signature."""
-    signature = {
-        "inputs": {k: _input_info(k, t) for k, t in (model.inputs or {}).items()},
-        "outputs": {
-            k: _output_info(k, model.output_dtypes[k], w) for k, w in model.outputs.items()
-        },
-        "method_name": "tensorflow/serving/predict",
-    }
+    """TF Serving's ``GetModelMetadata`` answer for ``model`` (a ``ServedModel``): each
+    signature it serves (:mod:`.signatures`), with the inputs every signature reads and
+    the outputs it answers."""
+    inputs = {k: _input_info(k, t) for k, t in (model.inputs or {}).items()}
+    every = {k: _output_info(k, model.output_dtypes[k], w) for k, w in model.outputs.items()}
+    definitions = {}
+    for key, signature in model.signatures.items():
+        if signature.outputs is None or signature.predict_all:
+            outputs = every
+        else:
+            outputs = {out: every[pred] for out, pred in signature.outputs.items() if pred in every}
+            outputs = {out: {**info, "name": out} for out, info in outputs.items()}
+        definitions[key] = {
+            "inputs": inputs,
+            "outputs": outputs,
+            "method_name": f"tensorflow/serving/{signature.method}",
+        }
     return {
         "model_spec": {"name": name, "signature_name": "", "version": str(model.version)},
-        "metadata": {"signature_def": {"signature_def": {"serving_default": signature}}},
+        "metadata": {"signature_def": {"signature_def": definitions}},
     }

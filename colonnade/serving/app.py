@@ -12,7 +12,10 @@ a version, else the newest is used; see ``docs/serving.md`` for the JSON):
   "examples": [{feature: value}, ...]}`` answers ``{"results": ...}``.
 - ``GET /v1/models/NAME[...]``: ``{"model_version_status": [...]}`` (a version swapped
   out is ``END``).
-- ``GET /v1/models/NAME[...]/metadata``: the ``serving_default`` signature.
+- ``GET /v1/models/NAME[...]/metadata``: every signature the export serves.
+
+A request's ``signature_name`` picks one of the export's signatures
+(:mod:`.signatures`); its answer holds that signature's outputs.
 
 No request is decoded, transformed or predicted on the event loop: :mod:`.workers` runs
 them on threads and parse processes, under the budgets of :class:`~.workers.Limits`.
@@ -41,6 +44,7 @@ from starlette.routing import Route
 from ..estimators.export.directory import export_version
 from .answers import answer, classify_answer, metadata, regress_answer
 from .requests import BadRequest, InputSpec
+from .signatures import names_by_method, select
 from .versions import ModelStore, ServedModel
 from .workers import Busy, Limits, WorkerPools, predict_arrays
 
@@ -139,15 +143,20 @@ def input_spec(model: ServedModel, limits: Limits) -> InputSpec:
         limits.max_rows,
         limits.max_values,
         optional=model.optional_inputs,
+        signatures=names_by_method(model.signatures),
     )
 
 
-def _finish(verb: str, arrays: dict, rows: bool) -> bytes:
-    return answer(arrays, rows) if verb == "predict" else _ANSWERS[verb](arrays)
+def _finish(verb: str, model: ServedModel, arrays: dict, decoded) -> bytes:
+    """The answer to ``decoded`` of ``verb``: ``arrays`` (the predictions) cut to the
+    signature it named, in TF Serving's JSON."""
+    key = decoded.signature
+    arrays = select(model.signatures[key], key, arrays, verb)
+    return answer(arrays, decoded.rows) if verb == "predict" else _ANSWERS[verb](arrays)
 
 
 def _predict_and_finish(verb: str, model: ServedModel, decoded) -> bytes:
-    return _finish(verb, predict_arrays(model, decoded.table), decoded.rows)
+    return _finish(verb, model, predict_arrays(model, decoded.table), decoded)
 
 
 def create_app(
@@ -250,7 +259,7 @@ def create_app(
             del raw
             if decoded.table.num_rows <= pools.INLINE_ROWS:
                 arrays = await pools.within(deadline, pools.batcher.predict(model, decoded.table))
-                return 200, await pools.on_thread(deadline, _finish, verb, arrays, decoded.rows)
+                return 200, await pools.on_thread(deadline, _finish, verb, model, arrays, decoded)
             return 200, await pools.on_thread(deadline, _predict_and_finish, verb, model, decoded)
         except BadRequest as e:
             return e.status, orjson.dumps({"error": str(e)})
@@ -309,7 +318,17 @@ def create_app(
             store.stop()
             pools.close()
 
-    routes = [Route(_PREFIX + "{rest:path}", models, methods=["GET"])]
+    async def no_model_name(request: Request) -> Response:
+        return _error(
+            f"Missing model name in the request: {request.method} {request.url.path}; the "
+            f"paths are /v1/models/{model_name}[/versions/N][:predict|:classify|:regress]",
+            400,
+        )
+
+    routes = [
+        Route(_PREFIX + "{rest:path}", models, methods=["GET"]),
+        Route(_PREFIX.rstrip("/"), no_model_name, methods=["GET", "POST"]),
+    ]
     handlers = {HTTPException: not_found}
     others = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
 

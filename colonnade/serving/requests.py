@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -22,8 +23,11 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .errors import BadRequest
+from .signatures import resolve
+
 __all__ = [
-    "SIGNATURE_NAMES",
+    "DEFAULT_SIGNATURES",
     "BadRequest",
     "InputSpec",
     "NeedsParseProcess",
@@ -33,23 +37,9 @@ __all__ = [
 OPEN_INPUT_DEPTH = 2
 """How deep a value of an export with unknown inputs may nest lists (a row of a 2-D
 feature): deeper bodies are refused before Arrow converts them."""
-SIGNATURE_NAMES = ("serving_default", "predict")
-"""The signature names a predict request may give: TF's estimator exports name their
-prediction signature ``predict`` and serve it as ``serving_default`` too."""
-VERB_SIGNATURES = {
-    "classify": ("serving_default", "classification", "tensorflow/serving/classify"),
-    "regress": ("serving_default", "regression", "tensorflow/serving/regress"),
-}
-"""The signature names ``:classify`` and ``:regress`` take: TF's estimator exports name
-them ``classification`` and ``regression`` (TF Serving's docs use the method names)."""
-
-
-class BadRequest(Exception):
-    """A client error: answered with ``status`` (400 unless said) and ``{"error": message}``."""
-
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.status = status
+DEFAULT_SIGNATURES = {"serving_default": "predict", "predict": "predict"}
+"""``{signature key: method}`` of an export that records no other signatures: its
+predictions under ``serving_default`` and ``predict``."""
 
 
 class NeedsParseProcess(Exception):
@@ -74,6 +64,9 @@ class InputSpec:
     check_nesting: bool = False
     optional: tuple = ()
     """Inputs a request may leave out (a serving graph's placeholders with a default)."""
+    signatures: dict | None = None
+    """``{signature key: method}`` a request's ``signature_name`` may give
+    (:mod:`.signatures`); ``None``: :data:`DEFAULT_SIGNATURES`."""
 
 
 @dataclass(frozen=True)
@@ -83,18 +76,15 @@ class Decoded:
 
     table: pa.Table
     rows: bool
+    signature: str = "serving_default"
+    """The key of the signature that answers (:func:`.signatures.resolve`)."""
 
 
 def decode_request(verb: str, raw: bytes, spec: InputSpec, examples_allowed: bool) -> Decoded:
     """The request body ``raw`` of ``verb`` (``predict``, ``classify``, ``regress``) as
     the model's inputs. Raises :class:`BadRequest` (400, or 413 over ``spec``'s bounds),
     or :class:`NeedsParseProcess` for serialized examples when not ``examples_allowed``."""
-    try:
-        body = orjson.loads(raw)
-    except orjson.JSONDecodeError as e:
-        if "memory" in str(e):
-            raise MemoryError(str(e)) from None
-        raise BadRequest(f"malformed JSON in the request body: {e}") from None
+    body = _loads(raw)
     if not isinstance(body, dict):
         raise BadRequest(
             "the request body must be a JSON object with 'instances' or 'inputs', got a "
@@ -102,12 +92,34 @@ def decode_request(verb: str, raw: bytes, spec: InputSpec, examples_allowed: boo
         )
     if _bracket_depth(raw) > 2 + _deepest_input(spec):
         spec = replace(spec, check_nesting=True)
+    name = body.get("signature_name")
+    if name is not None and not isinstance(name, str):
+        raise BadRequest(f"'signature_name' must be a string, got a JSON {kind_of(name)}")
     if verb == "predict":
-        decoded = _decode_predict(body, spec, examples_allowed)
+        signature = resolve(verb, name, spec.signatures or DEFAULT_SIGNATURES)
+        decoded = _decode_predict(body, spec, examples_allowed, b'"b64"' in raw)
     else:
-        decoded = Decoded(_decode_examples_verb(verb, body, spec), rows=True)
+        context, examples = _examples_and_context(verb, body)  # TF's JSON errors first
+        signature = resolve(verb, name, spec.signatures or DEFAULT_SIGNATURES)
+        decoded = Decoded(_decode_examples_verb(context, examples, spec), rows=True)
     _check_size(decoded.table, spec)
-    return decoded
+    return replace(decoded, signature=signature)
+
+
+def _loads(raw: bytes):
+    """The JSON body ``raw``; as TF Serving (rapidjson's ``kParseNanAndInfFlag``), the
+    literals ``NaN``, ``Infinity`` and ``-Infinity`` are numbers."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
+        if "memory" in str(e):
+            raise MemoryError(str(e)) from None
+        if b"NaN" in raw or b"Infinity" in raw:
+            try:
+                return json.loads(raw, parse_constant=float)
+            except (ValueError, RecursionError):
+                pass
+        raise BadRequest(f"malformed JSON in the request body: {e}") from None
 
 
 def _deepest_input(spec: InputSpec) -> int:
@@ -133,12 +145,31 @@ def _open_columns(values, field: str) -> dict:
     return {name: [row.get(name) for row in values] for name in names}
 
 
-def _decode_predict(body: dict, spec: InputSpec, examples_allowed: bool) -> Decoded:
-    signature = body.get("signature_name", "serving_default")
-    if signature not in SIGNATURE_NAMES:
-        raise BadRequest(
-            f"signature_name {signature!r} is not served; this export has {list(SIGNATURE_NAMES)}"
-        )
+def _decode_b64(columns: dict, spec: InputSpec, raw_has_b64: bool) -> dict:
+    """``columns`` with each ``{"b64": ...}`` value of a string input (any input of an
+    export that records none) replaced by its decoded text, at any depth: TF Serving's
+    form for the bytes of a ``DT_STRING`` tensor."""
+    if not raw_has_b64:
+        return columns
+    for name, values in columns.items():
+        expected = None if spec.inputs is None else spec.inputs.get(name)
+        if expected is None or pa.types.is_string(base_type(expected)):
+            columns[name] = _unwrap_b64_deep(values, name)
+    return columns
+
+
+def _unwrap_b64_deep(values: list, name: str) -> list:
+    out = []
+    for value in values:
+        if isinstance(value, list):
+            value = _unwrap_b64_deep(value, name)
+        elif isinstance(value, dict):
+            value = _unwrap_b64(value, name)
+        out.append(value)
+    return out
+
+
+def _decode_predict(body: dict, spec: InputSpec, examples_allowed: bool, raw_has_b64=True):
     given = [k for k in ("instances", "inputs", "examples") if k in body]
     if given == ["examples"]:
         return Decoded(
@@ -162,12 +193,16 @@ def _decode_predict(body: dict, spec: InputSpec, examples_allowed: bool) -> Deco
         else:
             first = instances[0] if isinstance(instances, list) and instances else {}
             columns = rows_to_columns(instances, _sent(spec, first))
+        columns = _decode_b64(columns, spec, raw_has_b64)
         return Decoded(columns_to_table(columns, spec.inputs, spec.check_nesting), True)
     inputs = body["inputs"]
+    serialized = _serialized_inputs(inputs, spec)
+    if serialized is not None:
+        return Decoded(serialized_to_table(serialized, "inputs", spec, examples_allowed), False)
     names = list(inputs) if spec.inputs is None and isinstance(inputs, dict) else spec.inputs
     if spec.inputs is not None:
         names = _sent(spec, inputs)
-    columns = inputs_to_columns(inputs, list(names or ()))
+    columns = _decode_b64(inputs_to_columns(inputs, list(names or ())), spec, raw_has_b64)
     return Decoded(columns_to_table(columns, spec.inputs, spec.check_nesting), False)
 
 
@@ -236,12 +271,40 @@ def _serialized_instances(instances, spec: InputSpec):
         return None
     first = instances[0]
     if spec.parse_features is None:
+        if _one_string_input(spec):  # TF Serving's form of a DT_STRING input's bytes
+            return None
         return instances if isinstance(first, dict) and set(first) == {"b64"} else None
     if isinstance(first, dict) and set(first) == {"examples"}:
         return [row.get("examples") if isinstance(row, dict) else row for row in instances]
     if isinstance(first, dict) and set(first) == {"b64"}:
         return instances
     return None
+
+
+def _serialized_inputs(inputs, spec: InputSpec):
+    """The ``{"b64": ...}`` items of columnar ``inputs`` holding serialized examples for
+    a parsing export: ``{"examples": [...]}`` (the input of TF's parsing receiver, and
+    of the predict signature of its estimator exports), ``{"inputs": [...]}`` (of its
+    classification and regression signatures) or a bare list; else ``None``."""
+    if spec.parse_features is None:
+        return None
+    if isinstance(inputs, dict) and len(inputs) == 1:
+        ((name, values),) = inputs.items()
+        if name in ("examples", "inputs") and name not in (spec.inputs or {}):
+            inputs = values
+        else:
+            return None
+    if isinstance(inputs, list) and inputs and isinstance(inputs[0], dict):
+        if set(inputs[0]) == {"b64"}:
+            return inputs
+    return None
+
+
+def _one_string_input(spec: InputSpec) -> bool:
+    if spec.inputs is None or len(spec.inputs) != 1:
+        return False
+    (arrow_type,) = spec.inputs.values()
+    return pa.types.is_string(base_type(arrow_type))
 
 
 def serialized_to_table(examples, field: str, spec: InputSpec, allowed: bool) -> pa.Table:
@@ -289,17 +352,12 @@ def serialized_to_table(examples, field: str, spec: InputSpec, allowed: bool) ->
 # --------------------------------------------------------------------------- classify, regress
 
 
-def _decode_examples_verb(verb: str, body: dict, spec: InputSpec) -> pa.Table:
-    """TF Serving's classify/regress body ``{"signature_name": ..., "context": {...},
-    "examples": [{feature: value | [values]}, ...]}`` as the model's inputs: each example
-    is a row, ``context`` features go into every row, a one-value list feeds a scalar
-    input, and ``{"b64": ...}`` is a string's bytes."""
-    signature = body.get("signature_name", "serving_default")
-    if signature not in VERB_SIGNATURES[verb]:
-        raise BadRequest(
-            f"signature_name {signature!r} is not served for :{verb}; this export has "
-            f"{list(VERB_SIGNATURES[verb])}"
-        )
+def _examples_and_context(verb: str, body: dict) -> tuple:
+    """``(context, examples)`` of TF Serving's classify/regress body, their shapes
+    checked: an object of features, a non-empty list of objects."""
+    context = body.get("context", {})
+    if not isinstance(context, dict):
+        raise BadRequest(f"'context' must be an object of features, got a JSON {kind_of(context)}")
     examples = body.get("examples")
     if examples is None:
         raise BadRequest(f":{verb} takes 'examples' (a list of feature objects); none was sent")
@@ -307,13 +365,20 @@ def _decode_examples_verb(verb: str, body: dict, spec: InputSpec) -> pa.Table:
         raise BadRequest(f"'examples' must be a list of objects, got a JSON {kind_of(examples)}")
     if not examples:
         raise BadRequest("'examples' is an empty list; send at least one example")
-    context = body.get("context", {})
-    if not isinstance(context, dict):
-        raise BadRequest(f"'context' must be an object of features, got a JSON {kind_of(context)}")
-    rows = []
     for i, example in enumerate(examples):
         if not isinstance(example, dict):
             raise BadRequest(f"examples[{i}] must be an object of features, got {kind_of(example)}")
+    return context, examples
+
+
+def _decode_examples_verb(context: dict, examples: list, spec: InputSpec) -> pa.Table:
+    """TF Serving's classify/regress body ``{"signature_name": ..., "context": {...},
+    "examples": [{feature: value | [values]}, ...]}`` (its checked ``context`` and
+    ``examples``) as the model's inputs: each example is a row, ``context`` features go
+    into every row, a one-value list feeds a scalar input, and ``{"b64": ...}`` is a
+    string's bytes."""
+    rows = []
+    for i, example in enumerate(examples):
         both = sorted(context.keys() & example.keys())
         if both:
             raise BadRequest(
@@ -362,7 +427,7 @@ def rows_to_columns(instances, names: list, field: str = "instances") -> dict:
     model of one input also takes bare values."""
     if not isinstance(instances, list):
         raise BadRequest(f"{field!r} must be a list of rows, got a JSON {kind_of(instances)}")
-    if len(names) == 1 and instances and not isinstance(instances[0], dict):
+    if len(names) == 1 and instances and _bare(instances[0]):
         return {names[0]: instances}
     wanted = set(names)
     try:  # the common case, checked only when it fails: one pass a column
@@ -387,6 +452,12 @@ def rows_to_columns(instances, names: list, field: str = "instances") -> dict:
                 f"input); the model reads {names}"
             )
     raise AssertionError("unreachable: a row above lacks a column or is not an object")
+
+
+def _bare(value) -> bool:
+    """Whether a row is a bare value of a one-input model: not an object of named
+    inputs (a ``{"b64": ...}`` string is a value)."""
+    return not isinstance(value, dict) or set(value) == {"b64"}
 
 
 def inputs_to_columns(inputs, names: list) -> dict:
@@ -514,6 +585,10 @@ def columns_to_table(columns: dict, inputs: dict, check_nesting: bool = False) -
             )
         try:
             array = pa.array(values)
+        except OverflowError:
+            raise BadRequest(
+                f"input column {name!r} has an integer beyond int64 (only int64 is supported)"
+            ) from None
         except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
             raise BadRequest(
                 f"input column {name!r}: its values do not make one column: {e}"
@@ -531,12 +606,49 @@ def columns_to_table(columns: dict, inputs: dict, check_nesting: bool = False) -
             raise BadRequest(
                 f"input column {name!r} takes {describe(expected)}, got {describe(array.type)}"
             )
+        _check_precision(name, array, expected)
         if pa.types.is_null(base_type(array.type)):
             array = pa.array(values, type=_with_depth(base_type(expected), got_depth))
         elif pa.types.is_fixed_size_list(expected) and got_depth == 1:
             array = _fixed_width(name, array, expected)
         arrays[name] = array
     return pa.table(arrays)
+
+
+_EXACT_INTEGERS = {"float": 1 << 24, "double": 1 << 53}
+"""The largest integer each float type holds exactly."""
+
+
+def _check_precision(name: str, array, expected) -> None:
+    """Refuse, as TF Serving does ("loss of precision"), numbers the input's float type
+    cannot hold: integers past its exact range, and float32 inputs given numbers past
+    float32's largest."""
+    want, got = base_type(expected), base_type(array.type)
+    numeric = pa.types.is_integer(got) or pa.types.is_floating(got)
+    if not pa.types.is_floating(want) or not numeric:
+        return
+    flat = array
+    while _is_list(flat.type):
+        flat = flat.flatten()
+    if len(flat) == 0 or flat.null_count == len(flat):
+        return
+    if pa.types.is_integer(got):
+        limit = _EXACT_INTEGERS.get(str(want))
+        bounds = pc.min_max(flat)
+        largest = max(abs(bounds["min"].as_py()), abs(bounds["max"].as_py()))
+        if limit is not None and largest > limit:
+            raise BadRequest(
+                f"input column {name!r} takes {want} numbers: {largest} cannot be one without "
+                f"loss of precision (integers up to {limit:,} can)"
+            )
+    elif str(want) == "float":
+        finite = pc.filter(flat, pc.is_finite(flat))
+        largest = pc.max(pc.abs(finite)).as_py() if len(finite) else None
+        if largest is not None and largest > float(np.finfo(np.float32).max):
+            raise BadRequest(
+                f"input column {name!r} takes float32 numbers: {largest!r} is past float32's "
+                "range (loss of precision)"
+            )
 
 
 def _fixed_width(name: str, array, expected):

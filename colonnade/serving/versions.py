@@ -29,6 +29,7 @@ from ..estimators.export import checks as export_checks
 from ..estimators.export.checks import ExportError
 from ..estimators.export.directory import MODEL_FILE, Predictor, export_version
 from ..estimators.export.extenders import forwarded_values
+from ..estimators.export.model_fn_export import signatures_from_json
 from ..estimators.export.parse_spec_json import receiver_schema
 from ..estimators.export.receivers import ServingInputReceiver
 from ..estimators.loading import ModelFnPredictor
@@ -37,6 +38,7 @@ from ..feature_columns.transform_cache import ValueIds
 from .inference import predict_table
 from .model_fns import FLAG
 from .requests import BadRequest
+from .signatures import canned_signatures, recorded_signatures
 
 __all__ = ["ModelStore", "ServedModel", "find_versions", "load_inside"]
 
@@ -78,6 +80,8 @@ class ServedModel:
     model_fn: str | None = None
     lock: threading.Lock | None = None
     optional_inputs: tuple = ()
+    signatures: dict | None = None
+    """``{key: Signature}`` this version serves (:mod:`.signatures`)."""
 
     @classmethod
     def load(cls, version: int, path: str, model_fns: dict | None = None) -> ServedModel:
@@ -121,6 +125,7 @@ class ServedModel:
             ValueIds(),
             parse_features,
             optional_inputs=optional,
+            signatures=canned_signatures(head),
         )
 
     @classmethod
@@ -135,6 +140,7 @@ class ServedModel:
                 f"{{{name!r}: 'package.module:function'}})); model_fns given: {given}"
             )
         predictor = ModelFnPredictor(path, meta, {name: model_fns[name]})
+        recorded = signatures_from_json(meta, os.path.join(path, MODEL_FILE))
         inputs, parse_features, optional = None, None, ()
         graph = _graph_inputs(predictor.serving_input_receiver)
         if graph is not None:
@@ -156,21 +162,23 @@ class ServedModel:
             name,
             threading.Lock(),
             optional,
+            recorded_signatures(recorded),
         )
 
     def predict(self, table: pa.Table) -> dict:
         """``{output: array}`` of this version's predictions for ``table`` (its inputs),
         one row per row."""
         receiver = self.predictor.serving_input_receiver
-        if isinstance(receiver, ServingInputReceiver):
+        graph = isinstance(receiver, ServingInputReceiver)
+        if graph:
             table = _through_graph(receiver, table, self.parse_features is not None)
         if self.model_fn is None:
             forwarded = self.predictor.forwarded_features
             keys = [k for k in self.outputs if k not in forwarded]
             arrays = predict_table(self.predictor, table, keys, self.value_ids)
             return {**arrays, **forwarded_values(table, forwarded)}
-        with self.lock:
-            arrays = self.predictor.predict_arrays(table)
+        with self.lock:  # the serving graph, if any, is applied above: not again
+            arrays = self.predictor.predict_arrays(table, features=graph)
         if arrays is None:  # no row: the known outputs, cut to none
             if not self.outputs:
                 raise ValueError("the request has no rows; send at least one")
@@ -221,7 +229,7 @@ def _graph_inputs(receiver):
 def _through_graph(receiver, table: pa.Table, parsed: bool) -> pa.Table:
     """The model's features of a request ``table``: the export's serving graph applied
     to its receiver tensors (or, ``parsed``, to its already parsed examples); a value
-    that does not fit is a :class:`~.requests.BadRequest` naming the input."""
+    that does not fit is a :class:`~.errors.BadRequest` naming the input."""
     try:
         if parsed:
             features = receiver.apply({}, parsed=table)

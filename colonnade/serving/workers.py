@@ -92,7 +92,7 @@ def parse_process_main(conn, memory_bytes: int) -> None:
             sink = pa.BufferOutputStream()
             with pa.ipc.new_stream(sink, decoded.table.schema) as writer:
                 writer.write_table(decoded.table)
-            reply = ("ok", sink.getvalue().to_pybytes(), decoded.rows)
+            reply = ("ok", sink.getvalue().to_pybytes(), decoded.rows, decoded.signature)
         except BadRequest as e:
             reply = ("error", e.status, str(e))
         except MemoryError:
@@ -189,7 +189,7 @@ class ParsePool:
         if reply[0] == "error":
             raise BadRequest(reply[2], reply[1]) if reply[1] < 500 else RuntimeError(reply[2])
         with pa.ipc.open_stream(reply[1]) as reader:
-            return Decoded(reader.read_all(), reply[2])
+            return Decoded(reader.read_all(), reply[2], reply[3])
 
     def close(self) -> None:
         if self._idle is not None:

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 
 from ...core import symbolic
 from ...data.tensor_slices import table_from_columns
 from . import receiver_checks, serving_graph, serving_graph_checks
-from .parse_spec_json import features_json, specs_from_json
+from .parse_spec_json import features_json, receiver_schema, specs_from_json
 
 __all__ = [
     "ParsingServingInputReceiver",
@@ -35,6 +36,7 @@ __all__ = [
     "TensorServingInputReceiver",
     "build_parsing_serving_input_receiver_fn",
     "build_raw_serving_input_receiver_fn",
+    "probe_rows",
     "receiver_from_json",
     "resolve_receiver",
 ]
@@ -297,6 +299,58 @@ def model_rows(receiver, rows):
                 f"{type(rows).__name__}"
             )
     return table_from_columns(receiver.apply(rows), "the serving input receiver's features")
+
+
+def _zero(arrow_type):
+    """One value of ``arrow_type``: zeros, empty strings, lists of one."""
+    if pa.types.is_fixed_size_list(arrow_type):
+        return [_zero(arrow_type.value_type)] * arrow_type.list_size
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return [_zero(arrow_type.value_type)]
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+        return ""
+    if pa.types.is_binary(arrow_type):
+        return b""
+    if pa.types.is_boolean(arrow_type):
+        return False
+    return 0
+
+
+def probe_rows(receiver):
+    """One row of zeros of the features ``receiver`` gives the model (an Arrow record
+    batch), for calling a ``model_fn`` at export time; ``None`` for no receiver."""
+    if receiver is None:
+        return None
+    if isinstance(receiver, ServingInputReceiver):
+        spec = receiver.examples_spec()
+        if spec is not None:
+            parsed = _zero_table(receiver_schema(spec))
+            features = receiver.apply({}, parsed=parsed)
+        else:
+            features = receiver.apply(_zero_placeholders(receiver.graph))
+        table = table_from_columns(features, "the serving input receiver's features")
+    else:
+        table = _zero_table(receiver_schema(receiver.features))
+    return table.combine_chunks().to_batches()[0]
+
+
+def _zero_placeholders(graph: dict) -> dict:
+    """One row of zeros for each placeholder of a serving graph, in its shape (an
+    unknown dimension taken as 1)."""
+    rows = {}
+    for name, i in graph["inputs"].items():
+        node = graph["nodes"][i]
+        shape = node["attrs"]["shape"] or [None]
+        dims = [1] + [1 if d is None else d for d in shape[1:]]
+        if node["dtype"] == "string":
+            rows[name] = np.full(dims, "", object)
+        else:
+            rows[name] = np.zeros(dims, node["dtype"])
+    return rows
+
+
+def _zero_table(schema: pa.Schema) -> pa.Table:
+    return pa.table({f.name: pa.array([_zero(f.type)], f.type) for f in schema}, schema=schema)
 
 
 def receiver_from_json(value: dict):

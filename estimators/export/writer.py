@@ -170,6 +170,9 @@ def export_model_fn(
     forwarded = export_forward_keys(estimator.model, receiver_features, None)
     if forwarded:
         meta["forward_features"] = forwarded
+    signatures = model_fn_export.export_signatures(estimator.model.scratch_predict_spec, receiver)
+    if signatures:
+        meta["signatures"] = signatures
     name = fn_name(estimator.model.model_fn)
     return write_export(
         export_dir_base,

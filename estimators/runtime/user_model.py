@@ -21,6 +21,7 @@ transformed ahead, on the input thread, while the step before trains.
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 
 from ... import core
@@ -233,6 +234,13 @@ class UserModel:
             "network of feature columns and its optimizers), not a model_fn; got "
             f"model_fn {fn_name(self.model_fn)}"
         )
+
+    def scratch_predict_spec(self, batch) -> EstimatorSpec:
+        """The model_fn's PREDICT spec of ``batch`` in a scratch variable store (this
+        model's variables untouched): what its export records of ``export_outputs``."""
+        step = core.Variable(np.int64(0), name="global_step", trainable=False, dtype=np.int64)
+        scratch = UserModel(self.model_fn, self.params, self.config, step, 0)
+        return scratch.build(batch, None, ModeKeys.PREDICT, restore_new=lambda: None)
 
     def export(
         self, estimator, export_dir_base, serving_input_receiver_fn, assets_extra, checkpoint_path
