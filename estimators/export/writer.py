@@ -141,12 +141,18 @@ def export_estimator(
 
 
 def export_model_fn(
-    estimator, export_dir_base, receiver_fn=None, assets_extra=None, checkpoint_path=None
+    estimator,
+    export_dir_base,
+    receiver_fn=None,
+    assets_extra=None,
+    checkpoint_path=None,
+    predict_spec=None,
 ) -> str:
     """Write the export of a ``model_fn``'s ``estimator`` to ``export_dir_base/<timestamp>``
     from ``checkpoint_path`` (default: model_dir's latest); return its path. The variables
     are read from the checkpoint file; ``params`` that cannot be saved are refused before
-    anything is written."""
+    anything is written. ``predict_spec(batch)``, the model's PREDICT spec in a scratch
+    store, gives the ``export_outputs`` keys recorded as the export's signatures."""
     receiver = receivers_module.resolve_receiver(receiver_fn)
     checkpoint = (
         os.fspath(checkpoint_path) if checkpoint_path is not None else estimator.latest_checkpoint()
@@ -170,7 +176,7 @@ def export_model_fn(
     forwarded = export_forward_keys(estimator.model, receiver_features, None)
     if forwarded:
         meta["forward_features"] = forwarded
-    signatures = model_fn_export.export_signatures(estimator.model.scratch_predict_spec, receiver)
+    signatures = predict_spec and model_fn_export.export_signatures(predict_spec, receiver)
     if signatures:
         meta["signatures"] = signatures
     name = fn_name(estimator.model.model_fn)

@@ -248,5 +248,10 @@ class UserModel:
         """The checkpoint's variables, the ``params`` and the ``model_fn``'s name, and no
         code (see :func:`~colonnade.estimators.export.writer.export_model_fn`)."""
         return export_model_fn(
-            estimator, export_dir_base, serving_input_receiver_fn, assets_extra, checkpoint_path
+            estimator,
+            export_dir_base,
+            serving_input_receiver_fn,
+            assets_extra,
+            checkpoint_path,
+            predict_spec=self.scratch_predict_spec,
         )
