@@ -234,7 +234,8 @@ def test_a_fixed_width_input_takes_lists_as_its_width_and_refuses_other_lengths(
     types the request's lists as 3-wide, so a model_fn reads a ``(batch, 3)`` array."""
     import pyarrow as pa
 
-    from colonnade.serving.requests import BadRequest, columns_to_table
+    from colonnade.serving.errors import BadRequest
+    from colonnade.serving.typed_columns import columns_to_table
 
     inputs = {"ids": pa.list_(pa.int64(), 3)}
     table = columns_to_table({"ids": [[1, 2, 3], [4, 5, 6]]}, inputs)

@@ -13,7 +13,8 @@ import numpy as np
 import orjson
 import pyarrow as pa
 
-from .requests import BadRequest, base_type
+from .errors import BadRequest
+from .typed_columns import base_type
 
 __all__ = ["answer", "classify_answer", "metadata", "regress_answer"]
 
