@@ -242,13 +242,25 @@ def embedding_lookup(params, ids) -> Tensor:
 _COMBINERS = {"sum": ops.segment_sum, "mean": ops.segment_mean, "sqrtn": ops.segment_sqrtn}
 
 
-def embedding_lookup_sparse(params, sp_ids, sp_weights=None, combiner="mean") -> Tensor:
-    """One combined embedding per row of a sparse batch of ids (``tf.nn``'s).
+def embedding_lookup_sparse(
+    params,
+    sp_ids,
+    sp_weights=None,
+    partition_strategy="mod",
+    name=None,
+    combiner=None,
+    max_norm=None,
+    allow_fast_lookup=False,
+) -> Tensor:
+    """One combined embedding per row of a sparse batch of ids (``tf.nn``'s, TF's
+    arguments in TF's order).
 
     ``sp_ids`` has ``indices`` (``(n, 2)``: row, position), ``values`` (n ids) and
     ``dense_shape`` (as a ``tf.SparseTensor``); ``sp_weights``, if given, the same
-    ``indices`` and a weight per id. ``combiner``: ``"sum"``, ``"mean"`` or ``"sqrtn"``;
-    an empty row gives zeros.
+    ``indices`` and a weight per id. ``combiner``: ``"sum"``, ``"mean"`` (the default) or
+    ``"sqrtn"``; an empty row gives zeros. ``params`` is one table, so
+    ``partition_strategy`` has nothing to choose; a ``max_norm`` is refused (TF would clip
+    each embedding to it).
 
     >>> from types import SimpleNamespace as S
     >>> ids = S(indices=np.array([[0, 0], [0, 1], [2, 0]]), values=np.array([0, 1, 1]),
@@ -256,8 +268,13 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights=None, combiner="mean") ->
     >>> embedding_lookup_sparse(np.array([[1.0], [3.0]]), ids).numpy().tolist()
     [[2.0], [0.0], [3.0]]
     """
+    combiner = "mean" if combiner is None else combiner
     if combiner not in _COMBINERS:
         raise ValueError(f"combiner must be one of {sorted(_COMBINERS)}, got {combiner!r}")
+    if partition_strategy not in ("mod", "div"):
+        raise ValueError(f"partition_strategy must be 'mod' or 'div', got {partition_strategy!r}")
+    if max_norm is not None:
+        raise ValueError("embedding_lookup_sparse(max_norm=...) is not supported")
     rows = np.asarray(sp_ids.indices)[:, 0]
     weights = None if sp_weights is None else np.asarray(value_of(sp_weights.values))
     gathered = ops.gather(params, np.asarray(sp_ids.values))

@@ -415,9 +415,20 @@ class Estimator:
             self, export_dir_base, serving_input_receiver_fn, assets_extra, checkpoint_path
         )
 
-    def export_savedmodel(self, export_dir_base, serving_input_receiver_fn=None, **kwargs):
-        """TF1's name of :meth:`export_saved_model`."""
-        return self.export_saved_model(export_dir_base, serving_input_receiver_fn, **kwargs)
+    def export_savedmodel(
+        self,
+        export_dir_base,
+        serving_input_receiver_fn=None,
+        assets_extra=None,
+        as_text=False,
+        checkpoint_path=None,
+        strip_default_attrs=False,
+    ):
+        """TF1's name of :meth:`export_saved_model`; ``strip_default_attrs`` (a graph-def
+        option: there is no graph) is accepted."""
+        return self.export_saved_model(
+            export_dir_base, serving_input_receiver_fn, assets_extra, as_text, checkpoint_path
+        )
 
     # ------------------------------------------------------------------ Keras style
 

@@ -110,3 +110,19 @@ def test_softmax_takes_name_and_tf1_dim():
     expected = np.exp(logits) / np.exp(logits).sum(axis=0, keepdims=True)
     np.testing.assert_allclose(v1.nn.softmax(logits, dim=0, name="p").numpy(), expected, rtol=1e-6)
     np.testing.assert_allclose(cn.nn.softmax(logits, axis=None, name="p").numpy().sum(1), [1, 1])
+
+
+def test_embedding_lookup_sparse_takes_tfs_arguments():
+    from types import SimpleNamespace as S
+
+    table = np.array([[1.0, 0.0], [3.0, 4.0]], np.float32)
+    ids = S(
+        indices=np.array([[0, 0], [0, 1], [2, 0]]), values=np.array([0, 1, 1]), dense_shape=(3, 2)
+    )
+    # TF's default combiner is the mean; row 1 has no ids: zeros
+    got = cn.nn.embedding_lookup_sparse(table, ids, None, name="emb").numpy()
+    assert got.tolist() == [[2.0, 2.0], [0.0, 0.0], [3.0, 4.0]]
+    summed = cn.nn.embedding_lookup_sparse(table, ids, None, "mod", None, "sum").numpy()
+    assert summed.tolist() == [[4.0, 4.0], [0.0, 0.0], [3.0, 4.0]]
+    with pytest.raises(ValueError, match="max_norm"):
+        cn.nn.embedding_lookup_sparse(table, ids, max_norm=1.0)

@@ -378,7 +378,10 @@ def test_both_kinds_have_tfs_methods(tmp_path, kind):
     extra = tmp_path / "notes.txt"
     extra.write_text("hello")
     path = est.export_savedmodel(
-        str(tmp_path / "exports"), None, assets_extra={"docs/notes.txt": str(extra)}
+        str(tmp_path / "exports"),
+        None,
+        assets_extra={"docs/notes.txt": str(extra)},
+        strip_default_attrs=True,  # TF 1's graph-def option, accepted
     )
     assert open(os.path.join(path, "assets.extra", "docs", "notes.txt")).read() == "hello"
     with pytest.raises(ValueError, match="relative path"):
