@@ -48,7 +48,7 @@ def test_flags_parse_absl_spellings():
 def test_flags_defaults_and_errors():
     values = _values()
     with pytest.raises(flags.UnparsedFlagAccessError, match="before flags were parsed"):
-        values.steps
+        _ = values.steps
     values(["prog"])
     assert values.steps == 10 and values.units == ["64", "32"]
     with pytest.raises(flags.UnrecognizedFlagError, match="nope"):

@@ -29,7 +29,6 @@ from tf_backend import ON_TF
 
 if ON_TF:
     import tensorflow as tf
-
     from tensorflow_estimator.python.estimator import early_stopping
 
     def _model_fn(features, labels, mode):

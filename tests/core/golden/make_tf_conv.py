@@ -47,17 +47,29 @@ def main():
         x = tf.Variable(rng.normal(size=x_shape).astype(np.float32))
         k = tf.Variable(rng.normal(size=k_shape).astype(np.float32)) if k_shape else None
         with tf.GradientTape() as tape:
-            y = getattr(tf.nn, op)(x, k, **kwargs) if k is not None else getattr(tf.nn, op)(x, **kwargs)
+            y = (
+                getattr(tf.nn, op)(x, k, **kwargs)
+                if k is not None
+                else getattr(tf.nn, op)(x, **kwargs)
+            )
             w = tf.constant(rng.normal(size=y.shape).astype(np.float32))
             loss = tf.reduce_sum(y * w)
         grads = tape.gradient(loss, [x] + ([k] if k is not None else []))
-        out.append({
-            "op": op, "kwargs": kwargs,
-            "x": x.numpy().tolist(), "k": k.numpy().tolist() if k is not None else None,
-            "w": w.numpy().tolist(), "y": y.numpy().tolist(),
-            "dx": grads[0].numpy().tolist(), "dk": grads[1].numpy().tolist() if k is not None else None,
-        })
-    (HERE / "tf_conv.json").write_text(json.dumps({"tensorflow": tf.__version__, "cases": out}) + "\n")
+        out.append(
+            {
+                "op": op,
+                "kwargs": kwargs,
+                "x": x.numpy().tolist(),
+                "k": k.numpy().tolist() if k is not None else None,
+                "w": w.numpy().tolist(),
+                "y": y.numpy().tolist(),
+                "dx": grads[0].numpy().tolist(),
+                "dk": grads[1].numpy().tolist() if k is not None else None,
+            }
+        )
+    (HERE / "tf_conv.json").write_text(
+        json.dumps({"tensorflow": tf.__version__, "cases": out}) + "\n"
+    )
     print(f"wrote {len(out)} cases")
 
 

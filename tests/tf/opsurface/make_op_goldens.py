@@ -173,8 +173,11 @@ def encoded(output):
         value = np.vectorize(lambda b: b.decode() if isinstance(b, bytes) else b)(value)
         return {"value": value.tolist(), "dtype": "string"}
     if value.dtype.kind == "f":
-        return {"value": [None if np.isnan(v) else float(v) for v in value.reshape(-1)],
-                "shape": list(value.shape), "dtype": value.dtype.name}
+        return {
+            "value": [None if np.isnan(v) else float(v) for v in value.reshape(-1)],
+            "shape": list(value.shape),
+            "dtype": value.dtype.name,
+        }
     return {"value": value.tolist(), "dtype": value.dtype.name}
 
 
