@@ -19,7 +19,9 @@ def positive_class(plan, classes) -> str | None:
     """The sentence naming a binary classifier's positive class, or None."""
     if plan.task != "binary":
         return None
-    return f"positive class {classes[1]!r} (probability column 1, 'logistic')"
+    value = classes[1]
+    value = value.item() if hasattr(value, "item") else value  # numpy scalars as Python's
+    return f"positive class {value!r} (probability column 1, 'logistic')"
 
 
 def _first_clause(reason: str) -> str:
