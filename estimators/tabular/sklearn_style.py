@@ -70,8 +70,12 @@ class ClassifierMethods(_Methods):
     def classes_(self) -> np.ndarray:
         """The label values in class-id order, the order of :meth:`predict_proba`'s
         columns: the sorted strings of a string label, ``[False, True]`` for a boolean
-        label, ``0..n_classes-1`` for an integer label."""
-        self._fitted()
+        label, ``0..n_classes-1`` for an integer label. Unfitted: AttributeError (so
+        ``hasattr(model, "classes_")`` tells whether it is fitted, as scikit-learn's)."""
+        if not hasattr(self, "columns_"):
+            raise AttributeError(
+                f"this {type(self).__name__} is not fitted yet: classes_ are known after fit"
+            )
         return classes_of(self.columns_, self.label_type_)
 
     def _classes_or_none(self):

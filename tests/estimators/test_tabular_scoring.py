@@ -105,8 +105,12 @@ def test_score_refuses_what_it_cannot_score(classifier, data, tmp_path):
         classifier.score(str(tmp_path / "x.csv"), data["y"])
     with pytest.raises(ValueError, match="no label column 'y'"):
         classifier.score(data.drop(columns="y"))
+    unfitted = cn.estimators.TabularClassifier("y")
     with pytest.raises(RuntimeError, match="not fitted"):
-        cn.estimators.TabularClassifier("y").score(data)
+        unfitted.score(data)
+    assert not hasattr(unfitted, "classes_")
+    with pytest.raises(RuntimeError, match="not fitted"):
+        unfitted.feature_importances(data)
 
 
 def test_integer_and_boolean_labels_give_their_classes(quick, tmp_path):
