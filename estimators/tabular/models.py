@@ -496,7 +496,9 @@ class TabularClassifier(ClassifierMethods, _Tabular):
 
 
 class TabularRegressor(RegressorMethods, _Tabular):
-    """A zero-configuration wide&deep regressor (see :class:`TabularClassifier`): its
-    ``evaluate`` adds ``mae`` and ``r2``, ``score`` is R² (:mod:`.sklearn_style`)."""
+    """A zero-configuration wide&deep regressor (see :class:`TabularClassifier`).
+
+    Its ``evaluate`` adds ``mae`` and ``r2``; its ``score`` is R² (:mod:`.sklearn_style`).
+    """
 
     _regression = True
