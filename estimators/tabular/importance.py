@@ -16,9 +16,16 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ..runtime.plots import INSTALL_HINT
 from .scoring import labelled_batches
 
-__all__ = ["MAX_ROWS", "feature_importances", "permutation_importance", "sample_rows"]
+__all__ = [
+    "MAX_ROWS",
+    "feature_importances",
+    "permutation_importance",
+    "plot_importances",
+    "sample_rows",
+]
 
 # The labelled rows scored at most (a seeded sample of them): with the default 5 repeats
 # and 20 input columns a million rows predicted.
@@ -85,3 +92,31 @@ def feature_importances(model, data, n_repeats, seed, max_rows, score_rows) -> p
             f"(its columns: {table.column_names})"
         )
     return permutation_importance(score_rows, table, features, int(n_repeats), seed)
+
+
+def plot_importances(table: pd.DataFrame, top: int = 20, title: str = "Permutation importance"):
+    """A matplotlib ``Figure`` (``pip install "colonnade[plot]"``; no pyplot) of a
+    :meth:`feature_importances` table: one horizontal bar per feature, the ``top`` most
+    important, the most important at the top, each with its standard deviation over the
+    shuffles as an error bar. Save it with ``fig.savefig("importances.png")``."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as e:
+        raise ImportError(f"plotting needs matplotlib: {INSTALL_HINT}") from e
+    wanted = ["feature", "importance_mean", "importance_std"]
+    if not isinstance(table, pd.DataFrame) or not set(wanted) <= set(table.columns):
+        raise TypeError(f"expected a feature_importances() DataFrame with columns {wanted}")
+    shown = table.sort_values("importance_mean", ascending=False, kind="stable").head(int(top))
+    shown = shown.iloc[::-1]  # barh draws from the bottom up
+    fig = Figure(figsize=(6, 1 + 0.3 * len(shown)), layout="constrained")
+    ax = fig.subplots()
+    ax.barh(
+        shown["feature"].astype(str),
+        shown["importance_mean"],
+        xerr=shown["importance_std"],
+        color="tab:blue",
+    )
+    ax.axvline(0.0, color="gray", linewidth=0.8)
+    ax.set_xlabel("drop of the score when shuffled")
+    ax.set_title(title)
+    return fig

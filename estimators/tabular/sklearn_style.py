@@ -46,7 +46,8 @@ class _Methods:
         of :meth:`score` (a classifier's accuracy, a regressor's R²) when that column's
         values are shuffled across the rows; near 0 for a column the model does not use,
         below 0 by chance. Scored on a seeded sample of at most ``max_rows`` labelled rows
-        (:mod:`.importance`); ``seed`` draws the sample and the shuffles."""
+        (:mod:`.importance`); ``seed`` draws the sample and the shuffles. Drawn as bars
+        by :func:`~.importance.plot_importances` (``colonnade[plot]``)."""
         self._fitted()
         return importance.feature_importances(
             self, data, n_repeats, seed, max_rows, self._stacked_scores

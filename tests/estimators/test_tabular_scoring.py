@@ -2,6 +2,8 @@
 score, a regressor's MAE and R², permutation feature importance and the short describe(),
 checked against scikit-learn's metrics and a numpy replay of the shuffles."""
 
+import sys
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -10,7 +12,7 @@ import pytest
 
 import colonnade as cn
 from colonnade.estimators.tabular import defaults as tabular_defaults
-from colonnade.estimators.tabular.importance import sample_rows
+from colonnade.estimators.tabular.importance import plot_importances, sample_rows
 from colonnade.estimators.tabular.scoring import RegressionTotals
 
 metrics = pytest.importorskip("sklearn.metrics")
@@ -245,6 +247,26 @@ def test_importance_bounds_its_rows_and_checks_its_arguments(classifier, data, t
         classifier.feature_importances(data.drop(columns="noise"))
     with pytest.raises(ValueError, match="no rows with a label 'y'"):
         classifier.feature_importances(data.assign(y=None))
+
+
+def test_plot_importances_draws_a_bar_per_feature(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    table = pd.DataFrame(
+        {"feature": ["a", "b", "c"], "importance_mean": [0.3, 0.1, 0.0], "importance_std": 0.01}
+    )
+    fig = plot_importances(table, top=2)
+    (ax,) = fig.axes
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["b", "a"]  # the most important at the top
+    widths = [bar.get_width() for bar in ax.patches]
+    assert widths == pytest.approx([0.1, 0.3])
+    fig.savefig(tmp_path / "imp.png")
+    assert (tmp_path / "imp.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(TypeError, match="feature_importances"):
+        plot_importances(table.drop(columns="importance_std"))
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    with pytest.raises(ImportError, match=r'pip install "colonnade\[plot\]"'):
+        plot_importances(table)
 
 
 # ---------------------------------------------------------------- describe
