@@ -63,13 +63,11 @@ def checked_class_ids(plan, column, classes) -> np.ndarray:
         values = np.asarray(column.to_numpy(zero_copy_only=False), np.float64)
         bad |= values != ids
     if bad.any():
-        row = int(np.argmax(bad))
-        value = column[row].as_py()
-        known = classes.tolist()
+        value = column[int(np.argmax(bad))].as_py()
         kind = "class ids" if vocabulary_free else "label values"
         raise ValueError(
-            f"label column {plan.label!r}, row {row}: {value!r} is not one of the {kind} "
-            f"the model was fitted on ({known})"
+            f"label column {plan.label!r}: {value!r} (in {int(bad.sum())} of {len(ids)} rows "
+            f"of a batch) is not one of the {kind} the model was fitted on ({classes.tolist()})"
         )
     return ids
 

@@ -97,7 +97,8 @@ def test_score_reads_files_and_skips_rows_without_a_label(classifier, tmp_path):
 def test_score_refuses_what_it_cannot_score(classifier, data, tmp_path):
     bad = data.drop(columns="r").copy()
     bad.loc[3, "y"] = "maybe"
-    with pytest.raises(ValueError, match=r"row 3: 'maybe' is not one of the label values"):
+    wrong = r"label column 'y': 'maybe' \(in 1 of 300 rows of a batch\) is not one of the label"
+    with pytest.raises(ValueError, match=wrong):
         classifier.score(bad)
     with pytest.raises(ValueError, match="already holds the label column 'y'"):
         classifier.score(data, data["y"])
@@ -127,7 +128,8 @@ def test_integer_and_boolean_labels_give_their_classes(quick, tmp_path):
     expected = metrics.accuracy_score(df["y"], model.classes_[proba.argmax(axis=1)])
     assert model.score(df) == pytest.approx(expected)
     assert "positive class" not in model.describe()
-    with pytest.raises(ValueError, match=r"row 0: 1.5 is not one of the class ids"):
+    wrong = r"'y': 1.5 \(in 1 of 300 rows of a batch\) is not one of the class ids"
+    with pytest.raises(ValueError, match=wrong):
         model.score(df.assign(y=np.where(np.arange(300) == 0, 1.5, df["y"])))
     df["y"] = df["x"] > 0
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path / "b"), members=1)
