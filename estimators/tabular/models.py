@@ -333,7 +333,7 @@ class _Tabular:
         if self._regression:
             values = _numbers(table.column(self.label))
             return values if scale is None else (values - scale[0]) / scale[1]
-        ids = self._class_ids(table.column(self.label))
+        ids = class_ids(self.columns_, table.column(self.label))
         return None if ((ids < 0) | (ids >= self.columns_.n_classes)).any() else ids
 
     def _rows(self, valid, scale):
@@ -346,9 +346,6 @@ class _Tabular:
             return None
         task = "regression" if self._regression else self.columns_.n_classes
         return valid.drop_columns([self.label]), label_targets(labels, task), task, scale
-
-    def _class_ids(self, column) -> np.ndarray:
-        return class_ids(self.columns_, column)
 
     def _split(self, data, validation_data, rows, seed, scale):
         """``(train, validation or None, notes, validation rows)``; the validation rows
