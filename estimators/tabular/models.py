@@ -31,7 +31,6 @@ import tempfile
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ...feature_columns.infer import ColumnPlan, infer
 from ..canned.estimators import (
@@ -54,6 +53,8 @@ from .ensemble import (
     stack_members,
 )
 from .linear import label_targets, linear_first
+from .scoring import class_ids, label_type
+from .sklearn_style import ClassifierMethods, RegressorMethods
 from .split import in_memory, part
 
 __all__ = ["TabularClassifier", "TabularRegressor"]
@@ -176,6 +177,7 @@ class _Tabular:
         for note in notes:
             plan = plan.with_note(note)
         self.columns_ = plan
+        self.label_type_ = label_type(data if table is None else table, self.label)
         self.model_dir_ = self.model_dir or tempfile.mkdtemp(prefix="colonnade_tabular_")
         self.settings_ = dict(settings, batch_size=batch_size)
         if members == 1:
@@ -331,7 +333,7 @@ class _Tabular:
         if self._regression:
             values = _numbers(table.column(self.label))
             return values if scale is None else (values - scale[0]) / scale[1]
-        ids = self._class_ids(table.column(self.label))
+        ids = class_ids(self.columns_, table.column(self.label))
         return None if ((ids < 0) | (ids >= self.columns_.n_classes)).any() else ids
 
     def _rows(self, valid, scale):
@@ -344,15 +346,6 @@ class _Tabular:
             return None
         task = "regression" if self._regression else self.columns_.n_classes
         return valid.drop_columns([self.label]), label_targets(labels, task), task, scale
-
-    def _class_ids(self, column) -> np.ndarray:
-        """Class ids ``0..n-1`` of a label column (through the label vocabulary if any;
-        -1 for a value outside it)."""
-        vocabulary = self.columns_.label_vocabulary
-        if vocabulary is None:
-            return _numbers(column).astype(np.int64)
-        index = pc.index_in(column.cast(pa.string()), pa.array([str(v) for v in vocabulary]))
-        return np.asarray(pc.fill_null(index, -1).to_numpy(zero_copy_only=False), np.int64)
 
     def _split(self, data, validation_data, rows, seed, scale):
         """``(train, validation or None, notes, validation rows)``; the validation rows
@@ -481,7 +474,7 @@ class _Tabular:
         return {"data": data, "model": model}
 
 
-class TabularClassifier(_Tabular):
+class TabularClassifier(ClassifierMethods, _Tabular):
     """A zero-configuration wide&deep classifier (binary or multi-class).
 
     ``label``: the label column; ``model_dir``: checkpoints (a new temporary directory
@@ -491,11 +484,18 @@ class TabularClassifier(_Tabular):
     None: chosen by the table's size, see ``fit``; 1: one model, the fastest fit). After
     ``fit``: ``columns_`` (the plan), ``estimator_`` (the
     ``DNNLinearCombinedClassifier``), ``history_``, ``best_epoch_``, ``settings_``,
-    ``members_`` (one dict per member of a cross-fitted ensemble, see ``fit``).
+    ``members_`` (one dict per member of a cross-fitted ensemble, see ``fit``),
+    ``classes_`` (the label values in the order of ``predict_proba``'s columns). As a
+    scikit-learn classifier: ``predict_proba``, ``score`` (accuracy),
+    ``feature_importances`` (permutation importance) and a short ``describe()``
+    (:mod:`.sklearn_style`).
     """
 
 
-class TabularRegressor(_Tabular):
-    """A zero-configuration wide&deep regressor (see :class:`TabularClassifier`)."""
+class TabularRegressor(RegressorMethods, _Tabular):
+    """A zero-configuration wide&deep regressor (see :class:`TabularClassifier`).
+
+    Its ``evaluate`` adds ``mae`` and ``r2``; its ``score`` is R² (:mod:`.sklearn_style`).
+    """
 
     _regression = True
