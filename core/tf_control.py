@@ -118,13 +118,21 @@ def trainable_variables(scope=None) -> list:
 
 
 def get_collection(key, scope=None) -> list:
-    """``tf.compat.v1.get_collection`` with its eager meaning: the variables for the
-    variable keys, the call's regularization losses, and ``[]`` for the others
-    (``UPDATE_OPS``: batch normalization updates its moving statistics as it runs)."""
+    """``tf.compat.v1.get_collection`` with its eager meaning: the current model's variables
+    for the variable keys, the call's regularization losses, and ``[]`` for
+    ``UPDATE_OPS`` (batch normalization updates its moving statistics as it runs). The
+    other collections a TF graph fills (``LOSSES``, ``SUMMARIES``, a key of your own) are
+    not kept, so asking for one is a ``ValueError`` rather than a silent ``[]``."""
     if key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.MODEL_VARIABLES):
         return global_variables(scope)
     if key == GraphKeys.TRAINABLE_VARIABLES:
         return trainable_variables(scope)
     if key == GraphKeys.REGULARIZATION_LOSSES:
         return get_regularization_losses(scope)
-    return []
+    if key == GraphKeys.UPDATE_OPS:
+        return []
+    raise ValueError(
+        f"get_collection({key!r}): colonnade keeps no graph collections but the variables, "
+        "the regularization losses and UPDATE_OPS (always empty: updates run eagerly); "
+        "keep the values you need in the model_fn instead"
+    )

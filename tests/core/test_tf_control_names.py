@@ -52,6 +52,8 @@ def test_collections_read_the_current_store():
         assert v1.trainable_variables(scope="tower") == [w]
         assert v1.global_variables(scope="b") == [b]
         assert v1.get_collection(v1.GraphKeys.UPDATE_OPS) == []
+        with pytest.raises(ValueError, match="keeps no graph collections"):
+            v1.get_collection(v1.GraphKeys.LOSSES)
     assert v1.global_variables() == []
     assert v1.GraphKeys.UPDATE_OPS == "update_ops" and v1.GraphKeys.GLOBAL_VARIABLES == "variables"
 
