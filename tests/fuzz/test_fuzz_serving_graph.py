@@ -1,0 +1,197 @@
+"""Fuzzing a serving graph (issue 41): ``model.json``'s ``serving_input_receiver`` of
+type ``graph``, loaded by ``cn.load`` and applied to a request.
+
+The seed is a small regression export whose graph uses arithmetic, ``clip_by_value``,
+``expand_dims``, ``reshape``, constants and string ops. A mutation replaces one value of
+the graph (any path) with a hostile one, appends random nodes (known ops reading random
+earlier nodes, with random attributes, some of them features), or duplicates a run of
+nodes, each made a feature (many values kept alive). Loading must succeed or raise
+``ExportError``; applying the loaded graph to a 3-row request must give features or
+raise a ``ValueError`` (an ``ExportError``, a ``GraphBudgetError``, an input that no
+longer fits), and never hold more memory than its budget allows.
+"""
+
+import json
+import shutil
+import tracemalloc
+
+import numpy as np
+import pandas as pd
+import pytest
+from fuzzhelpers import FUZZ, HUGE, bounded
+from hypothesis import given
+from hypothesis import strategies as st
+
+import colonnade as cn
+from colonnade.core import symbolic
+from colonnade.estimators.export import serving_graph
+
+E = cn.estimators
+tf = cn.compat.v1
+REQUEST = {"x": np.array([1.0, -2.0, 3.0], np.float32), "s": np.array([" 12a", "34", "5 "], object)}
+BUDGET = 1 << 16
+"""The values an applied graph may hold at once here (the default is 2^25)."""
+LOAD_SLACK_BYTES = 64 << 20
+"""Memory a load may take beyond its files' size (as ``test_fuzz_export``'s)."""
+APPLY_BYTES = 24 << 20
+"""Memory applying the graph may take: ``BUDGET`` values, each at most a float64 or a
+short string (an object pointer and its str), and the features' table."""
+
+HOSTILE_VALUES = st.one_of(
+    st.sampled_from(HUGE),
+    st.sampled_from([-1, 0, 1, 2, 8, -9, 2**20, 1.5, float("nan"), float("inf")]),
+    st.sampled_from(["", "add", "placeholder", "parse_example", "float64", "string", "x" * 5000]),
+    st.sampled_from([None, True, [], {}, [-1], [None, 2**20], [0] * 70_000, {"type": "x"}]),
+    st.just("<delete>"),
+)
+ATTRS = st.fixed_dictionaries(
+    {},
+    optional={
+        "shape": st.sampled_from([[None], [-1], [-1, 2], [-1, 0], [None, 4, 2], [4], []]),
+        "value": st.sampled_from([[1.0], [0.0] * 4, ["a"], [True], [2**62]]),
+        "axis": st.integers(-9, 9),
+        "dtype": st.sampled_from(list(symbolic.DTYPES)),
+        "pos": st.integers(0, 4),
+        "len": st.integers(0, 4),
+        "encoding": st.sampled_from(["", "utf-8"]),
+        "name": st.sampled_from(["x", "s", "z"]),
+    },
+)
+
+
+@st.composite
+def random_nodes(draw, first):
+    """Nodes to append after ``first`` nodes: known ops, each reading earlier nodes."""
+    nodes = []
+    for i in range(first, first + draw(st.integers(1, 12))):
+        op = draw(st.sampled_from(sorted(symbolic.OPS)))
+        arity = draw(st.integers(0, 3))
+        inputs = [draw(st.integers(0, i - 1)) for _ in range(arity)]
+        dtype = draw(st.sampled_from([*symbolic.DTYPES, None]))
+        nodes.append({"op": op, "inputs": inputs, "dtype": dtype, "attrs": draw(ATTRS)})
+    return nodes
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory):
+    root = tmp_path_factory.mktemp("seed")
+    est = E.LinearRegressor([cn.feature_columns.numeric_column("x")], model_dir=str(root / "m"))
+    est.fit(pd.DataFrame({"x": [1.0, 2.0], "y": [3.0, 5.0]}), label="y", epochs=1, verbose=0)
+
+    def receiver_fn():
+        x = tf.placeholder(tf.float32, [None], name="x")
+        s = tf.placeholder(tf.string, [None], name="s")
+        y = tf.clip_by_value(tf.log1p(tf.abs(x)) * 2.0 - 1.0, -5.0, 5.0)
+        n = tf.strings.to_number(tf.strings.substr(tf.strings.strip(s), 0, 2), tf.float32)
+        w = tf.reshape(tf.expand_dims(x, -1) + tf.constant([1.0, 2.0, 3.0, 4.0]), [-1, 2, 2])
+        features = {"x": y, "n": n, "w": w, "u": tf.strings.upper(s)}
+        return E.export.ServingInputReceiver(features, {"x": x, "s": s})
+
+    return est.export_saved_model(str(root / "export"), receiver_fn)
+
+
+def json_paths(value, prefix=()):
+    yield prefix
+    if isinstance(value, (dict, list)):
+        for key, inner in value.items() if isinstance(value, dict) else enumerate(value):
+            yield from json_paths(inner, (*prefix, key))
+
+
+def edited(tmp_path_factory, pristine, change):
+    """A copy of the seed export whose graph ``change`` edited in place."""
+    export = shutil.copytree(pristine, tmp_path_factory.mktemp("fuzz") / "export")
+    model = json.loads((export / "model.json").read_text())
+    change(model["serving_input_receiver"])
+    (export / "model.json").write_text(json.dumps(model))
+    return export
+
+
+def check_load_and_apply(export):
+    """Load ``export`` and apply its graph to :data:`REQUEST` under :data:`BUDGET`:
+    only the documented errors, loading within :data:`LOAD_SLACK_BYTES` (and the
+    files' size), applying within :data:`APPLY_BYTES`."""
+    size = sum(p.stat().st_size for p in export.rglob("*") if p.is_file())
+    load_peak = apply_peak = 0
+    tracemalloc.start()
+    try:
+        with bounded(20.0):
+            try:
+                predictor = cn.load(str(export))
+            except E.ExportError:
+                return
+            finally:
+                _, load_peak = tracemalloc.get_traced_memory()
+            tracemalloc.reset_peak()
+            graph = predictor.serving_input_receiver.graph
+            columns = {k: v for k, v in REQUEST.items() if k in graph["inputs"]}
+            try:
+                features = serving_graph.apply_graph(graph, columns, max_values=BUDGET)
+            except ValueError:
+                return
+            finally:
+                _, apply_peak = tracemalloc.get_traced_memory()
+            assert all(len(v) == 3 for v in features.values()), features
+    finally:
+        tracemalloc.stop()
+        assert load_peak < LOAD_SLACK_BYTES + 16 * size, f"loading took {load_peak:,} bytes"
+        assert apply_peak < APPLY_BYTES, f"applying the graph took {apply_peak:,} bytes"
+
+
+def test_the_seed_loads_applies_and_predicts(pristine):
+    predictor = cn.load(str(pristine))
+    graph = predictor.serving_input_receiver.graph
+    features = serving_graph.apply_graph(graph, REQUEST, max_values=BUDGET)
+    np.testing.assert_allclose(features["n"], [12.0, 34.0, 5.0])
+    np.testing.assert_allclose(features["w"][1], [[-1.0, 0.0], [1.0, 2.0]])
+    expected = np.clip(np.log1p(np.abs(REQUEST["x"])) * 2.0 - 1.0, -5.0, 5.0)
+    np.testing.assert_allclose(features["x"], expected, rtol=1e-6)
+    assert len(predictor.predict(pd.DataFrame(REQUEST))) == 3
+
+
+@FUZZ
+@given(which=st.integers(0, 10_000), new=HOSTILE_VALUES)
+def test_a_graph_with_a_hostile_value_loads_or_raises_export_error(
+    tmp_path_factory, pristine, which, new
+):
+    def change(graph):
+        paths = [p for p in json_paths(graph) if p]
+        path = paths[which % len(paths)]
+        parent = graph
+        for key in path[:-1]:
+            parent = parent[key]
+        if new == "<delete>":
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = new
+
+    check_load_and_apply(edited(tmp_path_factory, pristine, change))
+
+
+@FUZZ
+@given(data=st.data())
+def test_a_graph_with_random_nodes_loads_or_raises_export_error(tmp_path_factory, pristine, data):
+    def change(graph):
+        nodes = graph["nodes"]
+        added = data.draw(random_nodes(len(nodes)))
+        nodes.extend(added)
+        for k in data.draw(st.lists(st.integers(0, len(added) - 1), max_size=4)):
+            graph["features"][f"f{k}"] = len(nodes) - len(added) + k
+
+    check_load_and_apply(edited(tmp_path_factory, pristine, change))
+
+
+@FUZZ
+@given(start=st.integers(0, 18), length=st.integers(1, 19), times=st.integers(1, 400))
+def test_a_graph_with_repeated_nodes_kept_alive_stays_in_budget(
+    tmp_path_factory, pristine, start, length, times
+):
+    def change(graph):
+        nodes = graph["nodes"]
+        block = nodes[start : start + length]
+        for t in range(times):
+            for k, node in enumerate(block):
+                graph["features"][f"r{t}_{k}"] = start + k  # kept alive to the end
+                nodes.append(dict(node))
+                graph["features"][f"c{t}_{k}"] = len(nodes) - 1
+
+    check_load_and_apply(edited(tmp_path_factory, pristine, change))
