@@ -327,6 +327,21 @@ def _numeric(value, op):
     return value
 
 
+def _numbers_only(op, args) -> None:
+    """A ``ValueError`` for a string value given where ``op`` takes numbers (numpy would
+    repeat a string multiplied by an integer, or raise its own ``TypeError``). ``equal``
+    and ``not_equal`` compare strings, and ``where`` picks them, as TF's do."""
+    if op == "where":
+        args = args[:1]
+    elif op in ("equal", "not_equal") or not (
+        op in _BINARY or op in _UNARY or op in ("clip_by_value", "cast")
+    ):
+        return
+    for k, arg in enumerate(args):
+        if np.asarray(arg).dtype.kind in "OUS":
+            raise ValueError(f"op {op!r} takes numbers (input {k}), got strings")
+
+
 def _check_size(op, *arrays, rows):
     check_row_values(op, np.broadcast_shapes(*(np.shape(a) for a in arrays)), rows)
 
@@ -378,6 +393,7 @@ def _compute(spec, args, rows):
     if op == "parsed_feature":
         return _parsed_column(args[0], attrs["name"])
     args = [_numeric(a, op) for a in args]
+    _numbers_only(op, args)
     _check_size(op, *args, rows=rows)
     with np.errstate(all="ignore"):  # TF gives inf / nan, as numpy does
         if op in _BINARY:

@@ -195,3 +195,28 @@ def test_a_graph_with_repeated_nodes_kept_alive_stays_in_budget(
                 graph["features"][f"c{t}_{k}"] = len(nodes) - 1
 
     check_load_and_apply(edited(tmp_path_factory, pristine, change))
+
+
+# ----------------------------------------------------------------- regression crashers
+
+
+def test_arithmetic_on_a_string_node_is_a_value_error(tmp_path_factory, pristine):
+    """Found by the fuzzer: a ``mul`` rewired to read the string input raised numpy's
+    ``TypeError: can't multiply sequence by non-int`` (and a string times an integer
+    constant would have repeated the string)."""
+
+    def change(graph):
+        graph["nodes"][5]["inputs"] = [1, 4]  # mul(s, 2.0)
+
+    predictor = cn.load(str(edited(tmp_path_factory, pristine, change)))
+    graph = predictor.serving_input_receiver.graph
+    with pytest.raises(ValueError, match=r"op 'mul' takes numbers \(input 0\), got strings"):
+        serving_graph.apply_graph(graph, REQUEST)
+    graph["nodes"][4] = {
+        "op": "constant",
+        "inputs": [],
+        "dtype": "int32",
+        "attrs": {"value": [3], "shape": []},
+    }
+    with pytest.raises(ValueError, match="got strings"):
+        serving_graph.apply_graph(graph, REQUEST)
