@@ -404,7 +404,8 @@ def _compute(spec, args, rows):
         if op == "clip_by_value":
             return np.minimum(np.maximum(args[0], args[1]), args[2]).astype(dtype, copy=False)
         if op == "where":
-            return np.where(args[0], args[1], args[2]).astype(dtype, copy=False)
+            kind = object if dtype == "string" else dtype
+            return np.where(args[0], args[1], args[2]).astype(kind, copy=False)
         if op == "cast":
             return args[0].astype(dtype)
     if op == "expand_dims":

@@ -44,31 +44,53 @@ HOSTILE_VALUES = st.one_of(
     st.sampled_from([None, True, [], {}, [-1], [None, 2**20], [0] * 70_000, {"type": "x"}]),
     st.just("<delete>"),
 )
-ATTRS = st.fixed_dictionaries(
-    {},
-    optional={
-        "shape": st.sampled_from([[None], [-1], [-1, 2], [-1, 0], [None, 4, 2], [4], []]),
-        "value": st.sampled_from([[1.0], [0.0] * 4, ["a"], [True], [2**62]]),
-        "axis": st.integers(-9, 9),
-        "dtype": st.sampled_from(list(symbolic.DTYPES)),
-        "pos": st.integers(0, 4),
-        "len": st.integers(0, 4),
-        "encoding": st.sampled_from(["", "utf-8"]),
-        "name": st.sampled_from(["x", "s", "z"]),
-    },
+NUMBERS = [d for d in symbolic.DTYPES if d != "string"]
+BINARY = sorted({*symbolic.ARITHMETIC, *symbolic.COMPARISONS, "minimum", "maximum"})
+UNARY_OPS = sorted(
+    set(symbolic.OPS)
+    - {*BINARY, "placeholder", "constant", "parse_example", "parsed_feature"}
+    - {"clip_by_value", "where"}
 )
 
 
 @st.composite
+def constant(draw, dtype):
+    shape = draw(st.sampled_from([[], [1], [4], [2, 2], [1, 4]]))
+    count = int(np.prod(shape))
+    value = {"string": "ab", "bool": True, "float32": 1.5, "float64": -2.0}.get(dtype, 3)
+    return {"value": [value] * count, "shape": shape}
+
+
+@st.composite
+def attrs(draw, op, dtype):
+    """Attributes of the right names and types for ``op`` (sizes and values random)."""
+    if op == "constant":
+        return draw(constant(dtype))
+    if op in ("cast", "to_number"):
+        return {"dtype": dtype}
+    if op == "expand_dims":
+        return {"axis": draw(st.integers(-3, 3))}
+    if op == "reshape":
+        return {"shape": draw(st.sampled_from([[-1], [-1, 2], [-1, 4], [-1, 2, 2], [-1, 0]]))}
+    if op == "substr":
+        return {"pos": draw(st.integers(0, 4)), "len": draw(st.integers(0, 4))}
+    if op in ("lower", "upper"):
+        return {"encoding": draw(st.sampled_from(["", "utf-8"]))}
+    return {}
+
+
+@st.composite
 def random_nodes(draw, first):
-    """Nodes to append after ``first`` nodes: known ops, each reading earlier nodes."""
+    """Nodes to append after ``first`` nodes: known ops with their number of inputs,
+    each reading random earlier nodes, of random dtypes."""
     nodes = []
     for i in range(first, first + draw(st.integers(1, 12))):
-        op = draw(st.sampled_from(sorted(symbolic.OPS)))
-        arity = draw(st.integers(0, 3))
+        op = draw(st.sampled_from(["constant", *BINARY, *UNARY_OPS, "clip_by_value", "where"]))
+        arity = 0 if op == "constant" else 2 if op in BINARY else 1 if op in UNARY_OPS else 3
         inputs = [draw(st.integers(0, i - 1)) for _ in range(arity)]
-        dtype = draw(st.sampled_from([*symbolic.DTYPES, None]))
-        nodes.append({"op": op, "inputs": inputs, "dtype": dtype, "attrs": draw(ATTRS)})
+        kinds = NUMBERS if op in ("cast", "to_number") else list(symbolic.DTYPES)
+        dtype = draw(st.sampled_from(kinds))
+        nodes.append({"op": op, "inputs": inputs, "dtype": dtype, "attrs": draw(attrs(op, dtype))})
     return nodes
 
 
@@ -174,6 +196,7 @@ def test_a_graph_with_random_nodes_loads_or_raises_export_error(tmp_path_factory
         nodes = graph["nodes"]
         added = data.draw(random_nodes(len(nodes)))
         nodes.extend(added)
+        graph["features"]["last"] = len(nodes) - 1
         for k in data.draw(st.lists(st.integers(0, len(added) - 1), max_size=4)):
             graph["features"][f"f{k}"] = len(nodes) - len(added) + k
 
@@ -220,3 +243,14 @@ def test_arithmetic_on_a_string_node_is_a_value_error(tmp_path_factory, pristine
     }
     with pytest.raises(ValueError, match="got strings"):
         serving_graph.apply_graph(graph, REQUEST)
+
+
+def test_a_numeric_op_of_dtype_string_is_an_export_error(tmp_path_factory, pristine):
+    """Found by the fuzzer: an ``abs`` or ``add`` node of dtype ``"string"`` loaded,
+    then raised numpy's ``TypeError: data type 'string' not understood`` on a request."""
+
+    def change(graph):
+        graph["nodes"][2]["dtype"] = "string"  # abs
+
+    with pytest.raises(E.ExportError, match=r"nodes\[2\]\.dtype: op 'abs' makes numbers"):
+        cn.load(str(edited(tmp_path_factory, pristine, change)))
