@@ -208,6 +208,9 @@ def apply_graph(
         del args
         for j in steps.frees[i]:
             del values[j]
+    if steps.failing is not None:  # numpy took what the plan could not follow: refused
+        op = nodes[steps.failing]["op"]
+        raise ValueError(f"node {steps.failing} (op {op!r}) cannot take its inputs' shapes")
     return {name: _feature_value(name, values[i], rows) for name, i in graph["features"].items()}
 
 
@@ -395,6 +398,20 @@ def _compute(spec, args, rows):
     args = [_numeric(a, op) for a in args]
     _numbers_only(op, args)
     _check_size(op, *args, rows=rows)
+    if op in _BINARY or op in _UNARY or op in ("clip_by_value", "where", "cast"):
+        try:
+            return _math(op, dtype, args)
+        except TypeError as e:  # numpy's: no negative or subtraction of booleans
+            kinds = [str(np.asarray(a).dtype) for a in args]
+            raise ValueError(f"op {op!r} cannot take {kinds} values: {e}") from None
+    if op == "expand_dims":
+        return np.expand_dims(args[0], attrs["axis"])
+    if op == "reshape":
+        return args[0].reshape((-1, *attrs["shape"][1:]))
+    return _string_op(op, attrs, dtype, args[0])
+
+
+def _math(op, dtype, args):
     with np.errstate(all="ignore"):  # TF gives inf / nan, as numpy does
         if op in _BINARY:
             result = _BINARY[op](*args)
@@ -406,13 +423,7 @@ def _compute(spec, args, rows):
         if op == "where":
             kind = object if dtype == "string" else dtype
             return np.where(args[0], args[1], args[2]).astype(kind, copy=False)
-        if op == "cast":
-            return args[0].astype(dtype)
-    if op == "expand_dims":
-        return np.expand_dims(args[0], attrs["axis"])
-    if op == "reshape":
-        return args[0].reshape((-1, *attrs["shape"][1:]))
-    return _string_op(op, attrs, dtype, args[0])
+        return args[0].astype(dtype)  # cast
 
 
 def _string_op(op, attrs, dtype, value: np.ndarray):

@@ -79,11 +79,14 @@ class Value:
 @dataclass(frozen=True)
 class Plan:
     """``order``: the nodes to compute, in turn; ``frees[i]``: the values no node after
-    ``i`` reads; ``peak``: the most values held at once."""
+    ``i`` reads; ``peak``: the most values held at once. ``failing``: the node whose
+    shape could not be followed (the last of ``order``, which evaluation must fail on),
+    or ``None``."""
 
     order: list
     frees: dict
     peak: int
+    failing: int | None = None
 
 
 def plan(graph: dict, known: dict, rows: int, max_values: int = MAX_REQUEST_VALUES) -> Plan:
@@ -112,7 +115,7 @@ def plan(graph: dict, known: dict, rows: int, max_values: int = MAX_REQUEST_VALU
         spec = nodes[i]
         value = _infer(nodes, spec, [values[j] for j in spec["inputs"]], rows)
         if value is None:
-            break
+            return Plan(order[: p + 1], frees, peak, i)
         values[i] = value
         working = live + value.size * _temporaries(spec["op"])
         peak = max(peak, working)

@@ -254,3 +254,16 @@ def test_a_numeric_op_of_dtype_string_is_an_export_error(tmp_path_factory, prist
 
     with pytest.raises(E.ExportError, match=r"nodes\[2\]\.dtype: op 'abs' makes numbers"):
         cn.load(str(edited(tmp_path_factory, pristine, change)))
+
+
+def test_a_negative_of_booleans_is_a_value_error():
+    """Found by the fuzzer: ``neg`` of a comparison raised numpy's ``TypeError: The numpy
+    boolean negative ... is not supported``."""
+    nodes = [
+        {"op": "placeholder", "inputs": [], "dtype": "float32", "attrs": {"shape": [None]}},
+        {"op": "less", "inputs": [0, 0], "dtype": "bool", "attrs": {}},
+        {"op": "neg", "inputs": [1], "dtype": "bool", "attrs": {}},
+    ]
+    graph = {"nodes": nodes, "inputs": {"x": 0}, "features": {"y": 2}}
+    with pytest.raises(ValueError, match=r"op 'neg' cannot take \['bool'\] values"):
+        serving_graph.apply_graph(graph, {"x": np.zeros(2, np.float32)})
