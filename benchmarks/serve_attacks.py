@@ -20,7 +20,12 @@ client measures good requests:
 - ``slowloris``: 1,100 connections each sending its headers a byte every 2 s (issue
   41: they locked every client out), reopened as the server cuts them (408 past the
   header deadline, or closed to make room past the connection cap);
-- ``idle_connections``: 1,100 connections that send nothing, reopened when closed.
+- ``idle_connections``: 1,100 connections that send nothing, reopened when closed;
+- ``graph_amplification``: against a second server, of an export whose serving graph
+  makes 64 features of 8,192 values a row besides its one input (issue 41: the graph's
+  bound was per node), requests of 1,000 rows (2^29 values, over 2 GB as float32) and
+  10,000 rows: refused by the graph's request budget before it allocates (413), while
+  the good requests are one-row requests to that server.
 
 The server runs with an open-file limit of 1,024 (:data:`SERVER_FILES`), as in issue
 41, so the connection attacks pass its connection cap.
@@ -50,6 +55,8 @@ import colonnade as cn
 
 fc = cn.feature_columns
 GOOD = json.dumps({"instances": [{"age": 41.0, "city": "rome"}]}).encode()
+GOOD_GRAPH = json.dumps({"instances": [{"x": 41.0}]}).encode()
+"""A good request to the amplifying export of ``graph_amplification``."""
 
 
 def export_parsing_model(root: str) -> str:
@@ -69,6 +76,23 @@ def export_parsing_model(root: str) -> str:
     return est.export_saved_model(os.path.join(root, "exports"), receiver)
 
 
+def export_amplifying_model(root: str, width: int = 8192, count: int = 64) -> str:
+    """A regression on ``x`` whose serving graph also makes ``count`` features of
+    ``width`` values a row that the model never reads: within every load-time cap."""
+    tf = cn.compat.v1
+    config = cn.estimators.RunConfig(model_dir=os.path.join(root, "graph_model"))
+    est = cn.estimators.LinearRegressor([fc.numeric_column("x")], config=config)
+    est.fit(pa.table({"x": [1.0, 2.0], "y": [3.0, 5.0]}).to_pandas(), label="y", verbose=0)
+
+    def receiver_fn():
+        x = tf.placeholder(tf.float32, [None], name="x")
+        wide = tf.expand_dims(x, -1) + tf.constant(np.zeros(width, np.float32))
+        features = {"x": x, **{f"w{i}": wide * float(i) for i in range(count)}}
+        return cn.estimators.export.ServingInputReceiver(features, {"x": x})
+
+    return est.export_saved_model(os.path.join(root, "graph_exports"), receiver_fn)
+
+
 def post(port: int, body: bytes, timeout: float = 60) -> int:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
@@ -82,12 +106,12 @@ def post(port: int, body: bytes, timeout: float = 60) -> int:
         conn.close()
 
 
-def good_p50_ms(port: int, count: int) -> float:
+def good_p50_ms(port: int, count: int, good: bytes = GOOD) -> float:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     times = []
     for _ in range(count):
         start = time.perf_counter()
-        conn.request("POST", f"/v1/models/{NAME}:predict", body=GOOD)
+        conn.request("POST", f"/v1/models/{NAME}:predict", body=good)
         response = conn.getresponse()
         response.read()
         times.append(time.perf_counter() - start)
@@ -144,6 +168,8 @@ HELD = 1_100
 OPENS_PER_SECOND = 200
 """How fast a connection attack opens connections (and reopens the ones cut)."""
 CONNECTION_ATTACKS = ("slowloris", "idle_connections")
+GRAPH_ATTACKS = ("graph_amplification",)
+"""The attacks sent to the second server, of :func:`export_amplifying_model`."""
 
 
 def hold_connections(port: int, statuses: list, stop: threading.Event, slow: bool) -> None:
@@ -251,13 +277,18 @@ def attacks(root: str) -> dict:
             functools.partial(in_process, functools.partial(hold_connections, slow=False)),
             None,
         ),
+        "graph_amplification": (
+            2,
+            repeat,
+            [json.dumps({"instances": [{"x": 1.0}] * rows}).encode() for rows in (1000, 10_000)],
+        ),
     }
 
 
-def run_attack(port: int, name: str, plan: tuple, requests: int) -> dict:
+def run_attack(port: int, name: str, plan: tuple, requests: int, good: bytes = GOOD) -> dict:
     """Good requests' p50 alone, then while ``plan``'s threads attack; one JSON line."""
     threads, target, bodies = plan
-    baseline = good_p50_ms(port, requests)
+    baseline = good_p50_ms(port, requests, good)
     statuses, stop = [], threading.Event()
     extra = (bodies,) if bodies is not None else ()
     workers = [
@@ -267,7 +298,7 @@ def run_attack(port: int, name: str, plan: tuple, requests: int) -> dict:
         worker.start()
     # under way; a connection attack past the cap and its first header deadlines
     time.sleep(HELD / OPENS_PER_SECOND + 12.0 if name in CONNECTION_ATTACKS else 1.0)
-    attacked = good_p50_ms(port, requests)
+    attacked = good_p50_ms(port, requests, good)
     stop.set()
     for worker in workers:
         worker.join(120)
@@ -291,19 +322,29 @@ def main() -> int:
         export = export_parsing_model(root)
         plans = attacks(root)
         wanted = [a for a in args.attacks.split(",") if a] or list(plans)
-        port = free_port()
+        exports = {"census": export}
+        if any(name in GRAPH_ATTACKS for name in wanted):
+            exports["graph"] = export_amplifying_model(root)
+        ports = {kind: free_port() for kind in exports}
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(SERVER_FILES, hard), hard))
+        servers = {}
         try:
-            server = start_server(export, port)  # inherits the limit
+            for kind, path in exports.items():
+                servers[kind] = start_server(path, ports[kind])  # inherits the limit
         finally:
             resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4 * HELD)), hard))
         try:
-            good_p50_ms(port, 50)  # warm up
+            good_p50_ms(ports["census"], 50)  # warm up
+            if "graph" in ports:
+                good_p50_ms(ports["graph"], 50, GOOD_GRAPH)
             for name in wanted:
-                print(json.dumps(run_attack(port, name, plans[name], args.requests)), flush=True)
+                kind, good = ("graph", GOOD_GRAPH) if name in GRAPH_ATTACKS else ("census", GOOD)
+                line = run_attack(ports[kind], name, plans[name], args.requests, good)
+                print(json.dumps(line), flush=True)
         finally:
-            server.kill()  # nothing of its state is kept
+            for server in servers.values():
+                server.kill()  # nothing of its state is kept
     return 0
 
 

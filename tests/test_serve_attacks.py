@@ -205,3 +205,42 @@ def test_requests_past_max_pending_are_refused_busy():
         pools.admit()  # room again
     finally:
         pools.close()
+
+
+def amplifying_export(root, width=8192, count=64):
+    """A regression on ``x`` whose serving graph also makes ``count`` features of
+    ``width`` values a row (the model reads none): 2^19 values a row, within every
+    load-time cap; a 1,000-row request would hold over 2 GB."""
+    tf = cn.compat.v1
+    est = cn.estimators.LinearRegressor(
+        [cn.feature_columns.numeric_column("x")], model_dir=str(root / "model")
+    )
+    est.fit(pa.table({"x": [1.0, 2.0], "y": [3.0, 5.0]}).to_pandas(), label="y", verbose=0)
+
+    def receiver_fn():
+        x = tf.placeholder(tf.float32, [None], name="x")
+        wide = tf.expand_dims(x, -1) + tf.constant(np.zeros(width, np.float32))
+        features = {"x": x, **{f"w{i}": wide * float(i) for i in range(count)}}
+        return cn.estimators.export.ServingInputReceiver(features, {"x": x})
+
+    return est.export_saved_model(str(root / "exports"), receiver_fn)
+
+
+def test_a_request_over_the_serving_graphs_budget_gets_413_naming_it(tmp_path):
+    path = amplifying_export(tmp_path)
+    running = serve(tmp_path, tmp_path / "exports", path)
+    info = next(running)
+    try:
+        client = Client(info["port"])
+        status, body = client.predict({"instances": [{"x": 1.0}] * 1000})
+        assert status == 413, body
+        # 1,000 rows of 64 features of 8,192 values: 2^29 values, past the 2^25 budget
+        assert "over its budget of 33,554,432 values" in body["error"], body
+        assert re.search(
+            r"would hold [\d,]+ values at once for this request of 1,000 row", body["error"]
+        )
+        status, body = client.predict({"instances": [{"x": 1.0}, {"x": 2.0}]})
+        assert status == 200, body
+        assert len(body["predictions"]) == 2
+    finally:
+        next(running, None)

@@ -32,6 +32,7 @@ from ..estimators.export.extenders import forwarded_values
 from ..estimators.export.model_fn_export import signatures_from_json
 from ..estimators.export.parse_spec_json import receiver_schema
 from ..estimators.export.receivers import ServingInputReceiver
+from ..estimators.export.serving_graph_budget import GraphBudgetError
 from ..estimators.loading import ModelFnPredictor
 from ..feature_columns import make_parse_example_spec
 from ..feature_columns.transform_cache import ValueIds
@@ -229,13 +230,16 @@ def _graph_inputs(receiver):
 def _through_graph(receiver, table: pa.Table, parsed: bool) -> pa.Table:
     """The model's features of a request ``table``: the export's serving graph applied
     to its receiver tensors (or, ``parsed``, to its already parsed examples); a value
-    that does not fit is a :class:`~.errors.BadRequest` naming the input."""
+    that does not fit is a :class:`~.errors.BadRequest` naming the input, and one the
+    graph would need more than its budget of values for a 413 naming both."""
     try:
         if parsed:
             features = receiver.apply({}, parsed=table)
         else:
             features = receiver.apply(table)
         return table_from_columns(features, "the serving input receiver's features")
+    except GraphBudgetError as e:
+        raise BadRequest(f"the serving input receiver cannot take the request: {e}", 413) from None
     except (ValueError, TypeError, KeyError, pa.ArrowException) as e:
         raise BadRequest(f"the serving input receiver cannot take the request: {e}") from None
 

@@ -24,8 +24,6 @@ once: each node is one numpy (or Arrow, for strings) operation over every row.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -34,13 +32,25 @@ from ...core import symbolic
 from ...core.symbolic import SymbolicTensor
 from ...data.example import parse_example
 from .parse_spec_json import features_json, specs_from_json
+from .serving_graph_budget import (
+    MAX_REQUEST_VALUES,
+    MAX_ROW_VALUES,
+    Value,
+    check_row_values,
+    plan,
+    table_value,
+)
 
-__all__ = ["GRAPH_VERSION", "MAX_ROW_VALUES", "apply_graph", "graph_json", "input_types"]
+__all__ = [
+    "GRAPH_VERSION",
+    "MAX_REQUEST_VALUES",
+    "MAX_ROW_VALUES",
+    "apply_graph",
+    "graph_json",
+    "input_types",
+]
 
 GRAPH_VERSION = 1
-MAX_ROW_VALUES = 1 << 20
-"""The most values any value of the graph may hold a row (a broadcast of two constants
-included): an export cannot make a request allocate more than ``rows`` times this."""
 _SINGLE_FEATURE = "feature"  # TF's names for a lone features / receiver tensor
 _SINGLE_RECEIVER = "input"
 
@@ -156,12 +166,20 @@ def optional_inputs(graph: dict) -> list:
 # --------------------------------------------------------------------------- applying
 
 
-def apply_graph(graph: dict, columns: dict, seeds: dict | None = None) -> dict:
+def apply_graph(
+    graph: dict, columns: dict, seeds: dict | None = None, max_values: int = MAX_REQUEST_VALUES
+) -> dict:
     """``{feature: array}`` for a request: ``columns`` maps request inputs to their
     values (Arrow arrays or numpy arrays, one entry a row); ``seeds`` maps node indices
     to values already known (a ``parse_example`` node's table, parsed by the server).
     Only the nodes the features need are computed. A value that does not fit its
-    placeholder is a ``ValueError`` naming the input."""
+    placeholder is a ``ValueError`` naming the input.
+
+    The request's inputs are taken first (their size is the request's own); then, before
+    any other node is computed, :func:`.serving_graph_budget.plan` counts the values the
+    rest would hold at once, and a request over ``max_values`` is a
+    :class:`~.serving_graph_budget.GraphBudgetError`. Each value is dropped as soon as no
+    later node reads it."""
     nodes, seeds = graph["nodes"], dict(seeds or {})
     by_node = {i: name for name, i in graph["inputs"].items()}
     unknown = sorted(set(columns) - set(graph["inputs"]))
@@ -171,16 +189,28 @@ def apply_graph(graph: dict, columns: dict, seeds: dict | None = None) -> dict:
             f"{sorted(graph['inputs'])}"
         )
     rows = _row_count(columns, seeds)
-    needed = _needed(nodes, graph["features"].values(), seeds)
+    known = {i: table_value(graph, i, len(v)) for i, v in seeds.items()}
     values = dict(seeds)
-    for i in sorted(needed):
+    for i in sorted(_needed(nodes, graph["features"].values(), seeds)):
+        name = by_node.get(i)
+        if name is not None and columns.get(name) is not None:
+            spec = nodes[i]
+            values[i] = _column_array(name, columns[name], spec["dtype"], spec["attrs"]["shape"])
+            known[i] = Value(values[i].shape)
+    steps = plan(graph, known, rows, max_values)
+    for i in steps.order:
         spec = nodes[i]
         args = [values[j] for j in spec["inputs"]]
         if spec["op"] == "placeholder":
-            name = by_node[i]
-            values[i] = _placeholder_value(spec, name, columns.get(name), args, rows)
+            values[i] = _placeholder_value(spec, by_node[i], None, args, rows)
         else:
             values[i] = _compute(spec, args, rows)
+        del args
+        for j in steps.frees[i]:
+            del values[j]
+    if steps.failing is not None:  # numpy took what the plan could not follow: refused
+        op = nodes[steps.failing]["op"]
+        raise ValueError(f"node {steps.failing} (op {op!r}) cannot take its inputs' shapes")
     return {name: _feature_value(name, values[i], rows) for name, i in graph["features"].items()}
 
 
@@ -300,13 +330,23 @@ def _numeric(value, op):
     return value
 
 
+def _numbers_only(op, args) -> None:
+    """A ``ValueError`` for a string value given where ``op`` takes numbers (numpy would
+    repeat a string multiplied by an integer, or raise its own ``TypeError``). ``equal``
+    and ``not_equal`` compare strings, and ``where`` picks them, as TF's do."""
+    if op == "where":
+        args = args[:1]
+    elif op in ("equal", "not_equal") or not (
+        op in _BINARY or op in _UNARY or op in ("clip_by_value", "cast")
+    ):
+        return
+    for k, arg in enumerate(args):
+        if np.asarray(arg).dtype.kind in "OUS":
+            raise ValueError(f"op {op!r} takes numbers (input {k}), got strings")
+
+
 def _check_size(op, *arrays, rows):
-    shape = np.broadcast_shapes(*(np.shape(a) for a in arrays))
-    if math.prod(shape) > max(rows, 1) * MAX_ROW_VALUES:
-        raise ValueError(
-            f"op {op!r} would make {math.prod(shape):,} values ({shape}), over "
-            f"{MAX_ROW_VALUES:,} a row"
-        )
+    check_row_values(op, np.broadcast_shapes(*(np.shape(a) for a in arrays)), rows)
 
 
 _BINARY = {
@@ -356,7 +396,22 @@ def _compute(spec, args, rows):
     if op == "parsed_feature":
         return _parsed_column(args[0], attrs["name"])
     args = [_numeric(a, op) for a in args]
+    _numbers_only(op, args)
     _check_size(op, *args, rows=rows)
+    if op in _BINARY or op in _UNARY or op in ("clip_by_value", "where", "cast"):
+        try:
+            return _math(op, dtype, args)
+        except TypeError as e:  # numpy's: no negative or subtraction of booleans
+            kinds = [str(np.asarray(a).dtype) for a in args]
+            raise ValueError(f"op {op!r} cannot take {kinds} values: {e}") from None
+    if op == "expand_dims":
+        return np.expand_dims(args[0], attrs["axis"])
+    if op == "reshape":
+        return args[0].reshape((-1, *attrs["shape"][1:]))
+    return _string_op(op, attrs, dtype, args[0])
+
+
+def _math(op, dtype, args):
     with np.errstate(all="ignore"):  # TF gives inf / nan, as numpy does
         if op in _BINARY:
             result = _BINARY[op](*args)
@@ -366,14 +421,9 @@ def _compute(spec, args, rows):
         if op == "clip_by_value":
             return np.minimum(np.maximum(args[0], args[1]), args[2]).astype(dtype, copy=False)
         if op == "where":
-            return np.where(args[0], args[1], args[2]).astype(dtype, copy=False)
-        if op == "cast":
-            return args[0].astype(dtype)
-    if op == "expand_dims":
-        return np.expand_dims(args[0], attrs["axis"])
-    if op == "reshape":
-        return args[0].reshape((-1, *attrs["shape"][1:]))
-    return _string_op(op, attrs, dtype, args[0])
+            kind = object if dtype == "string" else dtype
+            return np.where(args[0], args[1], args[2]).astype(kind, copy=False)
+        return args[0].astype(dtype)  # cast
 
 
 def _string_op(op, attrs, dtype, value: np.ndarray):

@@ -39,6 +39,7 @@ _ARITY = {
     "where": (3, 3),
     **{op: (2, 2) for op in (*symbolic.ARITHMETIC, *symbolic.COMPARISONS, "minimum", "maximum")},
 }
+_NUMERIC = (*symbolic.ARITHMETIC, *symbolic.UNARY_MATH, "minimum", "maximum", "clip_by_value")
 _ATTRS = {
     "placeholder": ("name", "shape"),
     "constant": ("value", "shape"),
@@ -160,6 +161,10 @@ def _check_node(node, i: int, where: str, path: str) -> int:
         raise ExportError(
             f"{where}: field {path}.dtype: expected one of {list(symbolic.DTYPES)}, got "
             f"{dtype!r:.40}"
+        )
+    if dtype == "string" and op in _NUMERIC:
+        raise ExportError(
+            f"{where}: field {path}.dtype: op {op!r} makes numbers, got dtype 'string'"
         )
     attrs = field(node, "attrs", dict, where, path)
     _only(attrs, _ATTRS.get(op, ()), where, f"{path}.attrs")
