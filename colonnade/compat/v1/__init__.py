@@ -16,7 +16,12 @@
 - ``data`` (:mod:`colonnade.data`), ``decode_csv``, ``parse_single_sequence_example``,
   ``read_file``, ``write_file`` and ``matching_files`` (TF 1's top-level spellings of
   ``tf.io``'s), ``gfile`` (TF 1's capitalised ``tf.gfile`` names) and TF 1's
-  initializer names (``constant_initializer``, ``glorot_normal_initializer``, ...).
+  initializer names (``constant_initializer``, ``truncated_normal_initializer``, ...);
+- TF's ops a ``model_fn`` calls, eager (``argmax``, ``concat``, ``reduce_sum``,
+  ``matmul``, ``one_hot``, the ``to_*`` casts, ``cond``, ``name_scope``...: the
+  ``colonnade.core.tf_*`` modules), TF 1's collections (``GraphKeys``,
+  ``get_collection``, ``trainable_variables``), ``app``/``flags`` (TF 1's absl flags)
+  and ``ConfigProto``/``GPUOptions``.
 
 >>> import colonnade as cn
 >>> cn.compat.v1.estimator.DNNClassifier.__module__
