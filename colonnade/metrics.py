@@ -22,6 +22,7 @@ from colonnade.estimators.spec.metric_ops import (
 from colonnade.estimators.spec.metrics import (
     AUC,
     Accuracy,
+    ExactAUC,
     Mean,
     MeanAbsoluteError,
     MeanSquaredError,
@@ -34,6 +35,7 @@ from colonnade.estimators.spec.metrics import (
 __all__ = [
     "AUC",
     "Accuracy",
+    "ExactAUC",
     "Mean",
     "MeanAbsoluteError",
     "MeanSquaredError",

@@ -190,8 +190,8 @@ class BinaryClassHead(Head):
     def _new_metrics(self) -> dict:
         return {
             "accuracy": m.Accuracy(),
-            "auc": m.AUC("ROC"),
-            "auc_precision_recall": m.AUC("PR"),
+            "auc": m.AUC(curve="ROC"),
+            "auc_precision_recall": m.AUC(curve="PR"),
             "label/mean": m.Mean(),
             "prediction/mean": m.Mean(),
             "precision": m.Precision(),

@@ -158,14 +158,14 @@ class MultiLabelHead(ClassNames, Head):
 
     def _new_metrics(self) -> dict:
         out = {
-            "auc": m.AUC("ROC"),
-            "auc_precision_recall": m.AUC("PR"),
+            "auc": m.AUC(curve="ROC"),
+            "auc_precision_recall": m.AUC(curve="PR"),
             **threshold_metrics(self.thresholds),
         }
         for c in self.classes_for_class_based_metrics:
             out[self._class_key("probability_mean", c)] = m.Mean()
-            out[self._class_key("auc", c)] = m.AUC("ROC")
-            out[self._class_key("auc_precision_recall", c)] = m.AUC("PR")
+            out[self._class_key("auc", c)] = m.AUC(curve="ROC")
+            out[self._class_key("auc_precision_recall", c)] = m.AUC(curve="PR")
         return out
 
     def _update_head_metrics(self, metrics, labels, predictions, w):

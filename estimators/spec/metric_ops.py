@@ -7,8 +7,8 @@ estimator's evaluation merges the metric of each batch under its key
 (``Metric.merge_state``), so the reported value is the whole evaluation's, exactly.
 
 >>> value, update_op = auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
->>> value.result(), update_op
-(0.75, 0.75)
+>>> value.result() == update_op, round(update_op, 6)  # TF 1's 200 thresholds, epsilons
+(True, 0.75)
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def auc(
     labels,
     predictions,
     weights=None,
-    num_thresholds=None,
+    num_thresholds=200,
     metrics_collections=None,
     updates_collections=None,
     curve="ROC",
@@ -61,15 +61,11 @@ def auc(
     summation_method="trapezoidal",
     thresholds=None,
 ):
-    """The area under the ROC (or ``curve="PR"``) curve of scores ``predictions``, in
-    TF 1's argument order. By default exact (``docs/tf_differences.md``: TF
-    approximates it at 200 thresholds); with ``num_thresholds`` or ``thresholds``, TF's
-    thresholded area and ``summation_method``, value for value."""
-    if num_thresholds is None and thresholds is None:
-        if summation_method != "trapezoidal":
-            raise ValueError("summation_method needs num_thresholds (or thresholds)")
-        return _pair(m.AUC(curve), labels, predictions, weights=weights)
-    metric = m.ThresholdedAUC(curve, num_thresholds or 200, thresholds, summation_method)
+    """TF 1's ``tf.compat.v1.metrics.auc``: the area under the ROC (or ``curve="PR"``)
+    curve through the confusion matrices at ``num_thresholds`` thresholds (or
+    ``thresholds``), with TF's epsilons and ``summation_method``, value for value. The
+    exact area is :class:`~.metrics.ExactAUC`."""
+    metric = m.ThresholdedAUC(curve, num_thresholds, thresholds, summation_method)
     return _pair(metric, labels, predictions, weights=weights)
 
 

@@ -1,10 +1,12 @@
 """Streaming evaluation metrics with TensorFlow's keys.
 
 Each metric accumulates host (numpy) batches through ``update`` and reports with
-``result``. AUC is exact: all scores are kept and ranked once at the end (an evaluation
-set of a million rows costs ~20 MB), instead of TF's 200-bucket histogram approximation.
+``result``. :class:`AUC` is TF 2's ``tf.keras.metrics.AUC`` (what TF's heads report): the
+area through the confusion matrices at 200 thresholds, value for value;
+:class:`ThresholdedAUC` is TF 1's ``tf.compat.v1.metrics.auc``; :class:`ExactAUC` keeps
+every score and ranks them once at the end, for the exact area.
 
->>> auc = AUC()
+>>> auc = ExactAUC()
 >>> auc.update(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]))
 >>> auc.result()
 0.75
@@ -115,9 +117,10 @@ class Recall(Precision):
         super().update(predictions, labels, weights)  # recall is precision with roles swapped
 
 
-class AUC(Metric):
+class ExactAUC(Metric):
     """Exact, weighted area under the ROC curve (``curve="ROC"``) or the precision-recall
-    curve (``curve="PR"``, as average precision: ``sum_n (R_n - R_{n-1}) P_n``).
+    curve (``curve="PR"``, as average precision: ``sum_n (R_n - R_{n-1}) P_n``); TF has no
+    exact AUC: its heads and ``tf.keras.metrics.AUC`` are :class:`AUC`'s 200 thresholds.
 
     Tied scores form one threshold, so ties count half in ROC AUC, as the Mann-Whitney
     statistic does.
@@ -244,6 +247,71 @@ class ThresholdedAUC(Metric):
     def reset_state(self) -> None:
         for name in ("tp", "fn", "tn", "fp"):
             setattr(self, name, np.zeros(self.thresholds.size))
+
+
+class AUC(ThresholdedAUC):
+    """TF 2's ``tf.keras.metrics.AUC`` (TF's heads' ``auc`` and ``auc_precision_recall``):
+    the area through the confusion matrices at ``num_thresholds`` thresholds (or the
+    ``thresholds`` given), with rates that divide without TF 1's epsilons; ``"interpolation"``
+    is the trapezoid for ROC and Davis & Goadrich's interpolation for PR. Labels are
+    positive when nonzero; ``from_logits`` applies the sigmoid first.
+
+    >>> auc = AUC(curve="PR")
+    >>> auc.update([1, 0], [0.2689, 0.7311])
+    >>> round(auc.result(), 5)
+    0.30685
+    """
+
+    def __init__(
+        self,
+        num_thresholds=200,
+        curve="ROC",
+        summation_method="interpolation",
+        name=None,
+        dtype=None,
+        thresholds=None,
+        multi_label=False,
+        num_labels=None,
+        label_weights=None,
+        from_logits=False,
+    ):
+        if multi_label or num_labels is not None or label_weights is not None:
+            raise ValueError(
+                "AUC(multi_label=True, num_labels=, label_weights=) is not supported: "
+                "flatten the labels (multi_label=False), or make one AUC per label"
+            )
+        methods = ("interpolation", "minoring", "majoring")
+        if summation_method not in methods:
+            raise ValueError(f"Invalid summation_method: {summation_method!r}; one of {methods}")
+        super().__init__(str(curve).upper(), num_thresholds, thresholds, "trapezoidal")
+        self.summation, self.from_logits = summation_method, bool(from_logits)
+
+    def update(self, labels, predictions, weights=None):
+        predictions = np.asarray(predictions, dtype=np.float64)
+        if self.from_logits:
+            predictions = 1.0 / (1.0 + np.exp(-predictions))
+        super().update(np.asarray(labels) != 0, predictions, weights)
+
+    def result(self) -> float:
+        if self.curve == "PR" and self.summation == "interpolation":
+            return self._interpolated_pr()
+        tp, fn, tn, fp = self.tp, self.fn, self.tn, self.fp
+        recall = _divide_no_nan(tp, tp + fn)
+        if self.curve == "ROC":
+            x, y = _divide_no_nan(fp, fp + tn), recall
+        else:
+            x, y = recall, _divide_no_nan(tp, tp + fp)
+        if self.summation == "minoring":
+            heights = np.minimum(y[:-1], y[1:])
+        elif self.summation == "majoring":
+            heights = np.maximum(y[:-1], y[1:])
+        else:
+            heights = (y[:-1] + y[1:]) / 2
+        return float(np.sum((x[:-1] - x[1:]) * heights))
+
+
+def _divide_no_nan(a, b):
+    return np.divide(a, b, out=np.zeros_like(a, dtype=np.float64), where=b != 0)
 
 
 class RootMeanSquaredError(Mean):

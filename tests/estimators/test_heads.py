@@ -70,7 +70,9 @@ def _weighted_auc(labels, scores, weights):
     return float((wins * pair_w).sum() / pair_w.sum())
 
 
-def test_binary_and_multi_label_auc_are_exact():
+def test_binary_and_multi_label_auc_on_scores_apart_is_the_mann_whitney_area():
+    """TF's 200 thresholds separate every pair of these scores, so the heads' AUC is the
+    exact (Mann-Whitney) area; test_tf_auc.py checks the thresholds themselves against TF."""
     case = next(c for c in GOLDEN["heads"] if c["name"] == "binary")
     head, logits, labels, features = _case_inputs(case)
     metrics = head.update_metrics(head.metrics(), features, logits, labels)

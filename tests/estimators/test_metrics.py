@@ -45,7 +45,7 @@ def test_auc_matches_pairwise_definition_with_ties_and_weights(rows):
     labels = np.array([float(r[0]) for r in rows])
     scores = np.array([r[1] / 6 for r in rows])
     weights = np.array([r[2] for r in rows])
-    auc, pr = m.AUC("ROC"), m.AUC("PR")
+    auc, pr = m.ExactAUC("ROC"), m.ExactAUC("PR")
     half = len(rows) // 2  # streaming: two updates
     for metric in (auc, pr):
         metric.update(labels[:half], scores[:half], weights[:half])
@@ -105,7 +105,7 @@ def test_auc_with_thresholds_is_tfs_value_for_value():
         assert metric.result() == pytest.approx(case["auc"], abs=2e-6), case
 
 
-def test_auc_defaults_to_the_exact_area():
+def test_auc_defaults_to_tf1s_200_thresholds_and_exact_is_its_own_name():
     from sklearn.metrics import roc_auc_score
 
     from colonnade.estimators.spec import metric_ops
@@ -113,9 +113,12 @@ def test_auc_defaults_to_the_exact_area():
     rng = np.random.default_rng(0)
     labels = rng.integers(0, 2, 200)
     scores = rng.uniform(size=200)
-    value, update = metric_ops.auc(labels, scores)
-    assert update == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
-    with pytest.raises(ValueError, match="summation_method needs num_thresholds"):
-        metric_ops.auc(labels, scores, summation_method="minoring")
+    _, default = metric_ops.auc(labels, scores)
+    _, explicit = metric_ops.auc(labels, scores, num_thresholds=200)
+    assert default == explicit  # TF 1's default num_thresholds
+    exact = m.ExactAUC()
+    exact.update(labels, scores)
+    assert exact.result() == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
+    assert abs(default - exact.result()) > 1e-6  # the thresholds show
     with pytest.raises(ValueError, match="Invalid summation_method"):
         metric_ops.auc(labels, scores, num_thresholds=10, summation_method="bogus")

@@ -29,7 +29,6 @@ before TF's ``assertDictEqual``.
 import shutil
 
 import numpy as np
-import pytest
 from canned_test_case import (
     ACCURACY,
     ACCURACY_BASELINE,
@@ -37,7 +36,6 @@ from canned_test_case import (
     AUC,
     AUC_PR,
     BIAS_NAME,
-    EXACT_AUC,
     GLOBAL_STEP,
     HEIGHT_WEIGHT_NAME,
     LABEL_MEAN,
@@ -339,7 +337,6 @@ class LinearClassifierEvaluationTest(ModelDirTest):
             sorted_key_dict(expected_metrics), sorted_key_dict(eval_metrics), rtol=1e-3
         )
 
-    @pytest.mark.xfail(strict=True, reason=EXACT_AUC)
     def test_binary_classes_evaluation_batch(self):
         """linear_testing_utils.py::BaseLinearClassifierEvaluationTest.test_binary_classes_evaluation_batch"""
         self._test_evaluation_batch(n_classes=2)
@@ -385,7 +382,6 @@ class LinearClassifierEvaluationTest(ModelDirTest):
             sorted_key_dict(expected_metrics), sorted_key_dict(eval_metrics), rtol=1e-3
         )
 
-    @pytest.mark.xfail(strict=True, reason=EXACT_AUC)
     def test_binary_classes_evaluation_weights(self):
         """linear_testing_utils.py::BaseLinearClassifierEvaluationTest.test_binary_classes_evaluation_weights"""
         self._test_evaluation_weights(n_classes=2)

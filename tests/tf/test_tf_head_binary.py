@@ -476,10 +476,6 @@ class BinaryClassHeadTest(TFTestCase):
         self.assertAllClose([[1], [0], [1]], predictions["class_ids"])
         self.assertAllEqual([[b"1"], [b"0"], [b"1"]], predictions["classes"])
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="exact AUC, not TF's 200-threshold approximation (docs/tf_differences.md)",
-    )
     def test_weighted_multi_example_eval(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_weighted_multi_example_eval"""
         head = BinaryClassHead(weight_column="label_weights")
@@ -545,10 +541,6 @@ class BinaryClassHeadTest(TFTestCase):
         with self.assertRaisesRegex(ValueError, "weights shape"):
             head.loss(logits=logits, labels=labels, features={"weights": weights}, mode=TRAIN)
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="exact AUC, not TF's 200-threshold approximation (docs/tf_differences.md)",
-    )
     def test_multi_dim_weighted_eval(self):
         """binary_class_head_test.py::BinaryClassHeadTest.test_multi_dim_weighted_eval"""
         head = BinaryClassHead(weight_column="weights")

@@ -18,10 +18,8 @@
 (issue 24; the inventory is test_tf_head_more.py's)."""
 
 import numpy as np
-import pytest
 from test_tf_head_more import (
     EVAL,
-    EXACT_AUC,
     FEATURES,
     MULTI_DIM_WEIGHTS,
     TRAIN,
@@ -46,7 +44,6 @@ class MultiLabelHeadTest(HeadLossTest):
             np.array([[1, 0], [1, 1]], dtype=np.int64),
         )
 
-    @pytest.mark.xfail(strict=True, reason=EXACT_AUC)
     def test_eval(self):
         """multi_label_head_test.py::MultiLabelHead.test_eval (eager)"""
         head = MultiLabelHead(2)
@@ -294,7 +291,6 @@ class MultiLabelHeadEvalTest(TFTestCase):
                     mode=TRAIN,
                 )
 
-    @pytest.mark.xfail(strict=True, reason=EXACT_AUC)
     def test_multi_dim_weighted_eval(self):
         """multi_label_head_test.py::MultiLabelHead.test_multi_dim_weighted_eval"""
         head = MultiLabelHead(n_classes=3, weight_column="weights")

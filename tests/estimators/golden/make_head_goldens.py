@@ -5,8 +5,8 @@ Run with a throw-away TensorFlow 2.15 (never a project dependency):
 
     /tmp/tfenv2/bin/python tests/estimators/golden/make_head_goldens.py
 
-TF's AUC metrics are a 200-threshold approximation; colonnade's are exact, so they are
-left out here and tested against a plain-numpy replay instead.
+The AUC metrics are left out here: ``tf.keras.metrics.AUC``, which TF's heads use, has goldens
+of its own (``make_tf_keras_auc.py``).
 """
 
 import json
