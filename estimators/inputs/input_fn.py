@@ -9,6 +9,8 @@ column(s).
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -45,6 +47,20 @@ batches."""
 Label = str | Sequence[str] | np.ndarray | pd.Series | None
 """A label: its column name (several for ``label_dimension > 1``), or the labels
 themselves as an array or Series, one per row."""
+
+
+def with_estimator_args(input_fn, mode, params, config):
+    """``input_fn`` given what TF's estimator gives it: ``mode``, ``params`` and ``config``
+    when its signature names them (TF's ``_call_input_fn``); anything else as it is."""
+    if not callable(input_fn) or hasattr(input_fn, "__iter__") or isinstance(input_fn, type):
+        return input_fn
+    try:
+        names = set(inspect.signature(input_fn).parameters)
+    except (TypeError, ValueError):
+        return input_fn
+    given = {"mode": mode, "params": params, "config": config}
+    kwargs = {name: value for name, value in given.items() if name in names}
+    return functools.partial(input_fn, **kwargs) if kwargs else input_fn
 
 
 def is_tabular(data) -> bool:

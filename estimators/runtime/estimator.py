@@ -282,6 +282,7 @@ class Estimator:
         what it measured (a ``cn.distribute.RunStats``: rows, steps, where the time and
         bytes went; ``None`` after single-process training)."""
         self.train_state.refuse_while_overridden()
+        input_fn = inputs.with_estimator_args(input_fn, ModeKeys.TRAIN, self.params, self.config)
         with self.training_lock():
             strategy = self.config.train_distribute
             self.last_run = None
@@ -343,6 +344,7 @@ class Estimator:
             input_fn = inputs.as_dataset(
                 input_fn, label=label, batch_size=batch_size, columns=self.input_columns()
             )
+        input_fn = inputs.with_estimator_args(input_fn, ModeKeys.EVAL, self.params, self.config)
         return inference.evaluate(self, input_fn, steps, hooks, checkpoint_path, name, verbose)
 
     def predict(
@@ -379,6 +381,7 @@ class Estimator:
             return inference.predict_frame(
                 self, dataset, predict_keys, verbose, hooks, checkpoint_path
             )
+        input_fn = inputs.with_estimator_args(input_fn, ModeKeys.PREDICT, self.params, self.config)
         return inference.predict_dicts(
             self, input_fn, predict_keys, yield_single_examples, verbose, hooks, checkpoint_path
         )

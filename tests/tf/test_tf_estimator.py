@@ -38,6 +38,7 @@ from estimator_backend import (
     CheckpointSaverListener,
     Estimator,
     EstimatorSpec,
+    ModeKeys,
     RunConfig,
     SessionRunHook,
     get_checkpoint_state,
@@ -362,3 +363,49 @@ class EstimatorPredictTest(_TempDirs):
         self.assertEqual(1, step_counter_hook.steps)  # it's in same batch
         next(results)
         self.assertEqual(2, step_counter_hook.steps)  # next batch
+
+
+def _args_model_fn(features, labels, mode, params, config):
+    _, _, _, _ = features, labels, params, config
+    return EstimatorSpec(
+        mode,
+        loss=tensor(0.0),
+        train_op=get_global_step().assign_add(1),
+        predictions={"y": input_constant([[1.0], [1.0]])},
+    )
+
+
+class EstimatorInputFnArgsTest(_TempDirs):
+    """TF's ``test_input_fn_args`` of EstimatorTrainTest, EstimatorEvaluateTest and
+    EstimatorPredictTest: an ``input_fn`` naming ``mode``, ``params`` and ``config`` gets
+    them, called once per ``train``/``evaluate``/``predict``."""
+
+    def _check(self, expected_mode, run):
+        expected_params = {"batch_size": 10}
+        expected_config = RunConfig().replace(tf_random_seed=4321)
+        input_fn_call_count = [0]
+
+        def _input_fn(mode, params, config):
+            input_fn_call_count[0] += 1
+            self.assertEqual(expected_mode, mode)
+            self.assertEqual(expected_params, params)
+            self.assertEqual(4321, config.tf_random_seed)
+            return dummy_input_fn()
+
+        est = self.estimator(
+            model_fn=_args_model_fn, params=expected_params, config=expected_config
+        )
+        if expected_mode != ModeKeys.TRAIN:
+            est.train(dummy_input_fn, steps=1)
+        self.assertEqual(0, input_fn_call_count[0])
+        run(est, _input_fn)
+        self.assertEqual(1, input_fn_call_count[0])
+
+    def test_train_input_fn_args(self):
+        self._check(ModeKeys.TRAIN, lambda est, fn: est.train(fn, steps=1))
+
+    def test_evaluate_input_fn_args(self):
+        self._check(ModeKeys.EVAL, lambda est, fn: est.evaluate(fn, steps=1))
+
+    def test_predict_input_fn_args(self):
+        self._check(ModeKeys.PREDICT, lambda est, fn: next(est.predict(fn)))
