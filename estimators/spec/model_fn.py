@@ -54,10 +54,11 @@ class EstimatorSpec:
         train_op=None,
         eval_metric_ops=None,
         export_outputs=None,
+        training_chief_hooks=None,
         training_hooks=None,
+        scaffold=None,
         evaluation_hooks=None,
         prediction_hooks=None,
-        scaffold=None,
     ):
         if mode not in ModeKeys.ALL:
             raise ValueError(f"EstimatorSpec mode must be one of {ModeKeys.ALL}, got {mode!r}")
@@ -79,6 +80,7 @@ class EstimatorSpec:
             raise ValueError("EstimatorSpec in mode 'infer' (PREDICT) needs predictions")
         _check_predictions(predictions)
         for kind, hooks in (
+            ("training_chief_hooks", training_chief_hooks),
             ("training_hooks", training_hooks),
             ("evaluation_hooks", evaluation_hooks),
             ("prediction_hooks", prediction_hooks),
@@ -101,16 +103,18 @@ class EstimatorSpec:
         self.train_op = train_op
         self.eval_metric_ops = dict(eval_metric_ops or {})
         self.export_outputs = export_outputs
+        self.training_chief_hooks = list(training_chief_hooks or [])
         self.training_hooks = list(training_hooks or [])
         self.evaluation_hooks = list(evaluation_hooks or [])
         self.prediction_hooks = list(prediction_hooks or [])
         self.scaffold = scaffold
 
     def hooks(self) -> list:
-        """The hooks this spec brings for its own mode."""
+        """The hooks this spec brings for its own mode (in training, the chief's too: a
+        process that trains alone is the chief)."""
         return list(
             {
-                ModeKeys.TRAIN: self.training_hooks,
+                ModeKeys.TRAIN: self.training_chief_hooks + self.training_hooks,
                 ModeKeys.EVAL: self.evaluation_hooks,
                 ModeKeys.PREDICT: self.prediction_hooks,
             }[self.mode]

@@ -409,3 +409,31 @@ class EstimatorInputFnArgsTest(_TempDirs):
 
     def test_predict_input_fn_args(self):
         self._check(ModeKeys.PREDICT, lambda est, fn: next(est.predict(fn)))
+
+
+class EstimatorChiefHooksTest(_TempDirs):
+    """``EstimatorSpec(training_chief_hooks=...)``: on the chief (a process training alone),
+    its hooks run with the training hooks, every step (TF's ``_train_with_estimator_spec``
+    joins them on the chief)."""
+
+    def test_chief_and_training_hooks_both_run(self):
+        chief, worker = _StepCounterHook(), _StepCounterHook()
+
+        def _model_fn(features, labels, mode):
+            spec = model_fn_global_step_incrementer(features, labels, mode)
+            return EstimatorSpec(
+                mode,
+                loss=spec.loss,
+                train_op=spec.train_op,
+                training_chief_hooks=[chief],
+                training_hooks=[worker],
+            )
+
+        est = self.estimator(model_fn=_model_fn)
+        est.train(dummy_input_fn, steps=3)
+        self.assertEqual(3, chief.steps)
+        self.assertEqual(3, worker.steps)
+
+    def test_chief_hooks_must_be_hooks(self):
+        with self.assertRaisesRegex(TypeError, "SessionRunHook"):
+            EstimatorSpec("train", loss=tensor(1.0), train_op=tensor(1.0), training_chief_hooks=[1])
