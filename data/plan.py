@@ -305,6 +305,8 @@ class Window(_SameSchema):
                     left -= 1
             if self.elements or batch.num_rows:
                 yield batch
+            if left == 0:
+                return  # taken: read no further batch of the child
 
 
 @dataclass(frozen=True, eq=False)

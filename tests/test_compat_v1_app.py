@@ -129,3 +129,21 @@ def test_image_summaries_reach_tensorboard_as_images(tmp_path):
     events = list(tmp_path.glob("events.out.tfevents.*"))
     assert len(events) == 1 and b"img/image/0" in events[0].read_bytes()
     assert b"\x89PNG" in events[0].read_bytes()
+
+
+def test_bad_inputs_are_named():
+    import types
+
+    import colonnade.compat.v1.app as app_module
+
+    no_main = types.ModuleType("__main__")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(__import__("sys").modules, "__main__", no_main)
+        with pytest.raises(ValueError, match="app.run needs main"):
+            app_module.run(argv=["prog"])
+    with pytest.raises(ValueError, match="max_outputs must be >= 1"):
+        cn.summary.image("img", np.zeros((1, 2, 2, 1), np.float32), max_outputs=0)
+    with pytest.raises(ValueError, match="1\\|3\\|4"):
+        cn.summary.image("img", np.zeros((1, 2, 2, 2), np.float32))
+    with pytest.raises(ValueError, match="has no images"):
+        cn.summary.image("img")

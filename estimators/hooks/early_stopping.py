@@ -34,23 +34,39 @@ _EVENT_FILES = "events.out.tfevents.*"
 
 
 def scalar_events(path) -> dict:
-    """``{step: {tag: value}}`` of the scalar summaries in the event file ``path``; a
-    truncated or corrupt tail is skipped with a warning, as TF's reader does."""
-    from tensorboardX.proto import event_pb2
+    """``{step: {tag: value}}`` of the scalar summaries in the event file ``path``. A
+    corrupt or truncated record ends the file with a warning and keeps every event before
+    it, as TF's ``summary_iterator`` does: the file is read again one record at a time
+    (the fast reader checks a whole chunk at once)."""
+    from google.protobuf.message import DecodeError
 
-    from ...data.tfrecord import tf_record_iterator
+    from ...data.tfrecord import CHUNK_BYTES
 
     by_step: dict = collections.defaultdict(dict)
     try:
-        for record in tf_record_iterator(path):
-            event = event_pb2.Event.FromString(record)
+        _read_scalars(path, CHUNK_BYTES, by_step)
+    except (OSError, ValueError, DecodeError):
+        by_step.clear()
+        try:
+            _read_scalars(path, 1, by_step)  # a record per chunk: stops at the bad one
+        except (OSError, ValueError, DecodeError) as e:
+            logger.warning("skipping the rest of the event file %s: %s", path, e)
+    return {step: values for step, values in by_step.items() if values}
+
+
+def _read_scalars(path, chunk_bytes: int, by_step: dict) -> None:
+    from tensorboardX.proto import event_pb2
+
+    from ...data.tfrecord import read_record_chunks
+
+    for chunk in read_record_chunks(path, chunk_bytes=chunk_bytes):
+        data = chunk.buf.tobytes()
+        for start, end in zip(chunk.starts.tolist(), chunk.ends.tolist()):
+            event = event_pb2.Event.FromString(data[start:end])
             if event.HasField("summary"):
                 for value in event.summary.value:
                     if value.HasField("simple_value"):
                         by_step[event.step][value.tag] = value.simple_value
-    except (OSError, ValueError) as e:
-        logger.warning("skipping the rest of the event file %s: %s", path, e)
-    return {step: values for step, values in by_step.items() if values}
 
 
 def read_eval_metrics(eval_dir) -> collections.OrderedDict:

@@ -128,3 +128,34 @@ def test_embedding_lookup_sparse_takes_tfs_arguments():
     assert summed.tolist() == [[4.0, 4.0], [0.0, 0.0], [3.0, 4.0]]
     with pytest.raises(ValueError, match="max_norm"):
         cn.nn.embedding_lookup_sparse(table, ids, max_norm=1.0)
+
+
+def test_string_ops_refuse_bad_inputs_by_name():
+    with pytest.raises(ValueError, match="fill must be one of"):
+        v1.as_string(np.array([1.5]), width=4, fill="x")
+    with pytest.raises(ValueError, match="scientific or shortest"):
+        v1.as_string(np.array([1.5]), scientific=True, shortest=True)
+    with pytest.raises(TypeError, match="numbers or booleans"):
+        v1.as_string(np.array(["a"], dtype=object))
+    with pytest.raises(ValueError, match="num_buckets must be >= 1"):
+        v1.string_to_hash_bucket_fast(["a"], 0)
+    with pytest.raises(TypeError, match="takes strings"):
+        v1.string_to_hash_bucket_fast([1, 2], 10)
+    # bytes hash as their text does (TF's strings are bytes)
+    assert v1.string_to_hash_bucket_fast([b"hello"], 1000).tolist() == [296]
+
+
+def test_shape_ops_refuse_bad_arguments_by_name():
+    m = np.ones((2, 3), np.float32)
+    with pytest.raises(ValueError, match="tensordot: axes=3"):
+        v1.tensordot(m, m.T, 3)
+    with pytest.raises(ValueError, match="differ in size"):
+        v1.tensordot(m, m, [[0], [1]])
+    with pytest.raises(ValueError, match="not a permutation"):
+        v1.transpose(m, perm=[0, 0])
+    with pytest.raises(ValueError, match="one count >= 0 per axis"):
+        v1.tile(m, [2])
+    with pytest.raises(ValueError, match="must be >= 0"):
+        v1.fill([-1], 1.0)
+    with pytest.raises(ValueError, match="out of range"):
+        v1.argmax(m, axis=5)
