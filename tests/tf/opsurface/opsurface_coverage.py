@@ -52,7 +52,7 @@ def in_scope(name: str) -> bool:
 
 def exists(name: str) -> bool:
     """Whether ``tf.<name>`` maps to a colonnade name (whose value may be None: tf.newaxis)."""
-    return resolve(name) is not None or resolve(name, missing=_MISSING) is not _MISSING
+    return resolve(name, missing=_MISSING) is not _MISSING
 
 
 def resolve(name: str, missing=None):
