@@ -17,7 +17,7 @@ has their shape. Two values for one key are refused at build time with TF's mess
 >>> init = cn.lookup.KeyValueTensorInitializer(["brain", "salad"], [0, 1])
 >>> table = cn.lookup.StaticVocabularyTable(init, num_oov_buckets=3)
 >>> table.lookup(["salad", "tarkus"]).tolist(), int(table.size())
-([1, 3], 5)
+([1, 4], 5)
 """
 
 from __future__ import annotations

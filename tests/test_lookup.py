@@ -70,3 +70,8 @@ def test_static_vocabulary_table_without_initializer_hashes_everything():
         table.lookup(["a", "b"]).tolist() == cn.strings.to_hash_bucket_fast(["a", "b"], 10).tolist()
     )
     assert int(table.size()) == 10
+
+
+def test_contrib_index_to_string_in_one_call():
+    got = cn.compat.v1.contrib.lookup.index_to_string(np.array([[1, 0], [7, 1]]), ["a", "b"])
+    assert got.tolist() == [["b", "a"], ["UNK", "b"]]

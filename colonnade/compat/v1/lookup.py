@@ -6,7 +6,8 @@ ready when made, so ``tables_initializer()`` has nothing to run.
   integer's) index in a vocabulary; a miss gets ``default_value`` or, with
   ``num_oov_buckets``, ``vocabulary size + Fingerprint64(key) % num_oov_buckets``;
 - :func:`index_to_string_table_from_tensor` / :func:`index_to_string_table_from_file`:
-  the reverse, an index's string (``default_value``, ``"UNK"``, out of range);
+  the reverse, an index's string (``default_value``, ``"UNK"``, out of range), and
+  TF 1's one-call :func:`index_to_string`;
 - :class:`HashTable` (TF 1's ``StaticHashTable``) and :class:`IdTableWithHashBuckets`,
   with TF 2's initializers (:mod:`colonnade.lookup`).
 
@@ -50,6 +51,7 @@ __all__ = [
     "TextFileStringTableInitializer",
     "index_table_from_file",
     "index_table_from_tensor",
+    "index_to_string",
     "index_to_string_table_from_file",
     "index_to_string_table_from_tensor",
     "tables_initializer",
@@ -254,6 +256,13 @@ def index_to_string_table_from_file(
         vocabulary_file, key_column_index, value_column_index, vocab_size, delimiter
     )
     return HashTable(init, default_value, name=name)
+
+
+def index_to_string(tensor, mapping, default_value="UNK", name=None):
+    """TF 1's ``tf.contrib.lookup.index_to_string``: each index of ``tensor`` as its
+    string in ``mapping`` (``default_value`` out of range), in one call."""
+    table = index_to_string_table_from_tensor(mapping, default_value=default_value)
+    return table.lookup(tensor)
 
 
 def tables_initializer(name="init_all_tables"):
