@@ -59,10 +59,11 @@ def is_integer_dtype(name: str) -> bool:
 def as_array(values, dtype=None) -> np.ndarray:
     """``values`` (a list, scalar or array; strings as an object array) as numpy."""
     array = constant(values, dtype=None if dtype is None else numpy_dtype(dtype))
-    if array.dtype.kind == "O" and array.size and isinstance(array.reshape(-1)[0], bytes):
-        array = np.array([v.decode("utf-8") for v in array.reshape(-1)], object).reshape(
-            array.shape
-        )
+    if array.dtype.kind == "S" or (
+        array.dtype.kind == "O" and array.size and isinstance(array.reshape(-1)[0], bytes)
+    ):  # TF's strings are bytes: decoded in one Arrow cast
+        text = pc.cast(pa.array(array.reshape(-1), pa.binary()), pa.string())
+        array = text.to_numpy(zero_copy_only=False).astype(object).reshape(array.shape)
     return array
 
 
@@ -207,12 +208,25 @@ def _keys(keys, key_dtype: str):
         keys = keys.combine_chunks()
     if isinstance(keys, (pa.ListArray, pa.LargeListArray)):
         flat, rebuild = _keys(keys.values, key_dtype)
-        return flat, lambda out: type(keys).from_arrays(keys.offsets, pa.array(rebuild(out)))
+        mask = keys.is_null() if keys.null_count else None
+        return flat, lambda out: type(keys).from_arrays(
+            keys.offsets, pa.array(rebuild(out)), mask=mask
+        )
+    if isinstance(keys, pa.FixedSizeListArray):
+        flat, rebuild = _keys(keys.flatten(), key_dtype)
+        size = keys.type.list_size
+        return flat, lambda out: pa.FixedSizeListArray.from_arrays(pa.array(rebuild(out)), size)
     if isinstance(keys, pa.Array):
+        if pa.types.is_dictionary(keys.type):
+            keys = keys.dictionary_decode()
         if keys.null_count:
             raise ValueError("lookup keys must not be null: fill or drop the nulls first")
-        kind = "string" if pa.types.is_string(keys.type) or pa.types.is_binary(keys.type) else None
-        kind = kind or (keys.type.to_pandas_dtype().__name__)
+        if pa.types.is_integer(keys.type):
+            kind = str(keys.type)
+        elif _is_arrow_string(keys.type):
+            kind = "string"
+        else:
+            kind = str(keys.type)
         _check_key_dtype(kind, key_dtype)
         flat = pc.cast(keys, pa.string() if key_dtype == "string" else pa.int64())
         return flat, lambda out: out
@@ -223,6 +237,15 @@ def _keys(keys, key_dtype: str):
     _check_key_dtype(_kind_name(array), key_dtype)
     shape = array.shape
     return _as_arrow(array.reshape(-1)), lambda out: out.reshape(shape)
+
+
+def _is_arrow_string(t) -> bool:
+    return (
+        pa.types.is_string(t)
+        or pa.types.is_large_string(t)
+        or pa.types.is_binary(t)
+        or pa.types.is_large_binary(t)
+    )
 
 
 def _check_key_dtype(got: str, key_dtype: str):

@@ -75,3 +75,15 @@ def test_static_vocabulary_table_without_initializer_hashes_everything():
 def test_contrib_index_to_string_in_one_call():
     got = cn.compat.v1.contrib.lookup.index_to_string(np.array([[1, 0], [7, 1]]), ["a", "b"])
     assert got.tolist() == [["b", "a"], ["UNK", "b"]]
+
+
+def test_dictionary_fixed_size_and_null_list_keys():
+    table = LOOKUP.index_table_from_tensor(["a", "b"])
+    keys = pa.array(["b", "a", "b", "q"]).dictionary_encode()
+    assert table.lookup(keys).tolist() == [1, 0, 1, -1]
+    fixed = pa.FixedSizeListArray.from_arrays(pa.array(["a", "b", "q", "a"]), 2)
+    assert table.lookup(fixed).to_pylist() == [[0, 1], [-1, 0]]
+    lists = pa.array([["a"], None, ["b"]])
+    assert table.lookup(lists).to_pylist() == [[0], None, [1]]
+    assert table.lookup(pa.array(["a"], pa.large_string())).tolist() == [0]
+    assert table.lookup(np.array([b"b"])).tolist() == [1]  # a numpy bytes array
