@@ -42,6 +42,8 @@ def _read_lines(path: str, vocab_size) -> tuple[pa.Array, np.ndarray]:
             f"{path} is over {MAX_VOCABULARY_FILE_BYTES:,} bytes, the most a vocabulary file "
             "may hold"
         )
+    if not data:
+        raise ValueError(f"{path} is empty: a vocabulary file needs at least one line")
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as e:

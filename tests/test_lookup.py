@@ -56,6 +56,9 @@ def test_vocabulary_file_errors_name_the_file(tmp_path):
     path.write_text("a\nb\n")
     with pytest.raises(FileNotFoundError, match="nope.txt"):
         LOOKUP.index_table_from_file(str(tmp_path / "nope.txt"))
+    (tmp_path / "empty.txt").write_text("")
+    with pytest.raises(ValueError, match="empty.txt is empty"):  # TF: "Read less bytes..."
+        LOOKUP.index_table_from_file(str(tmp_path / "empty.txt"))
     with pytest.raises(ValueError, match="delimiter should be only 1 char"):
         LOOKUP.index_table_from_file(str(path), key_column_index=0, delimiter="::")
     with pytest.raises(ValueError, match="StrongHashSpec"):

@@ -44,6 +44,9 @@ FILES = {
     "notint.txt": "a\t1\nb\tzz\n",
     "crlf.txt": "p\r\nq\r\n",
     "unicode.txt": "caf\u00e9\n\u00fcber\n",
+    "no_newline.txt": "a\nb",
+    "trailing_blank.txt": "a\nb\n\n",
+    "spaces.txt": "a \n b\n",
 }
 
 
@@ -134,6 +137,9 @@ CASES = [
     ("index_table_from_file", [f("blank.txt")], {}, a(["x"], S)),
     ("index_table_from_file", [f("crlf.txt")], {}, a(["p", "q", "p\r"], S)),
     ("index_table_from_file", [f("unicode.txt")], {"num_oov_buckets": 2}, a(["über", "u"], S)),
+    ("index_table_from_file", [f("no_newline.txt")], {}, a(["a", "b", "c"], S)),
+    ("index_table_from_file", [f("trailing_blank.txt")], {}, a(["a"], S)),
+    ("index_table_from_file", [f("spaces.txt")], {}, a(["a", "b", "a ", " b"], S)),
     ("index_table_from_file", [f("missing.txt")], {}, a(["x"], S)),
     ("index_table_from_file", [""], {}, a(["x"], S)),
     # index_to_string_table_from_tensor / _file
