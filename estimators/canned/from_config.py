@@ -82,7 +82,9 @@ COMBINED_SYNONYMS = {
 # Constructor arguments a config does not set as such: `config` is built from the
 # RunConfig keys, and `weight_column` names a data column, so the caller passes it.
 _NOT_SETTINGS = ("config", "weight_column")
-RUN_CONFIG_KEYS = tuple(f.name for f in dataclasses.fields(RunConfig) if f.name != "model_dir")
+RUN_CONFIG_KEYS = tuple(
+    f.name for f in dataclasses.fields(RunConfig) if f.init and f.name != "model_dir"
+)
 # Arguments holding paths (the caller's resolve_path rewrites them).
 _PATH_ARGUMENTS = ("model_dir", "warm_start_from")
 

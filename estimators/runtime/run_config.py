@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import copy
+import inspect
+import json
+import os
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -32,6 +36,8 @@ IGNORED_TF_ARGUMENTS = (
     "session_creation_timeout_secs",
     "checkpoint_save_graph_def",
 )
+# their TF defaults; a value other than these is warned about
+_IGNORED_DEFAULTS = {"session_creation_timeout_secs": 7200}
 _warned: set = set()
 
 
@@ -54,10 +60,14 @@ class RunConfig:
     ``tf_random_seed`` makes a run reproducible bit for bit on the numpy backend: weight
     initialization, dropout masks and ``fit``'s shuffling all derive from it. Set at most
     one of ``save_checkpoints_steps`` and ``save_checkpoints_secs``; with neither, a
-    checkpoint is saved every 600 seconds and at the end of every ``train`` call. Both
-    given as ``None`` (as TF) save no checkpoint at all while training.
+    checkpoint is saved every 600 seconds and at the end of every ``train`` call. Either
+    given alone sets the other to ``None`` (as TF: ``save_checkpoints_steps=None`` alone
+    saves no checkpoint while training), as does :meth:`replace` given one not ``None``.
     TF's session, device and distribution arguments (:data:`IGNORED_TF_ARGUMENTS`,
-    e.g. ``session_config``) are accepted and ignored, with a warning once per name.
+    e.g. ``session_config``) are checked as TF checks them, then ignored, with a warning
+    once per name. As TF, the ``TF_CONFIG`` environment variable (JSON) may give the
+    ``model_dir`` and a ``service`` dict (:attr:`service`); its cluster and task keys are
+    TF's gRPC servers, which colonnade does not run (``docs/distributed.md``).
 
     Args:
         model_dir: where checkpoints and event files go (TF's default ``None``: the
@@ -69,8 +79,7 @@ class RunConfig:
         save_checkpoints_steps: a checkpoint when the global step is a multiple of this
             (TF's default ``None``).
         save_checkpoints_secs: a checkpoint every this many seconds (TF's default 600
-            when neither is given; ``None`` with ``save_checkpoints_steps=None``: no
-            checkpoints).
+            when neither is given).
         keep_checkpoint_max: the newest checkpoints kept (TF's default 5; ``None``: all).
         keep_checkpoint_every_n_hours: also keep one checkpoint per this many hours
             (TF's default 10000: in practice none).
@@ -82,30 +91,57 @@ class RunConfig:
 
     >>> RunConfig(save_checkpoints_steps=100).save_checkpoints_secs is None
     True
+    >>> RunConfig().replace(save_checkpoints_steps=10).save_checkpoints_secs is None
+    True
     """
 
     model_dir: str | None = None
     tf_random_seed: int | None = None
     save_summary_steps: int = 100
-    save_checkpoints_steps: int | None = None
+    save_checkpoints_steps: int | None = USE_DEFAULT  # type: ignore[assignment]
     save_checkpoints_secs: float | None = USE_DEFAULT  # type: ignore[assignment]
     keep_checkpoint_max: int = 5
     keep_checkpoint_every_n_hours: float = 10000.0
     log_step_count_steps: int = 100
     train_distribute: object = field(default=None, compare=False)
-    # IGNORED_TF_ARGUMENTS, accepted and ignored:
+    # IGNORED_TF_ARGUMENTS, checked as TF checks them and ignored:
     session_config: object = field(default=None, repr=False, compare=False)
     device_fn: object = field(default=None, repr=False, compare=False)
     protocol: object = field(default=None, repr=False, compare=False)
     eval_distribute: object = field(default=None, repr=False, compare=False)
     experimental_distribute: object = field(default=None, repr=False, compare=False)
     experimental_max_worker_delay_secs: object = field(default=None, repr=False, compare=False)
-    session_creation_timeout_secs: object = field(default=None, repr=False, compare=False)
+    session_creation_timeout_secs: object = field(default=7200, repr=False, compare=False)
     checkpoint_save_graph_def: object = field(default=None, repr=False, compare=False)
+    # TF_CONFIG's "service" (not an argument)
+    service: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
+        steps, secs = self.save_checkpoints_steps, self.save_checkpoints_secs
+        if steps is USE_DEFAULT and secs is USE_DEFAULT:
+            steps, secs = None, DEFAULT_SAVE_CHECKPOINTS_SECS
+        elif secs is USE_DEFAULT:
+            secs = None
+        elif steps is USE_DEFAULT:
+            steps = None
+        elif steps is not None and secs is not None:
+            raise ValueError(_both_checkpoint_schedules(steps, secs))
+        object.__setattr__(self, "save_checkpoints_steps", steps)
+        object.__setattr__(self, "save_checkpoints_secs", secs)
+        tf_config = _tf_config()
+        object.__setattr__(self, "model_dir", _model_dir(self.model_dir, tf_config))
+        service = tf_config.get("service")
+        if service is not None and not isinstance(service, dict):
+            raise TypeError(
+                f'If "service" is set in TF_CONFIG, it must be a dict. Given {type(service)}'
+            )
+        object.__setattr__(self, "service", service)
+        self._validate()
+
+    def _validate(self) -> None:
+        """TF's checks of every property (``_validate_properties``), its messages."""
         for name in IGNORED_TF_ARGUMENTS:
-            if getattr(self, name) is not None:
+            if getattr(self, name) not in (None, _IGNORED_DEFAULTS.get(name)):
                 _warn_ignored(name)
         if self.train_distribute is not None and not callable(
             getattr(self.train_distribute, "train", None)
@@ -114,28 +150,111 @@ class RunConfig:
                 "train_distribute must be a cn.distribute.RayStrategy (an object with "
                 f"train(estimator, input_fn, ...)), got {type(self.train_distribute).__name__}"
             )
-        seed = self.tf_random_seed
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-            raise ValueError(f"tf_random_seed must be integer, got {seed!r}")
-        if self.save_checkpoints_secs is USE_DEFAULT:
-            secs = DEFAULT_SAVE_CHECKPOINTS_SECS if self.save_checkpoints_steps is None else None
-            object.__setattr__(self, "save_checkpoints_secs", secs)
-        if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:
-            raise ValueError(
-                "set at most one of save_checkpoints_steps and save_checkpoints_secs; got "
-                f"{self.save_checkpoints_steps} and {self.save_checkpoints_secs}"
-            )
-        for name in ("save_summary_steps", "log_step_count_steps"):
-            if getattr(self, name) is not None and getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
-        if self.keep_checkpoint_max is not None and self.keep_checkpoint_max < 0:
-            raise ValueError(f"keep_checkpoint_max must be >= 0, got {self.keep_checkpoint_max}")
+        for name, ok, expected in _CHECKS:
+            value = getattr(self, name)
+            if value is not None and not ok(value):
+                raise ValueError(f"{name} {expected}, got {value!r}")
 
     def replace(self, **changes) -> RunConfig:
-        """A copy with some fields changed."""
-        if "save_checkpoints_steps" in changes and "save_checkpoints_secs" not in changes:
-            changes["save_checkpoints_secs"] = None
-        return replace(self, **changes)
+        """A copy with some properties changed (TF's ``RunConfig.replace``): a
+        ``save_checkpoints_steps`` or ``save_checkpoints_secs`` given alone and not
+        ``None`` sets the other to ``None``; both given and not ``None`` is a
+        ``ValueError``, as is a name that is no argument of ``RunConfig``."""
+        allowed = [f.name for f in fields(self) if f.init]
+        for name in changes:
+            if name not in allowed:
+                raise ValueError(
+                    f"Replacing {name} is not supported. Allowed properties are {allowed}."
+                )
+        out = copy.copy(self)
+        for name, value in changes.items():
+            object.__setattr__(out, name, value)
+        steps, secs = out.save_checkpoints_steps, out.save_checkpoints_secs
+        if "save_checkpoints_steps" in changes and "save_checkpoints_secs" in changes:
+            if steps is not None and secs is not None:
+                raise ValueError(_both_checkpoint_schedules(steps, secs))
+        elif "save_checkpoints_steps" in changes and steps is not None:
+            object.__setattr__(out, "save_checkpoints_secs", None)
+        elif "save_checkpoints_secs" in changes and secs is not None:
+            object.__setattr__(out, "save_checkpoints_steps", None)
+        out._validate()
+        return out
+
+
+def _both_checkpoint_schedules(steps, secs) -> str:
+    return (
+        f"set at most one of save_checkpoints_steps and save_checkpoints_secs, got {steps} "
+        f"and {secs} (TF: `save_checkpoints_steps` and `save_checkpoints_secs` cannot be "
+        "both set.)"
+    )
+
+
+def _is_integer(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _is_device_fn(device_fn) -> bool:
+    try:
+        names = list(inspect.signature(device_fn).parameters)
+    except (TypeError, ValueError):
+        return False
+    return names == ["op"]
+
+
+# (property, check of a value that is not None, what TF's message says it should be)
+_CHECKS = (
+    ("model_dir", lambda path: path != "", "should be non-empty"),
+    ("save_summary_steps", lambda n: n >= 0, "should be >= 0"),
+    ("save_checkpoints_steps", lambda n: n >= 0, "should be >= 0"),
+    ("save_checkpoints_secs", lambda n: n >= 0, "should be >= 0"),
+    # colonnade's cn.compat.v1.ConfigProto or TF's own (estimators cannot import either)
+    (
+        "session_config",
+        lambda config: type(config).__name__ == "ConfigProto",
+        "must be instance of ConfigProto",
+    ),
+    ("keep_checkpoint_max", lambda n: n >= 0, "should be >= 0"),
+    ("keep_checkpoint_every_n_hours", lambda hours: hours > 0, "should be > 0"),
+    ("log_step_count_steps", lambda n: n >= 0, "should be >= 0"),
+    ("tf_random_seed", _is_integer, "must be integer"),
+    ("experimental_max_worker_delay_secs", _is_integer, "must be an integer if set"),
+    ("session_creation_timeout_secs", lambda secs: secs > 0, "should be > 0"),
+    ("device_fn", _is_device_fn, 'must be callable with exactly one argument "op"'),
+    ("protocol", lambda name: name in ("grpc", "grpc+verbs"), "should be grpc or grpc+verbs"),
+)
+
+
+def _tf_config() -> dict:
+    """The ``TF_CONFIG`` environment variable, parsed (``{}`` when unset)."""
+    text = os.environ.get("TF_CONFIG", "")
+    if not text:
+        return {}
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"TF_CONFIG is not JSON ({err}): {text[:200]!r}") from None
+    if not isinstance(parsed, dict):
+        raise ValueError(f"TF_CONFIG must be a JSON object, got {text[:200]!r}")
+    return parsed
+
+
+def _model_dir(model_dir, tf_config: dict):
+    """TF's ``_get_model_dir``: the argument, or TF_CONFIG's ``model_dir``; the two
+    must agree when both are set, and neither may be empty."""
+    if model_dir is not None:
+        model_dir = os.fspath(model_dir)
+    if model_dir == "":
+        raise ValueError("model_dir should be non-empty.")
+    from_env = tf_config.get("model_dir")
+    if from_env == "":
+        raise ValueError("model_dir in TF_CONFIG should be non-empty.")
+    if from_env and model_dir and from_env != model_dir:
+        raise ValueError(
+            "`model_dir` provided in RunConfig construct, if set, must have the same value "
+            f"as the model_dir in TF_CONFIG. model_dir: {model_dir}\n"
+            f'TF_CONFIG["model_dir"]: {from_env}.\n'
+        )
+    return model_dir or from_env
 
 
 @dataclass(frozen=True)

@@ -80,15 +80,16 @@ def test_label_values_errors(tmp_path):
 def test_run_config_accepts_tf_session_arguments_with_one_warning_each(monkeypatch):
     monkeypatch.setattr(run_config, "_warned", set())
     with pytest.warns(UserWarning, match=r"RunConfig\(session_config=\.\.\.\).*ignored"):
-        config = E.RunConfig(session_config=object(), tf_random_seed=3)
+        config = E.RunConfig(session_config=cn.compat.v1.ConfigProto(), tf_random_seed=3)
     assert config.tf_random_seed == 3 and config == E.RunConfig(tf_random_seed=3)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         config.replace(keep_checkpoint_max=2)  # warned once already
-        E.RunConfig(session_config=object())
+        E.RunConfig(session_config=cn.compat.v1.ConfigProto())
+    valid = {"device_fn": lambda op: "/cpu:0", "protocol": "grpc"}  # TF's checks
     for name in run_config.IGNORED_TF_ARGUMENTS[1:]:
         with pytest.warns(UserWarning, match=name):
-            E.RunConfig(**{name: 1})
+            E.RunConfig(**{name: valid.get(name, 1)})
 
 
 # ---------------------------------------------------------------- Predictor
