@@ -347,7 +347,7 @@ def _batch():
             "predictions must be Tensor or dict of Tensor",
         ),
         (
-            lambda: E.EstimatorSpec(E.ModeKeys.EVAL, loss=1.0, evaluation_hooks=[3]),
+            lambda: E.EstimatorSpec(E.ModeKeys.EVAL, loss=np.float32(1.0), evaluation_hooks=[3]),
             TypeError,
             "All hooks must be SessionRunHook instances",
         ),

@@ -1,40 +1,7 @@
-"""TF's export outputs (``tf.estimator.export.ClassificationOutput``,
-``RegressionOutput``, ``PredictOutput``): what a head's ``export_outputs`` name under each
-signature key, and what an export's signatures serve."""
+"""TF's export outputs as the heads name them; they live with ``EstimatorSpec``
+(:mod:`..spec.export_output`), which checks a spec's ``export_outputs`` and makes its
+default as TF's does."""
 
-from __future__ import annotations
+from ..spec.export_output import ClassificationOutput, PredictOutput, RegressionOutput
 
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class ClassificationOutput:
-    """TF's ``tf.estimator.export.ClassificationOutput``: ``scores`` (the class
-    probabilities) and ``classes`` (the class names, as strings)."""
-
-    scores: object = None
-    classes: object = None
-
-    @property
-    def outputs(self) -> dict:
-        return {
-            k: v for k, v in (("scores", self.scores), ("classes", self.classes)) if v is not None
-        }
-
-
-@dataclass(frozen=True)
-class RegressionOutput:
-    """TF's ``tf.estimator.export.RegressionOutput``: one predicted ``value`` per example."""
-
-    value: object
-
-    @property
-    def outputs(self) -> dict:
-        return {"value": self.value}
-
-
-@dataclass(frozen=True)
-class PredictOutput:
-    """TF's ``tf.estimator.export.PredictOutput``: a dict of named outputs."""
-
-    outputs: dict
+__all__ = ["ClassificationOutput", "PredictOutput", "RegressionOutput"]

@@ -19,10 +19,13 @@ from ...core.autodiff import value_of
 from ...core.checkpoint import SAVE_COUNTER, SLOT_MARKER
 from ...feature_columns.transform_cache import BatchFeatures
 from ..hooks.runner import SessionRunHook
+from .export_output import ClassificationOutput, PredictOutput, RegressionOutput
 from .metrics import Metric
 from .scaffold import Scaffold, ScaffoldInitHook
+from .signature_constants import DEFAULT_SERVING_SIGNATURE_DEF_KEY
 
 MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
+EXPORT_OUTPUTS = (ClassificationOutput, PredictOutput, RegressionOutput)
 
 
 class ModeKeys:
@@ -38,13 +41,18 @@ class ModeKeys:
 class EstimatorSpec:
     """What a ``model_fn`` returns, checked as TF does when it is made: TRAIN needs
     ``loss`` and ``train_op``, EVAL ``loss``, PREDICT ``predictions``; ``loss`` is a
-    scalar; ``eval_metric_ops`` maps names to ``(value, update_op)`` pairs (of
-    ``cn.metrics`` functions) or metric objects (``cn.metrics.AUC()``...).
+    scalar value (an array or a ``cn`` tensor, not a Python number, as TF's Tensor);
+    ``predictions`` one value or a dict of them; ``eval_metric_ops`` maps names to
+    ``(value, update_op)`` pairs (of ``cn.metrics`` functions) or metric objects
+    (``cn.metrics.AUC()``...); ``export_outputs`` maps signature keys to export outputs
+    (``cn.estimators.export.PredictOutput``...), one of them ``serving_default`` when
+    there are several; one alone also serves as ``serving_default``, and in PREDICT mode
+    without any the default is a ``PredictOutput`` of the predictions (TF's).
 
-    >>> EstimatorSpec(ModeKeys.TRAIN, loss=1.0)
+    >>> EstimatorSpec(ModeKeys.TRAIN, loss=np.float32(1.0))
     Traceback (most recent call last):
     ...
-    ValueError: EstimatorSpec in mode 'train' needs a train_op ...
+    ValueError: Missing train_op: EstimatorSpec in mode 'train' needs a train_op ...
     """
 
     def __init__(
@@ -64,21 +72,29 @@ class EstimatorSpec:
         if mode not in ModeKeys.ALL:
             raise ValueError(f"EstimatorSpec mode must be one of {ModeKeys.ALL}, got {mode!r}")
         if loss is not None:
+            _check_value(loss, "loss")
             shape = tuple(np.shape(value_of(loss)))
             if shape not in ((), (1,)):
                 raise ValueError(
-                    f"EstimatorSpec loss must be a scalar, got shape {shape}; reduce it (e.g. "
-                    "cn.losses.* reduce by default, or cn.core.mean(losses))"
+                    f"Loss must be scalar: EstimatorSpec loss must be a scalar, got shape {shape}; "
+                    "reduce it (e.g. cn.losses.* reduce by default, or cn.core.mean(losses))"
                 )
         if mode == ModeKeys.TRAIN and train_op is None:
             raise ValueError(
-                "EstimatorSpec in mode 'train' needs a train_op (the result of "
-                "optimizer.minimize(loss, ...))"
+                "Missing train_op: EstimatorSpec in mode 'train' needs a train_op (the "
+                "result of optimizer.minimize(loss, ...))"
+            )
+        if isinstance(train_op, str):  # bytes stand for TF's string tensors in ports
+            raise TypeError(
+                "train_op must be Operation or Tensor (the result of optimizer.minimize(...) "
+                f"or of a variable's assign), given: {train_op!r:.80}"
             )
         if mode in (ModeKeys.TRAIN, ModeKeys.EVAL) and loss is None:
-            raise ValueError(f"EstimatorSpec in mode {mode!r} needs a loss")
+            raise ValueError(f"Missing loss: EstimatorSpec in mode {mode!r} needs a loss")
         if mode == ModeKeys.PREDICT and predictions is None:
-            raise ValueError("EstimatorSpec in mode 'infer' (PREDICT) needs predictions")
+            raise ValueError(
+                "Missing predictions: EstimatorSpec in mode 'infer' (PREDICT) needs predictions"
+            )
         _check_predictions(predictions)
         for kind, hooks in (
             ("training_chief_hooks", training_chief_hooks),
@@ -91,19 +107,13 @@ class EstimatorSpec:
                     raise TypeError(
                         f"All hooks must be SessionRunHook instances, given: {hook!r} in {kind}"
                     )
-        for name, op in (eval_metric_ops or {}).items():
-            if not is_metric_op(op):
-                raise TypeError(
-                    f"eval_metric_ops[{name!r}] must be a (value, update_op) pair from a "
-                    "cn.metrics function or a metric object (cn.metrics.AUC(), ...); got "
-                    f"{type(op).__name__}"
-                )
+        _check_eval_metric_ops(eval_metric_ops)
         self.mode = mode
         self.predictions = predictions
         self.loss = loss
         self.train_op = train_op
         self.eval_metric_ops = dict(eval_metric_ops or {})
-        self.export_outputs = export_outputs
+        self.export_outputs = _export_outputs(export_outputs, mode, predictions)
         self.training_chief_hooks = list(training_chief_hooks or [])
         self.training_hooks = list(training_hooks or [])
         self.evaluation_hooks = list(evaluation_hooks or [])
@@ -113,6 +123,21 @@ class EstimatorSpec:
                 f"scaffold must be tf.train.Scaffold (cn.train.Scaffold). Given: {scaffold!r:.80}"
             )
         self.scaffold = scaffold if scaffold is not None else Scaffold()
+
+    def _replace(self, **changes) -> EstimatorSpec:
+        """A copy with some fields changed, checked as a new spec (TF's namedtuple
+        ``_replace``); the mode cannot change."""
+        if "mode" in changes and changes["mode"] != self.mode:
+            raise ValueError(
+                f"mode of EstimatorSpec cannot be changed: it is {self.mode!r}, given "
+                f"{changes['mode']!r}"
+            )
+        fields = {name: getattr(self, name) for name in _SPEC_FIELDS}
+        unknown = sorted(set(changes) - set(fields))
+        if unknown:
+            raise ValueError(f"EstimatorSpec has no fields {unknown}; its fields: {_SPEC_FIELDS}")
+        fields.update(changes)
+        return EstimatorSpec(**fields)
 
     def hooks(self) -> list:
         """The hooks this spec brings for its own mode (in training, the chief's too: a
@@ -128,15 +153,95 @@ class EstimatorSpec:
         )
 
 
+_SPEC_FIELDS = (
+    "mode",
+    "predictions",
+    "loss",
+    "train_op",
+    "eval_metric_ops",
+    "export_outputs",
+    "training_chief_hooks",
+    "training_hooks",
+    "scaffold",
+    "evaluation_hooks",
+    "prediction_hooks",
+)
+
+
+def _check_value(value, what: str) -> None:
+    """TF's "must be Tensor": a value of a spec is an array or a tensor, not a Python
+    number or string (numpy's scalars are arrays)."""
+    if type(value) in (int, float, bool, str, bytes):
+        raise TypeError(
+            f"{what} must be Tensor (an array or a cn tensor), given: "
+            f"{type(value).__name__} {value!r:.80}"
+        )
+
+
 def _check_predictions(predictions) -> None:
     """TF's check: predictions are one Tensor (or array) or a dict of them."""
-    if predictions is None or isinstance(predictions, Mapping):
+    if predictions is None:
+        return
+    if isinstance(predictions, Mapping):
+        if isinstance(predictions, dict):  # a lazy mapping is computed when read
+            for key, value in predictions.items():
+                _check_value(value, f"predictions[{key}]")
         return
     if not (hasattr(predictions, "shape") or isinstance(predictions, (pa.Array, pa.ChunkedArray))):
         raise TypeError(
             "predictions must be Tensor or dict of Tensor (an array, or a dict of arrays), "
             f"given: {type(predictions).__name__} {predictions!r:.80}"
         )
+
+
+def _check_eval_metric_ops(eval_metric_ops) -> None:
+    if eval_metric_ops is None:
+        return
+    if not isinstance(eval_metric_ops, Mapping):
+        raise TypeError(
+            f"eval_metric_ops must be a dict, given: {type(eval_metric_ops).__name__} "
+            f"{eval_metric_ops!r:.80}"
+        )
+    for name, op in eval_metric_ops.items():
+        if not is_metric_op(op):
+            raise TypeError(
+                "Values of eval_metric_ops must be (metric_value, update_op) tuples: "
+                f"eval_metric_ops[{name!r}] must be a (value, update_op) pair from a "
+                "cn.metrics function or a metric object (cn.metrics.AUC(), ...); got "
+                f"{type(op).__name__}"
+            )
+
+
+def _export_outputs(export_outputs, mode, predictions):
+    """TF's ``export_outputs`` of a spec: checked; one alone also under
+    ``serving_default``; in PREDICT mode without any, a ``PredictOutput`` of the
+    predictions."""
+    if export_outputs is None:
+        if mode != ModeKeys.PREDICT:
+            return None
+        export_outputs = {DEFAULT_SERVING_SIGNATURE_DEF_KEY: PredictOutput(predictions)}
+    if not isinstance(export_outputs, Mapping):
+        raise TypeError(
+            f"export_outputs must be dict, given: {type(export_outputs).__name__} "
+            f"{export_outputs!r:.80}"
+        )
+    for key, output in export_outputs.items():
+        if not isinstance(output, EXPORT_OUTPUTS):
+            raise TypeError(
+                "Values in export_outputs must be ExportOutput objects "
+                "(cn.estimators.export.PredictOutput, ClassificationOutput, "
+                f"RegressionOutput), given: {type(output).__name__} for {key!r}"
+            )
+    export_outputs = dict(export_outputs)
+    if DEFAULT_SERVING_SIGNATURE_DEF_KEY not in export_outputs:
+        if len(export_outputs) != 1:
+            raise ValueError(
+                f"Multiple export_outputs were provided ({sorted(export_outputs)}), but none "
+                "of them is specified as the default: name one "
+                f"{DEFAULT_SERVING_SIGNATURE_DEF_KEY!r}"
+            )
+        export_outputs[DEFAULT_SERVING_SIGNATURE_DEF_KEY] = next(iter(export_outputs.values()))
+    return export_outputs
 
 
 def is_metric_op(op) -> bool:

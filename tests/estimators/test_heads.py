@@ -266,7 +266,7 @@ def test_train_spec_minimizes_the_recorded_loss():
 
 
 def test_train_spec_with_train_op_fn_and_regularization():
-    seen = []
+    seen, op = [], object()  # a train_op is an op or tensor, not a string (TF's check)
     logits = cn.core.Variable(np.array([[0.5], [1.0]], np.float32))
     reg = cn.core.Variable(np.float32(0.25))
     spec = E.regression_head().create_estimator_spec(
@@ -274,10 +274,10 @@ def test_train_spec_with_train_op_fn_and_regularization():
         "train",
         logits,
         np.array([1.0, 0.0]),
-        train_op_fn=lambda loss: seen.append(float(loss)) or "op",
+        train_op_fn=lambda loss: seen.append(float(loss)) or op,
         regularization_losses=[reg],
     )
-    assert spec.train_op == "op"
+    assert spec.train_op is op
     assert seen == [pytest.approx((0.25 + 1.0) / 2 + 0.25)]
     eval_spec = E.regression_head().create_estimator_spec(
         {}, "eval", logits, np.array([1.0, 0.0]), regularization_losses=[reg]

@@ -61,8 +61,12 @@ def test_a_multi_dimensional_feature_is_a_dense_array_in_a_model_fn(tmp_path):
 
 def test_a_spec_brings_the_hooks_of_its_own_mode():
     hook = E.SessionRunHook()
-    train = E.EstimatorSpec(E.ModeKeys.TRAIN, loss=1.0, train_op=1, training_hooks=[hook])
-    predict = E.EstimatorSpec(E.ModeKeys.PREDICT, predictions={"y": 1}, training_hooks=[hook])
+    train = E.EstimatorSpec(
+        E.ModeKeys.TRAIN, loss=np.float32(1.0), train_op=1, training_hooks=[hook]
+    )
+    predict = E.EstimatorSpec(
+        E.ModeKeys.PREDICT, predictions={"y": np.ones(1)}, training_hooks=[hook]
+    )
     assert train.hooks() == [hook] and predict.hooks() == []
 
 
