@@ -52,6 +52,7 @@ from colonnade.core import (
     warm_start,
 )
 from colonnade.core.checkpoint_reader import NewCheckpointReader
+from colonnade.core.checkpoint_state import generate_checkpoint_state_proto
 from colonnade.core.variable_scope import (
     assert_global_step,
     create_global_step,

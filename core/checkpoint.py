@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import collections
 import os
+import time
 
 import numpy as np
 
@@ -191,7 +192,8 @@ class Checkpoint:
         try:
             self.write(path)
             recording = True
-            update_checkpoint_state(directory, path, [path])
+            now = time.time()  # stamped as preserved: a CheckpointManager leaves it alone
+            update_checkpoint_state(directory, path, [path], None, [now], now)
         except BaseException:
             if not (recording and is_recorded(directory, path)):
                 undo_write(path, existed)

@@ -41,6 +41,10 @@ def is_recorded(directory: str, path: str) -> bool:
     )
 
 
+def _step_of(step_counter) -> int:
+    return int(to_host(value_of(step_counter)))
+
+
 def undo_write(path: str, existed: bool) -> None:
     """Remove the checkpoint a failed or interrupted save wrote at ``path`` before its state
     file named it, so no unrecorded checkpoint is left; one that was there before the save
@@ -83,31 +87,80 @@ class CheckpointManager:
         max_to_keep,
         keep_checkpoint_every_n_hours=None,
         checkpoint_name="ckpt",
+        step_counter=None,
+        checkpoint_interval=None,
+        init_fn=None,
     ):
         if max_to_keep is not None and (not isinstance(max_to_keep, int) or max_to_keep <= 0):
             raise ValueError(f"max_to_keep must be a positive integer or None, got {max_to_keep!r}")
+        if checkpoint_interval is not None and step_counter is None:
+            raise ValueError(
+                "`step_counter` should be passed if `checkpoint_interval` is not None "
+                f"(got checkpoint_interval={checkpoint_interval!r})"
+            )
         self._checkpoint = checkpoint
         self._directory = os.fspath(directory)
         self._max_to_keep = max_to_keep
         self._keep_every_n_hours = keep_checkpoint_every_n_hours
         self._prefix = os.path.join(self._directory, checkpoint_name)
+        self._step_counter, self._checkpoint_interval = step_counter, checkpoint_interval
+        self._last_checkpoint_step = None
+        self._init_fn = init_fn
         self._maybe_delete = collections.OrderedDict()  # path -> timestamp, oldest first
         self._latest = None
         self._last_preserved = time.time()
         state = self._readable_state()
         if state is not None:
-            now = time.time()
-            stamps = state.all_model_checkpoint_timestamps
-            if len(stamps) != len(state.all_model_checkpoint_paths):
-                stamps = [now] * len(state.all_model_checkpoint_paths)
-            for path, stamp in zip(state.all_model_checkpoint_paths, stamps):
-                self._maybe_delete[path] = stamp
-            if state.last_preserved_timestamp is not None:
-                self._last_preserved = min(state.last_preserved_timestamp, now)
+            self._recover(state, time.time())
         try:  # the state's latest, or the newest intact one when it is lost or damaged
             self._latest = latest_checkpoint(self._directory)
         except CheckpointCorruptedError:  # unreadable state file, nothing to fall back on
             self._latest = None
+
+    def _recover(self, state, now: float) -> None:
+        """Take up the checkpoints a state file lists. With a recorded
+        ``last_preserved_timestamp`` (what a manager writes), as TF: a clock behind it is
+        warned about and taken as the new mark, and only checkpoints stamped after the
+        mark are managed (the others are never deleted). A state without one (a
+        distributed run's) has all its checkpoints managed, stamped now."""
+        paths, stamps = state.all_model_checkpoint_paths, state.all_model_checkpoint_timestamps
+        preserved = state.last_preserved_timestamp
+        if preserved is None:
+            if len(stamps) != len(paths):
+                stamps = [now] * len(paths)
+            self._maybe_delete.update(zip(paths, stamps))
+            return
+        if now < preserved:
+            logger.warning(
+                "time.time() returned a value %f seconds behind the last preserved "
+                "checkpoint timestamp.",
+                preserved - now,
+            )
+            preserved = now
+        self._last_preserved = preserved
+        if len(stamps) != len(paths):
+            stamps = [preserved] * len(paths)
+        for path, stamp in zip(paths, stamps):
+            stamp = min(stamp, now)
+            if stamp > preserved:
+                self._maybe_delete[path] = stamp
+
+    def restore_or_initialize(self) -> str | None:
+        """Restore the latest checkpoint and return its path; without one, call the
+        ``init_fn`` given (if any) and return ``None`` (TF's ``restore_or_initialize``)."""
+        if self._latest is not None:
+            self._checkpoint.restore(self._latest)
+            if self._checkpoint_interval is not None:
+                self._last_checkpoint_step = _step_of(self._step_counter)
+            return self._latest
+        if self._init_fn is not None:
+            self._init_fn()
+        return None
+
+    @property
+    def checkpoint_interval(self):
+        """The fewest steps of ``step_counter`` between two saves, or ``None``."""
+        return self._checkpoint_interval
 
     def _readable_state(self):
         """The directory's state, or ``None`` (with a warning) when the state file is
@@ -147,8 +200,12 @@ class CheckpointManager:
             if name.startswith(stem) and TMP_MARKER in name:
                 remove_debris(os.path.join(self._directory, name.split(TMP_MARKER)[0]))
 
-    def save(self, checkpoint_number=None) -> str:
+    def save(self, checkpoint_number=None, check_interval=True) -> str | None:
         """Write a new checkpoint, record it, delete the surplus; returns its path.
+
+        With a ``checkpoint_interval``, as TF: nothing is saved (``None``) when
+        ``step_counter`` has not moved since the last save or restore, nor, with
+        ``check_interval``, before it has moved by the interval.
 
         ``save_counter`` is incremented even when ``checkpoint_number`` (an int or an
         integer ``Variable``) names the file.
@@ -158,6 +215,14 @@ class CheckpointManager:
         state file and ``save_counter`` stay as they were (the previous checkpoint is the
         latest); interrupted after, it has completed and is the latest.
         """
+        if self._checkpoint_interval is not None:
+            step = _step_of(self._step_counter)
+            last = self._last_checkpoint_step
+            if last is not None and (
+                step == last or (check_interval and step < last + self._checkpoint_interval)
+            ):
+                return None
+            self._last_checkpoint_step = step
         self._remove_debris()
         counter = self._checkpoint.save_counter
         counter.assign_add(1)

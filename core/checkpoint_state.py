@@ -21,7 +21,13 @@ import re
 from .atomic_files import write_bytes_atomic
 from .checkpoint_errors import CheckpointCorruptedError
 
-__all__ = ["STATE_FILENAME", "CheckpointState", "get_checkpoint_state", "update_checkpoint_state"]
+__all__ = [
+    "STATE_FILENAME",
+    "CheckpointState",
+    "generate_checkpoint_state_proto",
+    "get_checkpoint_state",
+    "update_checkpoint_state",
+]
 
 STATE_FILENAME = "checkpoint"
 
@@ -201,3 +207,40 @@ def update_checkpoint_state(
         lines.append(f"last_preserved_timestamp: {float(last_preserved_timestamp)!r}")
     os.makedirs(save_dir, exist_ok=True)
     write_bytes_atomic(_state_path(save_dir, latest_filename), ("\n".join(lines) + "\n").encode())
+
+
+def generate_checkpoint_state_proto(
+    save_dir,
+    model_checkpoint_path,
+    all_model_checkpoint_paths=None,
+    all_model_checkpoint_timestamps=None,
+    last_preserved_timestamp=None,
+) -> CheckpointState:
+    """TF 1's ``tf.compat.v1.train.generate_checkpoint_state_proto``: the
+    :class:`CheckpointState` a state file would hold, written nowhere.
+
+    ``model_checkpoint_path`` is appended to ``all_model_checkpoint_paths`` unless it is
+    already the last, in the given list itself as TF does. With a relative ``save_dir``,
+    relative paths are made relative to it (``train/model-0`` -> ``model-0``).
+
+    >>> generate_checkpoint_state_proto("train", "train/model-0").all_model_checkpoint_paths
+    ['model-0']
+    """
+    if all_model_checkpoint_paths is None:
+        all_model_checkpoint_paths = []
+    if not all_model_checkpoint_paths or all_model_checkpoint_paths[-1] != model_checkpoint_path:
+        all_model_checkpoint_paths.append(model_checkpoint_path)
+    timestamps = list(all_model_checkpoint_timestamps or [])
+    if timestamps and len(timestamps) != len(all_model_checkpoint_paths):
+        raise ValueError(
+            f"Checkpoint timestamps, if provided, must match checkpoint paths (got paths "
+            f"{all_model_checkpoint_paths} and timestamps {timestamps})"
+        )
+    save_dir = os.fspath(save_dir)
+    model_checkpoint_path = os.fspath(model_checkpoint_path)
+    paths = [os.fspath(p) for p in all_model_checkpoint_paths]
+    if not os.path.isabs(save_dir):
+        if not os.path.isabs(model_checkpoint_path):
+            model_checkpoint_path = os.path.relpath(model_checkpoint_path, save_dir)
+        paths = [p if os.path.isabs(p) else os.path.relpath(p, save_dir) for p in paths]
+    return CheckpointState(model_checkpoint_path, paths, timestamps, last_preserved_timestamp)

@@ -74,6 +74,10 @@ class CheckpointLoadStatus:
         self._silenced = True
         return self
 
+    def run_restore_ops(self, session=None) -> None:
+        """TF's: run the restore ops in a graph; the values are already restored (eager),
+        so there is nothing to run."""
+
     def __del__(self):
         try:
             if self.unused_keys and not self._silenced:
@@ -96,6 +100,9 @@ class InitializationOnlyStatus:
 
     def _fail(self):
         raise AssertionError("no checkpoint specified (save_path=None); nothing is restored")
+
+    def run_restore_ops(self, session=None) -> None:
+        """TF's: initialize the variables in a graph; they already are (eager)."""
 
     def assert_consumed(self):
         """Always raises: there was no checkpoint."""
