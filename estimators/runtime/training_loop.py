@@ -52,8 +52,10 @@ def train(estimator, input_fn, steps, max_steps, hooks, saving_listeners, verbos
 
 def resume(estimator, max_steps) -> bool:
     """Bring the estimator to where training starts (model_dir's newest intact
-    checkpoint, else its warm start); whether steps are left before ``max_steps``."""
+    checkpoint, else its warm start, and the model's local variables at their initial
+    values); whether steps are left before ``max_steps``."""
     estimator.train_state.resume()
+    estimator.model.reset_local_variables()
     if max_steps is not None and estimator.global_step >= max_steps:
         logger.info(
             "skipping training: global step %d already reached max_steps=%d",

@@ -90,5 +90,9 @@ else:
         raise TypeError(f"a colonnade hook wrote a summary object: {summary!r}")
 
     def local_variable(name, value):
-        """A model_fn's variable (colonnade has no LOCAL_VARIABLES collection)."""
-        return cn.core.get_variable(name, initializer=np.float32(value), collections=["local"])
+        """A variable of the LOCAL_VARIABLES collection (evaluation state)."""
+        return cn.compat.v1.get_variable(
+            name,
+            initializer=np.float32(value),
+            collections=[cn.compat.v1.GraphKeys.LOCAL_VARIABLES],
+        )
