@@ -1,9 +1,11 @@
 """LOCAL_VARIABLES in a ``model_fn``: evaluation state that no checkpoint holds and that
 starts again from its initial value in each ``train``, ``evaluate`` and ``predict`` call
-(TF's ``local_init_op``). The expected values are TF 2.15's, from the same scenario run
-by ``tests/estimators/golden/tf_local_variables.py``."""
+(TF's ``local_init_op``), and the ``(value_tensor, update_op)`` metric pairs TF programs
+build on them. The expected values are TF 2.15's, from the same scenarios run by
+``tests/estimators/golden/tf_local_variables.py``."""
 
 import numpy as np
+import pytest
 
 import colonnade as cn
 
@@ -59,3 +61,57 @@ def test_the_local_variables_collection():
     store.reset_local_variables()
     assert float(a.numpy()) == 1.0
     assert sorted(store.variables()) == ["c"]
+
+
+def metric_model_fn(features, labels, mode):
+    w = v1.get_variable("w", initializer=np.float32(1.0))
+    x = v1.reshape(features["x"], [-1])
+    total = v1.get_local_variable("total", initializer=np.float32(0.0))
+    count = v1.get_local_variable("count", initializer=np.float32(0.0))
+    up_total = total.assign_add(v1.reduce_sum(x))
+    up_count = count.assign_add(v1.cast(v1.size(x), v1.float32))
+    ops = {
+        "ratio": (total / count, v1.group(up_total, up_count)),
+        "total": (total, up_total),
+        "constant": (v1.constant(7.0), v1.no_op()),
+        "mean": v1.metrics.mean(x),
+    }
+    return E.EstimatorSpec(
+        mode,
+        loss=w * v1.reduce_mean(x),
+        eval_metric_ops=ops,
+        train_op=v1.train.get_global_step().assign_add(1),
+    )
+
+
+def five_rows():
+    return cn.data.Dataset.from_tensor_slices({"x": [1.0, 2.0, 3.0, 4.0, 10.0]}).batch(2)
+
+
+def test_tensor_metric_pairs_read_local_variables_after_the_last_update(tmp_path):
+    est = E.Estimator(metric_model_fn, model_dir=str(tmp_path))
+    est.train(lambda: five_rows().repeat(), steps=1)
+    got = est.evaluate(five_rows)
+    expected = {"loss": 5.0, "ratio": 4.0, "total": 20.0, "constant": 7.0, "mean": 4.0}
+    assert {k: got[k] for k in expected} == pytest.approx(expected)
+    got = est.evaluate(five_rows, steps=2)
+    expected = {"loss": 2.5, "ratio": 2.5, "total": 10.0, "constant": 7.0, "mean": 2.5}
+    assert {k: got[k] for k in expected} == pytest.approx(expected)
+
+
+def test_a_tensor_metric_must_be_a_scalar(tmp_path):
+    def model_fn(features, labels, mode):
+        x = v1.reshape(features["x"], [-1])
+        return E.EstimatorSpec(
+            mode,
+            loss=v1.reduce_mean(x),
+            eval_metric_ops={"rows": (x, v1.no_op())},
+            train_op=v1.train.get_global_step().assign_add(1),
+        )
+
+    est = E.Estimator(model_fn, model_dir=str(tmp_path))
+    est.train(lambda: five_rows().repeat(), steps=1)
+    with pytest.raises(ValueError, match=r"eval_metric_ops\['rows'\]'s value must be a scalar"):
+        est.evaluate(five_rows)
+    with pytest.raises(TypeError, match=r"eval_metric_ops\['bad'\] must be a"):
+        E.EstimatorSpec("eval", loss=v1.constant(0.0), eval_metric_ops={"bad": ("a", None)})
