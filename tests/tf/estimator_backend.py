@@ -28,6 +28,7 @@ if ON_TF:
     SummarySaverHook = tf.estimator.SummarySaverHook
     SecondOrStepTimer = tf.compat.v1.train.SecondOrStepTimer
     GlobalStepWaiterHook = tf.estimator.GlobalStepWaiterHook
+    ProfilerHook = tf.estimator.ProfilerHook
     get_global_step = tf.compat.v1.train.get_global_step
     load_variable = tf.train.load_variable
     get_checkpoint_state = tf.train.get_checkpoint_state
@@ -69,6 +70,7 @@ else:
     StopAtStepHook, LoggingTensorHook = E.StopAtStepHook, E.LoggingTensorHook
     SummarySaverHook, SecondOrStepTimer = E.SummarySaverHook, E.SecondOrStepTimer
     GlobalStepWaiterHook = E.GlobalStepWaiterHook
+    ProfilerHook = E.ProfilerHook
     get_global_step = cn.train.get_global_step
     load_variable = cn.train.load_variable
     get_checkpoint_state = cn.train.get_checkpoint_state

@@ -142,6 +142,7 @@ from colonnade.core.tf_ops import (
     reduce_variance,
     zeros_like,
 )
+from colonnade.estimators.hooks.runner import RunMetadata, RunOptions
 from colonnade.io import (
     FixedLenFeature,
     FixedLenSequenceFeature,
@@ -189,6 +190,8 @@ __all__ = [
     "concat",
     "cond",
     "ConfigProto",
+    "RunMetadata",
+    "RunOptions",
     "constant",
     "constant_initializer",
     "contrib",
