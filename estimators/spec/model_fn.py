@@ -15,7 +15,8 @@ from collections.abc import Mapping
 import numpy as np
 import pyarrow as pa
 
-from ...core.autodiff import value_of
+from ...core.autodiff import Tensor, value_of
+from ...core.backend import to_host
 from ...core.checkpoint import SAVE_COUNTER, SLOT_MARKER
 from ...feature_columns.transform_cache import BatchFeatures
 from ..hooks.runner import SessionRunHook
@@ -94,9 +95,9 @@ class EstimatorSpec:
         for name, op in (eval_metric_ops or {}).items():
             if not is_metric_op(op):
                 raise TypeError(
-                    f"eval_metric_ops[{name!r}] must be a (value, update_op) pair from a "
-                    "cn.metrics function or a metric object (cn.metrics.AUC(), ...); got "
-                    f"{type(op).__name__}"
+                    f"eval_metric_ops[{name!r}] must be a (value, update_op) pair (from a "
+                    "cn.metrics function, or a scalar tensor and its update) or a metric "
+                    f"object (cn.metrics.AUC(), ...); got {type(op).__name__}"
                 )
         self.mode = mode
         self.predictions = predictions
@@ -140,16 +141,48 @@ def _check_predictions(predictions) -> None:
 
 
 def is_metric_op(op) -> bool:
-    """Whether ``op`` is an ``eval_metric_ops`` value: a metric or a ``(metric, update)``
-    pair."""
+    """Whether ``op`` is an ``eval_metric_ops`` value: a metric, a ``(metric, update)``
+    pair, or TF's other pair ``(value_tensor, update_op)`` whose value is a tensor,
+    variable, array or number (see :class:`TensorValue`)."""
     if isinstance(op, Metric):
         return True
-    return isinstance(op, tuple) and len(op) == 2 and isinstance(op[0], Metric)
+    if not (isinstance(op, tuple) and len(op) == 2):
+        return False
+    return isinstance(op[0], (Metric, Tensor, np.ndarray, np.generic, int, float))
 
 
-def metric_of(op) -> Metric:
-    """The metric of an ``eval_metric_ops`` value."""
-    return op if isinstance(op, Metric) else op[0]
+def metric_of(op, name="metric") -> Metric:
+    """The metric of an ``eval_metric_ops`` value ``name``."""
+    if isinstance(op, Metric):
+        return op
+    return op[0] if isinstance(op[0], Metric) else TensorValue(name, op[0])
+
+
+class TensorValue(Metric):
+    """An ``eval_metric_ops`` pair ``(value_tensor, update_op)`` of tensors, as TF programs
+    write their own metrics: ``update_op`` adds a batch into local variables
+    (``get_local_variable``) and ``value_tensor`` reads them. Eagerly the update has run
+    by the time the ``model_fn`` returns, so the value of the evaluation's last batch is
+    what TF reads once after every update; it must be a scalar."""
+
+    def __init__(self, name, value):
+        array = np.asarray(to_host(value_of(value)))
+        if array.size != 1:
+            raise ValueError(
+                f"eval_metric_ops[{name!r}]'s value must be a scalar, got shape {array.shape}"
+            )
+        self.value = float(array.reshape(()))
+
+    def update(self, *args, **kwargs) -> None:
+        raise TypeError("a (value_tensor, update_op) pair's value is read, not updated")
+
+    def merge_state(self, metrics) -> None:
+        """Take the newest batch's value (its local variables hold every batch so far)."""
+        for other in metrics:
+            self.value = other.value
+
+    def result(self) -> float:
+        return self.value
 
 
 def features_dict(features, previous=None):
