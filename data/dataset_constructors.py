@@ -129,7 +129,8 @@ class DatasetConstructors:
     def from_tensor_slices(cls: type[DatasetT], tensors) -> DatasetT:
         """TF's ``from_tensor_slices``: one example per entry along the first axis of a dict
         of arrays, or of a ``(features, labels)`` pair (labels then iterate beside the
-        features, as from an ``input_fn``).
+        features, as from an ``input_fn``). Its ``map`` takes TF's element functions
+        (dicts in, dicts or pairs out: see :mod:`.element_streams`).
 
         >>> from colonnade.data import Dataset
         >>> import numpy as np
@@ -138,8 +139,36 @@ class DatasetConstructors:
         >>> features["x"].type.list_size, labels.tolist()
         (2, [0, 1])
         """
+        from .element_streams import ElementStream
+
         table, label = slices_table(tensors)
-        return cls._from_source(TableSource(table, "tensor slices"), None, None, label)
+        return ElementStream._from_source(TableSource(table, "tensor slices"), None, None, label)
+
+    @classmethod
+    def from_generator(
+        cls,
+        generator,
+        output_types=None,
+        output_shapes=None,
+        args=None,
+        output_signature=None,
+        name=None,
+    ):
+        """TF's ``from_generator``: the elements ``generator(*args)`` yields, called again
+        each pass; each a dict of features or a ``(features, labels)`` pair, converted to
+        ``output_types`` and checked against ``output_shapes`` (or ``output_signature``:
+        the same structure of objects with ``dtype`` and ``shape``, such as TF's
+        ``TensorSpec``). See :mod:`.generators`; ``name`` is accepted and unused.
+
+        >>> from colonnade.data import Dataset
+        >>> ds = Dataset.from_generator(lambda: ({"x": [i, i]} for i in range(2)),
+        ...                             {"x": "int64"}, {"x": [2]})
+        >>> ds.to_table().column("x").to_pylist()
+        [[0, 0], [1, 1]]
+        """
+        from .generators import from_generator
+
+        return from_generator(generator, output_types, output_shapes, args, output_signature)
 
     @classmethod
     def from_files(

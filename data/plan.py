@@ -12,6 +12,7 @@ import itertools
 import logging
 from dataclasses import dataclass, replace
 
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import batches as B
@@ -162,7 +163,13 @@ class Filter(_SameSchema):
 
     def iterate(self, key):
         for batch in self.child.iterate(key):
-            kept = batch.filter(self.expression)
+            try:
+                kept = batch.filter(self.expression)
+            except pa.ArrowException as e:
+                raise ValueError(
+                    f"Dataset.filter({self.expression}) cannot be applied to rows of columns "
+                    f"{batch.schema}: {e}"
+                ) from None
             if kept.num_rows:
                 yield kept
 
@@ -181,16 +188,25 @@ class Map:
     def describe(self):
         return [*self.child.describe(), f"map({getattr(self.fn, '__name__', self.fn)})"]
 
+    def call(self, *args):
+        """``fn(*args)``; a pyarrow error in it is a ``ValueError`` naming the function."""
+        try:
+            return self.fn(*args)
+        except pa.ArrowException as e:
+            name = getattr(self.fn, "__name__", repr(self.fn))
+            raise ValueError(f"Dataset.map: the function {name} failed in pyarrow: {e}") from e
+
     def iterate(self, key):
         for batch in self.child.iterate(key):
             if self.label is None:
-                yield B.to_record_batch(self.fn(batch))
+                yield B.to_record_batch(self.call(batch))
                 continue
-            result = self.fn(*split_label(batch, self.label, self.single_label))
+            result = self.call(*split_label(batch, self.label, self.single_label))
             if not (isinstance(result, tuple) and len(result) == 2):
                 raise TypeError(
-                    "on a labelled dataset the map function takes (features, labels) and must "
-                    f"return a (features, labels) tuple; got {type(result).__name__}"
+                    "Dataset.map: on a labelled dataset the map function takes (features, "
+                    "labels) and must return a (features, labels) tuple; got "
+                    f"{type(result).__name__}"
                 )
             features = B.to_record_batch(result[0])
             yield join_label(features, result[1], self.label, self.single_label)

@@ -1,0 +1,177 @@
+"""Datasets made the way TF programs make them, whose ``map`` works as TF's does.
+
+``from_tensor_slices``, ``from_generator``, ``TextLineDataset`` and ``TFRecordDataset``
+give an :class:`ElementStream`. Its ``map`` function is TF's per-element function run on
+a batch of elements at once (the rows of one reader batch):
+
+- it receives what TF's would, a batch deep: a real ``dict`` of numpy arrays (one row
+  per element; a fixed-size list column as a 2-D array), so ``features.pop("label")``
+  works; on a labelled stream ``(features_dict, labels)``; a ``TextLineDataset``'s lines
+  as a one-column RecordBatch (``decode_csv`` takes it); a ``TFRecordDataset``'s
+  serialized records as a binary Arrow array (``parse_single_example`` and
+  ``parse_example`` take it);
+- it may return a dict of columns (arrays of any rank, colonnade ``Tensor`` s, Arrow
+  arrays), one array or Tensor (on a one-column stream: that column again), a
+  RecordBatch, or a ``(features, labels)`` pair, which labels the dataset.
+
+TF traces a map function once to learn what it returns; here it is called once on an
+empty batch of the stream's schema (known through earlier maps by calling each on an
+empty batch too). A function that cannot take an empty batch is mapped as one that
+returns one batch.
+
+>>> import numpy as np
+>>> ds = ElementStream.from_tensor_slices({"x": np.arange(4.0), "y": [0, 1, 0, 1]})
+>>> def split(features):
+...     label = features.pop("y")
+...     return {"x2": np.stack([features["x"], features["x"] ** 2], axis=1)}, label
+>>> features, labels = next(iter(ds.map(split).batch(2)))
+>>> features.column("x2").to_pylist(), labels.tolist()
+([[0.0, 0.0], [1.0, 1.0]], [0, 1])
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+
+import numpy as np
+import pyarrow as pa
+
+from .batches import to_record_batch
+from .columns import label_values
+from .dataset import Dataset, check_parallel_calls
+from .pair_maps import pair_map
+from .plan import Map
+
+__all__ = ["ElementStream", "as_batch_view", "as_dict", "as_records", "traced_schema"]
+
+
+def as_dict(batch: pa.RecordBatch) -> dict:
+    """A batch as TF's element dict, a batch deep: ``{name: numpy array}`` (a fixed-size
+    list column as an ``(n, width)`` array, strings as objects); a variable-length list
+    column stays an Arrow array (TF's ragged values have no numpy form)."""
+    out = {}
+    for name, column in zip(batch.schema.names, batch.columns):
+        kind = column.type
+        if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+            out[name] = column
+        else:
+            out[name] = label_values(column)
+    return out
+
+
+def as_batch_view(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """The batch itself (what a ``TextLineDataset``'s map function takes)."""
+    return batch
+
+
+def as_records(batch: pa.RecordBatch) -> pa.Array:
+    """The one column of serialized records (what a ``TFRecordDataset``'s map takes)."""
+    return batch.column(0)
+
+
+def traced_schema(node):
+    """``node``'s schema, or, after maps, the schema their functions give on empty
+    batches (TF's trace); None when a function cannot take an empty batch."""
+    if node.schema is not None:
+        return node.schema
+    if not isinstance(node, Map):
+        child = getattr(node, "child", None)
+        return None if child is None else traced_schema(child)
+    schema = traced_schema(node.child)
+    if schema is None or node.label is not None:
+        return None
+    try:
+        return to_record_batch(node.fn(pa.RecordBatch.from_pylist([], schema=schema))).schema
+    except Exception:  # a function written for non-empty batches: no trace
+        return None
+
+
+class ElementStream(Dataset):
+    """A :class:`~.dataset.Dataset` whose :meth:`map` takes TF's element functions (see
+    the module docstring); ``view`` turns a batch into what the function receives."""
+
+    def __init__(self, node, label=None, batched=False, view=as_dict):
+        super().__init__(node, label=label, batched=batched)
+        self.view = view
+
+    def with_plan(self, node, batched: bool | None = None) -> Dataset:
+        batched = self.batched if batched is None else batched
+        return ElementStream(node, label=self.label, batched=batched, view=self.view)
+
+    @property
+    def interleaves_scalars(self) -> bool:
+        return self.view is not as_dict
+
+    def with_label(self, label) -> Dataset:
+        plain = super().with_label(label)
+        return ElementStream(plain.plan, label=plain.label, batched=plain.batched, view=self.view)
+
+    def map(self, fn, num_parallel_calls=None, deterministic=None) -> Dataset:
+        """TF's ``map`` on a batch of elements at once (see the module docstring).
+
+        >>> ElementStream.from_tensor_slices({"x": [1, 2]}).map(
+        ...     lambda f: f["x"] * 10).to_table().column("x").to_pylist()
+        [10, 20]
+        """
+        if not callable(fn):
+            raise TypeError(f"Dataset.map needs a callable, got {type(fn).__name__}")
+        check_parallel_calls(num_parallel_calls)
+        if self.label is not None:
+            labelled = _labelled(fn)
+            node = Map(self.plan, labelled, self._label, self._single_label)
+            return ElementStream(node, label=self.label, batched=self.batched)
+        viewed = _viewed(fn, self.view)
+        schema = traced_schema(self.plan)
+        paired, label = pair_map(viewed, schema) if schema is not None else (viewed, None)
+        if label is not None:
+            stream = ElementStream(Map(self.plan, paired), batched=self.batched)
+            return stream.with_label(label)
+        view = as_dict if self.view is as_dict or _gives_dict(viewed, schema) else as_batch_view
+        return ElementStream(Map(self.plan, viewed), batched=self.batched, view=view)
+
+
+def _gives_dict(fn, schema) -> bool:
+    if schema is None:
+        return False
+    try:
+        return isinstance(fn(pa.RecordBatch.from_pylist([], schema=schema)), Mapping)
+    except Exception:
+        return False
+
+
+def _viewed(fn, view):
+    """``fn`` on ``view(batch)``, its result as columns (one array: the batch's one column)."""
+
+    @functools.wraps(fn)
+    def mapped(batch):
+        return _named(fn(view(batch)), batch)
+
+    return mapped
+
+
+def _labelled(fn):
+    @functools.wraps(fn)
+    def mapped(features, labels):
+        result = fn(as_dict(features), labels)
+        if isinstance(result, tuple) and len(result) == 2:
+            return _named(result[0], features), result[1]
+        return result
+
+    return mapped
+
+
+def _named(result, batch):
+    """A bare array or Tensor returned for a one-column batch: that column, renamed
+    nothing. Anything else is returned as it is (``to_record_batch`` checks it)."""
+    if isinstance(result, (Mapping, tuple, pa.RecordBatch, pa.Table)) or hasattr(result, "to_dict"):
+        return result
+    if isinstance(result, (np.ndarray, pa.Array, pa.ChunkedArray)) or hasattr(result, "__array__"):
+        if batch.num_columns != 1:
+            raise TypeError(
+                f"Dataset.map: the function returned one {type(result).__name__} for elements "
+                f"of {batch.num_columns} columns {batch.schema.names}; return a dict of "
+                "columns (or a (features, labels) pair)"
+            )
+        return {batch.schema.names[0]: result}
+    return result
