@@ -40,8 +40,8 @@ import pyarrow as pa
 from .batches import to_record_batch
 from .columns import label_values
 from .dataset import Dataset, check_parallel_calls
-from .pair_maps import pair_map
-from .plan import Map
+from .pair_maps import pair_of
+from .plan import Map, SameSchema
 
 __all__ = ["ElementStream", "as_batch_view", "as_dict", "as_records", "traced_schema"]
 
@@ -75,9 +75,10 @@ def traced_schema(node):
     batches (TF's trace); None when a function cannot take an empty batch."""
     if node.schema is not None:
         return node.schema
+    if isinstance(node, SameSchema):
+        return traced_schema(node.child)
     if not isinstance(node, Map):
-        child = getattr(node, "child", None)
-        return None if child is None else traced_schema(child)
+        return None
     schema = traced_schema(node.child)
     if schema is None or node.label is not None:
         return None
@@ -122,22 +123,23 @@ class ElementStream(Dataset):
             node = Map(self.plan, labelled, self._label, self._single_label)
             return ElementStream(node, label=self.label, batched=self.batched)
         viewed = _viewed(fn, self.view)
-        schema = traced_schema(self.plan)
-        paired, label = pair_map(viewed, schema) if schema is not None else (viewed, None)
+        probe = _trace(viewed, traced_schema(self.plan))
+        paired, label = pair_of(viewed, probe)
         if label is not None:
             stream = ElementStream(Map(self.plan, paired), batched=self.batched)
             return stream.with_label(label)
-        view = as_dict if self.view is as_dict or _gives_dict(viewed, schema) else as_batch_view
+        view = as_dict if self.view is as_dict or isinstance(probe, Mapping) else as_batch_view
         return ElementStream(Map(self.plan, viewed), batched=self.batched, view=view)
 
 
-def _gives_dict(fn, schema) -> bool:
+def _trace(fn, schema):
+    """What ``fn`` returns on an empty batch of ``schema`` (None when it cannot say)."""
     if schema is None:
-        return False
+        return None
     try:
-        return isinstance(fn(pa.RecordBatch.from_pylist([], schema=schema)), Mapping)
-    except Exception:
-        return False
+        return fn(pa.RecordBatch.from_pylist([], schema=schema))
+    except Exception:  # a function written for non-empty batches: no trace
+        return None
 
 
 def _viewed(fn, view):

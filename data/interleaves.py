@@ -140,8 +140,12 @@ class Interleave:
     cycle_length: int
     block_length: int
     scalar: bool = False
+    known_schema: object = None
 
-    schema = None
+    @property
+    def schema(self):
+        """The rows' schema when the caller knows it (every dataset made alike)."""
+        return self.known_schema
 
     def describe(self):
         name = getattr(self.map_func, "__name__", self.map_func)

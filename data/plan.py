@@ -31,6 +31,7 @@ from .shuffle import (
 
 __all__ = [
     "INTERLEAVE_UNITS",
+    "SameSchema",
     "Batch",
     "Cache",
     "Filter",
@@ -56,7 +57,7 @@ INTERLEAVE_UNITS = 4
 MIN_INTERLEAVE_ROWS = 256
 
 
-class _SameSchema:
+class SameSchema:
     """A step whose rows have its child's columns (all but projection and ``map``)."""
 
     @property
@@ -154,7 +155,7 @@ class Select:
 
 
 @dataclass(frozen=True, eq=False)
-class Filter(_SameSchema):
+class Filter(SameSchema):
     child: object
     expression: pc.Expression
 
@@ -213,7 +214,7 @@ class Map:
 
 
 @dataclass(frozen=True, eq=False)
-class Batch(_SameSchema):
+class Batch(SameSchema):
     child: object
     batch_size: int
     drop_remainder: bool = False
@@ -226,7 +227,7 @@ class Batch(_SameSchema):
 
 
 @dataclass(frozen=True, eq=False)
-class Shuffle(_SameSchema):
+class Shuffle(SameSchema):
     """Shuffle rows with a streaming buffer, or whole batches when ``elements``; a
     ``buffer_size`` of None is a full permutation of each pass."""
 
@@ -249,7 +250,7 @@ class Shuffle(_SameSchema):
 
 
 @dataclass(frozen=True, eq=False)
-class Repeat(_SameSchema):
+class Repeat(SameSchema):
     """Passes over the child one after another: ``count`` of them, or forever if None."""
 
     child: object
@@ -270,7 +271,7 @@ class Repeat(_SameSchema):
 
 
 @dataclass(frozen=True, eq=False)
-class Shard(_SameSchema):
+class Shard(SameSchema):
     """Row-level (or, when ``elements``, batch-level) shard of a stream."""
 
     child: object
@@ -289,7 +290,7 @@ class Shard(_SameSchema):
 
 
 @dataclass(frozen=True, eq=False)
-class Window(_SameSchema):
+class Window(SameSchema):
     """Rows (or, when ``elements``, batches) ``start`` to ``start + count`` of each pass
     over the child (``count`` None: to the end): TF's ``skip`` and ``take``."""
 
@@ -326,7 +327,7 @@ class Window(_SameSchema):
 
 
 @dataclass(frozen=True, eq=False)
-class Prefetch(_SameSchema):
+class Prefetch(SameSchema):
     child: object
     size: int
 
@@ -338,7 +339,7 @@ class Prefetch(_SameSchema):
 
 
 @dataclass(frozen=True, eq=False)
-class Cache(_SameSchema):
+class Cache(SameSchema):
     """Fill ``store`` on the first complete pass; replay it on the later ones."""
 
     child: object
