@@ -166,3 +166,37 @@ def test_elements_are_tfs(group, name, build):
     else:
         got = elements(build())
     assert got == expected["elements"]
+
+
+RECORD_FILES = [6, 4, 2]
+
+
+@pytest.fixture(scope="module")
+def record_files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("records")
+    paths = []
+    for i, count in enumerate(RECORD_FILES):
+        path = str(folder / f"f{i}.tfrecord")
+        with cn.io.TFRecordWriter(path) as writer:
+            for j in range(count):
+                writer.write(f"f{i}r{j}".encode())
+        paths.append(path)
+    return paths
+
+
+def _records(ds):
+    return [r.decode() for r in ds.to_table().column("record").to_pylist()]
+
+
+@pytest.mark.parametrize("reads", [1, 2, 3])
+def test_parallel_reads_interleave_files_as_tf(record_files, reads):
+    ds = cn.data.TFRecordDataset(record_files, num_parallel_reads=reads)
+    assert _records(ds) == GOLDEN["tfrecord"][f"parallel_reads_{reads}"]["elements"]
+
+
+def test_interleave_of_record_files_as_tf(record_files):
+    files = D.from_tensor_slices({"filename": record_files})
+    ds = files.interleave(
+        lambda e: cn.data.TFRecordDataset(e["filename"]), cycle_length=2, block_length=3
+    )
+    assert _records(ds) == GOLDEN["tfrecord"]["interleave_cycle2_block3"]["elements"]

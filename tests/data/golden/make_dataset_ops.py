@@ -151,8 +151,45 @@ MAP_AND_BATCH = {
 }
 
 
+RECORD_FILES = [6, 4, 2]  # records per file
+
+
+def record_files():
+    """Files whose record ``j`` of file ``i`` is ``b"f{i}r{j}"``, in a fresh folder."""
+    import tempfile
+
+    folder = tempfile.mkdtemp()
+    paths = []
+    for i, count in enumerate(RECORD_FILES):
+        path = os.path.join(folder, f"f{i}.tfrecord")
+        with tf.io.TFRecordWriter(path) as writer:
+            for j in range(count):
+                writer.write(f"f{i}r{j}".encode())
+        paths.append(path)
+    return paths
+
+
+def records(ds):
+    return {"elements": [e.numpy().decode() for e in ds]}
+
+
+def tfrecord_cases():
+    paths = record_files()
+    out = {}
+    for reads in (1, 2, 3):
+        out[f"parallel_reads_{reads}"] = records(
+            tf.data.TFRecordDataset(paths, num_parallel_reads=reads)
+        )
+    out["interleave_cycle2_block3"] = records(
+        tf.data.Dataset.from_tensor_slices(paths).interleave(
+            tf.data.TFRecordDataset, cycle_length=2, block_length=3
+        )
+    )
+    return out
+
+
 def main():
-    out = {"tensorflow": tf.__version__}
+    out = {"tensorflow": tf.__version__, "tfrecord": tfrecord_cases()}
     for group, cases in [
         ("from_generator", GENERATOR),
         ("padded_batch", PADDED),
