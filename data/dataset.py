@@ -35,6 +35,7 @@ import pyarrow as pa
 from .columns import as_expression, as_names, check_expression, check_names, split_label
 from .dataset_cache import FileCache, MemoryCache
 from .dataset_constructors import DatasetConstructors, Names, RowFilter, schema_origin
+from .element_streams import as_dict, element_map
 from .iterators import OneShotIterator
 from .limits import MAX_ROWS, positive_count  # noqa: F401 (MAX_ROWS: cn.data.dataset's)
 from .plan import (
@@ -90,8 +91,9 @@ class Dataset(DatasetConstructors):
     [3, 4] [0, 1]
     """
 
-    def __init__(self, node, label=None, batched=False):
+    def __init__(self, node, label=None, batched=False, view=None):
         self._node = node
+        self._view = view  # TF's element view for map (see .element_streams), or None
         self._label = None if label is None else as_names(label, "label")
         self._single_label = isinstance(label, str)
         self._batched = batched
@@ -151,9 +153,8 @@ class Dataset(DatasetConstructors):
         >>> ds.with_plan(ds.plan.child, batched=False).label
         'y'
         """
-        return Dataset(
-            node, label=self.label, batched=self._batched if batched is None else batched
-        )
+        batched = self._batched if batched is None else batched
+        return Dataset(node, label=self.label, batched=batched, view=self._view)
 
     def __repr__(self):
         steps = " -> ".join(self._node.describe())
@@ -172,7 +173,7 @@ class Dataset(DatasetConstructors):
         (['x'], [0, 1])
         """
         if label is None:
-            return Dataset(self._node, batched=self._batched)
+            return Dataset(self._node, batched=self._batched, view=self._view)
         names = as_names(label, "label")
         node = self._node
         if isinstance(node, Scan) and node.columns is not None:
@@ -183,7 +184,7 @@ class Dataset(DatasetConstructors):
             node = replace(node, columns=node.columns + extra)
         origin = partial(schema_origin, node.source) if isinstance(node, Scan) else None
         check_names(names, node.schema, what="label column", origin=origin)
-        return Dataset(node, label=label, batched=self._batched)
+        return Dataset(node, label=label, batched=self._batched, view=self._view)
 
     def select(self, columns: Names) -> Dataset:
         """Keep only ``columns`` (label columns are kept too); pushed down to the reader.
@@ -220,9 +221,12 @@ class Dataset(DatasetConstructors):
     def map(self, fn: Callable, num_parallel_calls=None, deterministic=None) -> Dataset:
         """Apply ``fn`` to each RecordBatch of the stream, or to ``(features, labels)`` on a
         labelled dataset (returning a ``(features, labels)`` pair). ``fn`` may return a
-        RecordBatch, Table, pandas DataFrame or dict of columns (on a
-        :func:`~.text_lines.TextLineDataset`, also a ``(features, labels)`` pair). Before
-        :meth:`batch` it sees the reader's batches, of any size.
+        RecordBatch, Table, pandas DataFrame or dict of columns (arrays of any rank,
+        colonnade Tensors). Before :meth:`batch` it sees the reader's batches, of any size.
+        On datasets made as TF programs make them (``from_tensor_slices``,
+        ``from_generator``, ``list_files``, ``TextLineDataset``, ``TFRecordDataset``) it
+        takes TF's element functions instead: a dict of arrays in, a dict, an array or a
+        ``(features, labels)`` pair out (see :mod:`.element_streams`).
 
         >>> import pyarrow.compute as pc
         >>> ds = Dataset.from_dict({"x": [1, 2]}).map(
@@ -231,9 +235,13 @@ class Dataset(DatasetConstructors):
         [2, 4]
         """
         if not callable(fn):
-            raise TypeError(f"map needs a callable, got {type(fn).__name__}")
+            raise TypeError(f"Dataset.map needs a callable, got {type(fn).__name__}")
         check_parallel_calls(num_parallel_calls)
-        return self.with_plan(Map(self._node, fn, self._label, self._single_label))
+        if self._view is None:
+            return self.with_plan(Map(self._node, fn, self._label, self._single_label))
+        node, label, view = element_map(self._node, fn, self._view, self._label, self._single_label)
+        label = self.label if self._label is not None else label
+        return Dataset(node, batched=self._batched, view=view).with_label(label)
 
     def make_one_shot_iterator(self):
         """TF 1's one-shot iterator: ``get_next()`` stands for every batch, for an
@@ -373,7 +381,7 @@ class Dataset(DatasetConstructors):
         >>> Dataset.from_dict({"x": [1]}).interleaves_scalars
         False
         """
-        return False
+        return self._view not in (None, as_dict)
 
     def apply(self, transformation_func: Callable) -> Dataset:
         """``transformation_func(self)``, which must return a Dataset (TF's ``apply``, as

@@ -1,15 +1,16 @@
 """Datasets made the way TF programs make them, whose ``map`` works as TF's does.
 
-``from_tensor_slices``, ``from_generator``, ``TextLineDataset`` and ``TFRecordDataset``
-give an :class:`ElementStream`. Its ``map`` function is TF's per-element function run on
-a batch of elements at once (the rows of one reader batch):
+``from_tensor_slices``, ``from_generator``, ``TextLineDataset``, ``TFRecordDataset`` and
+``list_files`` give datasets with a *view* (one of the ``as_*`` functions here: what a
+batch is to a map function). Their ``map`` function is TF's per-element function run on
+a batch of elements at once (the rows of one reader batch; :func:`element_map`):
 
 - it receives what TF's would, a batch deep: a real ``dict`` of numpy arrays (one row
   per element; a fixed-size list column as a 2-D array), so ``features.pop("label")``
   works; on a labelled stream ``(features_dict, labels)``; a ``TextLineDataset``'s lines
   as a one-column RecordBatch (``decode_csv`` takes it); a ``TFRecordDataset``'s
   serialized records as a binary Arrow array (``parse_single_example`` and
-  ``parse_example`` take it);
+  ``parse_example`` take it); ``list_files``' names as a numpy array;
 - it may return a dict of columns (arrays of any rank, colonnade ``Tensor`` s, Arrow
   arrays), one array or Tensor (on a one-column stream: that column again), a
   RecordBatch, or a ``(features, labels)`` pair, which labels the dataset.
@@ -20,7 +21,8 @@ empty batch too). A function that cannot take an empty batch is mapped as one th
 returns one batch.
 
 >>> import numpy as np
->>> ds = ElementStream.from_tensor_slices({"x": np.arange(4.0), "y": [0, 1, 0, 1]})
+>>> from colonnade.data import Dataset
+>>> ds = Dataset.from_tensor_slices({"x": np.arange(4.0), "y": [0, 1, 0, 1]})
 >>> def split(features):
 ...     label = features.pop("y")
 ...     return {"x2": np.stack([features["x"], features["x"] ** 2], axis=1)}, label
@@ -39,11 +41,17 @@ import pyarrow as pa
 
 from .batches import to_record_batch
 from .columns import label_values
-from .dataset import Dataset, check_parallel_calls
 from .pair_maps import pair_of
 from .plan import Map, SameSchema
 
-__all__ = ["ElementStream", "as_batch_view", "as_dict", "as_records", "traced_schema"]
+__all__ = [
+    "element_map",
+    "as_batch_view",
+    "as_dict",
+    "as_records",
+    "as_values",
+    "traced_schema",
+]
 
 
 def as_dict(batch: pa.RecordBatch) -> dict:
@@ -63,6 +71,11 @@ def as_dict(batch: pa.RecordBatch) -> dict:
 def as_batch_view(batch: pa.RecordBatch) -> pa.RecordBatch:
     """The batch itself (what a ``TextLineDataset``'s map function takes)."""
     return batch
+
+
+def as_values(batch: pa.RecordBatch) -> np.ndarray:
+    """The one column as numpy (what a map of ``list_files``' names takes)."""
+    return label_values(batch.column(0))
 
 
 def as_records(batch: pa.RecordBatch) -> pa.Array:
@@ -88,48 +101,20 @@ def traced_schema(node):
         return None
 
 
-class ElementStream(Dataset):
-    """A :class:`~.dataset.Dataset` whose :meth:`map` takes TF's element functions (see
-    the module docstring); ``view`` turns a batch into what the function receives."""
-
-    def __init__(self, node, label=None, batched=False, view=as_dict):
-        super().__init__(node, label=label, batched=batched)
-        self.view = view
-
-    def with_plan(self, node, batched: bool | None = None) -> Dataset:
-        batched = self.batched if batched is None else batched
-        return ElementStream(node, label=self.label, batched=batched, view=self.view)
-
-    @property
-    def interleaves_scalars(self) -> bool:
-        return self.view is not as_dict
-
-    def with_label(self, label) -> Dataset:
-        plain = super().with_label(label)
-        return ElementStream(plain.plan, label=plain.label, batched=plain.batched, view=self.view)
-
-    def map(self, fn, num_parallel_calls=None, deterministic=None) -> Dataset:
-        """TF's ``map`` on a batch of elements at once (see the module docstring).
-
-        >>> ElementStream.from_tensor_slices({"x": [1, 2]}).map(
-        ...     lambda f: f["x"] * 10).to_table().column("x").to_pylist()
-        [10, 20]
-        """
-        if not callable(fn):
-            raise TypeError(f"Dataset.map needs a callable, got {type(fn).__name__}")
-        check_parallel_calls(num_parallel_calls)
-        if self.label is not None:
-            labelled = _labelled(fn)
-            node = Map(self.plan, labelled, self._label, self._single_label)
-            return ElementStream(node, label=self.label, batched=self.batched)
-        viewed = _viewed(fn, self.view)
-        probe = _trace(viewed, traced_schema(self.plan))
-        paired, label = pair_of(viewed, probe)
-        if label is not None:
-            stream = ElementStream(Map(self.plan, paired), batched=self.batched)
-            return stream.with_label(label)
-        view = as_dict if self.view is as_dict or isinstance(probe, Mapping) else as_batch_view
-        return ElementStream(Map(self.plan, viewed), batched=self.batched, view=view)
+def element_map(node, fn, view, label, single_label) -> tuple:
+    """``(node, label, view)`` of TF's ``map(fn)`` over ``node``, whose batches ``view``
+    turns into what ``fn`` takes (``label``: the dataset's label names, or None): the
+    mapped plan, the label it then has (a pair's, on an unlabelled stream) and the view
+    of what the next map receives."""
+    if label is not None:
+        return Map(node, _labelled(fn), label, single_label), label, as_dict
+    viewed = _viewed(fn, view)
+    probe = _trace(viewed, traced_schema(node))
+    paired, pair_label = pair_of(viewed, probe)
+    if pair_label is not None:
+        return Map(node, paired), pair_label, as_dict
+    next_view = as_dict if view is as_dict or isinstance(probe, Mapping) else as_batch_view
+    return Map(node, viewed), None, next_view
 
 
 def _trace(fn, schema):

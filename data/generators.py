@@ -12,9 +12,9 @@ yield instead.
 The one Python step per element is the generator's own; the conversion to columns is a
 numpy stack per chunk.
 
->>> ds = GeneratorSource.dataset(lambda: ({"x": i} for i in range(3)), {"x": "int64"})
->>> ds.to_table().column("x").to_pylist()
-[0, 1, 2]
+>>> source, label = generator_source(lambda: ({"x": i} for i in range(3)), {"x": "int64"})
+>>> [b.column("x").to_pylist() for u in source.units() for b in source.read(u)], label
+([[0, 1, 2]], None)
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ..core.tf_array_ops import numpy_dtype
 from .sources import Unit
 from .tensor_slices import LABEL_NAME, table_from_columns
 
-__all__ = ["CHUNK_ROWS", "GeneratorSource", "from_generator"]
+__all__ = ["CHUNK_ROWS", "GeneratorSource", "generator_source"]
 
 CHUNK_ROWS = 1024
 OP = "Dataset.from_generator"
@@ -118,10 +118,6 @@ class GeneratorSource:
         self.single_label = labels is not None and list(labels) == [LABEL_NAME]
         types = {name: _arrow_type(*spec) for name, spec in self.components.items()}
         self.schema = None if None in types.values() else pa.schema(list(types.items()))
-
-    @classmethod
-    def dataset(cls, generator, output_types, output_shapes=None, args=None):
-        return from_generator(generator, output_types, output_shapes, args)
 
     def describe(self):
         return f"from_generator({getattr(self.generator, '__name__', self.generator)})"
@@ -230,16 +226,15 @@ def _argument(value):
     return array[()] if array.ndim == 0 else array
 
 
-def from_generator(
+def generator_source(
     generator, output_types=None, output_shapes=None, args=None, output_signature=None
-):
-    """The dataset of what ``generator(*args)`` yields (see the module docstring)."""
-    from .element_streams import ElementStream
-
+) -> tuple:
+    """``(source, label)`` of the dataset of what ``generator(*args)`` yields (see the
+    module docstring): a :class:`GeneratorSource` and its label name(s), or None."""
     if not callable(generator):
         raise TypeError(f"{OP} takes a callable that returns an iterator, got {generator!r}")
     features, labels = _structure(output_types, output_shapes, output_signature)
     arguments = tuple(_argument(a) for a in (args or ()))
     source = GeneratorSource(generator, features, labels, arguments)
     label = None if labels is None else (LABEL_NAME if source.single_label else source.label)
-    return ElementStream._from_source(source, None, None, label)
+    return source, label

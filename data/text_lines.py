@@ -22,9 +22,9 @@ import pyarrow.csv as pacsv
 import pyarrow.dataset as pads
 
 from .dataset import Dataset
-from .element_streams import ElementStream, as_batch_view
+from .element_streams import as_batch_view
 
-__all__ = ["LINE_COLUMN", "LineStream", "TextLineDataset", "TextLines"]
+__all__ = ["LINE_COLUMN", "TextLineDataset", "TextLines"]
 
 LINE_COLUMN = "line"
 _NO_DELIMITER = "\x1f"  # ASCII unit separator: lines are not split (one inside is refused)
@@ -44,21 +44,16 @@ def lines_format(skip: int) -> pads.CsvFileFormat:
     )
 
 
-class LineStream(ElementStream):
-    """A dataset of text lines: its :meth:`map` function receives a batch of lines (a
-    one-column RecordBatch, which ``decode_csv`` takes) and may return
-    ``(features, labels)``, as TF's ``parse_csv`` does (see :mod:`.element_streams`)."""
-
-    def __init__(self, node, label=None, batched=False, view=as_batch_view):
-        super().__init__(node, label=label, batched=batched, view=view)
-
-
-class TextLines(LineStream):
-    """The lines of ``filenames``; :meth:`skip` drops the first lines of each file."""
+class TextLines(Dataset):
+    """The lines of ``filenames``; :meth:`skip` drops the first lines of each file. Its
+    :meth:`map` function receives a batch of lines (a one-column RecordBatch, which
+    ``decode_csv`` takes) and may return ``(features, labels)``, as TF's ``parse_csv``
+    does (see :mod:`.element_streams`)."""
 
     def __init__(self, filenames, skipped: int = 0):
         self.filenames, self.skipped = filenames, skipped
-        super().__init__(Dataset.from_files(filenames, format=lines_format(skipped)).plan)
+        plan = Dataset.from_files(filenames, format=lines_format(skipped)).plan
+        super().__init__(plan, view=as_batch_view)
 
     def skip(self, count: int) -> TextLines:
         """Without the first ``count`` lines of each file (TF's ``skip`` right after

@@ -33,7 +33,8 @@ import os
 import numpy as np
 import pyarrow as pa
 
-from .element_streams import ElementStream, as_records
+from .dataset import Dataset
+from .element_streams import as_records
 from .interleaves import Interleave
 from .plan import Scan
 from .sources import Unit, resolve_paths
@@ -136,7 +137,7 @@ def _flat(filenames) -> list:
 
 def TFRecordDataset(  # noqa: N802 (TF's name)
     filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None
-) -> ElementStream:
+) -> Dataset:
     """The records of ``filenames`` (a path, a list of paths or globs, or a dataset of
     file names) as the binary column ``record``, file after file (see the module
     docstring). ``compression_type``: None, ``""``, ``"ZLIB"`` or ``"GZIP"``.
@@ -174,14 +175,14 @@ def TFRecordDataset(  # noqa: N802 (TF's name)
             f"{num_parallel_reads!r}"
         )
     if reads == 1 or len(files) < 2:
-        return ElementStream(Scan(RecordSource(files, compression)), view=as_records)
+        return Dataset(Scan(RecordSource(files, compression)), view=as_records)
     listing = Scan(_names_source(files))
 
     def one_file(element):
         return TFRecordDataset(element["filename"], compression)
 
     node = Interleave(listing, one_file, int(reads), 1, known_schema=SCHEMA)
-    return ElementStream(node, view=as_records)
+    return Dataset(node, view=as_records)
 
 
 def _names_source(files):

@@ -2,6 +2,8 @@
 2-D arrays or ``(features, labels)`` pairs; ``features.pop``; TFRecordDataset parsed
 record-wise and batch-wise; errors that name the op and column instead of pyarrow's."""
 
+import os
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -193,3 +195,18 @@ def test_padded_batch_and_apply_errors():
         D.from_tensor_slices(({"x": [1]}, [0])).padded_batch(1, padded_shapes={"x": []})
     with pytest.raises(TypeError, match="Dataset.apply: transformation_func must return"):
         ds.apply(lambda d: 3)
+
+
+def test_list_files_interleaved_into_records(records):
+    _, paths = records
+    folder = os.path.dirname(paths[0])
+    files = D.list_files(os.path.join(folder, "*.tfrecord"), shuffle=False)
+    assert files.to_table().column("filename").to_pylist() == sorted(paths)
+    mixed = files.interleave(cn.data.TFRecordDataset, cycle_length=2)  # TF's own spelling
+    assert mixed.to_table().column("record").to_pylist() == (
+        cn.data.TFRecordDataset(paths, num_parallel_reads=2).to_table().column("record").to_pylist()
+    )
+    shuffled = D.list_files(os.path.join(folder, "*.tfrecord"), seed=3)
+    assert sorted(shuffled.to_table().column("filename").to_pylist()) == sorted(paths)
+    with pytest.raises(FileNotFoundError, match="no files match the pattern"):
+        D.list_files(os.path.join(folder, "*.none"))
