@@ -35,9 +35,15 @@ import pyarrow as pa
 from .columns import as_expression, as_names, check_expression, check_names, split_label
 from .dataset_cache import FileCache, MemoryCache
 from .dataset_constructors import DatasetConstructors, Names, RowFilter, schema_origin
-from .element_streams import as_dict, element_map
+from .dataset_tf_steps import TFSteps
+from .element_streams import element_map
 from .iterators import OneShotIterator
-from .limits import MAX_ROWS, positive_count  # noqa: F401 (MAX_ROWS: cn.data.dataset's)
+from .limits import (  # noqa: F401 (MAX_ROWS and check_parallel_calls: cn.data.dataset's)
+    AUTOTUNE,
+    MAX_ROWS,
+    check_parallel_calls,
+    positive_count,
+)
 from .plan import (
     INTERLEAVE_UNITS,
     Batch,
@@ -60,11 +66,10 @@ from .shuffle import check_seed
 __all__ = ["AUTOTUNE", "INTERLEAVE_UNITS", "Dataset"]
 
 # ``prefetch(AUTOTUNE)``, as in tf.data, asks for the default depth below.
-AUTOTUNE = -1
 DEFAULT_PREFETCH = 2
 
 
-class Dataset(DatasetConstructors):
+class Dataset(DatasetConstructors, TFSteps):
     """A lazy description of an input pipeline; iterating it reads one pass (an epoch).
 
     Build one with a ``from_*`` constructor; every method returns a new Dataset. Iterating
@@ -313,91 +318,6 @@ class Dataset(DatasetConstructors):
         positive_count(batch_size, "batch_size")
         return self.with_plan(Batch(self._node, batch_size, bool(drop_remainder)), batched=True)
 
-    def padded_batch(
-        self, batch_size: int, padded_shapes=None, padding_values=None, drop_remainder=False
-    ) -> Dataset:
-        """:meth:`batch`, with each variable-length list column padded to the batch's
-        longest element (or to its ``padded_shapes`` entry) with its ``padding_values``
-        entry (0, or ``""`` for strings): a fixed-size list column, as TF's dense padded
-        component (see :mod:`.padding`). Both are dicts of column -> entry, or
-        ``(features, labels)`` pairs on a labelled dataset, as TF's structures.
-
-        >>> import pyarrow as pa
-        >>> ds = Dataset.from_arrow(pa.table({"v": [[1], [2, 3], [4]]})).padded_batch(2)
-        >>> [b.column("v").to_pylist() for b in ds]
-        [[[1, 0], [2, 3]], [[4]]]
-        """
-        from .padding import PaddedBatch, per_column
-
-        positive_count(batch_size, "batch_size")
-        shapes = per_column(padded_shapes, self.label, self._single_label, "padded_shapes")
-        values = per_column(padding_values, self.label, self._single_label, "padding_values")
-        batched = Batch(self._node, batch_size, bool(drop_remainder))
-        return self.with_plan(PaddedBatch(batched, shapes, values), batched=True)
-
-    def interleave(
-        self,
-        map_func: Callable,
-        cycle_length=None,
-        block_length=None,
-        num_parallel_calls=None,
-        deterministic=None,
-    ) -> Dataset:
-        """The elements of the datasets ``map_func`` returns for each element (a dict of
-        one row's values; the value itself on a one-column stream of lines or records),
-        ``block_length`` (default 1) at a time from ``cycle_length`` of them in turn, in
-        TF's deterministic order (see :mod:`.interleaves`). ``cycle_length`` None is
-        the number of CPUs, as TF's default. ``map_func`` is called once on the first
-        element here to learn the label and batching of what it returns.
-
-        >>> ds = Dataset.from_dict({"k": [1, 2]}).interleave(
-        ...     lambda e: Dataset.from_dict({"v": [e["k"]] * 2}), cycle_length=2)
-        >>> ds.to_table().column("v").to_pylist()
-        [1, 2, 1, 2]
-        """
-        from .interleaves import Interleave, check_dataset, cycle_of, input_elements
-
-        if not callable(map_func):
-            raise TypeError(f"Dataset.interleave needs a callable, got {type(map_func).__name__}")
-        check_parallel_calls(num_parallel_calls)
-        cycle = cycle_of(cycle_length)
-        block = 1 if block_length is None else block_length
-        positive_count(block, "block_length")
-        scalar = self.interleaves_scalars
-        first = next(iter(self.record_batches()), None)
-        probe = None
-        if first is not None and first.num_rows:
-            probe = check_dataset(map_func(input_elements(first.slice(0, 1), scalar)[0]), map_func)
-        node = Interleave(self._node, map_func, cycle, int(block), scalar)
-        if probe is None:  # no input elements: nothing to interleave
-            return Dataset(node)
-        return probe.with_plan(node, batched=probe.batched)
-
-    @property
-    def interleaves_scalars(self) -> bool:
-        """Whether :meth:`interleave` hands its function a one-column stream's values
-        themselves (lines, records) rather than a dict per row.
-
-        >>> Dataset.from_dict({"x": [1]}).interleaves_scalars
-        False
-        """
-        return self._view not in (None, as_dict)
-
-    def apply(self, transformation_func: Callable) -> Dataset:
-        """``transformation_func(self)``, which must return a Dataset (TF's ``apply``, as
-        ``cn.data.experimental.map_and_batch`` is used).
-
-        >>> Dataset.from_dict({"x": [1, 2, 3]}).apply(lambda ds: ds.take(2)).to_table().num_rows
-        2
-        """
-        result = transformation_func(self)
-        if not isinstance(result, Dataset):
-            raise TypeError(
-                "Dataset.apply: transformation_func must return a Dataset, got "
-                f"{type(result).__name__}"
-            )
-        return result
-
     def repeat(self, count: int | None = None) -> Dataset:
         """Repeat the passes ``count`` times (TF's ``num_epochs``), forever when None or -1.
         A seeded shuffle before it gives each repetition its own order.
@@ -525,11 +445,3 @@ def _element_count(count, op: str) -> int:
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < -1:
         raise ValueError(f"{op} count must be an integer >= -1, got {count!r}")
     return int(count)
-
-
-def check_parallel_calls(calls) -> None:
-    """TF's ``num_parallel_calls``: None, ``AUTOTUNE`` (-1) or a positive count."""
-    if calls is None or calls == AUTOTUNE:
-        return
-    if isinstance(calls, bool) or not isinstance(calls, (int, np.integer)) or calls < 1:
-        raise ValueError(f"num_parallel_calls must be a positive count or AUTOTUNE, got {calls!r}")
