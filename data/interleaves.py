@@ -162,4 +162,6 @@ class Interleave:
         def open_dataset(element):
             return check_dataset(self.map_func(element), self.map_func)
 
+        if self.cycle_length == 1:  # TF's order is then one dataset after another
+            return (b for e in inputs() for b in open_dataset(e).record_batches())
         return interleave_order(inputs(), open_dataset, self.cycle_length, self.block_length)

@@ -91,13 +91,6 @@ class RecordSource:
 
 
 def _file_names(filenames) -> list:
-    if hasattr(filenames, "record_batches"):  # a dataset of file names
-        table = filenames.to_table()
-        if table.num_columns != 1 or not pa.types.is_string(table.schema.types[0]):
-            raise TypeError(
-                f"{OP}: a dataset of file names has one string column; got {table.schema}"
-            )
-        return table.column(0).to_pylist()
     if isinstance(filenames, (str, bytes, os.PathLike)):
         filenames = [filenames]
     elif not hasattr(filenames, "__len__") and not hasattr(filenames, "__array__"):
@@ -158,14 +151,6 @@ def TFRecordDataset(  # noqa: N802 (TF's name)
         or buffer_size < 0
     ):
         raise ValueError(f"{OP}: buffer_size must be None or a count >= 0, got {buffer_size!r}")
-    names = _file_names(filenames)
-    files = []
-    for entry in names:
-        _, _, found = resolve_paths(entry)
-        if not found:
-            raise FileNotFoundError(f"{OP}: no file found at {entry!r}")
-        files.extend(found)
-    compression = compression_name(compression_type)
     reads = 1 if num_parallel_reads in (None, 1) else num_parallel_reads
     if reads == -1:
         reads = os.cpu_count() or 1
@@ -174,14 +159,29 @@ def TFRecordDataset(  # noqa: N802 (TF's name)
             f"{OP}: num_parallel_reads must be a positive count or AUTOTUNE, got "
             f"{num_parallel_reads!r}"
         )
-    if reads == 1 or len(files) < 2:
-        return Dataset(Scan(RecordSource(files, compression)), view=as_records)
-    listing = Scan(_names_source(files))
+    compression = compression_name(compression_type)
 
     def one_file(element):
-        return TFRecordDataset(element["filename"], compression)
+        name = element if isinstance(element, str) else next(iter(element.values()))
+        return TFRecordDataset(name, compression)
 
-    node = Interleave(listing, one_file, int(reads), 1, known_schema=SCHEMA)
+    if hasattr(filenames, "record_batches"):  # a dataset of names, read again each pass
+        schema = filenames.schema
+        if schema is not None and (len(schema) != 1 or not pa.types.is_string(schema.types[0])):
+            raise TypeError(f"{OP}: a dataset of file names has one string column; got {schema}")
+        node = Interleave(
+            filenames.plan, one_file, int(reads), 1, filenames.interleaves_scalars, SCHEMA
+        )
+        return Dataset(node, view=as_records)
+    files = []
+    for entry in _file_names(filenames):
+        _, _, found = resolve_paths(entry)
+        if not found:
+            raise FileNotFoundError(f"{OP}: no file found at {entry!r}")
+        files.extend(found)
+    if reads == 1 or len(files) < 2:
+        return Dataset(Scan(RecordSource(files, compression)), view=as_records)
+    node = Interleave(Scan(_names_source(files)), one_file, int(reads), 1, known_schema=SCHEMA)
     return Dataset(node, view=as_records)
 
 

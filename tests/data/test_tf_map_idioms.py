@@ -210,3 +210,23 @@ def test_list_files_interleaved_into_records(records):
     assert sorted(shuffled.to_table().column("filename").to_pylist()) == sorted(paths)
     with pytest.raises(FileNotFoundError, match="no files match the pattern"):
         D.list_files(os.path.join(folder, "*.none"))
+
+
+def test_a_dataset_of_file_names_is_read_in_each_pass_order(records):
+    frame, paths = records
+    ages = {
+        p: cn.io.parse_example(list(cn.io.tf_record_iterator(p)), SPEC)["age"].to_pylist()
+        for p in paths
+    }
+    files = D.list_files(paths, seed=5)
+    ds = cn.data.TFRecordDataset(files)
+    orders = set()
+    for epoch in range(6):
+        names = [n for b in files.iterate(epoch) for n in b.column("filename").to_pylist()]
+        orders.add(tuple(names))
+        got = [r for b in ds.iterate(epoch) for r in b.column("record").to_pylist()]
+        parsed = cn.io.parse_example(got, {"age": SPEC["age"]}).column("age").to_pylist()
+        assert parsed == [a for n in names for a in ages[n]]
+    assert len(orders) == 2  # reshuffled between passes, as TF's list_files
+    with pytest.raises(TypeError, match="one string column"):
+        cn.data.TFRecordDataset(D.from_dict({"n": [1]}))
