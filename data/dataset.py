@@ -248,6 +248,19 @@ class Dataset(DatasetConstructors, TFSteps):
         label = self.label if self._label is not None else label
         return Dataset(node, batched=self._batched, view=view).with_label(label)
 
+    def map_batches(self, fn: Callable) -> Dataset:
+        """Apply ``fn`` to each RecordBatch (label columns included), whatever the dataset
+        was made from: colonnade's batch map, for code that handles batches of any
+        dataset (:meth:`map` on a TF-made dataset takes TF's element functions instead).
+
+        >>> ds = Dataset.from_tensor_slices({"x": [1, 2]}).map_batches(lambda b: b.slice(1))
+        >>> ds.to_table().column("x").to_pylist()
+        [2]
+        """
+        if not callable(fn):
+            raise TypeError(f"Dataset.map_batches needs a callable, got {type(fn).__name__}")
+        return Dataset(Map(self._node, fn), batched=self._batched).with_label(self.label)
+
     def make_one_shot_iterator(self):
         """TF 1's one-shot iterator: ``get_next()`` stands for every batch, for an
         ``input_fn`` that returns it (see :mod:`.iterators`).
