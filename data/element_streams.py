@@ -149,8 +149,8 @@ def _labelled(fn):
 
 
 def _named(result, batch):
-    """A bare array or Tensor returned for a one-column batch: that column, renamed
-    nothing. Anything else is returned as it is (``to_record_batch`` checks it)."""
+    """A bare array or Tensor returned for a one-column batch becomes that column, under
+    its name. Anything else is returned as it is (``to_record_batch`` checks it)."""
     if isinstance(result, (Mapping, tuple, pa.RecordBatch, pa.Table)) or hasattr(result, "to_dict"):
         return result
     if isinstance(result, (np.ndarray, pa.Array, pa.ChunkedArray)) or hasattr(result, "__array__"):
