@@ -162,4 +162,4 @@ def part(data, label, split, side, scale):
         return _rows_for(pa.Table.from_batches([batch]), label, split, side, scale)
 
     rows.__name__ = f"{side}_rows"
-    return stream.map(rows)
+    return stream.map_batches(rows)
