@@ -32,6 +32,9 @@ The rules, each a named constant of :mod:`.infer_rules` or :mod:`.infer_crosses`
 - an integer whose values, one group each, tell more about the label out of sample than
   its buckets (a code: a school, a plant id; :mod:`.infer_codes`) also gets a vocabulary
   list of its values: a weight per value in the wide part, an embedding in the deep part;
+- a string column whose sampled values are numbers but for a few (``"abc"`` at row 201
+  of a CSV file made it text) is an error naming the first such value's file and row
+  (:mod:`.infer_text_numbers`);
 - a string with few distinct values gets a vocabulary list (values seen at least
   :data:`~.infer_rules.MIN_VALUE_COUNT` times, by frequency) with one OOV bucket; with many, a hash
   bucket of about twice its distinct count; the deep part gets an indicator for a
@@ -93,6 +96,7 @@ from .infer_stats import (
     record_batches,
     sample_labels,
 )
+from .infer_text_numbers import check_numbers_not_text
 from .numeric import numeric_column
 from .serialization import from_config, to_config
 
@@ -328,6 +332,7 @@ def infer(
             candidates.extend(col for col, _ in parts)
             decisions.append(ColumnDecision(name, "timestamp", reason))
         else:
+            check_numbers_not_text(name, sample.column(name).combine_chunks(), data)
             wide, deep, reason = categorical_columns(s)
             linear.append(wide)
             dnn.append(deep)
