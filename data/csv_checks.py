@@ -39,6 +39,7 @@ __all__ = [
     "multiline_format",
     "number_share",
     "open_quote_line",
+    "quote_scan",
     "runaway_quote",
 ]
 
@@ -189,28 +190,36 @@ def _bytes(path, filesystem):
         return f.read_buffer()
 
 
-def open_quote_line(path, filesystem, fmt) -> int | None:
-    """The line where a quoted field of ``path`` opens and is never closed (Arrow then
-    reads the rest of the file as that field), or None."""
+def quote_scan(path, filesystem, fmt) -> tuple:
+    """``(line, spans)``: the line where a quoted field of ``path`` opens and is never
+    closed (Arrow then reads the rest of the file as that field; None when every quote
+    closes), and whether a closed quoted field holds a line end."""
     parse = fmt.parse_options
     if not parse.quote_char:
-        return None
+        return None, False
     quote = re.escape(parse.quote_char.encode())
     delimiter = re.escape(parse.delimiter.encode())
     start = re.compile(rb"(?:^|(?<=[" + delimiter + rb"\n\r]))" + quote)
     inside = rb"[^" + quote + rb"]*"
     closed = re.compile(quote + inside + rb"(?:" + quote * 2 + inside + rb")*" + quote)
+    line_end = re.compile(rb"[\n\r]")
     data = _bytes(path, filesystem)
     view = memoryview(data)
-    at = 0
+    at, spans = 0, False
     while True:
         found = start.search(view, at)
         if found is None:
-            return None
+            return None, spans
         field = closed.match(view, found.start())
         if field is None:
-            return _line_of(data, found.start())
+            return _line_of(data, found.start()), spans
+        spans = spans or line_end.search(view, field.start(), field.end()) is not None
         at = field.end()
+
+
+def open_quote_line(path, filesystem, fmt) -> int | None:
+    """The line where a quoted field of ``path`` opens and is never closed, or None."""
+    return quote_scan(path, filesystem, fmt)[0]
 
 
 def long_line(path, filesystem, limit: int) -> tuple | None:
@@ -307,7 +316,7 @@ def csv_error(path, filesystem, fmt, err) -> ValueError | None:
         found = _invalid_bytes_error(path, filesystem, fmt)
         if found is not None:
             return found
-    if _STRADDLE in text or _OUT_OF_SYNC in text or "CSV parse error" in text:
+    if isinstance(err, pa.ArrowInvalid):
         quoted = _quote_error(path, filesystem, fmt)
         if quoted is not None:
             return quoted
@@ -318,16 +327,21 @@ def csv_error(path, filesystem, fmt, err) -> ValueError | None:
     return None
 
 
-def csv_retry(fmt, err) -> pads.CsvFileFormat | None:
+def csv_retry(fmt, err, path=None, filesystem=None) -> pads.CsvFileFormat | None:
     """The format to read again with after Arrow's ``err``: a larger block for a row
-    longer than the block, multi-line quoted fields for a field across blocks; None
+    longer than the block; multi-line quoted fields when the file ``path`` has a quoted
+    field holding a line end (read in blocks cut at line ends, it comes apart); None
     when neither helps (the caller then says why: :func:`csv_error`)."""
-    text = str(err)
-    if _STRADDLE in text:
+    if _STRADDLE in str(err):
         return grown_format(fmt)
-    if _OUT_OF_SYNC in text:
+    if not isinstance(err, pa.ArrowInvalid) or fmt.parse_options.newlines_in_values:
+        return None
+    if _OUT_OF_SYNC in str(err):
         return multiline_format(fmt)
-    return None
+    if path is None:
+        return None
+    unclosed, spans = quote_scan(path, filesystem, fmt)
+    return multiline_format(fmt) if spans and unclosed is None else None
 
 
 def runaway_quote(batch, path, filesystem, fmt) -> ValueError | None:

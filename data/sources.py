@@ -238,7 +238,7 @@ class FileSource:
         (:func:`~.csv_checks.csv_retry`), or None."""
         if not isinstance(fragment.format, pads.CsvFileFormat):
             return None
-        fmt = csv_retry(fragment.format, err)
+        fmt = csv_retry(fragment.format, err, fragment.path, fragment.filesystem)
         if fmt is None:
             return None
         return fmt.make_fragment(
