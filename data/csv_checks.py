@@ -190,31 +190,35 @@ def _bytes(path, filesystem):
         return f.read_buffer()
 
 
+def _quote_patterns(parse) -> tuple:
+    """Two patterns over bytes: the longest prefix in which every quoted field closes
+    (text, closed quoted fields at a field's start, and quotes inside unquoted fields,
+    which Arrow keeps as text), and a quoted field holding a line end. A closing quote
+    is one not followed by another (``""`` is a quote inside the field)."""
+    q = re.escape(parse.quote_char.encode())
+    d = re.escape(parse.delimiter.encode())
+    at_start = rb"(?<![^" + d + rb"\n\r])"
+    quoted = q + rb"[^" + q + rb"]*(?:" + q + q + rb"[^" + q + rb"]*)*" + q + rb"(?!" + q + rb")"
+    literal = rb"(?<=[^" + q + d + rb"\n\r])" + q
+    closed = re.compile(rb"(?:[^" + q + rb"]+|" + at_start + quoted + rb"|" + literal + rb")*")
+    spanning = re.compile(at_start + q + rb"(?:[^" + q + rb"\n\r]|" + q + q + rb")*[\n\r]")
+    return closed, spanning
+
+
 def quote_scan(path, filesystem, fmt) -> tuple:
     """``(line, spans)``: the line where a quoted field of ``path`` opens and is never
     closed (Arrow then reads the rest of the file as that field; None when every quote
-    closes), and whether a closed quoted field holds a line end."""
+    closes), and whether a quoted field holds a line end. Two regular expressions over
+    the bytes, no Python step per field: linear in the file."""
     parse = fmt.parse_options
     if not parse.quote_char:
         return None, False
-    quote = re.escape(parse.quote_char.encode())
-    delimiter = re.escape(parse.delimiter.encode())
-    start = re.compile(rb"(?:^|(?<=[" + delimiter + rb"\n\r]))" + quote)
-    inside = rb"[^" + quote + rb"]*"
-    closed = re.compile(quote + inside + rb"(?:" + quote * 2 + inside + rb")*" + quote)
-    line_end = re.compile(rb"[\n\r]")
+    closed, spanning = _quote_patterns(parse)
     data = _bytes(path, filesystem)
     view = memoryview(data)
-    at, spans = 0, False
-    while True:
-        found = start.search(view, at)
-        if found is None:
-            return None, spans
-        field = closed.match(view, found.start())
-        if field is None:
-            return _line_of(data, found.start()), spans
-        spans = spans or line_end.search(view, field.start(), field.end()) is not None
-        at = field.end()
+    end = closed.match(view).end()
+    spans = spanning.search(view, 0, end) is not None
+    return (None if end == len(view) else _line_of(data, end)), spans
 
 
 def open_quote_line(path, filesystem, fmt) -> int | None:
@@ -280,8 +284,9 @@ def _invalid_bytes_error(path, filesystem, fmt, column=None) -> ValueError | Non
     where = f" (column {column!r})" if column is not None else ""
     return ValueError(
         f"'{path}': line {line}, byte offset {offset} holds {bad!r}{where}, which is not "
-        f"valid {'UTF-8' if encoding == 'utf8' else encoding}: pass encoding= with the "
-        "file's encoding (such as 'latin-1' or 'cp1252'), or fix those bytes"
+        f"valid {'UTF-8' if encoding == 'utf8' else encoding}: pass encoding= (from_csv, "
+        "make_csv_dataset) with the file's encoding (such as 'latin-1' or 'cp1252'), or "
+        "fix those bytes"
     )
 
 
@@ -399,11 +404,18 @@ def check_first_rows(dataset: pads.FileSystemDataset) -> None:
     if first is None:
         return
     path, fs = first.path, dataset.filesystem
-    error = _header_error(path, dataset.schema.names, fmt)
+    try:
+        names = dataset.schema.names
+    except UnicodeDecodeError:  # the header's bytes
+        names = None
+    error = _invalid_bytes_error(path, fs, fmt) if names is None else None
+    error = error or (_header_error(path, names, fmt) if names is not None else None)
+    if names is None and error is None:
+        error = ValueError(f"'{path}': the header is not valid UTF-8: pass encoding=")
     if error is not None:
         raise error
     given = fmt.default_fragment_scan_options.convert_options.column_types
-    fields = list(zip(dataset.schema.names, dataset.schema.types))
+    fields = list(zip(names, dataset.schema.types))
     for name, kind in fields:
         if kind == pa.binary() and name not in given:
             error = _invalid_bytes_error(path, fs, fmt, name)

@@ -242,7 +242,7 @@ class DatasetConstructors:
         reader; fields split at ``delimiter`` (one character), the first ``skip_rows``
         lines skipped, the bytes decoded as ``encoding`` (a Python codec name:
         ``"latin-1"``, ``"cp1252"``), and ``options`` passed on to :meth:`from_files`.
-        The limits and errors of CSV input are in ``docs/data.md`` ("CSV input").
+        The limits and errors of CSV input are in ``docs/csv.md``.
 
         ``column_types`` maps column names to Arrow types (``pa.int64()`` or ``"int64"``);
         other columns' types are inferred. ``column_names`` names the columns of files

@@ -84,7 +84,7 @@ def test_latin_1_bytes_are_an_error_naming_line_and_byte_offset(tmp_path):
         Dataset.from_csv(path)
     assert str(caught.value).startswith(
         f"'{path}': line 2, byte offset {offset} holds b'\\xe9' (column 'b'), which is not "
-        "valid UTF-8: pass encoding="
+        "valid UTF-8: pass encoding= (from_csv"
     )
 
 
