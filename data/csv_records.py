@@ -131,7 +131,8 @@ def _check_quotes(lines: pa.Array) -> None:
         record = int(np.flatnonzero(odd)[0])
         raise ValueError(
             f"Quoted field has to end with quote followed by delim or end, in record {record}:"
-            f" {lines[record].as_py()[:80]!r} (a quote inside a field is written twice)"
+            f" {lines[record].as_py()[:80]!r} (a quote inside a quoted field is written twice;"
+            " an unquoted field cannot hold one)"
         )
 
 

@@ -1,10 +1,11 @@
-"""A column of numbers that a few bad values made text, refused by :func:`~.infer.infer`.
+"""A column of numbers that a few bad values made text, reported by :func:`~.infer.infer`.
 
 A CSV or JSON reader types a column from its first rows: one value that is not a number
-there (``"abc"`` at row 201) makes the whole column text, and infer would then make a
-categorical column of the numbers, silently. When at least ``1 - NUMBER_SHARE`` of the
-sampled values are numbers, infer names the first value that is not one instead: its
-file (or table), row and value.
+there (``"abc"`` at row 201) makes the whole column text, and infer then makes a
+categorical column of the numbers. When at least ``1 - NUMBER_SHARE`` of the sampled
+values are numbers, infer says so, naming the first value that is not one (its file or
+table, row and value), in the column's reason, the plan's notes and a warning; the
+column stays categorical (the data may mean it: codes written as digits).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pyarrow as pa
 from ..data.csv_checks import NUMBER_SHARE, number_share
 from ..data.sources import TableSource, first_non_number
 
-__all__ = ["check_numbers_not_text"]
+__all__ = ["numbers_as_text"]
 
 
 def _source(data, name):
@@ -56,22 +57,22 @@ def _culprit(data, name) -> tuple | None:
     return f"'{unit}', row {row} (from 0{header})", value
 
 
-def check_numbers_not_text(name: str, sample, data) -> None:
-    """A ValueError naming the file, row and value when text column ``name`` holds
-    numbers in at least ``1 - NUMBER_SHARE`` of its sampled (``sample``) values but not
-    in all of its values; nothing otherwise."""
+def numbers_as_text(name: str, sample, data) -> str | None:
+    """What to report when text column ``name`` holds numbers in at least
+    ``1 - NUMBER_SHARE`` of its sampled (``sample``) values but not in all of its values
+    (``data``, read again for that column): the file, row and value of the first that
+    is not one; None otherwise."""
     if not (pa.types.is_string(sample.type) or pa.types.is_large_string(sample.type)):
-        return
+        return None
     share = number_share(sample)
     if share is None or share < 1 - NUMBER_SHARE:
-        return
+        return None
     found = _culprit(data, name)
     if found is None:
-        return
+        return None
     where, value = found
-    raise ValueError(
+    return (
         f"column {name!r} holds numbers ({share:.1%} of the sampled values), but {where} "
-        f"holds {value!r}: one value that is not a number makes a CSV or JSON column text, "
-        "and infer would make a categorical column of its numbers. Fix or drop that value "
-        f"(or read it as null: null_values=), or pass exclude=[{name!r}]"
+        f"holds {value!r}, which made the column text: it is categorical here. If it is a "
+        "number, fix or drop that value (or read it as null: null_values=) and infer again"
     )

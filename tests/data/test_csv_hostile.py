@@ -230,22 +230,28 @@ def test_make_csv_dataset_reads_numbers_as_numbers_within_its_first_rows(tmp_pat
     assert features.column("x").to_pylist() == [1.0, 2.5]
 
 
-def test_infer_names_the_value_that_made_a_numeric_column_text(tmp_path):
+def test_infer_reports_the_value_that_made_a_numeric_column_text(tmp_path):
     path = numbers_with_a_bad_row(tmp_path)
     assert str(Dataset.from_csv(path).schema.field("x").type) == "string"  # Arrow's guess
-    with pytest.raises(ValueError) as caught:
-        cn.feature_columns.infer(path, "y")
-    assert str(caught.value).startswith(
+    with pytest.warns(UserWarning) as warned:
+        plan = cn.feature_columns.infer(path, "y")
+    said = (
         f"column 'x' holds numbers (99.8% of the sampled values), but '{path}', row 200 "
-        "(from 0, the header not counted) holds 'abc'"
+        "(from 0, the header not counted) holds 'abc', which made the column text"
     )
+    assert any(str(w.message).startswith(said) for w in warned)
+    assert any(note.startswith(said) for note in plan.notes)
+    (decision,) = [d for d in plan.decisions if d.name == "x"]
+    assert decision.action == "categorical" and said in decision.reason
 
 
 def test_infer_keeps_a_text_column_that_is_not_numbers(tmp_path):
     rows = [f"{i % 20},{i % 2}" for i in range(200)] + [f"k{i % 2},1" for i in range(10)]
     path = write(tmp_path, "t.csv", ("x,y\n" + "\n".join(rows) + "\n").encode())
-    plan = cn.feature_columns.infer(path, "y")  # 95% numbers: a text column, kept
-    assert [d.action for d in plan.decisions if d.name == "x"] == ["categorical"]
+    plan = cn.feature_columns.infer(path, "y")  # 95% numbers: a text column, not reported
+    (decision,) = [d for d in plan.decisions if d.name == "x"]
+    assert decision.action == "categorical" and "holds numbers" not in decision.reason
+    assert not plan.notes
 
 
 # --- many columns ---------------------------------------------------------------------
