@@ -128,16 +128,19 @@ def first_rows_types(path, filesystem, fmt, rows: int) -> dict:
     out. Empty when those rows cannot be read (the read of the file then says why)."""
     read = _read_options(fmt)
     lines = read.skip_rows + (0 if read.column_names else 1) + rows
-    prefix = bytearray()
+    prefix, seen = bytearray(), 0
     with _open(path, filesystem) as f:
-        while prefix.count(b"\n") < lines and len(prefix) <= CSV_MAX_ROW_BYTES * 4:
+        while seen < lines and len(prefix) < CSV_MAX_ROW_BYTES:
             chunk = f.read(1 << 20)
             if not chunk:
                 break
             prefix += chunk
-    ends = np.flatnonzero(np.frombuffer(bytes(prefix), np.uint8) == 10)[:lines]
-    if len(ends) == lines:
-        prefix = prefix[: int(ends[-1]) + 1]
+            seen += chunk.count(b"\n")
+    ends = np.flatnonzero(np.frombuffer(bytes(prefix), np.uint8) == 10)
+    if seen >= lines:
+        prefix = prefix[: int(ends[lines - 1]) + 1]
+    elif len(prefix) >= CSV_MAX_ROW_BYTES and ends.size:
+        prefix = prefix[: int(ends[-1]) + 1]  # the rows that fit the bound
     try:
         table = pacsv.read_csv(
             pa.BufferReader(bytes(prefix)),
