@@ -30,6 +30,7 @@ __all__ = [
     "check_delimiter",
     "check_first_rows",
     "csv_error",
+    "csv_retried_dataset",
     "csv_retry",
     "encoding_name",
     "first_invalid_byte",
@@ -40,6 +41,7 @@ __all__ = [
     "number_share",
     "open_quote_line",
     "quote_scan",
+    "retried_fragment",
     "runaway_quote",
 ]
 
@@ -350,6 +352,39 @@ def csv_retry(fmt, err, path=None, filesystem=None) -> pads.CsvFileFormat | None
         return None
     unclosed, spans = quote_scan(path, filesystem, fmt)
     return multiline_format(fmt) if spans and unclosed is None else None
+
+
+def retried_fragment(fragment, err):
+    """The CSV ``fragment`` to read again after Arrow's ``err`` (:func:`csv_retry`: a
+    larger block, or multi-line quoted fields), or None."""
+    if not isinstance(fragment.format, pads.CsvFileFormat):
+        return None
+    fmt = csv_retry(fragment.format, err, fragment.path, fragment.filesystem)
+    if fmt is None:
+        return None
+    return fmt.make_fragment(
+        fragment.path, fragment.filesystem, partition_expression=fragment.partition_expression
+    )
+
+
+def csv_retried_dataset(source, schema, format, filesystem, partitioning):
+    """``pyarrow.dataset.dataset``; a CSV row longer than the reader's block (read for
+    the schema) is read again with a larger one (:func:`csv_retry`)."""
+    while True:
+        try:
+            return pads.dataset(
+                source,
+                schema=schema,
+                format=format,
+                filesystem=filesystem,
+                partitioning=partitioning,
+            )
+        except pa.ArrowException as err:
+            fmt = pads.CsvFileFormat() if format == "csv" else format
+            retry = csv_retry(fmt, err) if isinstance(fmt, pads.CsvFileFormat) else None
+            if retry is None:
+                raise
+            format = retry
 
 
 def runaway_quote(batch, path, filesystem, fmt) -> ValueError | None:

@@ -19,7 +19,13 @@ import pyarrow.csv as pacsv
 import pyarrow.dataset as pads
 import pyarrow.fs as pafs
 
-from .csv_checks import check_first_rows, csv_error, csv_retry, runaway_quote
+from .csv_checks import (
+    check_first_rows,
+    csv_error,
+    csv_retried_dataset,
+    retried_fragment,
+    runaway_quote,
+)
 from .protocols import check_protocol
 from .read_errors import csv_column, csv_conversion, json_clash
 
@@ -216,7 +222,7 @@ class FileSource:
                         raise error
                 return
             except (pa.ArrowException, OSError, UnicodeDecodeError) as err:
-                retry = self._csv_retry(fragment, err)
+                retry = retried_fragment(fragment, err)
                 if retry is None:
                     raise self._error(fragment, columns, err) from err
                 fragment = retry
@@ -231,19 +237,6 @@ class FileSource:
                 batch_readahead=self.batch_readahead,
                 fragment_readahead=1,
             )
-
-    @staticmethod
-    def _csv_retry(fragment, err):
-        """The CSV fragment to read again with a larger block or multi-line fields
-        (:func:`~.csv_checks.csv_retry`), or None."""
-        if not isinstance(fragment.format, pads.CsvFileFormat):
-            return None
-        fmt = csv_retry(fragment.format, err, fragment.path, fragment.filesystem)
-        if fmt is None:
-            return None
-        return fmt.make_fragment(
-            fragment.path, fragment.filesystem, partition_expression=fragment.partition_expression
-        )
 
     def _row_groups(self, fragment, filter):
         """A Parquet file read as a whole, one row group after the other: given the whole
@@ -459,28 +452,6 @@ def _parquet_format(dictionary_columns=()):
     return pads.ParquetFileFormat(read_options=options, default_fragment_scan_options=scan)
 
 
-def _dataset(source, schema, format, filesystem, partitioning):
-    """``pyarrow.dataset.dataset``; a CSV row longer than the reader's block (read for
-    the schema) is read again with a larger one (:func:`~.csv_checks.csv_retry`)."""
-    while True:
-        try:
-            return pads.dataset(
-                source,
-                schema=schema,
-                format=format,
-                filesystem=filesystem,
-                partitioning=partitioning,
-            )
-        except pa.ArrowException as err:
-            fmt = format
-            if fmt == "csv":
-                fmt = pads.CsvFileFormat()
-            retry = csv_retry(fmt, err) if isinstance(fmt, pads.CsvFileFormat) else None
-            if retry is None:
-                raise
-            format = retry
-
-
 def open_files(
     path,
     format=None,
@@ -510,7 +481,7 @@ def open_files(
     # One file or directory goes to pyarrow as is; several become their list of files.
     source = targets[0] if len(targets) == 1 else files
     try:
-        dataset = _dataset(source, schema, format, fs, partitioning)
+        dataset = csv_retried_dataset(source, schema, format, fs, partitioning)
     except FileNotFoundError:
         raise
     except (pa.ArrowException, UnicodeDecodeError) as err:
