@@ -55,6 +55,8 @@ NUMBER_SHARE = 0.01
 _SCAN_CHUNK = 8 << 20
 _NUMBER = r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$|^\s*[-+]?(inf|nan)\s*$"
 _STRADDLE = "straddles two block boundaries"
+# The last quote_scan: ((path, size, mtime, quote, delimiter), result), set in one step.
+_LAST_SCAN: list = [None]
 _OUT_OF_SYNC = "out of sync with chunker"
 
 
@@ -218,12 +220,19 @@ def quote_scan(path, filesystem, fmt) -> tuple:
     parse = fmt.parse_options
     if not parse.quote_char:
         return None, False
+    info = filesystem.get_file_info(path)
+    key = (path, info.size, info.mtime_ns, parse.quote_char, parse.delimiter)
+    last = _LAST_SCAN[0]
+    if last is not None and last[0] == key and info.mtime_ns is not None:
+        return last[1]  # a refused read scans once: for the retry, then for its error
     closed, spanning = _quote_patterns(parse)
     data = _bytes(path, filesystem)
     view = memoryview(data)
     end = closed.match(view).end()
     spans = spanning.search(view, 0, end) is not None
-    return (None if end == len(view) else _line_of(data, end)), spans
+    found = (None if end == len(view) else _line_of(data, end)), spans
+    _LAST_SCAN[0] = (key, found)
+    return found
 
 
 def open_quote_line(path, filesystem, fmt) -> int | None:
