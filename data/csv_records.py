@@ -126,7 +126,7 @@ def _as_strings(records) -> pa.Array:
 def _check_quotes(lines: pa.Array) -> None:
     """TF's error for a record with an odd number of quotes: a quoted field not closed
     in its record (each record is one line; the reader would read on into the next)."""
-    odd = pc.bit_wise_and(pc.count_substring(lines, '"'), 1).to_numpy(zero_copy_only=False)
+    odd = pc.fill_null(pc.bit_wise_and(pc.count_substring(lines, '"'), 1), 0).to_numpy()
     if odd.any():
         record = int(np.flatnonzero(odd)[0])
         raise ValueError(
