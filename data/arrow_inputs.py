@@ -89,16 +89,24 @@ def csv_format(
     null_values: Sequence[str] | None,
     skip_rows: int,
     quoted: bool = True,
+    encoding: str = "utf-8",
+    delimiter_name: str = "delimiter",
 ) -> pads.CsvFileFormat:
     """The ``pyarrow.dataset`` CSV format of :meth:`~.dataset.Dataset.from_csv`'s
     options: ``column_types`` may name types by alias (``"float32"``), and
-    ``null_values`` apply to string columns too.
+    ``null_values`` apply to string columns too. A delimiter that is not one character
+    (or is a line end or the quote) and an unknown ``encoding`` are ValueErrors
+    (``delimiter_name`` names the argument in them).
 
     >>> csv_format({"x": "int64"}, ";", None, None, 0).parse_options.delimiter
     ';'
     """
     import pyarrow.csv as pacsv
 
+    from .csv_checks import check_delimiter, encoding_name
+
+    quote = '"' if quoted else False
+    check_delimiter(delimiter, quote, delimiter_name)
     types = {
         name: pa.type_for_alias(t) if isinstance(t, str) else t
         for name, t in (column_types or {}).items()
@@ -107,11 +115,11 @@ def csv_format(
     if null_values is not None:
         convert.null_values = list(null_values)
         convert.strings_can_be_null = True
-    read = pacsv.ReadOptions(skip_rows=skip_rows)
+    read = pacsv.ReadOptions(skip_rows=skip_rows, encoding=encoding_name(encoding))
     if column_names is not None:
         read.column_names = list(column_names)
     return pads.CsvFileFormat(
-        parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char='"' if quoted else False),
+        parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=quote),
         convert_options=convert,
         read_options=read,
     )

@@ -299,11 +299,14 @@ class DatasetConstructors:
         column_names: Sequence[str] | None = None,
         null_values: Sequence[str] | None = None,
         skip_rows: int = 0,
+        encoding: str = "utf-8",
         **options,
     ) -> DatasetT:
         """CSV files at ``path`` (as in :meth:`from_files`) read by pyarrow's streaming CSV
-        reader; fields split at ``delimiter``, the first ``skip_rows`` lines skipped, and
-        ``options`` passed on to :meth:`from_files`.
+        reader; fields split at ``delimiter`` (one character), the first ``skip_rows``
+        lines skipped, the bytes decoded as ``encoding`` (a Python codec name:
+        ``"latin-1"``, ``"cp1252"``), and ``options`` passed on to :meth:`from_files`.
+        The limits and errors of CSV input are in ``docs/csv.md``.
 
         ``column_types`` maps column names to Arrow types (``pa.int64()`` or ``"int64"``);
         other columns' types are inferred. ``column_names`` names the columns of files
@@ -318,7 +321,9 @@ class DatasetConstructors:
         >>> ds.schema.field("score").type
         DataType(float)
         """
-        fmt = csv_format(column_types, delimiter, column_names, null_values, skip_rows)
+        fmt = csv_format(
+            column_types, delimiter, column_names, null_values, skip_rows, encoding=encoding
+        )
         return cls.from_files(
             path, format=fmt, columns=columns, filter=filter, label=label, **options
         )
