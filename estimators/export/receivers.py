@@ -301,7 +301,9 @@ def model_rows(receiver, rows):
                 "a dict of columns, a list of row dicts, a DataFrame or an Arrow table; got "
                 f"{type(rows).__name__}"
             )
-    return table_from_columns(receiver.apply(rows), "the serving input receiver's features")
+    return table_from_columns(
+        receiver.apply(rows), "the serving input receiver's features", keep_row_shape=True
+    )
 
 
 def _zero(arrow_type):
