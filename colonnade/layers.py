@@ -2,6 +2,7 @@
 :mod:`colonnade.core.layers`)."""
 
 from colonnade.core.layers import (
+    BatchNormalization,
     Dense,
     average_pooling1d,
     average_pooling2d,
@@ -16,6 +17,7 @@ from colonnade.core.layers import (
 )
 
 __all__ = [
+    "BatchNormalization",
     "Dense",
     "average_pooling1d",
     "average_pooling2d",

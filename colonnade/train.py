@@ -1,7 +1,8 @@
 """``cn.train``: the ``tf.train`` names — optimizers, learning-rate schedules, moving
 averages, checkpoints and warm start (from :mod:`colonnade.core`), and the session-run
 hooks (``SessionRunHook``, ``SessionRunArgs``, ``LoggingTensorHook``..., from
-:mod:`colonnade.estimators.hooks.basic`), gathered under the name TensorFlow users know."""
+:mod:`colonnade.estimators.hooks.basic`) and ``Scaffold``
+(:mod:`colonnade.estimators.spec.scaffold`), gathered under the name TensorFlow users know."""
 
 from colonnade.core import (
     AdadeltaOptimizer,
@@ -76,5 +77,6 @@ from colonnade.estimators.hooks.basic import (
     StopAtStepHook,
     SummarySaverHook,
 )
+from colonnade.estimators.spec.scaffold import Scaffold
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,5 +1,5 @@
 """``tf.compat.v1.layers``: dense, convolution, pooling, flatten, dropout and batch
-normalization over named variables.
+normalization (:mod:`.batch_norm_layer`) over named variables.
 
 Each layer makes its variables through :func:`~colonnade.core.get_variable`, under the
 layer's name: ``name`` or TF1's default, ``dense``, ``dense_1``... in call order within
@@ -23,10 +23,11 @@ import numpy as np
 
 from . import conv, initializers, nn, ops
 from .autodiff import Tensor
+from .batch_norm_layer import BatchNormalization, batch_normalization, default_layer_name
 from .ops import relu as nn_relu
 from .regularizers import add_regularization_loss
 from .tf_array_ops import as_tensor
-from .variable_scope import current_store, get_variable, unique_name, variable_scope
+from .variable_scope import current_store, get_variable, variable_scope
 
 
 def dense(
@@ -125,34 +126,6 @@ def dropout(inputs, rate=0.5, training=False, seed=None, name=None) -> Tensor:
     if rng is None and store is not None:
         rng = store.rng
     return nn.dropout(inputs, rate, training=bool(training), rng=rng)
-
-
-def batch_normalization(
-    inputs, training=False, momentum=0.99, epsilon=1e-3, center=True, scale=True, name=None
-) -> Tensor:
-    """Batch normalization over axis 0 with ``<name>/gamma``, ``beta``, ``moving_mean``
-    and ``moving_variance`` (TF1's names; default name ``batch_normalization``). In
-    training it normalizes with the batch's statistics and moves the moving ones."""
-    inputs = as_tensor(inputs)
-    width = inputs.shape[-1]
-    scope = name if name is not None else _default_name("batch_normalization")
-    with variable_scope(scope):
-        gamma = get_variable("gamma", (width,), initializer=initializers.ones()) if scale else None
-        beta = get_variable("beta", (width,), initializer=initializers.zeros()) if center else None
-        mean = get_variable(
-            "moving_mean", (width,), initializer=initializers.zeros(), trainable=False
-        )
-        var = get_variable(
-            "moving_variance", (width,), initializer=initializers.ones(), trainable=False
-        )
-    store = current_store()
-    if training and store is not None and store.building:
-        saved = mean.numpy(), var.numpy()  # a build pass must not move the statistics
-        out = nn.batch_norm(inputs, gamma, beta, mean, var, True, momentum, epsilon)
-        mean.assign(saved[0])
-        var.assign(saved[1])
-        return out
-    return nn.batch_norm(inputs, gamma, beta, mean, var, bool(training), momentum, epsilon)
 
 
 def _kernel_layer(
@@ -312,13 +285,11 @@ def _or(initializer, default):
     return default if initializer is None else initializer
 
 
-def _default_name(base: str) -> str:
-    full = unique_name(base)
-    prefix = "/".join(full.split("/")[:-1])
-    return full[len(prefix) + 1 :] if prefix else full
+_default_name = default_layer_name
 
 
 __all__ = [
+    "BatchNormalization",
     "Dense",
     "average_pooling1d",
     "average_pooling2d",

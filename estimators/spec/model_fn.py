@@ -21,6 +21,7 @@ from ...data.tensor_slices import row_shape
 from ...feature_columns.transform_cache import BatchFeatures
 from ..hooks.runner import SessionRunHook
 from .metrics import Metric
+from .scaffold import Scaffold, ScaffoldInitHook
 
 MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
 
@@ -108,17 +109,23 @@ class EstimatorSpec:
         self.training_hooks = list(training_hooks or [])
         self.evaluation_hooks = list(evaluation_hooks or [])
         self.prediction_hooks = list(prediction_hooks or [])
-        self.scaffold = scaffold
+        if scaffold is not None and not isinstance(scaffold, Scaffold):
+            raise TypeError(
+                f"scaffold must be tf.train.Scaffold (cn.train.Scaffold). Given: {scaffold!r:.80}"
+            )
+        self.scaffold = scaffold if scaffold is not None else Scaffold()
 
     def hooks(self) -> list:
         """The hooks this spec brings for its own mode (in training, the chief's too: a
-        process that trains alone is the chief)."""
+        process that trains alone is the chief), in training first the one that calls
+        the scaffold's ``init_fn`` when the run starts from scratch."""
+        if self.mode == ModeKeys.TRAIN:
+            init = [ScaffoldInitHook(self.scaffold)] if self.scaffold.init_fn is not None else []
+            return init + self.training_chief_hooks + self.training_hooks
         return list(
-            {
-                ModeKeys.TRAIN: self.training_chief_hooks + self.training_hooks,
-                ModeKeys.EVAL: self.evaluation_hooks,
-                ModeKeys.PREDICT: self.prediction_hooks,
-            }[self.mode]
+            {ModeKeys.EVAL: self.evaluation_hooks, ModeKeys.PREDICT: self.prediction_hooks}[
+                self.mode
+            ]
         )
 
 

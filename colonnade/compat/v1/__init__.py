@@ -21,7 +21,9 @@
   ``matmul``, ``one_hot``, the ``to_*`` casts, ``cond``, ``name_scope``...: the
   ``colonnade.core.tf_*`` modules), TF 1's collections (``GraphKeys``,
   ``get_collection``, ``trainable_variables``), ``app``/``flags`` (TF 1's absl flags)
-  and ``ConfigProto``/``GPUOptions``.
+  and ``ConfigProto``/``GPUOptions``;
+- ``lookup`` (TF 1's lookup tables, ``index_table_from_tensor``...: eager, ready when
+  made) and ``tables_initializer``.
 
 >>> import colonnade as cn
 >>> cn.compat.v1.estimator.DNNClassifier.__module__
@@ -155,7 +157,7 @@ from colonnade.io import (
 )
 from colonnade.strings import as_string, string_split, string_to_hash_bucket_fast, string_to_number
 
-from . import app, contrib, estimator, flags, gfile, nn
+from . import app, contrib, estimator, flags, gfile, lookup, nn
 from .initializers import (
     constant_initializer,
     glorot_normal_initializer,
@@ -167,6 +169,7 @@ from .initializers import (
     variance_scaling_initializer,
     zeros_initializer,
 )
+from .lookup import tables_initializer
 from .session_config import ConfigProto, GPUOptions
 
 newaxis = None  # TF's tf.newaxis: numpy's
@@ -233,6 +236,7 @@ __all__ = [
     "log",
     "log1p",
     "logging",
+    "lookup",
     "losses",
     "matching_files",
     "math",
@@ -291,6 +295,7 @@ __all__ = [
     "strings",
     "subtract",
     "summary",
+    "tables_initializer",
     "tanh",
     "tensordot",
     "tile",
