@@ -122,6 +122,22 @@ def test_inference_and_datasets_take_polars():
     assert features.column("x").to_pylist() == want_features.column("x").to_pylist()
 
 
+def test_write_tfrecord_takes_polars(tmp_path):
+    pandas_df, polars_df = frames(20)
+    spec = {
+        "x": cn.io.FixedLenFeature([], "float32"),
+        "k": cn.io.FixedLenFeature([], "string"),
+        "y": cn.io.FixedLenFeature([], "int64"),
+    }
+    paths = []
+    for name, frame in (("pd", pandas_df), ("pl", polars_df)):
+        paths.append(str(tmp_path / f"{name}.tfrecord"))
+        cn.io.write_tfrecord(frame, paths[-1])
+    records = [list(cn.io.tf_record_iterator(path)) for path in paths]
+    assert records[0] == records[1]
+    assert cn.io.parse_example(records[1], spec)["k"].to_pylist() == pandas_df["k"].tolist()
+
+
 def test_the_sklearn_adapters_take_polars():
     sk = pytest.importorskip("colonnade.sklearn")
     pandas_df, polars_df = frames(120)
