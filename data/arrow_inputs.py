@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.dataset as pads
 
 from .columns import pandas_conversion_error
+from .polars_frames import as_arrow, is_polars
 
 __all__ = ["as_arrow_table", "csv_format", "table_from_arrow", "table_from_pandas"]
 
@@ -36,11 +37,13 @@ def as_arrow_table(data, accepted: str) -> pa.Table:
 
 def table_from_arrow(data) -> pa.Table:
     """One table of an Arrow Table, RecordBatch, list of RecordBatches, RecordBatchReader
-    (read whole) or in-memory ``pyarrow.dataset.Dataset``.
+    (read whole), in-memory ``pyarrow.dataset.Dataset`` or polars DataFrame (its Arrow
+    memory, :mod:`.polars_frames`).
 
     >>> table_from_arrow([pa.record_batch({"x": [1]}), pa.record_batch({"x": [2]})]).num_rows
     2
     """
+    data = as_arrow(data, "from_arrow's data")
     if isinstance(data, pa.Table):
         return data
     if isinstance(data, pads.Dataset):
@@ -61,11 +64,14 @@ def table_from_arrow(data) -> pa.Table:
 def table_from_pandas(df, preserve_index: bool) -> pa.Table:
     """``df`` as an Arrow table without pandas' schema metadata; a column Arrow cannot
     convert is a ``TypeError`` naming it and its first offending row
-    (:func:`~.columns.pandas_conversion_error`).
+    (:func:`~.columns.pandas_conversion_error`). A polars DataFrame (no index) is its
+    Arrow memory.
 
     >>> import pandas as pd
     >>> table_from_pandas(pd.DataFrame({"x": [1.0]}), preserve_index=False).schema.metadata
     """
+    if is_polars(df):
+        return as_arrow(df, "from_pandas' df")
     try:
         table = pa.Table.from_pandas(df, preserve_index=preserve_index)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as err:

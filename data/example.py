@@ -300,7 +300,10 @@ def parse_sequence_example(
         steps = scan_messages(buf, list_s[sel], list_e[sel], lists_owner, ctx, "FeatureList")
         is_step = delimited_fields(steps, 1, ctx, lists_owner[steps.msg], "FeatureList")
         step_owner = lists_owner[steps.msg[is_step]]
-        vals = FeatureValues(buf, steps.start[is_step], steps.end[is_step], step_owner, ctx)
+        step_index = np.zeros(step_owner.size, dtype=np.int64)
+        vals = FeatureValues(
+            buf, steps.start[is_step], steps.end[is_step], step_owner, ctx, (step_index, [key])
+        )
         kind = feature_list_kind(spec.dtype)
         check_kind(
             vals,

@@ -237,7 +237,9 @@ def _through_graph(receiver, table: pa.Table, parsed: bool) -> pa.Table:
             features = receiver.apply({}, parsed=table)
         else:
             features = receiver.apply(table)
-        return table_from_columns(features, "the serving input receiver's features")
+        return table_from_columns(
+            features, "the serving input receiver's features", keep_row_shape=True
+        )
     except GraphBudgetError as e:
         raise BadRequest(f"the serving input receiver cannot take the request: {e}", 413) from None
     except (ValueError, TypeError, KeyError, pa.ArrowException) as e:

@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from ...core import symbolic
+from ...data.polars_frames import as_arrow
 from ...data.tensor_slices import table_from_columns
 from . import receiver_checks, serving_graph, serving_graph_checks
 from .parse_spec_json import features_json, receiver_schema, specs_from_json
@@ -286,7 +287,9 @@ def examples_input(receiver):
 def model_rows(receiver, rows):
     """``rows`` (a dict of columns, a list of row dicts, a DataFrame or an Arrow table)
     fed through ``receiver``'s serving graph: an Arrow table of the features the model
-    reads. Other receivers (and None) leave ``rows`` as they are."""
+    reads. Other receivers (and None) leave ``rows`` as they are (a polars DataFrame
+    as its Arrow table)."""
+    rows = as_arrow(rows, "the rows to predict")
     if not isinstance(receiver, ServingInputReceiver):
         return rows
     if isinstance(rows, (list, tuple)) and all(isinstance(r, dict) for r in rows):
@@ -298,7 +301,9 @@ def model_rows(receiver, rows):
                 "a dict of columns, a list of row dicts, a DataFrame or an Arrow table; got "
                 f"{type(rows).__name__}"
             )
-    return table_from_columns(receiver.apply(rows), "the serving input receiver's features")
+    return table_from_columns(
+        receiver.apply(rows), "the serving input receiver's features", keep_row_shape=True
+    )
 
 
 def _zero(arrow_type):

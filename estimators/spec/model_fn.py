@@ -18,6 +18,7 @@ import pyarrow as pa
 from ...core.autodiff import Tensor, value_of
 from ...core.backend import to_host
 from ...core.checkpoint import SAVE_COUNTER, SLOT_MARKER
+from ...data.tensor_slices import row_shape
 from ...feature_columns.transform_cache import BatchFeatures
 from ..hooks.runner import SessionRunHook
 from .metrics import Metric
@@ -188,8 +189,10 @@ class TensorValue(Metric):
 def features_dict(features, previous=None):
     """What a ``model_fn`` gets as ``features``: a dict of numpy arrays for an Arrow
     batch. A fixed-size list column (a multi-dimensional feature) is a ``(batch, width)``
-    array; a variable-length list column stays an Arrow ``ListArray`` (TF gives such a
-    feature as a ``SparseTensor``): the feature-column layers read it, and
+    array, or ``(batch, *row shape)`` when the column records one (a serving receiver's
+    features: a ``[None, 3, 2]`` placeholder keeps its shape, as TF's tensor does); a
+    variable-length list column stays an Arrow ``ListArray`` (TF gives such a feature as
+    a ``SparseTensor``): the feature-column layers read it, and
     ``cn.sparse.to_dense`` pads it into an array.
 
     The dict is a :class:`~colonnade.feature_columns.BatchFeatures`: the feature-column
@@ -198,7 +201,8 @@ def features_dict(features, previous=None):
     :class:`~colonnade.feature_columns.TransformCache`)."""
     if isinstance(features, (pa.RecordBatch, pa.Table)):
         arrow = {name: one_array(c) for name, c in zip(features.column_names, features.columns)}
-        values = {name: feature_array(column) for name, column in arrow.items()}
+        shapes = {field.name: row_shape(field) for field in features.schema}
+        values = {name: feature_array(column, shapes[name]) for name, column in arrow.items()}
         return BatchFeatures(values, arrow, previous)
     return features
 
@@ -208,13 +212,15 @@ def one_array(column) -> pa.Array:
     return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
 
-def feature_array(column):
-    """One Arrow column as a ``model_fn`` sees it (see :func:`features_dict`)."""
+def feature_array(column, shape: tuple | None = None):
+    """One Arrow column as a ``model_fn`` sees it (see :func:`features_dict`); a
+    fixed-size list column with a recorded row ``shape`` (rank 3 or more,
+    :func:`~colonnade.data.tensor_slices.row_shape`) in that shape."""
     column = one_array(column)
     kind = column.type
     if pa.types.is_fixed_size_list(kind) and column.null_count == 0:
         values = column.flatten().to_numpy(zero_copy_only=False)
-        return values.reshape(len(column), kind.list_size)
+        return values.reshape((len(column), *(shape or (kind.list_size,))))
     if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
         return column
     return column.to_numpy(zero_copy_only=False)
