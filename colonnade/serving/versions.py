@@ -8,7 +8,9 @@ for newer versions every ``poll_interval`` seconds: a new one is loaded in full,
 the served reference is replaced in one assignment, so a request holds either the old
 model or the new one for its whole life and none is dropped. A version that fails to
 load is logged and skipped (the old one keeps serving) and tried again only when its
-files change.
+files change. A served version whose directory is removed is unloaded, as TF Serving
+does: the newest version left on disk is served in its place, and with none left
+requests get a 404 saying so.
 
 >>> store = ModelStore(path)  # doctest: +SKIP
 >>> store.serving().version, store.serving().predictor  # doctest: +SKIP
@@ -345,8 +347,16 @@ class ModelStore:
     # ------------------------------------------------------------------ reading
 
     def serving(self) -> ServedModel:
-        """The version answering requests that name none: the newest loaded."""
+        """The version answering requests that name none: the newest loaded. With none
+        loaded (every version's directory was removed), a 404 ``BadRequest`` saying so,
+        as TF Serving answers for a model with no servable version."""
         loaded = self._loaded
+        if not loaded:
+            raise BadRequest(
+                f"no version of the model at {self.path!r} is available: the served "
+                "version's directory was removed and no other version on disk loads",
+                404,
+            )
         return loaded[max(loaded)]
 
     def get(self, version: int):
@@ -375,14 +385,34 @@ class ModelStore:
 
     # ------------------------------------------------------------------ updating
 
+    def _on_disk(self) -> dict:
+        """``{version: path}`` of the versions there are on disk now."""
+        if self.is_base:
+            return find_versions(self.path)
+        if not os.path.isfile(os.path.join(self.path, MODEL_FILE)):
+            return {}
+        return {export_version(os.path.basename(os.path.normpath(self.path))) or 1: self.path}
+
+    def _unload_removed(self, versions: dict) -> bool:
+        """Stop serving the loaded versions whose directory is gone from ``versions`` (as
+        TF Serving unloads them); whether any was."""
+        gone = [v for v in self._loaded if v not in versions]
+        for version in gone:
+            logger.warning("version %d was removed from %s: no longer served", version, self.path)
+        if gone:
+            self._retired.update(gone)
+            self._loaded = {v: m for v, m in self._loaded.items() if v in versions}
+        return bool(gone)
+
     def poll(self) -> bool:
-        """Load the newest version on disk if it is newer than the served one and did
-        not fail with the same files before; swap it in. Returns whether it swapped."""
-        if not self.is_base:
-            return False
+        """Stop serving a version whose directory was removed; load the newest version
+        on disk if it is newer than the served one (or any, once none is served) and did
+        not fail with the same files before; swap it in. Returns whether the served
+        version changed."""
         with self._lock:
-            current = max(self._loaded)
-            versions = find_versions(self.path)
+            versions = self._on_disk()
+            removed = self._unload_removed(versions)
+            current = max(self._loaded, default=0)
             for version in sorted((v for v in versions if v > current), reverse=True):
                 path = versions[version]
                 failed = self._failed.get(version)
@@ -395,12 +425,14 @@ class ModelStore:
                     continue
                 self._failed.pop(version, None)
                 self._retired.update(self._loaded)
+                self._retired.discard(version)
                 self._loaded = {version: model}  # the swap: one reference assignment
                 logger.info("serving version %d from %s", version, path)
-                if self.on_swap is not None:
-                    self.on_swap()
-                return True
-            return False
+                removed = True
+                break
+            if removed and self.on_swap is not None:
+                self.on_swap()
+            return removed
 
     def _note_failure(self, version, path, error) -> None:
         message = f"{type(error).__name__}: {error}"
@@ -408,8 +440,8 @@ class ModelStore:
         self._failed[version] = (_fingerprint(path), message)
 
     def start(self) -> None:
-        """Start the poller thread (a daemon; nothing to poll for a single export)."""
-        if not self.is_base or self._thread is not None:
+        """Start the poller thread (a daemon), which also unloads a removed version."""
+        if self._thread is not None:
             return
         self._thread = threading.Thread(target=self._run, name="colonnade-poller", daemon=True)
         self._thread.start()
