@@ -85,6 +85,9 @@ class ServedModel:
     optional_inputs: tuple = ()
     signatures: dict | None = None
     """``{key: Signature}`` this version serves (:mod:`.signatures`)."""
+    example_context: tuple = ()
+    """The inputs a request sends beside each serialized example (a ``key``) to an
+    export whose receiver parses examples (``ServingInputReceiver.examples_context``)."""
 
     @classmethod
     def load(cls, version: int, path: str, model_fns: dict | None = None) -> ServedModel:
@@ -115,9 +118,9 @@ class ServedModel:
         if predictor.takes_examples:
             parse_features = predictor.serving_input_receiver.features
         graph = _graph_inputs(predictor.serving_input_receiver)
-        optional = ()
+        optional = context = ()
         if graph is not None:
-            inputs, parse_features, optional = graph
+            inputs, parse_features, optional, context = graph
         return cls(
             version,
             predictor.path,
@@ -129,6 +132,7 @@ class ServedModel:
             parse_features,
             optional_inputs=optional,
             signatures=canned_signatures(head),
+            example_context=context,
         )
 
     @classmethod
@@ -144,10 +148,10 @@ class ServedModel:
             )
         predictor = ModelFnPredictor(path, meta, {name: model_fns[name]})
         recorded = signatures_from_json(meta, os.path.join(path, MODEL_FILE))
-        inputs, parse_features, optional = None, None, ()
+        inputs, parse_features, optional, context = None, None, (), ()
         graph = _graph_inputs(predictor.serving_input_receiver)
         if graph is not None:
-            inputs, parse_features, optional = graph
+            inputs, parse_features, optional, context = graph
         elif predictor.serving_input_receiver is not None:
             features = predictor.serving_input_receiver.features
             inputs = {field.name: field.type for field in receiver_schema(features)}
@@ -166,6 +170,7 @@ class ServedModel:
             threading.Lock(),
             optional,
             recorded_signatures(recorded),
+            context,
         )
 
     def predict(self, table: pa.Table) -> dict:
@@ -174,7 +179,8 @@ class ServedModel:
         receiver = self.predictor.serving_input_receiver
         graph = isinstance(receiver, ServingInputReceiver)
         if graph:
-            table = _through_graph(receiver, table, self.parse_features is not None)
+            parsed = self.parse_features is not None
+            table = _through_graph(receiver, table, parsed, self.example_context)
         if self.model_fn is None:
             forwarded = self.predictor.forwarded_features
             keys = [k for k in self.outputs if k not in forwarded]
@@ -217,26 +223,33 @@ def forward_inputs_and_outputs(predictor, inputs: dict, outputs: dict, dtypes: d
 
 
 def _graph_inputs(receiver):
-    """``(inputs, parse_features, optional inputs)`` a request to an export made with a
-    ``ServingInputReceiver`` is checked against: its receiver tensors' types, or, for a
-    receiver of serialized ``tf.Example`` records, the parsed features'; else None."""
+    """``(inputs, parse_features, optional inputs, context inputs)`` a request to an
+    export made with a ``ServingInputReceiver`` is checked against: its receiver
+    tensors' types, or, for a receiver of serialized ``tf.Example`` records, the parsed
+    features' and those of the inputs sent beside each example (a ``key``); else None."""
     if not isinstance(receiver, ServingInputReceiver):
         return None
-    spec = receiver.examples_spec()
-    if spec is not None:
+    found = receiver.examples_context()
+    if found is not None:
+        spec, context = found
         inputs = {field.name: field.type for field in receiver_schema(spec)}
-        return inputs, spec, ()
-    return receiver.inputs, None, tuple(receiver.optional_inputs)
+        inputs.update({name: receiver.inputs[name] for name in context})
+        optional = tuple(n for n in receiver.optional_inputs if n in context)
+        return inputs, spec, optional, context
+    return receiver.inputs, None, tuple(receiver.optional_inputs), ()
 
 
-def _through_graph(receiver, table: pa.Table, parsed: bool) -> pa.Table:
+def _through_graph(receiver, table: pa.Table, parsed: bool, context: tuple = ()) -> pa.Table:
     """The model's features of a request ``table``: the export's serving graph applied
-    to its receiver tensors (or, ``parsed``, to its already parsed examples); a value
-    that does not fit is a :class:`~.errors.BadRequest` naming the input, and one the
-    graph would need more than its budget of values for a 413 naming both."""
+    to its receiver tensors (or, ``parsed``, to its already parsed examples and the
+    ``context`` inputs sent beside them); a value that does not fit is a
+    :class:`~.errors.BadRequest` naming the input, and one the graph would need more
+    than its budget of values for a 413 naming both."""
     try:
         if parsed:
-            features = receiver.apply({}, parsed=table)
+            sent = [name for name in context if name in table.column_names]
+            columns = {name: table.column(name) for name in sent}
+            features = receiver.apply(columns, parsed=table.drop_columns(sent))
         else:
             features = receiver.apply(table)
         return table_from_columns(features, "the serving input receiver's features")
