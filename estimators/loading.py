@@ -67,7 +67,7 @@ class ModelFnPredictor:
     def __init__(self, path: str, meta: dict, model_fns):
         root = os.path.realpath(path)
         where = os.path.join(path, MODEL_FILE)
-        name = checks.field(meta, "model_fn", str, where, "")
+        name = checks.model_fn_name(meta, where)
         if model_fns is not None and not isinstance(model_fns, dict):
             raise TypeError(
                 f"model_fns must be a dict of name -> model_fn, got {type(model_fns).__name__}"

@@ -138,7 +138,7 @@ class ServedModel:
     @classmethod
     def load_model_fn(cls, version: int, path: str, meta: dict, model_fns: dict) -> ServedModel:
         """The export of a custom Estimator at ``path`` (its ``model.json`` is ``meta``)."""
-        name = export_checks.field(meta, "model_fn", str, os.path.join(path, MODEL_FILE), "")
+        name = export_checks.model_fn_name(meta, os.path.join(path, MODEL_FILE))
         if name not in model_fns:
             given = ", ".join(sorted(map(repr, model_fns))) or "none"
             raise ExportError(

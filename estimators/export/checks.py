@@ -182,6 +182,23 @@ def check_model(meta: dict, where: str) -> None:
         check_dnn_part(field(network, "dnn", dict, where, "network"), where)
 
 
+MAX_MODEL_FN_NAME = 256
+"""The longest ``model_fn`` name ``model.json`` may record (a function's ``__name__``)."""
+
+
+def model_fn_name(meta: dict, where: str) -> str:
+    """``model.json``'s ``model_fn``: the name of the function the export was made with,
+    a string of at most :data:`MAX_MODEL_FN_NAME` characters (a 10 MB one was quoted
+    twice in the error that named it)."""
+    name = field(meta, "model_fn", str, where, "")
+    if not name or len(name) > MAX_MODEL_FN_NAME:
+        raise ExportError(
+            f"{where}: field model_fn: expected a function's name of 1 to "
+            f"{MAX_MODEL_FN_NAME} characters, got {len(name):,} ({name[:40]!r}...)"
+        )
+    return name
+
+
 def forwarded_features(meta: dict, where: str) -> list:
     """``model.json``'s ``forward_features`` (the input columns an export of a
     ``forward_features`` estimator copies into its predictions): a list of strings, ``[]``
