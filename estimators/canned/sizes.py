@@ -15,6 +15,7 @@ import math
 
 from ... import feature_columns as fc
 from ..export import checks
+from ..networks.dnn import check_hidden_units
 
 __all__ = ["MAX_MODEL_VALUES", "check_model_size"]
 
@@ -28,16 +29,19 @@ def check_model_size(head, linear_columns, dnn_columns, tower=None) -> None:
     values. Columns or arguments that are invalid otherwise are left to the checks that
     name them when the network is built."""
     units = head.logits_dimension
-    shapes = {}
+    shapes, fan_in = {}, None
+    hidden = list((tower or {}).get("hidden_units") or [])
     try:
         if linear_columns:
             shapes.update(checks.linear_variable_shapes(linear_columns, units, "linear/"))
-        hidden = list((tower or {}).get("hidden_units") or [])
         if dnn_columns and hidden and all(_is_size(n) for n in hidden):
             norm = bool(tower.get("batch_norm"))
             shapes.update(checks.dnn_variable_shapes(dnn_columns, hidden, units, norm, "dnn/"))
+            fan_in = sum(c.dimension for c in dnn_columns)
     except (checks.ExportError, TypeError, ValueError, AttributeError):
         return
+    if fan_in is not None:
+        check_hidden_units(fan_in, hidden)  # one layer too big: named as its own error
     total = sum(math.prod(s) for s in shapes.values())
     if total <= MAX_MODEL_VALUES:
         return

@@ -36,12 +36,6 @@ def test_the_bound_is_two_to_the_31_values():
             ["n_classes=2147483648"],
         ),
         (
-            lambda: E.DNNRegressor([10**5, 10**5], [X]),
-            "dnn/hiddenlayer_1/kernel",
-            (10**5, 10**5),
-            ["hidden_units[0]=100000", "hidden_units[1]=100000"],
-        ),
-        (
             lambda: E.LinearRegressor([fc.categorical_column_with_hash_bucket("k", 2**40)]),
             "linear/k/weights",
             (2**40, 1),
@@ -59,7 +53,7 @@ def test_the_bound_is_two_to_the_31_values():
             ["column 'k' num_buckets=1000000", "column 'k_embedding' dimension=10000"],
         ),
     ],
-    ids=["dnn_n_classes", "linear_n_classes", "hidden_units", "hash_buckets", "embedding"],
+    ids=["dnn_n_classes", "linear_n_classes", "hash_buckets", "embedding"],
 )
 def test_an_oversized_model_is_refused_when_made_naming_what_sizes_it(make, largest, shape, named):
     with pytest.raises(ValueError) as refused:
@@ -69,6 +63,12 @@ def test_an_oversized_model_is_refused_when_made_naming_what_sizes_it(make, larg
     assert f"more than the {MAX_MODEL_VALUES:,} a canned model may hold" in message
     for name in named:
         assert name in message, message
+
+
+def test_one_hidden_layer_too_big_keeps_its_own_error():
+    """A single kernel over 2^31 - 1 weights is named by its layer (issue 29's check)."""
+    with pytest.raises(ValueError, match=r"^hidden layer 1 \(100,000 inputs x 100,000 units\)"):
+        E.DNNRegressor([10**5, 10**5], [X])
 
 
 def test_a_model_at_the_bound_is_made():
