@@ -47,3 +47,12 @@ def test_a_regular_file_reads(tmp_path):
     (tmp_path / "a.txt").write_bytes(b"abc")
     assert gfile.GFile(str(tmp_path / "a.txt"), "rb").read() == b"abc"
     assert gfile.GFile(str(tmp_path / "a.txt")).read() == "abc"
+
+
+def test_zip_urls_are_refused_by_default(tmp_path, monkeypatch):
+    """``zip://`` gave "seek of closed file"; like every protocol but local files and
+    memory, it is refused unless COLONNADE_ALLOWED_PROTOCOLS lists it."""
+    monkeypatch.delenv("COLONNADE_ALLOWED_PROTOCOLS", raising=False)
+    url = f"zip://a.csv::{tmp_path / 'x.zip'}"
+    with pytest.raises(ValueError, match=r"the zip:// protocol is not allowed"):
+        gfile.GFile(url, "rb").read()
