@@ -157,9 +157,10 @@ class VariableStore:
     ``building`` is set by an estimator while it calls a ``model_fn`` only to create the
     variables: ``minimize`` then creates the optimizer's slots but updates nothing.
     ``before_create(name, shape, dtype)``, when set, is called for each new variable of
-    :meth:`get_variable` before its initializer runs: a loaded export refuses there a
-    variable it does not hold as asked (params sizing a layer beyond the stored weights),
-    before the memory for it is taken.
+    :meth:`get_variable` before its initializer runs, and for each variable a
+    feature-column layer of :meth:`layer` will make before the layer is made: a loaded
+    export refuses there a variable it does not hold as asked (params sizing a layer or
+    an embedding table beyond the stored weights), before the memory for it is taken.
     """
 
     def __init__(self, seed=None):
@@ -258,13 +259,19 @@ class VariableStore:
             )
         return value.astype(dtype, copy=False)
 
-    def layer(self, name, factory):
+    def layer(self, name, factory, shapes=None):
         """The variable-owning object ``name`` (a feature-column layer), made by
-        ``factory(rng)`` on first request and returned after."""
+        ``factory(rng)`` on first request and returned after. ``shapes()``, when given,
+        is ``{variable name relative to the layer: shape}`` of what the factory will make:
+        each is passed to ``before_create`` (as ``name/variable``) before the layer is
+        made, so a loaded export refuses an oversized table before its memory is taken."""
         known = self._layers.get(name)
         if known is None:
             if name in self._variables:
                 raise ValueError(f"{name!r} already names a variable; choose another layer name")
+            if self.before_create is not None and shapes is not None:
+                for relative, shape in shapes().items():
+                    self.before_create(f"{name}/{relative}", tuple(shape), np.dtype(np.float32))
             known = self._layers[name] = factory(self._rng)
         return known
 
