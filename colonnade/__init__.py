@@ -7,8 +7,9 @@ r"""colonnade: feature columns and canned estimators for tabular data, without T
 Sub-modules: ``cn.core`` (backend, autodiff, ops), ``cn.train`` (the ``tf.train`` names),
 ``cn.layers``, ``cn.nn``, ``cn.losses``, ``cn.metrics`` (for a ``model_fn``),
 ``cn.feature_columns``, ``cn.data`` (input pipelines over Arrow), ``cn.io`` (TFRecord and
-tf.Example; ``cn.io.gfile``), ``cn.estimators`` and ``cn.distribute`` (Ray; extra
-``colonnade[ray]``); ``cn.logging``, ``cn.saved_model``, ``cn.summary``, ``cn.sparse``,
+tf.Example; ``cn.io.gfile``), ``cn.estimators``, ``cn.distribute`` (Ray; extra
+``colonnade[ray]``) and ``cn.mlflow`` (an MLflow flavor; extra ``colonnade[mlflow]``);
+``cn.logging``, ``cn.saved_model``, ``cn.summary``, ``cn.sparse``,
 ``cn.nest``, ``cn.debugging`` and ``cn.math`` are their ``tf.`` namesakes (``tf.compat.v1.logging``,
 the constants, ``scalar``/``histogram``, ``to_dense``, all of ``tf.nest``, the asserts);
 ``cn.compat.v1`` is ``tf.compat.v1`` (TF 1's canned estimators and ``placeholder``
@@ -36,6 +37,7 @@ from . import (  # noqa: E402
     lookup,
     losses,
     metrics,
+    mlflow,
     nn,
     regularizers,
     saved_model,
@@ -179,6 +181,7 @@ __all__ = [
     "maximum",
     "metrics",
     "minimum",
+    "mlflow",
     "multiply",
     "name_scope",
     "negative",

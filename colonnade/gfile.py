@@ -22,7 +22,9 @@ files and ``memory://`` are reached; ``COLONNADE_ALLOWED_PROTOCOLS=gs,s3`` allow
 
 from __future__ import annotations
 
+import os
 import posixpath
+import stat as stat_module
 from typing import NamedTuple
 
 import fsspec
@@ -94,7 +96,18 @@ def GFile(name, mode="r"):  # noqa: N802 (TF's name)
     fs, path = _fs(name)
     if "r" in mode and not fs.exists(path):
         raise _missing(name)
+    if "r" in mode and getattr(fs, "protocol", None) in ("file", ("file", "local")):
+        _refuse_special_file(name, path)
     return fs.open(path, mode)
+
+
+def _refuse_special_file(name, path) -> None:
+    """Reading a FIFO, socket or device waits for a writer or never ends (``/dev/zero``):
+    a config or export naming one hung the job. Only regular files are read."""
+    mode = os.stat(path).st_mode
+    if not (stat_module.S_ISREG(mode) or stat_module.S_ISDIR(mode)):
+        kind = "a FIFO (named pipe)" if stat_module.S_ISFIFO(mode) else "a device or socket"
+        raise OSError(f"gfile cannot read {str(name)!r}: it is {kind}, not a regular file")
 
 
 def exists(path) -> bool:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from .backend import get_xp, to_host
 from .indexed_rows import IndexedRows
+from .step_trace import traced
 
 _recording = [True]
 
@@ -194,6 +195,7 @@ class AggregationMethod:
     EXPERIMENTAL_ACCUMULATE_N = 2
 
 
+@traced("gradients")
 def gradients(
     ys,
     xs,

@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import os
 import re
@@ -22,6 +23,7 @@ from .atomic_files import write_bytes_atomic
 from .checkpoint_errors import CheckpointCorruptedError
 
 __all__ = [
+    "MAX_STATE_BYTES",
     "STATE_FILENAME",
     "CheckpointState",
     "generate_checkpoint_state_proto",
@@ -30,6 +32,10 @@ __all__ = [
 ]
 
 STATE_FILENAME = "checkpoint"
+MAX_STATE_BYTES = 16 << 20
+"""The largest state file read: TF's names each kept checkpoint in about 80 bytes, so
+this holds some 200,000 (``keep_checkpoint_max=5`` writes a few hundred bytes). A larger
+one is refused, naming the file, before it is read."""
 
 
 @dataclasses.dataclass
@@ -63,34 +69,26 @@ def _escape(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-_SIMPLE_ESCAPES = {"n": b"\n", "t": b"\t", "r": b"\r", '"': b'"', "'": b"'", "\\": b"\\"}
+_ESCAPED = re.compile(r"""(?:[^\\]+|\\(?:[ntr"'\\]|[0-7]{3}|x[0-9a-fA-F]{2}))*""")
+"""A string body whose every backslash starts one of TF's text-format escapes."""
 
 
 def _unescape(quoted: str, where: str) -> str:
+    """The text of a quoted string of TF's text format, decoded in linear time (the
+    escapes by Python's C decoder, after one regular-expression pass checked them)."""
     if len(quoted) < 2 or quoted[0] not in "\"'" or quoted[-1] != quoted[0]:
         raise CheckpointCorruptedError(
-            f"state file {where}: expected a quoted string, got {quoted}"
+            f"state file {where}: expected a quoted string, got {quoted:.200}"
         )
-    body, out, i = quoted[1:-1], bytearray(), 0
-    while i < len(body):
-        c = body[i]
-        if c != "\\":
-            out += c.encode("utf-8")
-            i += 1
-            continue
-        nxt = body[i + 1 : i + 2]
-        if nxt in _SIMPLE_ESCAPES:
-            out += _SIMPLE_ESCAPES[nxt]
-            i += 2
-        elif re.match(r"[0-7]{3}", body[i + 1 : i + 4]):
-            out.append(int(body[i + 1 : i + 4], 8))
-            i += 4
-        elif nxt == "x" and re.match(r"[0-9a-fA-F]{2}", body[i + 2 : i + 4]):
-            out.append(int(body[i + 2 : i + 4], 16))
-            i += 4
-        else:
-            raise CheckpointCorruptedError(f"state file {where}: bad escape in {quoted}")
-    return out.decode("utf-8")
+    body = quoted[1:-1]
+    if "\\" not in body:
+        return body
+    if _ESCAPED.fullmatch(body) is None:
+        raise CheckpointCorruptedError(f"state file {where}: bad escape in {quoted:.200}")
+    return codecs.escape_decode(body.encode("utf-8"))[0].decode("utf-8")
+
+
+_LINE = re.compile(r"^(\w+)\s*:\s*(.+)$")
 
 
 def _parse_state(text: str, where: str) -> CheckpointState:
@@ -99,10 +97,10 @@ def _parse_state(text: str, where: str) -> CheckpointState:
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        m = re.match(r"^(\w+)\s*:\s*(.+)$", line)
+        m = _LINE.match(line)
         if not m:
             raise CheckpointCorruptedError(
-                f"state file {where}, line {lineno}: cannot parse {line!r}"
+                f"state file {where}, line {lineno}: cannot parse {line!r:.200}"
             )
         key, raw = m.groups()
         try:
@@ -118,7 +116,7 @@ def _parse_state(text: str, where: str) -> CheckpointState:
                 raise CheckpointCorruptedError(f"unknown field {key!r}")
         except ValueError as e:
             raise CheckpointCorruptedError(
-                f"state file {where}, line {lineno}: cannot parse {line!r} ({e})"
+                f"state file {where}, line {lineno}: cannot parse {line!r:.200} ({e})"
             ) from e
     if not fields.get("model_checkpoint_path"):
         raise CheckpointCorruptedError(f"state file {where} has no model_checkpoint_path")
@@ -142,9 +140,17 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None) -> CheckpointStat
     path = _state_path(checkpoint_dir, latest_filename)
     if not os.path.isfile(path):
         return None
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        data = f.read(MAX_STATE_BYTES + 1)
+    if max(size, len(data)) > MAX_STATE_BYTES:
+        raise CheckpointCorruptedError(
+            f"state file {path} holds {max(size, len(data))} bytes, more than the "
+            f"{MAX_STATE_BYTES} a checkpoint state file may (TF's names each checkpoint in "
+            "about 80); refused unread. Is it a checkpoint directory's state file?"
+        )
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise CheckpointCorruptedError(f"state file {path} is not text ({e})") from e
     state = _parse_state(text, path)

@@ -56,6 +56,7 @@ from .optimizer_checks import (
     takes_no_step,
     trainable_variables_of,
 )
+from .step_trace import traced
 from .variable_scope import current_store
 from .variables import Variable
 
@@ -417,6 +418,7 @@ class Optimizer:
         ``model_fn`` make its optimizer anew in each call."""
         self.training_state = other.training_state
 
+    @traced("apply_gradients")
     def apply_gradients(self, grads_and_vars, global_step=None, name=None) -> None:
         """Update each variable from its gradient; pairs whose gradient is None are
         skipped. ``global_step`` (an integer Variable), when given, grows by one.

@@ -20,7 +20,7 @@ import numpy as np
 
 from .autodiff import value_of
 from .regularizers import get_regularization_losses
-from .variable_scope import current_store
+from .variable_scope import LOCAL_VARIABLES, current_store
 
 _names = threading.local()
 
@@ -89,7 +89,7 @@ class GraphKeys:
     """TF 1's collection names (``tf.compat.v1.GraphKeys``), for :func:`get_collection`."""
 
     GLOBAL_VARIABLES = "variables"
-    LOCAL_VARIABLES = "local_variables"
+    LOCAL_VARIABLES = LOCAL_VARIABLES
     MODEL_VARIABLES = "model_variables"
     TRAINABLE_VARIABLES = "trainable_variables"
     REGULARIZATION_LOSSES = "regularization_losses"
@@ -112,6 +112,14 @@ def global_variables(scope=None) -> list:
     return [] if store is None else _scoped(store.variables(), scope)
 
 
+def local_variables(scope=None) -> list:
+    """``tf.compat.v1.local_variables``: the current store's local variables (made with
+    ``collections=[GraphKeys.LOCAL_VARIABLES]`` or ``get_local_variable``), matched by
+    ``scope`` as :func:`global_variables`."""
+    store = current_store()
+    return [] if store is None else _scoped(store.local_variables(), scope)
+
+
 def trainable_variables(scope=None) -> list:
     """``tf.compat.v1.trainable_variables``: :func:`global_variables` that train."""
     return [v for v in global_variables(scope) if getattr(v, "trainable", True)]
@@ -119,12 +127,15 @@ def trainable_variables(scope=None) -> list:
 
 def get_collection(key, scope=None) -> list:
     """``tf.compat.v1.get_collection`` with its eager meaning: the current model's variables
-    for the variable keys, the call's regularization losses, and ``[]`` for
-    ``UPDATE_OPS`` (batch normalization updates its moving statistics as it runs). The
-    other collections a TF graph fills (``LOSSES``, ``SUMMARIES``, a key of your own) are
-    not kept, so asking for one is a ``ValueError`` rather than a silent ``[]``."""
+    for the variable keys (global, model, trainable, local), the call's regularization
+    losses, and ``[]`` for ``UPDATE_OPS`` (batch normalization updates its moving
+    statistics as it runs). The other collections a TF graph fills (``LOSSES``,
+    ``SUMMARIES``, a key of your own) are not kept, so asking for one is a
+    ``ValueError`` rather than a silent ``[]``."""
     if key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.MODEL_VARIABLES):
         return global_variables(scope)
+    if key == GraphKeys.LOCAL_VARIABLES:
+        return local_variables(scope)
     if key == GraphKeys.TRAINABLE_VARIABLES:
         return trainable_variables(scope)
     if key == GraphKeys.REGULARIZATION_LOSSES:

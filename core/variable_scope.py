@@ -37,6 +37,11 @@ from .variables import Variable
 
 _local = threading.local()
 
+LOCAL_VARIABLES = "local_variables"
+"""TF 1's ``GraphKeys.LOCAL_VARIABLES``: a variable in this collection is evaluation
+state, not model state: no checkpoint holds it, and it restarts from its initial value
+as each ``train``/``evaluate``/``predict`` call starts (TF's ``local_init_op``)."""
+
 
 def _stack(name: str) -> list:
     if not hasattr(_local, name):
@@ -152,13 +157,15 @@ class VariableStore:
     ``building`` is set by an estimator while it calls a ``model_fn`` only to create the
     variables: ``minimize`` then creates the optimizer's slots but updates nothing.
     ``before_create(name, shape, dtype)``, when set, is called for each new variable of
-    :meth:`get_variable` before its initializer runs: a loaded export refuses there a
-    variable it does not hold as asked (params sizing a layer beyond the stored weights),
-    before the memory for it is taken.
+    :meth:`get_variable` before its initializer runs, and for each variable a
+    feature-column layer of :meth:`layer` will make before the layer is made: a loaded
+    export refuses there a variable it does not hold as asked (params sizing a layer or
+    an embedding table beyond the stored weights), before the memory for it is taken.
     """
 
     def __init__(self, seed=None):
         self._variables: dict = {}
+        self._local: dict = {}  # name -> (variable, its initial value)
         self._layers: dict = {}
         self.optimizers: dict = {}  # name -> the optimizer whose slots are this model's
         self.global_step = None
@@ -196,11 +203,16 @@ class VariableStore:
             scopes[:] = saved_scopes
             defaults[:] = saved_defaults
 
-    def get_variable(self, name, shape=None, dtype=None, initializer=None, trainable=True):
-        """The variable ``name`` (already scoped), created on first request."""
+    def get_variable(
+        self, name, shape=None, dtype=None, initializer=None, trainable=True, local=False
+    ):
+        """The variable ``name`` (already scoped), created on first request; ``local``:
+        one of :data:`LOCAL_VARIABLES` (see :meth:`reset_local_variables`)."""
         if shape is not None:
             shape = tuple(int(d) for d in np.atleast_1d(np.asarray(shape, dtype=np.int64)))
         known = self._variables.get(name)
+        if known is None and name in self._local:
+            known = self._local[name][0]
         if known is not None:
             if shape is not None and tuple(known.shape) != shape:
                 raise ValueError(
@@ -211,6 +223,11 @@ class VariableStore:
             return known
         if name in self._layers:
             raise ValueError(f"{name!r} already names a layer; choose another variable name")
+        if local:
+            value = self._initial_value(name, shape, dtype, initializer)
+            var = Variable(value.copy(), name=name, trainable=trainable, dtype=dtype)
+            self._local[name] = (var, value)
+            return var
         if self.before_create is not None:
             given = np.shape(getattr(initializer, "value", initializer))
             asked = shape if shape is not None or callable(initializer) else given
@@ -242,13 +259,19 @@ class VariableStore:
             )
         return value.astype(dtype, copy=False)
 
-    def layer(self, name, factory):
+    def layer(self, name, factory, shapes=None):
         """The variable-owning object ``name`` (a feature-column layer), made by
-        ``factory(rng)`` on first request and returned after."""
+        ``factory(rng)`` on first request and returned after. ``shapes()``, when given,
+        is ``{variable name relative to the layer: shape}`` of what the factory will make:
+        each is passed to ``before_create`` (as ``name/variable``) before the layer is
+        made, so a loaded export refuses an oversized table before its memory is taken."""
         known = self._layers.get(name)
         if known is None:
             if name in self._variables:
                 raise ValueError(f"{name!r} already names a variable; choose another layer name")
+            if self.before_create is not None and shapes is not None:
+                for relative, shape in shapes().items():
+                    self.before_create(f"{name}/{relative}", tuple(shape), np.dtype(np.float32))
             known = self._layers[name] = factory(self._rng)
         return known
 
@@ -264,10 +287,22 @@ class VariableStore:
                 out[f"{lname}/{vname}"] = var
         return out
 
+    def local_variables(self) -> dict:
+        """The :data:`LOCAL_VARIABLES` by full name (not in :meth:`variables`)."""
+        return {name: var for name, (var, _) in self._local.items()}
+
+    def reset_local_variables(self, names=None) -> None:
+        """Give every local variable (or those of ``names``) its initial value again
+        (TF's ``local_init_op``)."""
+        for name, (var, initial) in self._local.items():
+            if names is None or name in names:
+                var.assign(initial)
+
     def trainable_variables(self) -> list:
         """What ``minimize`` differentiates by default: the trainable variables, with a
         layer's fused table in place of the columns' variables that are its rows."""
-        out = [v for v in self._variables.values() if v.trainable]
+        every = [*self._variables.values(), *self.local_variables().values()]
+        out = [v for v in every if v.trainable]
         for layer in self._layers.values():
             out.extend(layer.trainable_variables)
         return out
@@ -288,7 +323,7 @@ class VariableStore:
         return opt
 
     def __len__(self) -> int:
-        return len(self._variables) + len(self._layers) + len(self.optimizers)
+        return len(self._variables) + len(self._local) + len(self._layers) + len(self.optimizers)
 
     def checkpoint_children(self) -> dict:
         return {**self._variables, **self._layers}
@@ -317,7 +352,9 @@ def get_variable(
     returned after. Requesting it with another shape raises ``ValueError`` naming the
     variable and both shapes; outside a store raises ``RuntimeError`` (see the module).
     ``regularizer(variable)`` joins the call's regularization losses
-    (:mod:`.regularizers`). TF's graph arguments (``collections``, ``partitioner``,
+    (:mod:`.regularizers`). ``collections`` holding :data:`LOCAL_VARIABLES` makes a
+    local variable (evaluation state: never checkpointed, reset as each estimator call
+    starts); TF's other graph arguments (other collections, ``partitioner``,
     ``caching_device``...) are accepted and not needed.
 
     >>> import colonnade as cn
@@ -331,10 +368,30 @@ def get_variable(
     initializer = _scope_default("initializer") if initializer is None else initializer
     regularizer = _scope_default("regularizer") if regularizer is None else regularizer
     dtype = _scope_default("dtype") if dtype is None else dtype
-    variable = store.get_variable(full, shape, dtype, initializer, trainable)
+    local = collections is not None and LOCAL_VARIABLES in list(collections)
+    variable = store.get_variable(full, shape, dtype, initializer, trainable, local=local)
     if regularizer is not None:
         add_regularization_loss(full, regularizer, variable)
     return variable
+
+
+def get_local_variable(name, shape=None, dtype=None, initializer=None, **kwargs) -> Variable:
+    """TF 1's ``get_local_variable``: :func:`get_variable` in :data:`LOCAL_VARIABLES`,
+    not trainable (an accumulator of evaluation state, as TF's metrics keep).
+
+    >>> import colonnade as cn
+    >>> store = cn.core.VariableStore()
+    >>> with store.as_default():
+    ...     n = cn.compat.v1.get_local_variable("n", initializer=0.0)
+    ...     _ = n.assign_add(2.0)
+    >>> store.reset_local_variables(); float(n.numpy()), sorted(store.variables())
+    (0.0, [])
+    """
+    kwargs.pop("trainable", None)
+    collections = [*(kwargs.pop("collections", None) or []), LOCAL_VARIABLES]
+    return get_variable(
+        name, shape, dtype, initializer, trainable=False, collections=collections, **kwargs
+    )
 
 
 # ------------------------------------------------------------------ global step

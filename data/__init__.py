@@ -19,10 +19,12 @@ from .csv_dataset import make_csv_dataset
 from .dataset import AUTOTUNE, Dataset
 from .iterators import make_one_shot_iterator
 from .text_lines import TextLineDataset
+from .tfrecord_dataset import TFRecordDataset
 
 __all__ = [
     "AUTOTUNE",
     "Dataset",
+    "TFRecordDataset",
     "TextLineDataset",
     "experimental",
     "make_csv_dataset",

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.dataset as pads
 
 from .columns import pandas_conversion_error
+from .polars_frames import as_arrow, is_polars
 
 __all__ = ["as_arrow_table", "csv_format", "table_from_arrow", "table_from_pandas"]
 
@@ -36,11 +37,13 @@ def as_arrow_table(data, accepted: str) -> pa.Table:
 
 def table_from_arrow(data) -> pa.Table:
     """One table of an Arrow Table, RecordBatch, list of RecordBatches, RecordBatchReader
-    (read whole) or in-memory ``pyarrow.dataset.Dataset``.
+    (read whole), in-memory ``pyarrow.dataset.Dataset`` or polars DataFrame (its Arrow
+    memory, :mod:`.polars_frames`).
 
     >>> table_from_arrow([pa.record_batch({"x": [1]}), pa.record_batch({"x": [2]})]).num_rows
     2
     """
+    data = as_arrow(data, "from_arrow's data")
     if isinstance(data, pa.Table):
         return data
     if isinstance(data, pads.Dataset):
@@ -61,11 +64,14 @@ def table_from_arrow(data) -> pa.Table:
 def table_from_pandas(df, preserve_index: bool) -> pa.Table:
     """``df`` as an Arrow table without pandas' schema metadata; a column Arrow cannot
     convert is a ``TypeError`` naming it and its first offending row
-    (:func:`~.columns.pandas_conversion_error`).
+    (:func:`~.columns.pandas_conversion_error`). A polars DataFrame (no index) is its
+    Arrow memory.
 
     >>> import pandas as pd
     >>> table_from_pandas(pd.DataFrame({"x": [1.0]}), preserve_index=False).schema.metadata
     """
+    if is_polars(df):
+        return as_arrow(df, "from_pandas' df")
     try:
         table = pa.Table.from_pandas(df, preserve_index=preserve_index)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as err:
@@ -89,16 +95,24 @@ def csv_format(
     null_values: Sequence[str] | None,
     skip_rows: int,
     quoted: bool = True,
+    encoding: str = "utf-8",
+    delimiter_name: str = "delimiter",
 ) -> pads.CsvFileFormat:
     """The ``pyarrow.dataset`` CSV format of :meth:`~.dataset.Dataset.from_csv`'s
     options: ``column_types`` may name types by alias (``"float32"``), and
-    ``null_values`` apply to string columns too.
+    ``null_values`` apply to string columns too. A delimiter that is not one character
+    (or is a line end or the quote) and an unknown ``encoding`` are ValueErrors
+    (``delimiter_name`` names the argument in them).
 
     >>> csv_format({"x": "int64"}, ";", None, None, 0).parse_options.delimiter
     ';'
     """
     import pyarrow.csv as pacsv
 
+    from .csv_checks import check_delimiter, encoding_name
+
+    quote = '"' if quoted else False
+    check_delimiter(delimiter, quote, delimiter_name)
     types = {
         name: pa.type_for_alias(t) if isinstance(t, str) else t
         for name, t in (column_types or {}).items()
@@ -107,11 +121,11 @@ def csv_format(
     if null_values is not None:
         convert.null_values = list(null_values)
         convert.strings_can_be_null = True
-    read = pacsv.ReadOptions(skip_rows=skip_rows)
+    read = pacsv.ReadOptions(skip_rows=skip_rows, encoding=encoding_name(encoding))
     if column_names is not None:
         read.column_names = list(column_names)
     return pads.CsvFileFormat(
-        parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char='"' if quoted else False),
+        parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=quote),
         convert_options=convert,
         read_options=read,
     )

@@ -7,20 +7,49 @@ with ``take`` on index arrays built by numpy.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["concat", "rebatch", "shard_elements", "shard_rows", "table_to_batch", "to_record_batch"]
+from .tensor_slices import table_from_columns
+
+__all__ = [
+    "concat",
+    "rebatch",
+    "schema_change",
+    "shard_elements",
+    "shard_rows",
+    "table_to_batch",
+    "to_record_batch",
+]
 
 
-def concat(batches):
-    """One RecordBatch from a non-empty list (no copy when the list has one batch)."""
+def concat(batches, op="Dataset.batch"):
+    """One RecordBatch from a non-empty list (no copy when the list has one batch); batches
+    of different columns or types are a ``ValueError`` naming ``op`` and the first column
+    that differs, with what was expected and what was got."""
     if len(batches) == 1:
         return batches[0]
+    first = batches[0].schema
+    for other in batches[1:]:
+        if not other.schema.equals(first):
+            raise ValueError(
+                f"{op}: rows to join into one batch differ: {schema_change(first, other.schema)}"
+            )
     if hasattr(pa, "concat_batches"):
         return pa.concat_batches(batches)
     return pa.Table.from_batches(batches).combine_chunks().to_batches()[0]
+
+
+def schema_change(expected: pa.Schema, got: pa.Schema) -> str:
+    """What differs between two schemas, for an error: a column's type, or the names."""
+    if expected.names != got.names:
+        return f"expected columns {expected.names}, got {got.names}"
+    for field, other in zip(expected, got):
+        if field.type != other.type:
+            return f"column {field.name!r} was {field.type} and then {other.type}"
+    return f"expected {expected}, got {got}"
 
 
 def table_to_batch(table):
@@ -30,19 +59,25 @@ def table_to_batch(table):
     return batches[0] if batches else pa.RecordBatch.from_pylist([], schema=table.schema)
 
 
-def to_record_batch(obj, what="map function"):
-    """Coerce a map function's result (RecordBatch, Table, DataFrame, dict) to a RecordBatch."""
+def to_record_batch(obj, what="map function", op="Dataset.map"):
+    """Coerce a map function's result to a RecordBatch: a RecordBatch, Table, pandas
+    DataFrame, or a dict of columns, each an Arrow array or anything numpy takes (a list,
+    an array of any rank, a colonnade ``Tensor``; see :mod:`.tensor_slices`). A column
+    that cannot be one is a ``ValueError`` naming ``op`` and the column."""
     if isinstance(obj, pa.RecordBatch):
         return obj
     if isinstance(obj, pa.Table):
         return table_to_batch(obj)
-    if isinstance(obj, dict):
-        return pa.RecordBatch.from_pydict(obj)
+    if isinstance(obj, Mapping):
+        try:
+            return table_to_batch(table_from_columns(obj, op))
+        except ValueError as e:
+            raise ValueError(f"{op}: {e}" if not str(e).startswith(op) else str(e)) from None
     if type(obj).__name__ == "DataFrame" and hasattr(obj, "to_dict"):
         return pa.RecordBatch.from_pandas(obj, preserve_index=False)
     raise TypeError(
-        f"the {what} must return a pyarrow RecordBatch, Table, pandas DataFrame or dict of "
-        f"columns; got {type(obj).__name__}"
+        f"{op}: the {what} must return a pyarrow RecordBatch, Table, pandas DataFrame or "
+        f"dict of columns; got {type(obj).__name__}"
     )
 
 

@@ -14,6 +14,8 @@ import pyarrow.compute as pc
 import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
+from .tensor_slices import column_from_array, table_from_columns
+
 __all__ = [
     "as_expression",
     "as_names",
@@ -141,15 +143,16 @@ def label_values(column) -> np.ndarray:
 def join_label(features, labels, names, single):
     """Inverse of :func:`split_label`: the label columns appended to ``features``."""
     if single:
-        if isinstance(labels, pa.ChunkedArray):
-            labels = labels.combine_chunks()
-        columns = [labels if isinstance(labels, pa.Array) else pa.array(labels)]
+        columns = [column_from_array(names[0], labels)]
     else:
-        if not isinstance(labels, pa.RecordBatch):
-            labels = pa.RecordBatch.from_pydict(dict(labels))
+        if not isinstance(labels, (pa.RecordBatch, pa.Table)):
+            labels = table_from_columns(labels, "the labels")
+        check_names(names, labels.schema, what="label")
         columns = [labels.column(n) for n in names]
     out = features
     for name, column in zip(names, columns):
+        if isinstance(column, pa.ChunkedArray):
+            column = column.combine_chunks()
         if len(column) != features.num_rows:
             raise ValueError(
                 f"label {name!r} has {len(column)} rows but the features have {features.num_rows}"

@@ -14,8 +14,10 @@ import pyarrow.csv as pacsv
 import pyarrow.dataset as pads
 
 from .arrow_inputs import csv_format
+from .csv_checks import check_delimiter, encoding_name, first_rows_types
 from .csv_records import default_and_type
 from .dataset import Dataset
+from .sources import resolve_paths
 
 __all__ = ["make_csv_dataset"]
 
@@ -50,9 +52,13 @@ def make_csv_dataset(
     given): a default value, whose type types the column (float: float32, int: int32,
     str: string), or ``[]`` for a required column of an inferred type. Without
     ``column_defaults`` the types are inferred and an empty field is a missing value.
-    ``num_parallel_reads``, ``sloppy``, ``num_rows_for_inference`` and ``ignore_errors``
-    are accepted and not needed (reading is streamed and ordered); ``compression_type``
-    must be ``None`` and ``encoding`` UTF-8.
+    Without a type from ``column_defaults``, a column takes the type Arrow infers from
+    the first ``num_rows_for_inference`` rows of the first file (None: its first block);
+    a later value that does not fit is an error naming the file, row, column and value,
+    as TF's. ``num_parallel_reads``, ``sloppy`` and ``ignore_errors`` are accepted and not
+    needed (reading is streamed and ordered); ``compression_type``
+    must be ``None``. ``encoding`` is a Python codec name (``"latin-1"``); bytes not
+    valid in it are an error naming the file, the line and the byte offset.
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "rows.csv")
@@ -66,13 +72,13 @@ def make_csv_dataset(
             f"make_csv_dataset reads uncompressed CSV; got compression_type={compression_type!r}"
             " (decompress the files, or convert them to Parquet)"
         )
-    if str(encoding).lower().replace("-", "") != "utf8":
-        raise ValueError(f"make_csv_dataset reads UTF-8 files; got encoding={encoding!r}")
     if not header and column_names is None:
         raise ValueError("files without a header (header=False) need column_names")
     wanted = _selected(select_columns, column_names)
     if column_defaults is not None and wanted is None and column_names is None:
-        column_names = _header(file_pattern, field_delim)  # defaults pair with it by position
+        check_delimiter(field_delim, '"' if use_quote_delim else False, "field_delim")
+        # the defaults pair with the header's columns by position
+        column_names = _header(file_pattern, field_delim, encoding)
     defaults = _defaults(column_defaults, wanted or column_names)
     types = {
         k: pa.string() if t.kind == "O" else pa.from_numpy_dtype(t)
@@ -80,7 +86,18 @@ def make_csv_dataset(
     }
     nulls = [""] + ([na_value] if na_value else [])
     skip = 1 if header and column_names is not None else 0
-    fmt = csv_format(types, field_delim, column_names, nulls, skip, quoted=use_quote_delim)
+    fmt = csv_format(
+        types,
+        field_delim,
+        column_names,
+        nulls,
+        skip,
+        quoted=use_quote_delim,
+        encoding=encoding,
+        delimiter_name="field_delim",
+    )
+    if num_rows_for_inference:
+        fmt = _inferred_from_first_rows(file_pattern, fmt, types, num_rows_for_inference)
     dataset = Dataset.from_files(file_pattern, format=fmt, columns=wanted)
     fills = {k: d for k, (d, _) in defaults.items() if d is not None}
     if fills:
@@ -93,9 +110,32 @@ def make_csv_dataset(
     return dataset.prefetch(prefetch_buffer_size) if prefetch_buffer_size else dataset
 
 
-def _header(file_pattern, delimiter) -> list:
+def _inferred_from_first_rows(file_pattern, fmt, types, rows):
+    """``fmt`` with the types Arrow infers from the first ``rows`` rows of the first file
+    (TF's ``num_rows_for_inference``) for the columns ``types`` leaves untyped: a value
+    past those rows that does not fit its column is then an error naming the file, row,
+    column and value, not a column silently read as text."""
+    filesystem, _, files = resolve_paths(file_pattern)
+    if not files:
+        return fmt
+    inferred = first_rows_types(files[0], filesystem, fmt, rows)
+    untyped = {k: t for k, t in inferred.items() if k not in types}
+    if not untyped:
+        return fmt
+    scan = fmt.default_fragment_scan_options
+    convert = scan.convert_options
+    convert.column_types = {**dict(convert.column_types), **untyped}
+    return pads.CsvFileFormat(
+        parse_options=fmt.parse_options, convert_options=convert, read_options=scan.read_options
+    )
+
+
+def _header(file_pattern, delimiter, encoding) -> list:
     """The column names of the first file's header."""
-    fmt = pads.CsvFileFormat(parse_options=pacsv.ParseOptions(delimiter=delimiter))
+    fmt = pads.CsvFileFormat(
+        parse_options=pacsv.ParseOptions(delimiter=delimiter),
+        read_options=pacsv.ReadOptions(encoding=encoding_name(encoding)),
+    )
     return Dataset.from_files(file_pattern, format=fmt).schema.names
 
 

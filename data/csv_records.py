@@ -70,6 +70,9 @@ def decode_csv(
     >>> ids.tolist(), scores.tolist()
     ([[1], [2]], [[0.5], [1.0]])
     """
+    from .csv_checks import check_delimiter
+
+    check_delimiter(field_delim, '"' if use_quote_delim else False, "field_delim")
     if isinstance(records, (pa.RecordBatch, pa.Table)):  # a batch of TextLineDataset's
         if records.num_columns != 1:
             raise TypeError(
@@ -96,6 +99,8 @@ def decode_csv(
     empty = np.flatnonzero(pc.equal(lines, "").to_numpy(zero_copy_only=False))
     if empty.size:
         raise ValueError(f"Expect {fields} fields but have 0 in record {int(empty[0])}")
+    if use_quote_delim:
+        _check_quotes(lines)
     table = _read_strings(lines, field_delim, use_quote_delim, len(specs), select_cols)
     wanted = select_cols if select_cols is not None else range(len(specs))
     return [
@@ -116,6 +121,19 @@ def _as_strings(records) -> pa.Array:
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     return array.cast(pa.string()) if array.type != pa.string() else array
+
+
+def _check_quotes(lines: pa.Array) -> None:
+    """TF's error for a record with an odd number of quotes: a quoted field not closed
+    in its record (each record is one line; the reader would read on into the next)."""
+    odd = pc.fill_null(pc.bit_wise_and(pc.count_substring(lines, '"'), 1), 0).to_numpy()
+    if odd.any():
+        record = int(np.flatnonzero(odd)[0])
+        raise ValueError(
+            f"Quoted field has to end with quote followed by delim or end, in record {record}:"
+            f" {lines[record].as_py()[:80]!r} (a quote inside a quoted field is written twice;"
+            " an unquoted field cannot hold one)"
+        )
 
 
 def _csv_body(lines: pa.Array) -> pa.Buffer:

@@ -35,8 +35,15 @@ import pyarrow as pa
 from .columns import as_expression, as_names, check_expression, check_names, split_label
 from .dataset_cache import FileCache, MemoryCache
 from .dataset_constructors import DatasetConstructors, Names, RowFilter, schema_origin
+from .dataset_tf_steps import TFSteps
+from .element_streams import element_map
 from .iterators import OneShotIterator
-from .limits import MAX_ROWS, positive_count  # noqa: F401 (MAX_ROWS: cn.data.dataset's)
+from .limits import (  # noqa: F401 (MAX_ROWS and check_parallel_calls: cn.data.dataset's)
+    AUTOTUNE,
+    MAX_ROWS,
+    check_parallel_calls,
+    positive_count,
+)
 from .plan import (
     INTERLEAVE_UNITS,
     Batch,
@@ -59,11 +66,10 @@ from .shuffle import check_seed
 __all__ = ["AUTOTUNE", "INTERLEAVE_UNITS", "Dataset"]
 
 # ``prefetch(AUTOTUNE)``, as in tf.data, asks for the default depth below.
-AUTOTUNE = -1
 DEFAULT_PREFETCH = 2
 
 
-class Dataset(DatasetConstructors):
+class Dataset(DatasetConstructors, TFSteps):
     """A lazy description of an input pipeline; iterating it reads one pass (an epoch).
 
     Build one with a ``from_*`` constructor; every method returns a new Dataset. Iterating
@@ -90,8 +96,9 @@ class Dataset(DatasetConstructors):
     [3, 4] [0, 1]
     """
 
-    def __init__(self, node, label=None, batched=False):
+    def __init__(self, node, label=None, batched=False, view=None):
         self._node = node
+        self._view = view  # TF's element view for map (see .element_streams), or None
         self._label = None if label is None else as_names(label, "label")
         self._single_label = isinstance(label, str)
         self._batched = batched
@@ -151,9 +158,8 @@ class Dataset(DatasetConstructors):
         >>> ds.with_plan(ds.plan.child, batched=False).label
         'y'
         """
-        return Dataset(
-            node, label=self.label, batched=self._batched if batched is None else batched
-        )
+        batched = self._batched if batched is None else batched
+        return Dataset(node, label=self.label, batched=batched, view=self._view)
 
     def __repr__(self):
         steps = " -> ".join(self._node.describe())
@@ -172,7 +178,7 @@ class Dataset(DatasetConstructors):
         (['x'], [0, 1])
         """
         if label is None:
-            return Dataset(self._node, batched=self._batched)
+            return Dataset(self._node, batched=self._batched, view=self._view)
         names = as_names(label, "label")
         node = self._node
         if isinstance(node, Scan) and node.columns is not None:
@@ -183,7 +189,7 @@ class Dataset(DatasetConstructors):
             node = replace(node, columns=node.columns + extra)
         origin = partial(schema_origin, node.source) if isinstance(node, Scan) else None
         check_names(names, node.schema, what="label column", origin=origin)
-        return Dataset(node, label=label, batched=self._batched)
+        return Dataset(node, label=label, batched=self._batched, view=self._view)
 
     def select(self, columns: Names) -> Dataset:
         """Keep only ``columns`` (label columns are kept too); pushed down to the reader.
@@ -220,9 +226,12 @@ class Dataset(DatasetConstructors):
     def map(self, fn: Callable, num_parallel_calls=None, deterministic=None) -> Dataset:
         """Apply ``fn`` to each RecordBatch of the stream, or to ``(features, labels)`` on a
         labelled dataset (returning a ``(features, labels)`` pair). ``fn`` may return a
-        RecordBatch, Table, pandas DataFrame or dict of columns (on a
-        :func:`~.text_lines.TextLineDataset`, also a ``(features, labels)`` pair). Before
-        :meth:`batch` it sees the reader's batches, of any size.
+        RecordBatch, Table, pandas DataFrame or dict of columns (arrays of any rank,
+        colonnade Tensors). Before :meth:`batch` it sees the reader's batches, of any size.
+        On datasets made as TF programs make them (``from_tensor_slices``,
+        ``from_generator``, ``list_files``, ``TextLineDataset``, ``TFRecordDataset``) it
+        takes TF's element functions instead: a dict of arrays in, a dict, an array or a
+        ``(features, labels)`` pair out (see :mod:`.element_streams`).
 
         >>> import pyarrow.compute as pc
         >>> ds = Dataset.from_dict({"x": [1, 2]}).map(
@@ -231,9 +240,26 @@ class Dataset(DatasetConstructors):
         [2, 4]
         """
         if not callable(fn):
-            raise TypeError(f"map needs a callable, got {type(fn).__name__}")
+            raise TypeError(f"Dataset.map needs a callable, got {type(fn).__name__}")
         check_parallel_calls(num_parallel_calls)
-        return self.with_plan(Map(self._node, fn, self._label, self._single_label))
+        if self._view is None:
+            return self.with_plan(Map(self._node, fn, self._label, self._single_label))
+        node, label, view = element_map(self._node, fn, self._view, self._label, self._single_label)
+        label = self.label if self._label is not None else label
+        return Dataset(node, batched=self._batched, view=view).with_label(label)
+
+    def map_batches(self, fn: Callable) -> Dataset:
+        """Apply ``fn`` to each RecordBatch (label columns included), whatever the dataset
+        was made from: colonnade's batch map, for code that handles batches of any
+        dataset (:meth:`map` on a TF-made dataset takes TF's element functions instead).
+
+        >>> ds = Dataset.from_tensor_slices({"x": [1, 2]}).map_batches(lambda b: b.slice(1))
+        >>> ds.to_table().column("x").to_pylist()
+        [2]
+        """
+        if not callable(fn):
+            raise TypeError(f"Dataset.map_batches needs a callable, got {type(fn).__name__}")
+        return Dataset(Map(self._node, fn), batched=self._batched).with_label(self.label)
 
     def make_one_shot_iterator(self):
         """TF 1's one-shot iterator: ``get_next()`` stands for every batch, for an
@@ -432,11 +458,3 @@ def _element_count(count, op: str) -> int:
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < -1:
         raise ValueError(f"{op} count must be an integer >= -1, got {count!r}")
     return int(count)
-
-
-def check_parallel_calls(calls) -> None:
-    """TF's ``num_parallel_calls``: None, ``AUTOTUNE`` (-1) or a positive count."""
-    if calls is None or calls == AUTOTUNE:
-        return
-    if isinstance(calls, bool) or not isinstance(calls, (int, np.integer)) or calls < 1:
-        raise ValueError(f"num_parallel_calls must be a positive count or AUTOTUNE, got {calls!r}")

@@ -22,8 +22,17 @@ import pyarrow.dataset as pads
 
 from .arrow_inputs import csv_format, table_from_arrow, table_from_pandas
 from .columns import as_names, check_names
+from .element_streams import as_dict, as_values
+from .generators import generator_source
 from .plan import Scan
-from .sources import BATCH_READAHEAD, READ_BATCH_SIZE, FileSource, TableSource, open_files
+from .sources import (
+    BATCH_READAHEAD,
+    READ_BATCH_SIZE,
+    FileSource,
+    TableSource,
+    open_files,
+    resolve_paths,
+)
 from .tensor_slices import slices_table, table_from_columns
 
 if TYPE_CHECKING:
@@ -52,15 +61,15 @@ class DatasetConstructors:
     """
 
     @classmethod
-    def _from_source(cls: type[DatasetT], source, columns, filter, label) -> DatasetT:
+    def _from_source(cls: type[DatasetT], source, columns, filter, label, view=None) -> DatasetT:
         scan = Scan(source)
-        dataset = cls(scan)
+        dataset = cls(scan, view=view)
         if filter is not None:
             dataset = dataset.filter(filter)
         if columns is not None:
             columns = as_names(columns, "columns")
             check_names(columns, source.schema, origin=lambda: schema_origin(source))
-            dataset = cls(replace(dataset.plan, columns=columns))
+            dataset = cls(replace(dataset.plan, columns=columns), view=view)
         return dataset.with_label(label) if label is not None else dataset
 
     @classmethod
@@ -129,7 +138,8 @@ class DatasetConstructors:
     def from_tensor_slices(cls: type[DatasetT], tensors) -> DatasetT:
         """TF's ``from_tensor_slices``: one example per entry along the first axis of a dict
         of arrays, or of a ``(features, labels)`` pair (labels then iterate beside the
-        features, as from an ``input_fn``).
+        features, as from an ``input_fn``). Its ``map`` takes TF's element functions
+        (dicts in, dicts or pairs out: see :mod:`.element_streams`).
 
         >>> from colonnade.data import Dataset
         >>> import numpy as np
@@ -139,7 +149,61 @@ class DatasetConstructors:
         (2, [0, 1])
         """
         table, label = slices_table(tensors)
-        return cls._from_source(TableSource(table, "tensor slices"), None, None, label)
+        source = TableSource(table, "tensor slices")
+        return cls._from_source(source, None, None, label, view=as_dict)
+
+    @classmethod
+    def from_generator(
+        cls,
+        generator,
+        output_types=None,
+        output_shapes=None,
+        args=None,
+        output_signature=None,
+        name=None,
+    ):
+        """TF's ``from_generator``: the elements ``generator(*args)`` yields, called again
+        each pass; each a dict of features or a ``(features, labels)`` pair, converted to
+        ``output_types`` and checked against ``output_shapes`` (or ``output_signature``:
+        the same structure of objects with ``dtype`` and ``shape``, such as TF's
+        ``TensorSpec``). See :mod:`.generators`; ``name`` is accepted and unused.
+
+        >>> from colonnade.data import Dataset
+        >>> ds = Dataset.from_generator(lambda: ({"x": [i, i]} for i in range(2)),
+        ...                             {"x": "int64"}, {"x": [2]})
+        >>> ds.to_table().column("x").to_pylist()
+        [[0, 0], [1, 1]]
+        """
+        source, label = generator_source(
+            generator, output_types, output_shapes, args, output_signature
+        )
+        return cls._from_source(source, None, None, label, view=as_dict)
+
+    @classmethod
+    def list_files(cls, file_pattern, shuffle=None, seed=None, name=None):
+        """TF's ``list_files``: the names of the files matching ``file_pattern`` (a glob
+        or a list of them), one string column ``filename``, sorted, and in a new order
+        each pass unless ``shuffle=False`` (TF's default shuffles; ``seed`` fixes the
+        orders). :meth:`interleave` and ``TFRecordDataset`` take it as TF's
+        ``list_files(...).interleave(tf.data.TFRecordDataset, ...)``; a pattern matching
+        nothing is a ``FileNotFoundError`` naming it. ``name`` is accepted and unused.
+
+        >>> import os, tempfile
+        >>> from colonnade.data import Dataset
+        >>> folder = tempfile.mkdtemp()
+        >>> for n in "ba":
+        ...     _ = open(os.path.join(folder, n + ".txt"), "w").write(n)
+        >>> ds = Dataset.list_files(os.path.join(folder, "*.txt"), shuffle=False)
+        >>> [os.path.basename(f) for f in ds.to_table().column("filename").to_pylist()]
+        ['a.txt', 'b.txt']
+        """
+        patterns = [file_pattern] if isinstance(file_pattern, (str, os.PathLike)) else file_pattern
+        files = sorted({f for pattern in patterns for f in resolve_paths(pattern)[2]})
+        source = TableSource(pa.table({"filename": files}), "list_files")
+        dataset = cls(Scan(source), view=as_values)
+        if shuffle is False:
+            return dataset
+        return dataset.shuffle(None, seed=seed)
 
     @classmethod
     def from_files(
@@ -235,11 +299,14 @@ class DatasetConstructors:
         column_names: Sequence[str] | None = None,
         null_values: Sequence[str] | None = None,
         skip_rows: int = 0,
+        encoding: str = "utf-8",
         **options,
     ) -> DatasetT:
         """CSV files at ``path`` (as in :meth:`from_files`) read by pyarrow's streaming CSV
-        reader; fields split at ``delimiter``, the first ``skip_rows`` lines skipped, and
-        ``options`` passed on to :meth:`from_files`.
+        reader; fields split at ``delimiter`` (one character), the first ``skip_rows``
+        lines skipped, the bytes decoded as ``encoding`` (a Python codec name:
+        ``"latin-1"``, ``"cp1252"``), and ``options`` passed on to :meth:`from_files`.
+        The limits and errors of CSV input are in ``docs/csv.md``.
 
         ``column_types`` maps column names to Arrow types (``pa.int64()`` or ``"int64"``);
         other columns' types are inferred. ``column_names`` names the columns of files
@@ -254,7 +321,9 @@ class DatasetConstructors:
         >>> ds.schema.field("score").type
         DataType(float)
         """
-        fmt = csv_format(column_types, delimiter, column_names, null_values, skip_rows)
+        fmt = csv_format(
+            column_types, delimiter, column_names, null_values, skip_rows, encoding=encoding
+        )
         return cls.from_files(
             path, format=fmt, columns=columns, filter=filter, label=label, **options
         )

@@ -164,8 +164,10 @@ def parse_single_example(
     """Parse one serialized ``tf.Example`` into ``{name: numpy array}`` (TF's
     ``tf.io.parse_single_example``): a ``FixedLenFeature`` gives an array of its shape,
     the others a 1-D array of the values (strings as ``str`` objects). ``serialized`` is
-    one record's bytes; ``features`` as :func:`parse_example` takes them; ``example_names``
-    (one name) names the record in errors. ``name`` (TF's op name) is accepted and unused.
+    one record's bytes, or a binary Arrow array of records (a ``TFRecordDataset`` map's
+    batch of them), parsed at once into entries with a leading row axis; ``features`` as
+    :func:`parse_example` takes them; ``example_names`` (one name) names the record in
+    errors. ``name`` (TF's op name) is accepted and unused.
 
     >>> from colonnade.data.example_writer import encode_examples
     >>> record = encode_examples(pa.table({"age": [39], "tags": [["a", "b"]]}))[0]
@@ -176,8 +178,13 @@ def parse_single_example(
     """
     if isinstance(serialized, SymbolicTensor):
         return symbolic_parse(serialized, features)
+    if isinstance(serialized, (pa.Array, pa.ChunkedArray)):
+        return _parse_column(serialized, features)
     if not isinstance(serialized, (bytes, bytearray, memoryview)):
-        raise TypeError(f"parse_single_example takes bytes, got {type(serialized).__name__}")
+        raise TypeError(
+            "parse_single_example takes one record's bytes (or a binary column of records), "
+            f"got {type(serialized).__name__}"
+        )
     specs = normalize_features(features)
     names = None if example_names is None else [example_names]
     table = parse_example([bytes(serialized)], features, example_names=names)
@@ -189,6 +196,25 @@ def parse_single_example(
         if isinstance(spec, FixedLenFeature):
             values = values.reshape(shape)
         out[key] = values
+    return out
+
+
+def _parse_column(records, features) -> dict:
+    """``parse_single_example`` over a column of records at once (what a
+    ``TFRecordDataset`` map hands it: see :mod:`.tfrecord_dataset`): one entry per
+    feature with a leading row axis, a ``FixedLenFeature`` of shape ``s`` an array of
+    shape ``(n, *s)``, the others an Arrow list column (one list of values per record)."""
+    specs = normalize_features(features)
+    table = parse_example(records, features)
+    out = {}
+    for key in table.column_names:
+        column = table.column(key).combine_chunks()
+        spec = specs[key]
+        if isinstance(spec, FixedLenFeature):
+            values = _leaf_values(column)
+            out[key] = values.reshape((len(column), *spec.shape))
+        else:
+            out[key] = column
     return out
 
 
@@ -274,7 +300,10 @@ def parse_sequence_example(
         steps = scan_messages(buf, list_s[sel], list_e[sel], lists_owner, ctx, "FeatureList")
         is_step = delimited_fields(steps, 1, ctx, lists_owner[steps.msg], "FeatureList")
         step_owner = lists_owner[steps.msg[is_step]]
-        vals = FeatureValues(buf, steps.start[is_step], steps.end[is_step], step_owner, ctx)
+        step_index = np.zeros(step_owner.size, dtype=np.int64)
+        vals = FeatureValues(
+            buf, steps.start[is_step], steps.end[is_step], step_owner, ctx, (step_index, [key])
+        )
         kind = feature_list_kind(spec.dtype)
         check_kind(
             vals,

@@ -218,7 +218,7 @@ def features_table(buf, starts, ends, owner, n, specs, ctx):
     index_owner, index, val_s, val_e = map_entries(
         buf, starts, ends, owner, names, ctx, "tf.train.Features"
     )
-    vals = FeatureValues(buf, val_s, val_e, index_owner, ctx)
+    vals = FeatureValues(buf, val_s, val_e, index_owner, ctx, (index, names))
     expected = np.array([feature_list_kind(specs[k].dtype) for k in names], dtype=np.int64)
     check_kind(vals, index, expected, names, index_owner, ctx)
     bounds = np.searchsorted(index, np.arange(len(names) + 1))

@@ -26,6 +26,7 @@ from .parse_spec import BYTES, FLOAT, INT64, KIND_NAMES
 from .wire import WireError, decode_packed_varints, read_varints, scan_fields
 
 __all__ = [
+    "FeatureContext",
     "FeatureValues",
     "RecordContext",
     "delimited_fields",
@@ -47,6 +48,24 @@ class RecordContext:
         place = f" of {self.source}" if self.source else ""
         name = f" ({self.names[int(record)]!r})" if self.names is not None else ""
         return f"record {int(record) + self.first_index}{name}{place}"
+
+
+class FeatureContext:
+    """The place of a ``Feature`` message for an error: its record and its feature's name.
+
+    The decoding levels below a map entry pass this as their ``ctx`` and each entry's
+    index as its ``owner``, so a value that does not decode (a wrong wire type, floats
+    that are not whole) names the feature as well as the record. ``records[i]`` is
+    entry ``i``'s record, ``names[index[i]]`` its feature's name; nothing is looked up
+    until an error is raised."""
+
+    def __init__(self, ctx, records, index, names):
+        self.ctx, self.records, self.index, self.names = ctx, records, index, names
+
+    def where(self, entry):
+        entry = int(entry)
+        name = self.names[int(self.index[entry])]
+        return f"{self.ctx.where(self.records[entry])}, feature {name!r}"
 
 
 def scan_messages(buf, starts, ends, owner, ctx, what):
@@ -145,7 +164,16 @@ def _any_entries(buf, starts, ends, owner, ctx, what):
     is_key = delimited_fields(kv, 1, ctx, owner[kv.msg], what)
     key_s[kv.msg[is_key]] = kv.start[is_key]
     key_e[kv.msg[is_key]] = kv.end[is_key]
-    is_val = delimited_fields(kv, 2, ctx, owner[kv.msg], what)
+    bad = (kv.number == 2) & (kv.wire != 2)
+    if bad.any():
+        entry = kv.msg[np.argmax(bad)]
+        key = bytes(buf[key_s[entry] : key_e[entry]]).decode("utf-8", "replace")
+        raise ValueError(
+            f"{ctx.where(owner[entry])}, feature {key!r} is not a valid serialized {what}: "
+            f"its value (field 2) has wire type {kv.wire[np.argmax(bad)]}, expected 2 "
+            "(length-delimited)"
+        )
+    is_val = kv.number == 2
     val_s[kv.msg[is_val]] = kv.start[is_val]
     val_e[kv.msg[is_val]] = kv.end[is_val]
     return key_s, key_e, val_s, val_e
@@ -181,8 +209,10 @@ class FeatureValues:
     array, or for bytes the ``(starts, ends)`` ranges into the buffer).
     """
 
-    def __init__(self, buf, starts, ends, owner, ctx):
+    def __init__(self, buf, starts, ends, owner, ctx, features=None):
         n = starts.size
+        if features is not None:  # (index, names): errors name each entry's feature
+            ctx, owner = FeatureContext(ctx, owner, *features), np.arange(n)
         single = _canonical_single(buf, starts, ends, (0x0A, 0x12, 0x1A))
         if single is not None:
             tag, list_s, list_e = single
@@ -221,7 +251,8 @@ def _any_kind(buf, starts, ends, owner, ctx):
     if bad.any():
         raise ValueError(
             f"{ctx.where(owner[f.msg[np.argmax(bad)]])} is not a valid serialized "
-            "tf.train.Feature: its list has the wrong wire type"
+            f"tf.train.Feature: its list (field {f.number[np.argmax(bad)]}) has wire type "
+            f"{f.wire[np.argmax(bad)]}, expected 2 (length-delimited)"
         )
     kind[f.msg[hit]] = f.number[hit]
     list_s[f.msg[hit]] = f.start[hit]
@@ -256,12 +287,22 @@ def _decode_list(buf, kind, starts, ends, owner, ctx):
     msg, wire, start, end = lists.msg[hit], lists.wire[hit], lists.start[hit], lists.end[hit]
     if kind == BYTES:
         if (wire != 2).any():
-            record = owner[msg[np.argmax(wire != 2)]]
-            raise ValueError(f"{ctx.where(record)}: a bytes_list value is not length-delimited")
+            i = np.argmax(wire != 2)
+            raise ValueError(
+                f"{ctx.where(owner[msg[i]])}: a bytes_list value has wire type {wire[i]}, "
+                "expected 2 (length-delimited)"
+            )
         return (start, end), np.bincount(msg, minlength=n)
     if kind == FLOAT:
         size = end - start
-        bad = ~np.isin(wire, (2, 5)) | (size % 4 != 0)
+        wrong = ~np.isin(wire, (2, 5))
+        if wrong.any():
+            i = np.argmax(wrong)
+            raise ValueError(
+                f"{ctx.where(owner[msg[i]])}: a float_list value has wire type {wire[i]}, "
+                "expected 5 (fixed32) or 2 (packed)"
+            )
+        bad = size % 4 != 0
         if bad.any():
             record = owner[msg[np.argmax(bad)]]
             raise ValueError(f"{ctx.where(record)}: a float_list is not a whole number of floats")
@@ -276,8 +317,11 @@ def _decode_list(buf, kind, starts, ends, owner, ctx):
         return values, np.bincount(msg, weights=seg_counts, minlength=n).astype(np.int64)
     bad = (wire != 0) & ~packed
     if bad.any():
-        record = owner[msg[np.argmax(bad)]]
-        raise ValueError(f"{ctx.where(record)}: an int64_list value has the wrong wire type")
+        i = np.argmax(bad)
+        raise ValueError(
+            f"{ctx.where(owner[msg[i]])}: an int64_list value has wire type {wire[i]}, "
+            "expected 0 (varint) or 2 (packed)"
+        )
     # Unpacked (or mixed) lists: every unpacked field is one value, in order.
     packed_values, packed_counts = decode_packed_varints(buf, start[packed], end[packed])
     seg_counts = np.ones(msg.size, dtype=np.int64)

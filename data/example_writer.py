@@ -24,6 +24,7 @@ from ..core.wire_format import length_delimited as _field
 from ..core.wire_format import varint
 from .arrow_inputs import as_arrow_table
 from .dataset import Dataset
+from .polars_frames import as_arrow
 from .tfrecord import TFRecordOptions, TFRecordWriter
 
 __all__ = ["encode_examples", "encode_sequence_examples", "example_batches", "write_tfrecord"]
@@ -88,7 +89,9 @@ def _column_features(column: pa.Array, name: str) -> list:
 
 
 def _as_batches(data):
-    """Record batches of a DataFrame, Arrow table/batch or colonnade Dataset."""
+    """Record batches of a DataFrame (pandas or polars), Arrow table/batch or colonnade
+    Dataset."""
+    data = as_arrow(data, "write_tfrecord's data")
     if isinstance(data, Dataset):
         yield from data.record_batches()
         return

@@ -5,7 +5,12 @@ counts.
 64
 """
 
-__all__ = ["MAX_ROWS", "positive_count"]
+import numpy as np
+
+__all__ = ["AUTOTUNE", "MAX_ROWS", "check_parallel_calls", "positive_count"]
+
+# TF's ``AUTOTUNE``: ``prefetch``, ``num_parallel_calls`` and ``cycle_length`` take it.
+AUTOTUNE = -1
 
 MAX_ROWS = (1 << 31) - 1
 """The largest batch, buffer or shard count a Dataset takes: Arrow reads at most this many
@@ -20,3 +25,11 @@ def positive_count(value, name: str) -> int:
     if value > MAX_ROWS:
         raise ValueError(f"{name} must be at most {MAX_ROWS:,} (2^31 - 1), got {value:,}")
     return value
+
+
+def check_parallel_calls(calls) -> None:
+    """TF's ``num_parallel_calls``: None, ``AUTOTUNE`` (-1) or a positive count."""
+    if calls is None or calls == AUTOTUNE:
+        return
+    if isinstance(calls, bool) or not isinstance(calls, (int, np.integer)) or calls < 1:
+        raise ValueError(f"num_parallel_calls must be a positive count or AUTOTUNE, got {calls!r}")

@@ -25,7 +25,7 @@ from .batches import to_record_batch
 from .columns import join_label
 from .tensor_slices import LABEL_NAME, table_from_columns
 
-__all__ = ["pair_map"]
+__all__ = ["pair_map", "pair_of"]
 
 
 def pair_map(fn, schema: pa.Schema) -> tuple:
@@ -36,6 +36,11 @@ def pair_map(fn, schema: pa.Schema) -> tuple:
         probe = fn(pa.RecordBatch.from_pylist([], schema=schema))
     except Exception:  # a function written for non-empty batches: not a pair we can see
         return fn, None
+    return pair_of(fn, probe)
+
+
+def pair_of(fn, probe) -> tuple:
+    """:func:`pair_map` given ``probe``, what ``fn`` returned on an empty batch."""
     if not (isinstance(probe, tuple) and len(probe) == 2):
         return fn, None
     labels = probe[1]

@@ -12,6 +12,7 @@ import itertools
 import logging
 from dataclasses import dataclass, replace
 
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import batches as B
@@ -30,6 +31,7 @@ from .shuffle import (
 
 __all__ = [
     "INTERLEAVE_UNITS",
+    "SameSchema",
     "Batch",
     "Cache",
     "Filter",
@@ -55,7 +57,7 @@ INTERLEAVE_UNITS = 4
 MIN_INTERLEAVE_ROWS = 256
 
 
-class _SameSchema:
+class SameSchema:
     """A step whose rows have its child's columns (all but projection and ``map``)."""
 
     @property
@@ -153,7 +155,7 @@ class Select:
 
 
 @dataclass(frozen=True, eq=False)
-class Filter(_SameSchema):
+class Filter(SameSchema):
     child: object
     expression: pc.Expression
 
@@ -162,7 +164,13 @@ class Filter(_SameSchema):
 
     def iterate(self, key):
         for batch in self.child.iterate(key):
-            kept = batch.filter(self.expression)
+            try:
+                kept = batch.filter(self.expression)
+            except pa.ArrowException as e:
+                raise ValueError(
+                    f"Dataset.filter({self.expression}) cannot be applied to rows of columns "
+                    f"{batch.schema}: {e}"
+                ) from None
             if kept.num_rows:
                 yield kept
 
@@ -181,23 +189,32 @@ class Map:
     def describe(self):
         return [*self.child.describe(), f"map({getattr(self.fn, '__name__', self.fn)})"]
 
+    def call(self, *args):
+        """``fn(*args)``; a pyarrow error in it is a ``ValueError`` naming the function."""
+        try:
+            return self.fn(*args)
+        except pa.ArrowException as e:
+            name = getattr(self.fn, "__name__", repr(self.fn))
+            raise ValueError(f"Dataset.map: the function {name} failed in pyarrow: {e}") from e
+
     def iterate(self, key):
         for batch in self.child.iterate(key):
             if self.label is None:
-                yield B.to_record_batch(self.fn(batch))
+                yield B.to_record_batch(self.call(batch))
                 continue
-            result = self.fn(*split_label(batch, self.label, self.single_label))
+            result = self.call(*split_label(batch, self.label, self.single_label))
             if not (isinstance(result, tuple) and len(result) == 2):
                 raise TypeError(
-                    "on a labelled dataset the map function takes (features, labels) and must "
-                    f"return a (features, labels) tuple; got {type(result).__name__}"
+                    "Dataset.map: on a labelled dataset the map function takes (features, "
+                    "labels) and must return a (features, labels) tuple; got "
+                    f"{type(result).__name__}"
                 )
             features = B.to_record_batch(result[0])
             yield join_label(features, result[1], self.label, self.single_label)
 
 
 @dataclass(frozen=True, eq=False)
-class Batch(_SameSchema):
+class Batch(SameSchema):
     child: object
     batch_size: int
     drop_remainder: bool = False
@@ -210,7 +227,7 @@ class Batch(_SameSchema):
 
 
 @dataclass(frozen=True, eq=False)
-class Shuffle(_SameSchema):
+class Shuffle(SameSchema):
     """Shuffle rows with a streaming buffer, or whole batches when ``elements``; a
     ``buffer_size`` of None is a full permutation of each pass."""
 
@@ -233,7 +250,7 @@ class Shuffle(_SameSchema):
 
 
 @dataclass(frozen=True, eq=False)
-class Repeat(_SameSchema):
+class Repeat(SameSchema):
     """Passes over the child one after another: ``count`` of them, or forever if None."""
 
     child: object
@@ -254,7 +271,7 @@ class Repeat(_SameSchema):
 
 
 @dataclass(frozen=True, eq=False)
-class Shard(_SameSchema):
+class Shard(SameSchema):
     """Row-level (or, when ``elements``, batch-level) shard of a stream."""
 
     child: object
@@ -273,7 +290,7 @@ class Shard(_SameSchema):
 
 
 @dataclass(frozen=True, eq=False)
-class Window(_SameSchema):
+class Window(SameSchema):
     """Rows (or, when ``elements``, batches) ``start`` to ``start + count`` of each pass
     over the child (``count`` None: to the end): TF's ``skip`` and ``take``."""
 
@@ -310,7 +327,7 @@ class Window(_SameSchema):
 
 
 @dataclass(frozen=True, eq=False)
-class Prefetch(_SameSchema):
+class Prefetch(SameSchema):
     child: object
     size: int
 
@@ -322,7 +339,7 @@ class Prefetch(_SameSchema):
 
 
 @dataclass(frozen=True, eq=False)
-class Cache(_SameSchema):
+class Cache(SameSchema):
     """Fill ``store`` on the first complete pass; replay it on the later ones."""
 
     child: object

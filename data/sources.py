@@ -19,6 +19,13 @@ import pyarrow.csv as pacsv
 import pyarrow.dataset as pads
 import pyarrow.fs as pafs
 
+from .csv_checks import (
+    check_first_rows,
+    csv_error,
+    csv_retried_dataset,
+    retried_fragment,
+    runaway_quote,
+)
 from .protocols import check_protocol
 from .read_errors import csv_column, csv_conversion, json_clash
 
@@ -172,11 +179,14 @@ class FileSource:
     def _check_columns(self, fragment, columns, filter):
         """ValueError naming the file and column when a file lacks a column the scan
         reads: pyarrow would fill it with nulls, silently (a directory whose later files
-        dropped a column, or a label column missing from one file)."""
+        dropped a column, or a label column missing from one file). A dataset of one file
+        has that file's schema: nothing to check (a CSV file's would be inferred again)."""
+        if len(self.dataset.files) < 2:
+            return None
         wanted = self.schema.names if columns is None else columns
         physical = fragment.physical_schema.names
-        partition = pads.get_partition_keys(fragment.partition_expression)
-        missing = [n for n in wanted if n not in physical and n not in partition]
+        present = set(physical) | set(pads.get_partition_keys(fragment.partition_expression))
+        missing = [n for n in wanted if n not in present]
         if missing:
             return ValueError(
                 f"'{fragment.path}' lacks column {missing[0]!r}"
@@ -189,22 +199,44 @@ class FileSource:
 
     def read(self, unit, columns=None, filter=None, batch_rows=None):
         fragment = unit.payload
-        try:
-            if self.check_columns:
-                error = self._check_columns(fragment, columns, filter)
-                if error is not None:
-                    raise error
-            for piece in self._row_groups(fragment, filter):
-                yield from piece.to_batches(
-                    schema=self.schema,
-                    columns=None if columns is None else list(columns),
-                    filter=filter,
-                    batch_size=batch_rows or self.read_batch_size,
-                    batch_readahead=self.batch_readahead,
-                    fragment_readahead=1,
-                )
-        except (pa.ArrowException, OSError) as err:  # OSError: a failed page checksum
-            raise self._error(fragment, columns, err) from err
+        handed = 0  # rows yielded: a CSV file read again (csv_retry) skips as many
+        while True:
+            skip = handed
+            try:
+                if self.check_columns:
+                    error = self._check_columns(fragment, columns, filter)
+                    if error is not None:
+                        raise error
+                last = None
+                for batch in self._batches(fragment, columns, filter, batch_rows):
+                    if skip:
+                        dropped = min(skip, batch.num_rows)
+                        batch, skip = batch.slice(dropped), skip - dropped
+                    if batch.num_rows:
+                        handed += batch.num_rows
+                        last = batch
+                        yield batch
+                if last is not None and isinstance(fragment.format, pads.CsvFileFormat):
+                    error = runaway_quote(last, fragment.path, fragment.filesystem, fragment.format)
+                    if error is not None:
+                        raise error
+                return
+            except (pa.ArrowException, OSError, UnicodeDecodeError) as err:
+                retry = retried_fragment(fragment, err)
+                if retry is None:
+                    raise self._error(fragment, columns, err) from err
+                fragment = retry
+
+    def _batches(self, fragment, columns, filter, batch_rows):
+        for piece in self._row_groups(fragment, filter):
+            yield from piece.to_batches(
+                schema=self.schema,
+                columns=None if columns is None else list(columns),
+                filter=filter,
+                batch_size=batch_rows or self.read_batch_size,
+                batch_readahead=self.batch_readahead,
+                fragment_readahead=1,
+            )
 
     def _row_groups(self, fragment, filter):
         """A Parquet file read as a whole, one row group after the other: given the whole
@@ -219,6 +251,10 @@ class FileSource:
         path = fragment.path
         if isinstance(err, FileNotFoundError):
             return FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+        if isinstance(fragment.format, pads.CsvFileFormat):
+            found = csv_error(path, fragment.filesystem, fragment.format, err)
+            if found is not None:
+                return found
         try:
             physical = fragment.physical_schema
         except pa.ArrowException as inner:
@@ -227,10 +263,11 @@ class FileSource:
                 f"{self.format} file ({inner})"
             )
         wanted = self.schema.names if columns is None else list(columns)
+        here = dict(zip(physical.names, physical.types))
         clashes = [
-            (name, physical.field(name).type, self.schema.field(name).type)
-            for name in self.schema.names
-            if name in physical.names and physical.field(name).type != self.schema.field(name).type
+            (name, here[name], expected)
+            for name, expected in zip(self.schema.names, self.schema.types)
+            if name in here and here[name] != expected
         ]
         clashes.sort(key=lambda clash: clash[0] not in wanted)
         if clashes:
@@ -444,13 +481,16 @@ def open_files(
     # One file or directory goes to pyarrow as is; several become their list of files.
     source = targets[0] if len(targets) == 1 else files
     try:
-        dataset = pads.dataset(
-            source, schema=schema, format=format, filesystem=fs, partitioning=partitioning
-        )
+        dataset = csv_retried_dataset(source, schema, format, fs, partitioning)
     except FileNotFoundError:
         raise
-    except pa.ArrowException as err:
+    except (pa.ArrowException, UnicodeDecodeError) as err:
         name = getattr(format, "default_extname", format)
+        if name == "csv" and files:
+            fmt = format if isinstance(format, pads.CsvFileFormat) else pads.CsvFileFormat()
+            found = csv_error(files[0], fs, fmt, err)
+            if found is not None:
+                raise found from err
         clash = json_clash(files, fs) if name == "json" else None
         if clash is not None:
             raise ValueError(f"cannot read {clash}; a column of JSON lines has one type") from err
@@ -466,5 +506,7 @@ def open_files(
         if strings:
             format = _parquet_format(dictionary_columns=strings)
             dataset = pads.dataset(source, format=format, filesystem=fs, partitioning=partitioning)
+    if schema is None and isinstance(dataset.format, pads.CsvFileFormat):
+        check_first_rows(dataset)
     # With a schema given, files lacking some of its columns are allowed (read as null).
     return FileSource(dataset, shown, read_batch_size, batch_readahead, schema is None)

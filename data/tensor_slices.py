@@ -3,7 +3,10 @@
 
 A row of a multi-dimensional column is its values flattened in row-major order, as a
 fixed-size list: what ``numeric_column(key, shape=...)`` reads (and what TF's
-``input_layer`` flattens a dense tensor to).
+``input_layer`` flattens a dense tensor to). Asked to (``keep_row_shape``: the features a
+serving receiver gives a ``model_fn``), a column of rank 3 or more also records its row
+shape in its field's metadata (:data:`ROW_SHAPE_KEY`), so the ``model_fn`` gets the array
+in its own shape, ``(batch, 3, 2)``, as TF hands it the tensor, not ``(batch, 6)``.
 
 >>> import numpy as np
 >>> table = table_from_columns({"x": np.arange(6.0).reshape(3, 2), "y": [0, 1, 0]}, "from_dict")
@@ -13,16 +16,43 @@ fixed-size list: what ``numeric_column(key, shape=...)`` reads (and what TF's
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["LABEL_NAME", "column_from_array", "slices_table", "table_from_columns"]
+__all__ = [
+    "LABEL_NAME",
+    "ROW_SHAPE_KEY",
+    "column_from_array",
+    "row_shape",
+    "slices_table",
+    "table_from_columns",
+]
 
 LABEL_NAME = "label"
 """The column a ``(features, labels)`` pair's unnamed labels get."""
+
+
+ROW_SHAPE_KEY = b"colonnade.row_shape"
+"""Field metadata of a fixed-size list column of rank 3 or more: its row shape, as JSON."""
+
+
+def row_shape(field: pa.Field) -> tuple | None:
+    """The row shape :func:`table_from_columns` recorded on ``field`` (``(3, 2)``), or None
+    when there is none or it does not fit the field's fixed-size list."""
+    metadata = field.metadata or {}
+    if ROW_SHAPE_KEY not in metadata or not pa.types.is_fixed_size_list(field.type):
+        return None
+    try:
+        shape = tuple(json.loads(metadata[ROW_SHAPE_KEY]))
+    except (ValueError, TypeError):
+        return None
+    if not all(isinstance(d, int) and d > 0 for d in shape):
+        return None
+    return shape if math.prod(shape) == field.type.list_size else None
 
 
 _ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError)
@@ -71,14 +101,20 @@ def column_from_array(name, values) -> pa.Array | pa.ChunkedArray:
     )
 
 
-def table_from_columns(mapping: Mapping, origin: str) -> pa.Table:
+def table_from_columns(mapping: Mapping, origin: str, keep_row_shape: bool = False) -> pa.Table:
     """A table of ``mapping``'s columns (name -> array of any rank); columns of unequal
-    length are a ``ValueError`` naming two of them and ``origin``, the caller."""
+    length are a ``ValueError`` naming two of them and ``origin``, the caller.
+    ``keep_row_shape``: record the row shape of each column of rank 3 or more
+    (:func:`row_shape`)."""
     if not isinstance(mapping, Mapping):
         raise TypeError(
             f"{origin} takes a dict of column name -> array; got {type(mapping).__name__}"
         )
     columns = {str(name): column_from_array(name, values) for name, values in mapping.items()}
+    shapes = {
+        str(name): _rank_3_row_shape(values) if keep_row_shape else None
+        for name, values in mapping.items()
+    }
     lengths = {name: len(column) for name, column in columns.items()}
     if len(set(lengths.values())) > 1:
         (a, n), (b, m) = sorted(lengths.items(), key=lambda item: item[1])[:: len(lengths) - 1]
@@ -86,7 +122,29 @@ def table_from_columns(mapping: Mapping, origin: str) -> pa.Table:
             f"{origin}: every column needs one row per example; column {a!r} has {n} rows, "
             f"column {b!r} has {m}"
         )
-    return pa.table(columns)
+    fields = [
+        pa.field(name, column.type, metadata=_shape_metadata(shapes[name]))
+        for name, column in columns.items()
+    ]
+    return pa.Table.from_arrays(list(columns.values()), schema=pa.schema(fields))
+
+
+def _rank_3_row_shape(values) -> tuple | None:
+    """The row shape of an array (or nested lists) of rank 3 or more, else None."""
+    if isinstance(values, np.ndarray):
+        shape = values.shape
+    elif isinstance(values, (list, tuple)) and values and isinstance(values[0], (list, tuple)):
+        try:
+            shape = np.shape(values)
+        except ValueError:  # ragged
+            return None
+    else:
+        return None
+    return tuple(int(d) for d in shape[1:]) if len(shape) >= 3 else None
+
+
+def _shape_metadata(shape) -> dict | None:
+    return None if shape is None else {ROW_SHAPE_KEY: json.dumps(list(shape)).encode()}
 
 
 def slices_table(tensors) -> tuple:

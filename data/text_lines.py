@@ -4,8 +4,7 @@
 TF programs read CSV this way: ``TextLineDataset(path).skip(1).map(parse_csv)`` with a
 ``parse_csv`` built on ``decode_csv`` that returns ``(features, labels)``. The same code
 runs here: ``map`` hands the function a batch of lines (``decode_csv`` takes it as it
-is) and the pair it returns labels the dataset (see :mod:`.pair_maps`; on other
-datasets a map returns one batch, and :meth:`~.dataset.Dataset.with_label` labels).
+is) and the pair it returns labels the dataset (see :mod:`.element_streams`).
 
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "rows.csv")
@@ -22,11 +21,10 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.dataset as pads
 
-from .dataset import Dataset, check_parallel_calls
-from .pair_maps import pair_map
-from .plan import Map
+from .dataset import Dataset
+from .element_streams import as_batch_view
 
-__all__ = ["LINE_COLUMN", "LineStream", "TextLineDataset", "TextLines"]
+__all__ = ["LINE_COLUMN", "TextLineDataset", "TextLines"]
 
 LINE_COLUMN = "line"
 _NO_DELIMITER = "\x1f"  # ASCII unit separator: lines are not split (one inside is refused)
@@ -46,33 +44,16 @@ def lines_format(skip: int) -> pads.CsvFileFormat:
     )
 
 
-class LineStream(Dataset):
-    """A dataset of text lines, or of what shuffling, repeating or mapping them gives
-    before it is labelled: its :meth:`map` may return ``(features, labels)``, as TF's
-    ``parse_csv`` does, which labels the dataset (see :mod:`.pair_maps`)."""
-
-    def with_plan(self, node, batched: bool | None = None) -> Dataset:
-        batched = self.batched if batched is None else batched
-        if self.label is not None:
-            return Dataset(node, label=self.label, batched=batched)
-        return LineStream(node, batched=batched)
-
-    def map(self, fn, num_parallel_calls=None, deterministic=None) -> Dataset:
-        if not callable(fn):
-            return super().map(fn)  # its error
-        check_parallel_calls(num_parallel_calls)
-        paired, label = pair_map(fn, self.schema)
-        if label is None:
-            return super().map(fn)
-        return Dataset(Map(self.plan, paired), batched=self.batched).with_label(label)
-
-
-class TextLines(LineStream):
-    """The lines of ``filenames``; :meth:`skip` drops the first lines of each file."""
+class TextLines(Dataset):
+    """The lines of ``filenames``; :meth:`skip` drops the first lines of each file. Its
+    :meth:`map` function receives a batch of lines (a one-column RecordBatch, which
+    ``decode_csv`` takes) and may return ``(features, labels)``, as TF's ``parse_csv``
+    does (see :mod:`.element_streams`)."""
 
     def __init__(self, filenames, skipped: int = 0):
         self.filenames, self.skipped = filenames, skipped
-        super().__init__(Dataset.from_files(filenames, format=lines_format(skipped)).plan)
+        plan = Dataset.from_files(filenames, format=lines_format(skipped)).plan
+        super().__init__(plan, view=as_batch_view)
 
     def skip(self, count: int) -> TextLines:
         """Without the first ``count`` lines of each file (TF's ``skip`` right after

@@ -188,7 +188,7 @@ class Cluster:
                 if dead:
                     self._restore_servers(dead)
                     return False
-                raise e.as_instanceof_cause() from None
+                raise original_error(e) from None
             except ray.exceptions.RayActorError:  # the worker itself died
                 self._replace_worker(i)
         self._pull_records()
@@ -363,6 +363,17 @@ class Cluster:
             out[f"server_{key}"] = sum(b[key] for b in busy)
         out.update(workers_replaced=sum(self.replacements), steps_lost=self.steps_lost)
         return out
+
+
+def original_error(error) -> Exception:
+    """The exception a worker's code raised, as its own type (with its message, which
+    names the worker and the batch's rows: :func:`.worker.located`), not Ray's
+    ``RayTaskError`` that wraps it with the worker's whole traceback; Ray's own form
+    when the original could not travel (an exception that does not pickle)."""
+    cause = getattr(error, "cause", None)
+    if isinstance(cause, Exception) and not isinstance(cause, ray.exceptions.RayError):
+        return cause
+    return error.as_instanceof_cause()
 
 
 def _answers(actor, method: str) -> bool:

@@ -132,6 +132,9 @@ class Worker:
         try:
             source = itertools.islice(batches, skip, None)
             report, first = None, skip == 0
+            done, rows = skip, None  # batches of the shard read; rows of them (once known)
+            if skip == 0:
+                rows = 0
             while True:
                 began = time.perf_counter()
                 item = next(source, None)
@@ -153,9 +156,20 @@ class Worker:
                 stats.waiting_s += time.perf_counter() - began
                 if step is None:
                     return stats
-                report = self.step(step, *item, stats)
+                n = num_rows(item[0])
+                try:
+                    report = self.step(step, *item, stats)
+                except Exception as error:
+                    raise located(error, self._where(done, rows, n)) from error
+                done, rows = done + 1, None if rows is None else rows + n
         finally:
             batches.close()
+
+    def _where(self, batch: int, rows: int | None, n: int) -> str:
+        """Where in this worker's shard its batch ``batch`` (of ``n`` rows, after
+        ``rows`` rows; ``None``: not known, the run resumed past some batches) is."""
+        span = "" if rows is None else f" (rows {rows} to {rows + n - 1} of its shard)"
+        return f"worker {self.index} of {self.num_workers}, in its batch {batch}{span}"
 
     def step(self, global_step, features, labels, cache, stats) -> tuple:
         """One training step at ``global_step``; returns ``(loss, denominator, rows)``."""
@@ -256,3 +270,14 @@ def _host_gradient(g):
     if isinstance(g, core.IndexedRows):
         return ("rows", core.to_host(g.indices), core.to_host(g.values))
     return ("dense", core.to_host(g))
+
+
+def located(error: Exception, where: str) -> Exception:
+    """``error`` again, of its own type, its message led by ``where`` (the worker and
+    the batch's rows), so the caller gets a short message of the type it would catch;
+    ``error`` itself when its type cannot be made from a message."""
+    try:
+        again = type(error)(f"{where}: {error}")
+    except Exception:
+        return error
+    return again if str(again).startswith(where) else error

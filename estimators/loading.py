@@ -67,7 +67,7 @@ class ModelFnPredictor:
     def __init__(self, path: str, meta: dict, model_fns):
         root = os.path.realpath(path)
         where = os.path.join(path, MODEL_FILE)
-        name = checks.field(meta, "model_fn", str, where, "")
+        name = checks.model_fn_name(meta, where)
         if model_fns is not None and not isinstance(model_fns, dict):
             raise TypeError(
                 f"model_fns must be a dict of name -> model_fn, got {type(model_fns).__name__}"
@@ -154,6 +154,25 @@ class _CheckedModelFn:
         return model
 
 
+def _params_sizing(params, made: tuple, stored: tuple, most: int = 5) -> list:
+    """``["name=value", ...]``: the integer params (in nested dicts and lists, walked to
+    a bounded count) whose value is a size of the refused variable ``made`` and not of
+    the ``stored`` one: the params an edited export most likely sized it with."""
+    sizes = {int(n) for n in made} - {int(n) for n in stored}
+    found, stack, seen = [], [("", params)], 0
+    while stack and len(found) < most and seen < 10_000:
+        name, value = stack.pop()
+        seen += 1
+        if isinstance(value, dict):
+            stack.extend((f"{name}.{k}" if name else str(k), v) for k, v in value.items())
+        elif isinstance(value, (list, tuple)):
+            stack.extend((f"{name}[{i}]", v) for i, v in enumerate(value))
+        elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            if int(value) in sizes:
+                found.append(f"{name[:80]}={int(value)}")
+    return sorted(found)
+
+
 class _ExportedEstimator(Estimator):
     """An Estimator whose variables come from an export, not from a model_dir: each
     variable the model_fn asks for is checked against the export's stored shape before
@@ -175,11 +194,13 @@ class _ExportedEstimator(Estimator):
         shape = None if shape is None else tuple(shape)
         what = f"missing {[key]}" if stored is None else f"shapes (made, stored) {{{key!r}: "
         what += "" if stored is None else f"({shape}, {tuple(stored)})}}"
+        sizing = _params_sizing(self.params, shape or (), () if stored is None else stored)
+        named = f"; the params that give these sizes: {', '.join(sizing)}" if sizing else ""
         raise ExportError(
             f"{self._path}: the model_fn {self.model_fn.__name__!r} makes variables the "
             f"export does not hold as made: {what}; refused before the variable is made "
-            "(do the export's params, such as layer sizes, match its weights? is it the "
-            "model_fn the export was made with?)"
+            f"(do the export's params, such as layer sizes, match its weights? is it the "
+            f"model_fn the export was made with?){named}"
         )
 
     def restore_new_variables(self) -> None:

@@ -32,6 +32,9 @@ The rules, each a named constant of :mod:`.infer_rules` or :mod:`.infer_crosses`
 - an integer whose values, one group each, tell more about the label out of sample than
   its buckets (a code: a school, a plant id; :mod:`.infer_codes`) also gets a vocabulary
   list of its values: a weight per value in the wide part, an embedding in the deep part;
+- a string column whose sampled values are numbers but for a few (``"abc"`` at row 201
+  of a CSV file made it text) is categorical, and reported with the first such value's
+  file and row in its reason, the notes and a warning (:mod:`.infer_text_numbers`);
 - a string with few distinct values gets a vocabulary list (values seen at least
   :data:`~.infer_rules.MIN_VALUE_COUNT` times, by frequency) with one OOV bucket; with many, a hash
   bucket of about twice its distinct count; the deep part gets an indicator for a
@@ -93,6 +96,7 @@ from .infer_stats import (
     record_batches,
     sample_labels,
 )
+from .infer_text_numbers import numbers_as_text
 from .numeric import numeric_column
 from .serialization import from_config, to_config
 
@@ -328,7 +332,12 @@ def infer(
             candidates.extend(col for col, _ in parts)
             decisions.append(ColumnDecision(name, "timestamp", reason))
         else:
+            as_text = numbers_as_text(name, sample.column(name).combine_chunks(), data)
             wide, deep, reason = categorical_columns(s)
+            if as_text is not None:
+                warnings.warn(as_text, stacklevel=2)
+                notes.append(as_text)
+                reason = f"{reason}; {as_text}"
             linear.append(wide)
             dnn.append(deep)
             candidates.append(wide)

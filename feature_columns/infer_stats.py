@@ -22,6 +22,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..data.polars_frames import as_arrow
+
 __all__ = [
     "ColumnStats",
     "DistinctCounter",
@@ -205,6 +207,7 @@ def record_batches(data):
     """Record batches of ``data``, lazily for files and Datasets."""
     from ..data import Dataset  # data/ does not import feature_columns/
 
+    data = as_arrow(data)
     if isinstance(data, pd.DataFrame):
         return table_from_pandas(data).to_batches(BATCH_ROWS)
     if isinstance(data, pa.RecordBatch):
@@ -219,7 +222,7 @@ def record_batches(data):
     if isinstance(data, (str, list, tuple)) or hasattr(data, "__fspath__"):
         return Dataset.from_files(data).record_batches()
     raise TypeError(
-        f"infer reads a pandas DataFrame, a pyarrow Table, Parquet/CSV paths or a "
+        f"infer reads a pandas or polars DataFrame, a pyarrow Table, Parquet/CSV paths or a "
         f"cn.data.Dataset; got {type(data).__name__}"
     )
 

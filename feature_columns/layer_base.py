@@ -26,7 +26,18 @@ from .base import FeatureColumn, VariableSpec
 from .named_initializers import call_initializer
 from .transform_cache import TransformCache, transforms_of
 
-__all__ = ["FeatureLayer"]
+__all__ = ["FeatureLayer", "planned_columns"]
+
+
+def planned_columns(feature_columns) -> list:
+    """The feature columns of a layer's ``feature_columns`` argument, for planning its
+    variables before it is made: a list or tuple's columns (anything else in it is left
+    to the layer's own checks), a lone column, or nothing."""
+    if isinstance(feature_columns, FeatureColumn):
+        return [feature_columns]
+    if isinstance(feature_columns, (list, tuple)):
+        return [c for c in feature_columns if isinstance(c, FeatureColumn)]
+    return []
 
 
 def _exists(checkpoint: str) -> bool:

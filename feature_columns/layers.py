@@ -24,7 +24,7 @@ from ..core.variable_scope import current_store, unique_name
 from . import fused_tables
 from .base import DenseColumn, FeatureColumn
 from .fused_tables import FusedColumns, plan_dense_output
-from .layer_base import FeatureLayer
+from .layer_base import FeatureLayer, planned_columns
 
 __all__ = ["DenseFeatures", "SequenceFeatures", "input_layer"]
 
@@ -149,16 +149,26 @@ def input_layer(
         layer = DenseFeatures(feature_columns, trainable=trainable, name="input_layer", seed=seed)
     else:  # in a model_fn: made on the first call, reused by name after
         name = unique_name("input_layer")  # input_layer, input_layer_1, ... as TF1's graph
+        if not isinstance(feature_columns, (FeatureColumn, list, tuple, dict, str)):
+            feature_columns = list(feature_columns)  # planned, then made: read it once
         layer = store.layer(
             name,
             lambda rng: DenseFeatures(
                 feature_columns, trainable, name=name, seed=rng if seed is None else seed
             ),
+            shapes=lambda: _dense_shapes(feature_columns),
         )
     if cols_to_vars is not None:
         for c in layer.feature_columns:
             cols_to_vars[c] = layer.column_variables(c)
     return layer(features, cols_to_output_tensors=cols_to_output_tensors)
+
+
+def _dense_shapes(feature_columns) -> dict:
+    """``{variable name: shape}`` that ``DenseFeatures(feature_columns)`` will make, from
+    the columns alone (nothing allocated)."""
+    columns = [c for c in planned_columns(feature_columns) if isinstance(c, DenseColumn)]
+    return {s.name: tuple(s.shape) for c in columns for s in c.variable_specs()}
 
 
 class SequenceFeatures(FeatureLayer):

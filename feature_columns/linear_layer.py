@@ -23,10 +23,10 @@ from ..core.autodiff import Tensor
 from ..core.backend import DEFAULT_DTYPE
 from ..core.variable_scope import current_store, unique_name
 from ..core.variables import Variable
-from .base import CategoricalColumn, DenseColumn, VariableSpec
+from .base import CategoricalColumn, DenseColumn, FeatureColumn, VariableSpec
 from .embedding_lookup import check_combiner, embedding_lookup
 from .fused_tables import fuse_linear_weights
-from .layer_base import FeatureLayer
+from .layer_base import FeatureLayer, planned_columns
 
 __all__ = ["LinearModel", "linear_model"]
 
@@ -131,6 +131,22 @@ class LinearModel(FeatureLayer):
         return ops.add(total, self.bias)
 
 
+def _linear_shapes(feature_columns, units) -> dict:
+    """``{variable name: shape}`` that ``LinearModel(feature_columns, units)`` will make,
+    from the columns alone (nothing allocated); an invalid ``units`` is left to it."""
+    if isinstance(units, bool) or not isinstance(units, (int, np.integer)) or units < 1:
+        return {}
+    shapes = {}
+    for c in planned_columns(feature_columns):
+        if isinstance(c, CategoricalColumn):
+            shapes[f"{c.name}/weights"] = (c.num_buckets, int(units))
+        elif isinstance(c, DenseColumn):
+            shapes.update({s.name: tuple(s.shape) for s in c.variable_specs()})
+            shapes[f"{c.name}/weights"] = (c.dimension, int(units))
+    shapes["bias_weights"] = (int(units),)
+    return shapes
+
+
 def _zeros(shape, dtype=DEFAULT_DTYPE, rng=None):
     return np.zeros(shape, dtype)
 
@@ -163,6 +179,8 @@ def linear_model(
         model = LinearModel(feature_columns, units, sparse_combiner, trainable, seed=seed)
     else:  # in a model_fn: made on the first call, reused by name after
         name = unique_name("linear_model")  # linear_model, linear_model_1, ... as TF1's graph
+        if not isinstance(feature_columns, (FeatureColumn, list, tuple, dict, str)):
+            feature_columns = list(feature_columns)  # planned, then made: read it once
         model = store.layer(
             name,
             lambda rng: LinearModel(
@@ -173,6 +191,7 @@ def linear_model(
                 name=name,
                 seed=rng if seed is None else seed,
             ),
+            shapes=lambda: _linear_shapes(feature_columns, units),
         )
     if cols_to_vars is not None:
         for c in model.feature_columns:

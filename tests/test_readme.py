@@ -183,6 +183,6 @@ def test_the_test_command_says_what_it_installs_and_how_long_it_runs():
     paragraph = text.split(SETUP, 1)[1].split("\n\n")[1]
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     test_extra = " ".join(extra["optional-dependencies"]["test"])
-    for package, shown in [("ray", "Ray"), ("tensorboard", "TensorBoard")]:
+    for package, shown in [("ray", "Ray"), ("mlflow", "MLflow"), ("tensorboard", "TensorBoard")]:
         assert package in test_extra and shown in paragraph, package
     assert re.search(r"about \d+ minutes of tests on two cores", paragraph), paragraph

@@ -430,11 +430,6 @@ def test_multiple_named_tensor(echo_named):
     assert columns["dbl_tensor"] == [[None], [2.0]]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a rank-3 placeholder's rows reach the model_fn flattened, (batch, 6) for "
-    "[None, 3, 2]: the receiver's features table holds one fixed-size list a row",
-)
 def test_multiple_named_tensor_keeps_the_rank_of_int_tensor(echo_named):
     row = {"int_tensor": [[1, 2], [3, 4], [5, 6]], "str_tensor": ["a", "b"]}
     row.update({"float_tensor": [1.0, 2.0], "dbl_tensor": [1.0]})

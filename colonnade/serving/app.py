@@ -144,6 +144,7 @@ def input_spec(model: ServedModel, limits: Limits) -> InputSpec:
         limits.max_values,
         optional=model.optional_inputs,
         signatures=names_by_method(model.signatures),
+        context=model.example_context,
     )
 
 

@@ -14,6 +14,7 @@ export is imported or run, and the export directory is never put on ``sys.path``
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 
 __all__ = ["ModelFnImportError", "import_model_fns", "model_fn_specs"]
@@ -62,7 +63,25 @@ def import_target(target: str):
         raise ModelFnImportError(
             f"--model-fn {target!r}: {attribute!r} is a {type(value).__name__}, not a function"
         )
+    _check_model_fn_arguments(value, target)
     return value
+
+
+def _check_model_fn_arguments(function, target: str) -> None:
+    """Refuse a callable that cannot be called as a ``model_fn``, ``(features, labels,
+    mode)`` (``os:system`` takes one command): named when imported, not a traceback at
+    the first request."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):  # no signature to read (some builtins): taken as is
+        return
+    try:
+        signature.bind_partial(None, None, None)
+    except TypeError:
+        raise ModelFnImportError(
+            f"--model-fn {target!r}: {target.partition(':')[2]!r} takes {signature}, not a "
+            "model_fn's (features, labels, mode[, params, config])"
+        ) from None
 
 
 def model_fn_specs(specs) -> dict:

@@ -70,6 +70,10 @@ class InputSpec:
     signatures: dict | None = None
     """``{signature key: method}`` a request's ``signature_name`` may give
     (:mod:`.signatures`); ``None``: :data:`DEFAULT_SIGNATURES`."""
+    context: tuple = ()
+    """Inputs sent beside each serialized example (a ``key``) to an export that parses
+    examples: ``[{"examples": {"b64": ...}, "key": ...}]`` or ``{"examples": [...],
+    "key": [...]}``."""
 
 
 @dataclass(frozen=True)
@@ -188,9 +192,9 @@ def _decode_predict(body: dict, spec: InputSpec, examples_allowed: bool, raw_has
         instances = body["instances"]
         serialized = _serialized_instances(instances, spec)
         if serialized is not None:
-            return Decoded(
-                serialized_to_table(serialized, "instances", spec, examples_allowed), True
-            )
+            context = _context_of(instances, spec, "instances", raw_has_b64)
+            table = serialized_to_table(serialized, "instances", spec, examples_allowed, context)
+            return Decoded(table, True)
         if spec.inputs is None:
             columns = _open_columns(instances, "instances")
         else:
@@ -201,7 +205,9 @@ def _decode_predict(body: dict, spec: InputSpec, examples_allowed: bool, raw_has
     inputs = body["inputs"]
     serialized = _serialized_inputs(inputs, spec)
     if serialized is not None:
-        return Decoded(serialized_to_table(serialized, "inputs", spec, examples_allowed), False)
+        context = _context_of(inputs, spec, "inputs", raw_has_b64)
+        table = serialized_to_table(serialized, "inputs", spec, examples_allowed, context)
+        return Decoded(table, False)
     names = list(inputs) if spec.inputs is None and isinstance(inputs, dict) else spec.inputs
     if spec.inputs is not None:
         names = _sent(spec, inputs)
@@ -265,7 +271,7 @@ def _serialized_instances(instances, spec: InputSpec):
         if _one_string_input(spec):  # TF Serving's form of a DT_STRING input's bytes
             return None
         return instances if isinstance(first, dict) and set(first) == {"b64"} else None
-    if isinstance(first, dict) and set(first) == {"examples"}:
+    if isinstance(first, dict) and "examples" in first and first.keys() <= _with_context(spec):
         return [row.get("examples") if isinstance(row, dict) else row for row in instances]
     if isinstance(first, dict) and set(first) == {"b64"}:
         return instances
@@ -279,7 +285,10 @@ def _serialized_inputs(inputs, spec: InputSpec):
     classification and regression signatures) or a bare list; else ``None``."""
     if spec.parse_features is None:
         return None
-    if isinstance(inputs, dict) and len(inputs) == 1:
+    if isinstance(inputs, dict) and spec.context and "examples" in inputs:
+        if inputs.keys() <= _with_context(spec):
+            inputs = inputs["examples"]
+    elif isinstance(inputs, dict) and len(inputs) == 1:
         ((name, values),) = inputs.items()
         if name in ("examples", "inputs") and name not in (spec.inputs or {}):
             inputs = values
@@ -291,6 +300,30 @@ def _serialized_inputs(inputs, spec: InputSpec):
     return None
 
 
+def _with_context(spec: InputSpec) -> set:
+    return {"examples", *spec.context}
+
+
+def _context_of(body, spec: InputSpec, field: str, raw_has_b64: bool):
+    """A function giving the ``{context input: values}`` sent beside the examples of
+    ``body`` (``instances`` rows or ``inputs`` columns), checked: called once the body
+    is known to be decoded here (a parse process), not on a worker thread."""
+    if not spec.context:
+        return None
+    keys = body[0].keys() if field == "instances" else body.keys()
+    names = ["examples"] + [n for n in spec.context if n not in spec.optional or n in keys]
+
+    def columns() -> dict:
+        if field == "instances":
+            found = rows_to_columns(body, names)
+        else:
+            found = inputs_to_columns(body, names)
+        found.pop("examples")
+        return _decode_b64(found, spec, raw_has_b64)
+
+    return columns
+
+
 def _one_string_input(spec: InputSpec) -> bool:
     if spec.inputs is None or len(spec.inputs) != 1:
         return False
@@ -298,10 +331,13 @@ def _one_string_input(spec: InputSpec) -> bool:
     return pa.types.is_string(base_type(arrow_type))
 
 
-def serialized_to_table(examples, field: str, spec: InputSpec, allowed: bool) -> pa.Table:
+def serialized_to_table(
+    examples, field: str, spec: InputSpec, allowed: bool, context=None
+) -> pa.Table:
     """The model's inputs parsed from ``examples`` (``[{"b64": base64 of a serialized
-    tf.Example}, ...]``) with the export's recorded parse spec; an export without a
-    parsing serving input receiver takes none."""
+    tf.Example}, ...]``) with the export's recorded parse spec, beside the columns
+    ``context()`` gives (the inputs sent with each example, such as a ``key``); an
+    export without a parsing serving input receiver takes none."""
     if spec.parse_features is None:
         raise BadRequest(
             f"this export takes no serialized examples ({field!r}): it was exported without "
@@ -318,6 +354,11 @@ def serialized_to_table(examples, field: str, spec: InputSpec, allowed: bool) ->
             "limit; send fewer rows per request",
             413,
         )
+    sent = None
+    if context is not None:  # checked before the examples are parsed
+        columns = context()
+        types = {name: spec.inputs[name] for name in columns}
+        sent = columns_to_table(columns, types, spec.check_nesting)
     serialized = []
     for i, example in enumerate(examples):
         if not isinstance(example, dict) or set(example) != {"b64"}:
@@ -335,6 +376,14 @@ def serialized_to_table(examples, field: str, spec: InputSpec, allowed: bool) ->
         table = parse_example(serialized, specs_from_json(spec.parse_features))
     except (ValueError, TypeError, KeyError, pa.ArrowException) as e:
         raise BadRequest(f"the examples cannot be parsed: {e}") from None
+    if sent is not None:
+        if sent.num_rows != table.num_rows:
+            raise BadRequest(
+                f"{field!r} has {table.num_rows} examples but {sent.num_rows} values of "
+                f"{sent.column_names}; send one of each per example"
+            )
+        for name in sent.column_names:
+            table = table.append_column(name, sent.column(name))
     if spec.inputs is None:
         return table
     return table.select([name for name in spec.inputs if name in table.column_names])

@@ -8,7 +8,9 @@ for newer versions every ``poll_interval`` seconds: a new one is loaded in full,
 the served reference is replaced in one assignment, so a request holds either the old
 model or the new one for its whole life and none is dropped. A version that fails to
 load is logged and skipped (the old one keeps serving) and tried again only when its
-files change.
+files change. A served version whose directory is removed is unloaded, as TF Serving
+does: the newest version left on disk is served in its place, and with none left
+requests get a 404 saying so.
 
 >>> store = ModelStore(path)  # doctest: +SKIP
 >>> store.serving().version, store.serving().predictor  # doctest: +SKIP
@@ -83,6 +85,9 @@ class ServedModel:
     optional_inputs: tuple = ()
     signatures: dict | None = None
     """``{key: Signature}`` this version serves (:mod:`.signatures`)."""
+    example_context: tuple = ()
+    """The inputs a request sends beside each serialized example (a ``key``) to an
+    export whose receiver parses examples (``ServingInputReceiver.examples_context``)."""
 
     @classmethod
     def load(cls, version: int, path: str, model_fns: dict | None = None) -> ServedModel:
@@ -113,9 +118,9 @@ class ServedModel:
         if predictor.takes_examples:
             parse_features = predictor.serving_input_receiver.features
         graph = _graph_inputs(predictor.serving_input_receiver)
-        optional = ()
+        optional = context = ()
         if graph is not None:
-            inputs, parse_features, optional = graph
+            inputs, parse_features, optional, context = graph
         return cls(
             version,
             predictor.path,
@@ -127,12 +132,13 @@ class ServedModel:
             parse_features,
             optional_inputs=optional,
             signatures=canned_signatures(head),
+            example_context=context,
         )
 
     @classmethod
     def load_model_fn(cls, version: int, path: str, meta: dict, model_fns: dict) -> ServedModel:
         """The export of a custom Estimator at ``path`` (its ``model.json`` is ``meta``)."""
-        name = export_checks.field(meta, "model_fn", str, os.path.join(path, MODEL_FILE), "")
+        name = export_checks.model_fn_name(meta, os.path.join(path, MODEL_FILE))
         if name not in model_fns:
             given = ", ".join(sorted(map(repr, model_fns))) or "none"
             raise ExportError(
@@ -142,10 +148,10 @@ class ServedModel:
             )
         predictor = ModelFnPredictor(path, meta, {name: model_fns[name]})
         recorded = signatures_from_json(meta, os.path.join(path, MODEL_FILE))
-        inputs, parse_features, optional = None, None, ()
+        inputs, parse_features, optional, context = None, None, (), ()
         graph = _graph_inputs(predictor.serving_input_receiver)
         if graph is not None:
-            inputs, parse_features, optional = graph
+            inputs, parse_features, optional, context = graph
         elif predictor.serving_input_receiver is not None:
             features = predictor.serving_input_receiver.features
             inputs = {field.name: field.type for field in receiver_schema(features)}
@@ -164,6 +170,7 @@ class ServedModel:
             threading.Lock(),
             optional,
             recorded_signatures(recorded),
+            context,
         )
 
     def predict(self, table: pa.Table) -> dict:
@@ -172,7 +179,8 @@ class ServedModel:
         receiver = self.predictor.serving_input_receiver
         graph = isinstance(receiver, ServingInputReceiver)
         if graph:
-            table = _through_graph(receiver, table, self.parse_features is not None)
+            parsed = self.parse_features is not None
+            table = _through_graph(receiver, table, parsed, self.example_context)
         if self.model_fn is None:
             forwarded = self.predictor.forwarded_features
             keys = [k for k in self.outputs if k not in forwarded]
@@ -215,29 +223,38 @@ def forward_inputs_and_outputs(predictor, inputs: dict, outputs: dict, dtypes: d
 
 
 def _graph_inputs(receiver):
-    """``(inputs, parse_features, optional inputs)`` a request to an export made with a
-    ``ServingInputReceiver`` is checked against: its receiver tensors' types, or, for a
-    receiver of serialized ``tf.Example`` records, the parsed features'; else None."""
+    """``(inputs, parse_features, optional inputs, context inputs)`` a request to an
+    export made with a ``ServingInputReceiver`` is checked against: its receiver
+    tensors' types, or, for a receiver of serialized ``tf.Example`` records, the parsed
+    features' and those of the inputs sent beside each example (a ``key``); else None."""
     if not isinstance(receiver, ServingInputReceiver):
         return None
-    spec = receiver.examples_spec()
-    if spec is not None:
+    found = receiver.examples_context()
+    if found is not None:
+        spec, context = found
         inputs = {field.name: field.type for field in receiver_schema(spec)}
-        return inputs, spec, ()
-    return receiver.inputs, None, tuple(receiver.optional_inputs)
+        inputs.update({name: receiver.inputs[name] for name in context})
+        optional = tuple(n for n in receiver.optional_inputs if n in context)
+        return inputs, spec, optional, context
+    return receiver.inputs, None, tuple(receiver.optional_inputs), ()
 
 
-def _through_graph(receiver, table: pa.Table, parsed: bool) -> pa.Table:
+def _through_graph(receiver, table: pa.Table, parsed: bool, context: tuple = ()) -> pa.Table:
     """The model's features of a request ``table``: the export's serving graph applied
-    to its receiver tensors (or, ``parsed``, to its already parsed examples); a value
-    that does not fit is a :class:`~.errors.BadRequest` naming the input, and one the
-    graph would need more than its budget of values for a 413 naming both."""
+    to its receiver tensors (or, ``parsed``, to its already parsed examples and the
+    ``context`` inputs sent beside them); a value that does not fit is a
+    :class:`~.errors.BadRequest` naming the input, and one the graph would need more
+    than its budget of values for a 413 naming both."""
     try:
         if parsed:
-            features = receiver.apply({}, parsed=table)
+            sent = [name for name in context if name in table.column_names]
+            columns = {name: table.column(name) for name in sent}
+            features = receiver.apply(columns, parsed=table.drop_columns(sent))
         else:
             features = receiver.apply(table)
-        return table_from_columns(features, "the serving input receiver's features")
+        return table_from_columns(
+            features, "the serving input receiver's features", keep_row_shape=True
+        )
     except GraphBudgetError as e:
         raise BadRequest(f"the serving input receiver cannot take the request: {e}", 413) from None
     except (ValueError, TypeError, KeyError, pa.ArrowException) as e:
@@ -345,8 +362,16 @@ class ModelStore:
     # ------------------------------------------------------------------ reading
 
     def serving(self) -> ServedModel:
-        """The version answering requests that name none: the newest loaded."""
+        """The version answering requests that name none: the newest loaded. With none
+        loaded (every version's directory was removed), a 404 ``BadRequest`` saying so,
+        as TF Serving answers for a model with no servable version."""
         loaded = self._loaded
+        if not loaded:
+            raise BadRequest(
+                f"no version of the model at {self.path!r} is available: the served "
+                "version's directory was removed and no other version on disk loads",
+                404,
+            )
         return loaded[max(loaded)]
 
     def get(self, version: int):
@@ -375,14 +400,34 @@ class ModelStore:
 
     # ------------------------------------------------------------------ updating
 
+    def _on_disk(self) -> dict:
+        """``{version: path}`` of the versions there are on disk now."""
+        if self.is_base:
+            return find_versions(self.path)
+        if not os.path.isfile(os.path.join(self.path, MODEL_FILE)):
+            return {}
+        return {export_version(os.path.basename(os.path.normpath(self.path))) or 1: self.path}
+
+    def _unload_removed(self, versions: dict) -> bool:
+        """Stop serving the loaded versions whose directory is gone from ``versions`` (as
+        TF Serving unloads them); whether any was."""
+        gone = [v for v in self._loaded if v not in versions]
+        for version in gone:
+            logger.warning("version %d was removed from %s: no longer served", version, self.path)
+        if gone:
+            self._retired.update(gone)
+            self._loaded = {v: m for v, m in self._loaded.items() if v in versions}
+        return bool(gone)
+
     def poll(self) -> bool:
-        """Load the newest version on disk if it is newer than the served one and did
-        not fail with the same files before; swap it in. Returns whether it swapped."""
-        if not self.is_base:
-            return False
+        """Stop serving a version whose directory was removed; load the newest version
+        on disk if it is newer than the served one (or any, once none is served) and did
+        not fail with the same files before; swap it in. Returns whether the served
+        version changed."""
         with self._lock:
-            current = max(self._loaded)
-            versions = find_versions(self.path)
+            versions = self._on_disk()
+            removed = self._unload_removed(versions)
+            current = max(self._loaded, default=0)
             for version in sorted((v for v in versions if v > current), reverse=True):
                 path = versions[version]
                 failed = self._failed.get(version)
@@ -395,12 +440,14 @@ class ModelStore:
                     continue
                 self._failed.pop(version, None)
                 self._retired.update(self._loaded)
+                self._retired.discard(version)
                 self._loaded = {version: model}  # the swap: one reference assignment
                 logger.info("serving version %d from %s", version, path)
-                if self.on_swap is not None:
-                    self.on_swap()
-                return True
-            return False
+                removed = True
+                break
+            if removed and self.on_swap is not None:
+                self.on_swap()
+            return removed
 
     def _note_failure(self, version, path, error) -> None:
         message = f"{type(error).__name__}: {error}"
@@ -408,8 +455,8 @@ class ModelStore:
         self._failed[version] = (_fingerprint(path), message)
 
     def start(self) -> None:
-        """Start the poller thread (a daemon; nothing to poll for a single export)."""
-        if not self.is_base or self._thread is not None:
+        """Start the poller thread (a daemon), which also unloads a removed version."""
+        if self._thread is not None:
             return
         self._thread = threading.Thread(target=self._run, name="colonnade-poller", daemon=True)
         self._thread.start()

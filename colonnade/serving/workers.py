@@ -82,6 +82,7 @@ def parse_process_main(conn, memory_bytes: int) -> None:
     if os.path.exists("/proc/self/status"):
         limit = _data_bytes() + memory_bytes
         resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+    conn.send(("ready",))
     while True:
         try:
             verb, raw, spec = conn.recv()
@@ -108,8 +109,18 @@ def parse_process_main(conn, memory_bytes: int) -> None:
         conn.send(reply)
 
 
-class _ParseProcess:
+SPAWN_SECONDS = 60.0
+"""The longest a new parse process may take to start (its imports) before the first
+task it is given; a request's time budget counts from then, so the first request that
+needs one, or the one after a process was replaced, is not answered 503 for its start."""
+
+
+class ParseProcess:
+    """One spawned parse process (:func:`parse_process_main`) and its pipe; ``call``
+    gives it a task and waits its budget for the reply."""
+
     def __init__(self, memory_bytes: int):
+        self.ready = False
         context = multiprocessing.get_context("spawn")
         self.conn, child = context.Pipe()
         self.process = context.Process(
@@ -125,6 +136,10 @@ class _ParseProcess:
         """Send ``task`` and wait ``seconds`` at most for the reply; ``None`` past them,
         ``("ended",)`` if the process ended meanwhile (then it is killed in both)."""
         try:
+            if not self.ready:  # its start is not the request's time
+                if not self.conn.poll(SPAWN_SECONDS) or self.conn.recv() != ("ready",):
+                    raise EOFError
+                self.ready = True
             self.conn.send(task)
             if self.conn.poll(max(seconds, 0.0)):
                 return self.conn.recv()
@@ -155,7 +170,7 @@ class ParsePool:
         if self._idle is None:
             self._idle = asyncio.Queue()
             for _ in range(self.size):
-                self._idle.put_nowait(_ParseProcess(self.memory_bytes))
+                self._idle.put_nowait(ParseProcess(self.memory_bytes))
         return self._idle
 
     async def decode(self, verb: str, raw: bytes, spec: InputSpec, deadline: float) -> Decoded:
@@ -176,7 +191,7 @@ class ParsePool:
             )
         finally:
             if reply is None or reply[0] == "ended":
-                worker = await loop.run_in_executor(self._waiters, _ParseProcess, self.memory_bytes)
+                worker = await loop.run_in_executor(self._waiters, ParseProcess, self.memory_bytes)
             idle.put_nowait(worker)
         if reply is None:
             raise Busy("decoding the request ran past its time budget; it was stopped")

@@ -25,6 +25,7 @@ from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, column_or_1d, validate_data
 
+from ..data.polars_frames import as_arrow, is_polars
 from ..feature_columns import infer, numeric_column, standardize
 
 __all__ = [
@@ -85,6 +86,7 @@ def tabular_input(estimator, X, *, reset: bool) -> pa.Table:
     """``X`` as an Arrow table with named columns, after scikit-learn's checks:
     ``reset=True`` (fit) records ``n_features_in_`` and ``feature_names_in_``,
     ``reset=False`` (predict) checks ``X`` against them, with scikit-learn's messages."""
+    X = as_arrow(X, "X")  # a polars DataFrame: its Arrow memory
     if isinstance(X, pa.RecordBatch):
         X = pa.Table.from_batches([X])
     if _is_frame(X):
@@ -110,6 +112,8 @@ def _labels(estimator, y, n_rows, numeric: bool) -> np.ndarray:
             f"This {type(estimator).__name__} estimator requires y to be passed, but the "
             "target y is None."
         )
+    if is_polars(y):  # a Series (or a frame of outputs) as numpy; a LazyFrame is refused
+        y = as_arrow(y, "y") and y.to_numpy()
     y = check_array(
         y,
         ensure_2d=False,

@@ -33,6 +33,7 @@ from ..runtime.estimator import Estimator
 from ..runtime.run_config import RunConfig, WarmStartSettings
 from .arguments import DEEP_BATCH_NORM, DNN_COLUMNS, DNN_OPTIMIZER, documented
 from .model import CannedModelFn, resolve_optimizer
+from .sizes import check_model_size
 
 OptimizerSpec = str | dict | core.Optimizer | Callable[[], Any] | None
 """What an optimizer argument takes: a name, a ``{"name": ...}`` dict, an optimizer, a
@@ -122,6 +123,7 @@ def _tower(hidden_units, activation_fn, dropout, batch_norm) -> dict:
 
 def linear_model_fn(head, feature_columns, optimizer, sparse_combiner) -> CannedModelFn:
     """The linear estimators' model: one linear part, Ftrl by default (see the module)."""
+    check_model_size(head, feature_columns, None)
 
     def build(global_step, init_rng):
         rate = linear_learning_rate(len(feature_columns))
@@ -137,6 +139,7 @@ def linear_model_fn(head, feature_columns, optimizer, sparse_combiner) -> Canned
 def dnn_model_fn(head, feature_columns, optimizer, tower) -> CannedModelFn:
     """The DNN estimators' model: one DNN part (``tower``: hidden units, activation,
     dropout, batch norm), Adagrad by default."""
+    check_model_size(head, None, feature_columns, tower)
 
     def build(global_step, init_rng):
         dnn, part = _dnn_part(
@@ -158,6 +161,7 @@ def combined_model_fn(head, linear, dnn_columns, dnn_optimizer, tower) -> Canned
         raise ValueError("either linear_feature_columns or dnn_feature_columns must be given")
     if dnn_columns and not tower["hidden_units"]:
         raise ValueError("dnn_hidden_units must be given when dnn_feature_columns are")
+    check_model_size(head, linear_columns, dnn_columns, tower)
 
     def build(global_step, init_rng):
         linear = dnn = None

@@ -146,6 +146,10 @@ class CannedModel:
         optimizer."""
         return {"model": self.network, **{name: opt for name, opt, _ in self.parts}}
 
+    def reset_local_variables(self) -> None:
+        """Nothing to reset: a canned network's metrics keep their state in metric
+        objects made anew for each evaluation, not in variables."""
+
     def variables(self) -> dict:
         """The network's variables by TF's name, e.g. ``dnn/hiddenlayer_0/kernel``."""
         named = core.Checkpoint(model=self.network).named_variables()

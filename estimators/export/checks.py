@@ -32,6 +32,11 @@ MAX_JSON_BYTES = 64 << 20
 """The largest ``model.json`` or ``index.json`` read (a real one is kilobytes)."""
 MAX_JSON_DEPTH = 64
 """The deepest nesting of lists and dicts accepted (a real config nests about 10 deep)."""
+MAX_EXPORT_ARRAYS = 2**17
+"""The most arrays (variables) ``index.json`` may list, and the most feature columns a
+network part may have: 131,072, above a 100,000-column model. Loading costs about 2 ms
+a column (a ``.npy`` file each, its header checked, the column built): a hostile export
+of 10^6 columns took 292 s; it is refused, before any file is opened, in a second."""
 _NUMERIC_KINDS = "biufc"
 _CHECKPOINT_INITIALIZER_KEYS = ("ckpt_to_load_from", "tensor_name_in_ckpt")
 
@@ -91,8 +96,19 @@ def read_json(root: str, name: str):
         raise ExportError(f"{path}: lists or dicts nested deeper than Python can parse") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ExportError(f"{path} is not valid JSON: {e}") from None
-    check_depth(value, path)
+    if _bracket_depth_bound(data) > MAX_JSON_DEPTH:
+        check_depth(value, path)
     return value
+
+
+def _bracket_depth_bound(data: bytes) -> int:
+    """An upper bound of the nesting of the JSON text ``data`` (brackets inside strings
+    count too), in a few numpy passes: only a text it does not clear is walked."""
+    codes = np.frombuffer(data, np.uint8)
+    codes = codes[(codes | 0x20) >= ord("{")]  # [ ] { } and a few others: the brackets
+    steps = (codes == ord("[")).astype(np.int32) + (codes == ord("{"))
+    steps -= (codes == ord("]")).astype(np.int32) + (codes == ord("}"))
+    return int(np.cumsum(steps).max(initial=0))
 
 
 def check_depth(value, where: str) -> None:
@@ -166,6 +182,23 @@ def check_model(meta: dict, where: str) -> None:
         check_dnn_part(field(network, "dnn", dict, where, "network"), where)
 
 
+MAX_MODEL_FN_NAME = 256
+"""The longest ``model_fn`` name ``model.json`` may record (a function's ``__name__``)."""
+
+
+def model_fn_name(meta: dict, where: str) -> str:
+    """``model.json``'s ``model_fn``: the name of the function the export was made with,
+    a string of at most :data:`MAX_MODEL_FN_NAME` characters (a 10 MB one was quoted
+    twice in the error that named it)."""
+    name = field(meta, "model_fn", str, where, "")
+    if not name or len(name) > MAX_MODEL_FN_NAME:
+        raise ExportError(
+            f"{where}: field model_fn: expected a function's name of 1 to "
+            f"{MAX_MODEL_FN_NAME} characters, got {len(name):,} ({name[:40]!r}...)"
+        )
+    return name
+
+
 def forwarded_features(meta: dict, where: str) -> list:
     """``model.json``'s ``forward_features`` (the input columns an export of a
     ``forward_features`` estimator copies into its predictions): a list of strings, ``[]``
@@ -178,15 +211,29 @@ def forwarded_features(meta: dict, where: str) -> list:
     return keys
 
 
+def check_column_count(config, where: str, path: str) -> None:
+    """At most :data:`MAX_EXPORT_ARRAYS` feature columns in a part's config (its list,
+    or the ``feature_columns`` list of ``fc.to_config``'s object), counted before any is
+    built."""
+    columns = config.get("feature_columns") if isinstance(config, dict) else config
+    count = len(columns) if isinstance(columns, (list, dict)) else 0
+    if count > MAX_EXPORT_ARRAYS:
+        raise ExportError(
+            f"{where}: field {path}.feature_columns: {count:,} columns, more than the "
+            f"{MAX_EXPORT_ARRAYS:,} an export may have; refused before any is built"
+        )
+
+
 def check_linear_part(part: dict, where: str) -> None:
-    field(part, "feature_columns", (dict, list), where, "network.linear")
+    columns = field(part, "feature_columns", (dict, list), where, "network.linear")
+    check_column_count(columns, where, "network.linear")
     positive_int(field(part, "units", int, where, "network.linear"), where, "network.linear.units")
     field(part, "sparse_combiner", str, where, "network.linear")
 
 
 def check_dnn_part(part: dict, where: str) -> None:
     path = "network.dnn"
-    field(part, "feature_columns", (dict, list), where, path)
+    check_column_count(field(part, "feature_columns", (dict, list), where, path), where, path)
     hidden = field(part, "hidden_units", list, where, path)
     if not hidden:
         raise ExportError(f"{where}: field {path}.hidden_units: expected a non-empty list, got []")
@@ -314,6 +361,11 @@ def verify_weights(root: str, prefix: str) -> dict:
     arrays = index.get("arrays") if isinstance(index, dict) else None
     if not isinstance(arrays, dict):
         raise ExportError(f"{where}: expected an object with an 'arrays' object")
+    if len(arrays) > MAX_EXPORT_ARRAYS:
+        raise ExportError(
+            f"{where}: lists {len(arrays):,} arrays, more than the {MAX_EXPORT_ARRAYS:,} an "
+            "export may hold; refused before any array file is opened"
+        )
     shapes = {}
     for key, entry in arrays.items():
         name, shape, dtype = _index_entry(key, entry, where)

@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from ...core import symbolic
+from ...data.polars_frames import as_arrow
 from ...data.tensor_slices import table_from_columns
 from . import receiver_checks, serving_graph, serving_graph_checks
 from .parse_spec_json import features_json, receiver_schema, specs_from_json
@@ -156,10 +157,34 @@ class ServingInputReceiver:
             return readers[0]["attrs"]["features"]
         return None
 
+    def examples_context(self):
+        """``(parse spec, context inputs)`` when one string input is read by one
+        ``parse_example`` node and nothing else, beside other inputs sent with each
+        example (TF's ``{"examples": serialized, "key": key}`` pattern: the context is
+        ``("key",)``; ``()`` for :meth:`examples_spec`'s receivers); else ``None``. A
+        context input that is also a parsed feature's name makes it ``None``."""
+        nodes, inputs = self.graph["nodes"], self.graph["inputs"]
+        found = None
+        for name, placeholder in inputs.items():
+            readers = [n for n in nodes if placeholder in n["inputs"]]
+            if len(readers) == 1 and readers[0]["op"] == "parse_example":
+                if found is not None:
+                    return None
+                found = name, readers[0]["attrs"]["features"]
+        if found is None:
+            return None
+        name, spec = found
+        context = tuple(n for n in inputs if n != name)
+        parses = [n for n in nodes if n["op"] == "parse_example"]
+        if len(parses) != 1 or set(context) & set(spec):
+            return None
+        return spec, context
+
     def apply(self, columns, parsed=None) -> dict:
         """``{feature: array}`` of the request ``columns`` (``{input: values}``, a
-        table or a DataFrame); ``parsed``, for a receiver of :meth:`examples_spec`, the
-        already parsed examples in place of the input. A value that does not fit its
+        table or a DataFrame); ``parsed``, for a receiver of :meth:`examples_context`,
+        the already parsed examples in place of their input (``columns`` then holds the
+        context inputs). A value that does not fit its
         placeholder is a ``ValueError`` naming the input."""
         if hasattr(columns, "column_names"):
             columns = {name: columns.column(name) for name in columns.column_names}
@@ -286,7 +311,9 @@ def examples_input(receiver):
 def model_rows(receiver, rows):
     """``rows`` (a dict of columns, a list of row dicts, a DataFrame or an Arrow table)
     fed through ``receiver``'s serving graph: an Arrow table of the features the model
-    reads. Other receivers (and None) leave ``rows`` as they are."""
+    reads. Other receivers (and None) leave ``rows`` as they are (a polars DataFrame
+    as its Arrow table)."""
+    rows = as_arrow(rows, "the rows to predict")
     if not isinstance(receiver, ServingInputReceiver):
         return rows
     if isinstance(rows, (list, tuple)) and all(isinstance(r, dict) for r in rows):
@@ -298,7 +325,9 @@ def model_rows(receiver, rows):
                 "a dict of columns, a list of row dicts, a DataFrame or an Arrow table; got "
                 f"{type(rows).__name__}"
             )
-    return table_from_columns(receiver.apply(rows), "the serving input receiver's features")
+    return table_from_columns(
+        receiver.apply(rows), "the serving input receiver's features", keep_row_shape=True
+    )
 
 
 def _zero(arrow_type):

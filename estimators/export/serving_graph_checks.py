@@ -99,7 +99,48 @@ def check_graph(receiver: dict, where: str) -> dict:
         if node["op"] == "placeholder" and i not in fed:
             raise ExportError(f"{where}: field {path}.nodes[{i}]: a placeholder no input feeds")
     _node_map(receiver, "features", len(nodes), where, path)
+    _check_ranks(nodes, where, path)
     return receiver
+
+
+_UNRANKED = ("parse_example", "parsed_feature")
+
+
+def _check_ranks(nodes, where: str, path: str) -> None:
+    """Refuse what would fail on every request, known from the placeholders' recorded
+    ranks: an ``expand_dims`` axis outside its input's rank + 1, a ``reshape`` to no
+    value a row. Every other op of the set is elementwise (its rank its inputs' largest);
+    the parsed features' ranks are not followed."""
+    ranks = []
+    for i, node in enumerate(nodes):
+        op, attrs, inputs = node["op"], node.get("attrs", {}), node["inputs"]
+        known = [ranks[j] for j in inputs]
+        if op == "placeholder":
+            shape = attrs.get("shape")
+            rank = None if shape is None else len(shape)
+        elif op == "constant":
+            rank = len(attrs["shape"])
+        elif op == "reshape":
+            if 0 in attrs["shape"][1:]:
+                raise ExportError(
+                    f"{where}: field {path}.nodes[{i}].shape: {attrs['shape']} holds no value "
+                    "a row, so every request would fail at this reshape"
+                )
+            rank = len(attrs["shape"])
+        elif op in _UNRANKED or None in known or not known:
+            rank = None
+        elif op == "expand_dims":
+            axis, rank = attrs["axis"], known[0]
+            if not -rank - 1 <= axis <= rank:
+                raise ExportError(
+                    f"{where}: field {path}.nodes[{i}].axis: {axis} is outside -{rank + 1} to "
+                    f"{rank} for an input of rank {rank}, so every request would fail at this "
+                    "expand_dims"
+                )
+            rank += 1
+        else:
+            rank = max(known)
+        ranks.append(rank)
 
 
 def _check_parsed_feature(node, nodes, where, path) -> None:

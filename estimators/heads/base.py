@@ -28,6 +28,7 @@ from ..spec.signature_constants import DEFAULT_SERVING_SIGNATURE_DEF_KEY
 from .checks import (
     check_loss_fn,
     check_reduction,
+    check_weight_values,
     example_weights,
     fixed_width_labels,
     host,
@@ -222,6 +223,7 @@ class Head:
         weights = feature_column_of(features, key).astype(np.float32)
         if self.weight_normalizer is not None:
             weights = host(self.weight_normalizer(weights)).astype(np.float32)
+        check_weight_values(weights, key)
         return weights
 
     def unreduced_loss(self, labels, logits):

@@ -6,6 +6,7 @@ naming what was expected and what was given."""
 from __future__ import annotations
 
 import inspect
+import warnings
 
 import numpy as np
 import pyarrow as pa
@@ -117,6 +118,31 @@ def example_weights(weights, batch, width=1):
     if w.shape[0] != batch:
         raise ValueError(f"weight column has {w.shape[0]} rows but the batch has {batch}")
     return w
+
+
+def check_weight_values(weights, key) -> None:
+    """Refuse negative example weights of the ``weight_column`` ``key`` (a negative
+    weight turns its example's loss into a gain: training pushes the model away from its
+    label), and warn when every weight of a batch is 0 (the batch adds nothing to the
+    loss or its gradient). TF 2.15's heads take both silently (docs/tf_differences.md)."""
+    w = np.asarray(weights)
+    negative = w < 0
+    if negative.any():
+        first = tuple(int(i) for i in np.argwhere(negative)[0])
+        raise ValueError(
+            f"weight_column {key!r}: example weights must be >= 0; {int(negative.sum())} of "
+            f"the batch's {w.size} are negative (row {first[0]} of the batch has "
+            f"{float(w[first])!r}). A negative weight makes its example's loss a gain; drop "
+            "those rows, or fix the column"
+        )
+    if w.size and not w.any():
+        warnings.warn(
+            f"weight_column {key!r}: every example weight of this batch of {len(w)} rows is "
+            "0, so the batch adds nothing to the loss or its gradient (its loss is 0); is "
+            "that the column meant?",
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
 
 def rows_of(logits_shape, values, what):

@@ -26,8 +26,11 @@ import numpy as np
 
 from ... import core
 from . import timers
+from .profiler import ProfilerHook
 from .runner import (
     CheckpointSaverListener,
+    RunMetadata,
+    RunOptions,
     SessionRunArgs,
     SessionRunContext,
     SessionRunHook,
@@ -324,6 +327,9 @@ __all__ = [
     "LoggingTensorHook",
     "NanLossDuringTrainingError",
     "NanTensorHook",
+    "ProfilerHook",
+    "RunMetadata",
+    "RunOptions",
     "SessionRunArgs",
     "SessionRunContext",
     "SessionRunHook",

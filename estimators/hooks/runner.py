@@ -62,10 +62,52 @@ class SessionRunArgs(collections.namedtuple("SessionRunArgs", ["fetches", "feed_
         return super().__new__(cls, fetches, feed_dict, options)
 
 
+class RunOptions:
+    """TF's ``tf.compat.v1.RunOptions``, as a hook passes it in ``SessionRunArgs(options=)``:
+    a ``trace_level`` above ``NO_TRACE`` asks for the step's trace, given back in
+    ``run_values.run_metadata.step_stats`` (a
+    :class:`~colonnade.core.step_trace.StepTrace` of the step's phases). The other fields
+    are TF's, accepted and not needed (there are no sessions or devices to configure).
+
+    >>> RunOptions(trace_level=RunOptions.FULL_TRACE).trace_level
+    3
+    """
+
+    NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE, FULL_TRACE = 0, 1, 2, 3
+
+    def __init__(
+        self,
+        trace_level=0,
+        timeout_in_ms=0,
+        inter_op_thread_pool=0,
+        output_partition_graphs=False,
+        debug_options=None,
+        report_tensor_allocations_upon_oom=False,
+        experimental=None,
+    ):
+        if int(trace_level) not in (0, 1, 2, 3):
+            raise ValueError(f"RunOptions: trace_level must be 0 to 3, got {trace_level!r}")
+        self.trace_level = int(trace_level)
+        self.timeout_in_ms = timeout_in_ms
+        self.report_tensor_allocations_upon_oom = report_tensor_allocations_upon_oom
+
+
+class RunMetadata:
+    """TF's ``tf.compat.v1.RunMetadata``: ``step_stats``, the traced step's
+    :class:`~colonnade.core.step_trace.StepTrace` (``None`` when none was asked for)."""
+
+    def __init__(self, step_stats=None):
+        self.step_stats = step_stats
+
+
+def _traces(request) -> bool:
+    return request is not None and getattr(request.options, "trace_level", 0) > 0
+
+
 class SessionRunValues:
     """What ``after_run`` gets (TF's fields): ``results``, the fetched values in the
-    fetches' structure, ``options`` and ``run_metadata`` (``None``). It unpacks as TF's
-    named tuple.
+    fetches' structure, ``options`` and ``run_metadata`` (a :class:`RunMetadata` when
+    ``options`` asked for a trace, else ``None``). It unpacks as TF's named tuple.
 
     >>> results, options, run_metadata = SessionRunValues({"loss": 0.5})
     >>> results
@@ -313,12 +355,21 @@ class HookRunner:
             self._requests[i] = request
         return context
 
-    def after_run(self, context, step: StepValues) -> None:
+    def wants_trace(self) -> bool:
+        """Whether a hook's ``SessionRunArgs`` asked for this step's trace
+        (:class:`RunOptions` with a ``trace_level``)."""
+        return any(_traces(request) for request in self._requests)
+
+    def after_run(self, context, step: StepValues, trace=None) -> None:
+        """Each hook's ``after_run`` with what it fetched; ``trace``: the step's
+        :class:`~colonnade.core.step_trace.StepTrace`, for the hooks that asked."""
         for hook, request in zip(self.hooks, self._requests):
             if request is None:
                 values = SessionRunValues(None)
             else:
-                values = SessionRunValues(step.resolve(request.fetches, hook), request.options)
+                metadata = RunMetadata(trace) if _traces(request) else None
+                results = step.resolve(request.fetches, hook)
+                values = SessionRunValues(results, request.options, metadata)
             hook.after_run(context, values)
 
     def end(self) -> None:
@@ -330,6 +381,8 @@ class HookRunner:
 __all__ = [
     "CheckpointSaverListener",
     "HookRunner",
+    "RunMetadata",
+    "RunOptions",
     "SessionRunArgs",
     "SessionRunContext",
     "SessionRunHook",

@@ -23,6 +23,7 @@ from ... import data as cn_data
 from ...data.dataset import MAX_ROWS
 from ...data.iterators import dataset_of
 from ...data.plan import in_memory
+from ...data.polars_frames import as_arrow, is_polars
 from ...data.ray_source import is_ray_dataset, mix_blocks
 from .advice import array_features_error
 
@@ -64,10 +65,11 @@ def with_estimator_args(input_fn, mode, params, config):
 
 
 def is_tabular(data) -> bool:
-    """True for the Keras-style inputs: a DataFrame, Arrow data, a file path/glob or a
-    ``ray.data.Dataset``."""
+    """True for the Keras-style inputs: a DataFrame (pandas or polars), Arrow data, a file
+    path/glob or a ``ray.data.Dataset``."""
     return (
         isinstance(data, (pd.DataFrame, pa.Table, pa.RecordBatch, str, os.PathLike))
+        or is_polars(data)
         or (isinstance(data, (list, tuple)) and data and all(isinstance(p, str) for p in data))
         or is_ray_dataset(data)
     )
@@ -85,6 +87,7 @@ def as_dataset(
     to read from files (projection pushdown).
     """
     Dataset = cn_data.Dataset
+    data, label = as_arrow(data), as_arrow(label, "the label")  # polars: its Arrow memory
     if isinstance(data, (np.ndarray, dict)):
         raise array_features_error(data, label, columns)
     data, label = attach_labels(data, label)

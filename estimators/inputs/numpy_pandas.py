@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ...data.dataset import Dataset
+from ...data.polars_frames import as_arrow, is_polars
 
 __all__ = ["numpy_input_fn", "pandas_input_fn"]
 
@@ -119,6 +120,14 @@ def numpy_input_fn(
     return input_fn
 
 
+def _pandas_of_polars(data, what):
+    """A polars DataFrame or Series as pandas (a copy, with a ``RangeIndex``: rows match
+    by position, as polars has no index); anything else unchanged."""
+    if not is_polars(data):
+        return data
+    return as_arrow(data, what).to_pandas()
+
+
 def pandas_input_fn(
     x,
     y=None,
@@ -131,7 +140,8 @@ def pandas_input_fn(
 ):
     """TF's ``pandas_input_fn``: an ``input_fn`` feeding the DataFrame ``x``'s columns as
     features, with ``y`` (a Series, or a DataFrame of several label columns; its index
-    must match ``x``'s) as labels, or none for ``predict``.
+    must match ``x``'s) as labels, or none for ``predict``. Polars frames and Series are
+    taken too, converted to pandas (their rows match by position).
 
     >>> import pandas as pd
     >>> fn = pandas_input_fn(pd.DataFrame({"x": [1.0, 2.0]}), pd.Series([0, 1]), shuffle=False)
@@ -141,6 +151,7 @@ def pandas_input_fn(
     _check_shuffle(shuffle)
     if not isinstance(target_column, str):
         raise TypeError("target_column must be a string type")
+    x, y = _pandas_of_polars(x, "x"), _pandas_of_polars(y, "y")
     if not isinstance(x, pd.DataFrame):
         raise TypeError(f"x must be a pandas DataFrame; got {type(x).__name__}")
     frame, label = x, None

@@ -56,7 +56,7 @@ class SpecEvaluation:
             predictions = {"predictions": predictions}
         self.last = (loss, {k: host(v) for k, v in (predictions or {}).items()})
         for name, op in spec.eval_metric_ops.items():
-            metric = metric_of(op)
+            metric = metric_of(op, name)
             known = self.metrics.get(name)
             if known is None:
                 self.metrics[name] = metric

@@ -59,6 +59,12 @@ class Model(Protocol):
         """The model's variables by TF's name, e.g. ``dnn/hiddenlayer_0/kernel``."""
         ...
 
+    def reset_local_variables(self) -> None:
+        """Give the model's local variables (evaluation state, never checkpointed) their
+        initial values, as each ``train``/``evaluate``/``predict`` call starts (TF's
+        ``local_init_op`` in each new session)."""
+        ...
+
     def input_columns(self, weight_column=None):
         """The raw columns the model reads (read from files with projection pushdown), or
         ``None`` when it may read any."""

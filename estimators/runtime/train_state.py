@@ -392,11 +392,13 @@ class TrainState:
         when there is none (:meth:`log_untrained`). With a ``checkpoint_path``, or during
         training (a hook evaluating every N steps: TF evaluates in a graph of its own),
         the variables, optimizer slots and global step hold what they held before
-        afterwards."""
+        afterwards. The model's local variables start from their initial values (TF runs
+        its ``local_init_op`` in each call's session)."""
         self.refuse_while_overridden()
         if checkpoint_path is None and not self.training:
             with self._inferring():
                 self.resume()
+                self.model.reset_local_variables()
                 self.log_untrained(purpose)
                 yield
             return
@@ -417,6 +419,7 @@ class TrainState:
         try:
             with self._inferring():
                 self.resume()
+                self.model.reset_local_variables()
                 yield
         finally:
             self.override = None

@@ -319,8 +319,9 @@ class WithMetrics:
         for name, op in ops.items():
             if not is_metric_op(op):
                 raise TypeError(
-                    f"metric_fn's metric {name!r} must be a (value, update_op) pair from a "
-                    f"cn.metrics function or a metric object; got {type(op).__name__}"
+                    f"metric_fn's metric {name!r} must be a (value, update_op) pair (from a "
+                    "cn.metrics function, or a scalar tensor and its update) or a metric "
+                    f"object; got {type(op).__name__}"
                 )
         spec.eval_metric_ops.update(ops)
         return spec

@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Mapping
 
+from ...core import step_trace
 from ..hooks.basic import CheckpointSaverHook, NanTensorHook
 from ..hooks.progress import ProgressHook, known_rows
 from ..hooks.runner import HookRunner, StepLog, StepValues, running
@@ -52,8 +53,10 @@ def train(estimator, input_fn, steps, max_steps, hooks, saving_listeners, verbos
 
 def resume(estimator, max_steps) -> bool:
     """Bring the estimator to where training starts (model_dir's newest intact
-    checkpoint, else its warm start); whether steps are left before ``max_steps``."""
+    checkpoint, else its warm start, and the model's local variables at their initial
+    values); whether steps are left before ``max_steps``."""
     estimator.train_state.resume()
+    estimator.model.reset_local_variables()
     if max_steps is not None and estimator.global_step >= max_steps:
         logger.info(
             "skipping training: global step %d already reached max_steps=%d",
@@ -146,19 +149,23 @@ def _train_steps(estimator, input_fn, last_step, runner, saver) -> bool:
     begun = False
     tensors = lambda: step_tensors(estimator)  # noqa: E731 - fetched only when asked
     try:
+        asked = time.perf_counter()
         for features, labels, cache in batches:
+            arrived = time.perf_counter()
             if not begun:
                 runner.hooks += estimator.spec_hooks(features, labels, ModeKeys.TRAIN)
                 runner.begin()
                 begun = True
             context = runner.before_run()
             before = estimator.global_step
-            loss = estimator.train_step(features, labels, cache)
+            with _traced_step(runner.wants_trace(), asked, arrived) as trace:
+                loss = estimator.train_step(features, labels, cache)
             after = estimator.global_step
             rows = inputs.num_rows(features)
             values = StepValues(loss, before, after, rows, tensors, state.global_step_variable)
-            runner.after_run(context, values)
+            runner.after_run(context, values, trace)
             step_log(after, loss)
+            asked = time.perf_counter()
             if context.stop_requested or (last_step is not None and after >= last_step):
                 break
         else:
@@ -171,6 +178,24 @@ def _train_steps(estimator, input_fn, last_step, runner, saver) -> bool:
     finally:
         batches.close()  # stops the input thread when training ends early
     return begun
+
+
+@contextlib.contextmanager
+def _traced_step(wanted: bool, asked: float, arrived: float):
+    """A hook asked for this step's trace (``ProfilerHook``): record its phases, the
+    wait for the batch (``asked`` to ``arrived``) and the step, with the gradients and
+    optimizer updates inside it; the :class:`~colonnade.core.step_trace.StepTrace`, or
+    ``None`` when no hook asked."""
+    if not wanted:
+        yield None
+        return
+    with step_trace.recording() as trace:
+        trace.add("input", asked, arrived)
+        start = time.perf_counter()
+        try:
+            yield trace
+        finally:
+            trace.add("train_step", start, time.perf_counter())
 
 
 def _warn_input_ran_out(estimator, last_step) -> None:

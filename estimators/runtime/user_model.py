@@ -154,6 +154,10 @@ class UserModel:
         """The variables the ``model_fn`` made, by name."""
         return self.store.variables()
 
+    def reset_local_variables(self) -> None:
+        """The ``model_fn``'s local variables back to their initial values."""
+        self.store.reset_local_variables()
+
     def input_columns(self, weight_column=None):
         """``None``: the ``model_fn`` may read any column."""
         return None
@@ -203,7 +207,9 @@ class UserModel:
         """Call the model_fn once without training (``store.building``) and, when it made
         variables, call ``restore_new()``; its spec."""
         size = len(self.store)
-        kept = [(v, v.value) for v in [self.store.global_step, *self.store.variables().values()]]
+        local = self.store.local_variables()
+        every = [self.store.global_step, *self.store.variables().values(), *local.values()]
+        kept = [(v, v.value) for v in every]
         self.store.building = True
         try:
             with core.no_grad():
@@ -212,6 +218,8 @@ class UserModel:
             self.store.building = False
             for variable, value in kept:  # TF builds its graph without running the train_op
                 variable.value = value
+            made = set(self.store.local_variables()) - set(local)
+            self.store.reset_local_variables(made)
         self.built_modes.add(mode)
         if len(self.store) != size:
             restore_new()

@@ -15,8 +15,10 @@ from collections.abc import Mapping
 import numpy as np
 import pyarrow as pa
 
-from ...core.autodiff import value_of
+from ...core.autodiff import Tensor, value_of
+from ...core.backend import to_host
 from ...core.checkpoint import SAVE_COUNTER, SLOT_MARKER
+from ...data.tensor_slices import row_shape
 from ...feature_columns.transform_cache import BatchFeatures
 from ..hooks.runner import SessionRunHook
 from .export_output import ClassificationOutput, PredictOutput, RegressionOutput
@@ -206,9 +208,9 @@ def _check_eval_metric_ops(eval_metric_ops) -> None:
         if not is_metric_op(op):
             raise TypeError(
                 "Values of eval_metric_ops must be (metric_value, update_op) tuples: "
-                f"eval_metric_ops[{name!r}] must be a (value, update_op) pair from a "
-                "cn.metrics function or a metric object (cn.metrics.AUC(), ...); got "
-                f"{type(op).__name__}"
+                f"eval_metric_ops[{name!r}] must be a (value, update_op) pair (from a "
+                "cn.metrics function, or a scalar tensor and its update) or a metric "
+                f"object (cn.metrics.AUC(), ...); got {type(op).__name__}"
             )
 
 
@@ -245,23 +247,57 @@ def _export_outputs(export_outputs, mode, predictions):
 
 
 def is_metric_op(op) -> bool:
-    """Whether ``op`` is an ``eval_metric_ops`` value: a metric or a ``(metric, update)``
-    pair."""
+    """Whether ``op`` is an ``eval_metric_ops`` value: a metric, a ``(metric, update)``
+    pair, or TF's other pair ``(value_tensor, update_op)`` whose value is a tensor,
+    variable, array or number (see :class:`TensorValue`)."""
     if isinstance(op, Metric):
         return True
-    return isinstance(op, tuple) and len(op) == 2 and isinstance(op[0], Metric)
+    if not (isinstance(op, tuple) and len(op) == 2):
+        return False
+    return isinstance(op[0], (Metric, Tensor, np.ndarray, np.generic, int, float))
 
 
-def metric_of(op) -> Metric:
-    """The metric of an ``eval_metric_ops`` value."""
-    return op if isinstance(op, Metric) else op[0]
+def metric_of(op, name="metric") -> Metric:
+    """The metric of an ``eval_metric_ops`` value ``name``."""
+    if isinstance(op, Metric):
+        return op
+    return op[0] if isinstance(op[0], Metric) else TensorValue(name, op[0])
+
+
+class TensorValue(Metric):
+    """An ``eval_metric_ops`` pair ``(value_tensor, update_op)`` of tensors, as TF programs
+    write their own metrics: ``update_op`` adds a batch into local variables
+    (``get_local_variable``) and ``value_tensor`` reads them. Eagerly the update has run
+    by the time the ``model_fn`` returns, so the value of the evaluation's last batch is
+    what TF reads once after every update; it must be a scalar."""
+
+    def __init__(self, name, value):
+        array = np.asarray(to_host(value_of(value)))
+        if array.size != 1:
+            raise ValueError(
+                f"eval_metric_ops[{name!r}]'s value must be a scalar, got shape {array.shape}"
+            )
+        self.value = float(array.reshape(()))
+
+    def update(self, *args, **kwargs) -> None:
+        raise TypeError("a (value_tensor, update_op) pair's value is read, not updated")
+
+    def merge_state(self, metrics) -> None:
+        """Take the newest batch's value (its local variables hold every batch so far)."""
+        for other in metrics:
+            self.value = other.value
+
+    def result(self) -> float:
+        return self.value
 
 
 def features_dict(features, previous=None):
     """What a ``model_fn`` gets as ``features``: a dict of numpy arrays for an Arrow
     batch. A fixed-size list column (a multi-dimensional feature) is a ``(batch, width)``
-    array; a variable-length list column stays an Arrow ``ListArray`` (TF gives such a
-    feature as a ``SparseTensor``): the feature-column layers read it, and
+    array, or ``(batch, *row shape)`` when the column records one (a serving receiver's
+    features: a ``[None, 3, 2]`` placeholder keeps its shape, as TF's tensor does); a
+    variable-length list column stays an Arrow ``ListArray`` (TF gives such a feature as
+    a ``SparseTensor``): the feature-column layers read it, and
     ``cn.sparse.to_dense`` pads it into an array.
 
     The dict is a :class:`~colonnade.feature_columns.BatchFeatures`: the feature-column
@@ -270,7 +306,8 @@ def features_dict(features, previous=None):
     :class:`~colonnade.feature_columns.TransformCache`)."""
     if isinstance(features, (pa.RecordBatch, pa.Table)):
         arrow = {name: one_array(c) for name, c in zip(features.column_names, features.columns)}
-        values = {name: feature_array(column) for name, column in arrow.items()}
+        shapes = {field.name: row_shape(field) for field in features.schema}
+        values = {name: feature_array(column, shapes[name]) for name, column in arrow.items()}
         return BatchFeatures(values, arrow, previous)
     return features
 
@@ -280,13 +317,15 @@ def one_array(column) -> pa.Array:
     return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
 
-def feature_array(column):
-    """One Arrow column as a ``model_fn`` sees it (see :func:`features_dict`)."""
+def feature_array(column, shape: tuple | None = None):
+    """One Arrow column as a ``model_fn`` sees it (see :func:`features_dict`); a
+    fixed-size list column with a recorded row ``shape`` (rank 3 or more,
+    :func:`~colonnade.data.tensor_slices.row_shape`) in that shape."""
     column = one_array(column)
     kind = column.type
     if pa.types.is_fixed_size_list(kind) and column.null_count == 0:
         values = column.flatten().to_numpy(zero_copy_only=False)
-        return values.reshape(len(column), kind.list_size)
+        return values.reshape((len(column), *(shape or (kind.list_size,))))
     if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
         return column
     return column.to_numpy(zero_copy_only=False)

@@ -23,6 +23,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ...data.polars_frames import as_arrow
+
 __all__ = ["fold_ids", "part", "validation_mask", "in_memory"]
 
 
@@ -103,8 +105,9 @@ def _ranks(codes: np.ndarray, counts: np.ndarray, rng) -> np.ndarray:
 
 
 def in_memory(data):
-    """``data`` as an Arrow table when it is in memory already, else None (files and
-    Datasets are streamed)."""
+    """``data`` as an Arrow table when it is in memory already (a pandas or polars
+    DataFrame, Arrow data), else None (files and Datasets are streamed)."""
+    data = as_arrow(data)
     if isinstance(data, pd.DataFrame):
         return _from_pandas(data)
     if isinstance(data, pa.Table):
@@ -162,4 +165,4 @@ def part(data, label, split, side, scale):
         return _rows_for(pa.Table.from_batches([batch]), label, split, side, scale)
 
     rows.__name__ = f"{side}_rows"
-    return stream.map(rows)
+    return stream.map_batches(rows)

@@ -9,6 +9,7 @@ def test_public_names_have_examples():
     assert sorted(cn.data.__all__) == [
         "AUTOTUNE",
         "Dataset",
+        "TFRecordDataset",
         "TextLineDataset",
         "experimental",
         "make_csv_dataset",
@@ -19,6 +20,7 @@ def test_public_names_have_examples():
         cn.data.Dataset,
         cn.data.required_columns,
         cn.data.TextLineDataset,
+        cn.data.TFRecordDataset,
         cn.data.make_csv_dataset,
         cn.data.make_one_shot_iterator,
         cn.data.experimental,

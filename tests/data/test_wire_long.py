@@ -260,7 +260,7 @@ def test_values_that_look_like_tags_and_fields_between_values_are_read_exactly()
 )
 def test_a_bad_field_after_many_good_ones_is_named(tail, reason):
     values = b"".join(delimited(1, b"ab") for _ in range(50_000)) + tail
-    with pytest.raises(ValueError, match=f"record 0: .*{reason}|record 0 .*{reason}"):
+    with pytest.raises(ValueError, match=f"record 0(, feature .x.)?:? .*{reason}"):
         cn.io.parse_example(
             [one_feature_record(delimited(1, values))], {"x": cn.io.VarLenFeature("bytes")}
         )

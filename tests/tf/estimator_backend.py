@@ -28,6 +28,12 @@ if ON_TF:
     SummarySaverHook = tf.estimator.SummarySaverHook
     SecondOrStepTimer = tf.compat.v1.train.SecondOrStepTimer
     GlobalStepWaiterHook = tf.estimator.GlobalStepWaiterHook
+
+    def ProfilerHook(*args, **kwargs):  # noqa: N802 - TF's class, made as its test makes it
+        """TF's hook, made in a graph as TF's test makes it (its summary writer needs one)."""
+        with tf.compat.v1.Graph().as_default():
+            return tf.estimator.ProfilerHook(*args, **kwargs)
+
     get_global_step = tf.compat.v1.train.get_global_step
     load_variable = tf.train.load_variable
     get_checkpoint_state = tf.train.get_checkpoint_state
@@ -69,6 +75,7 @@ else:
     StopAtStepHook, LoggingTensorHook = E.StopAtStepHook, E.LoggingTensorHook
     SummarySaverHook, SecondOrStepTimer = E.SummarySaverHook, E.SecondOrStepTimer
     GlobalStepWaiterHook = E.GlobalStepWaiterHook
+    ProfilerHook = E.ProfilerHook
     get_global_step = cn.train.get_global_step
     load_variable = cn.train.load_variable
     get_checkpoint_state = cn.train.get_checkpoint_state
@@ -90,5 +97,9 @@ else:
         raise TypeError(f"a colonnade hook wrote a summary object: {summary!r}")
 
     def local_variable(name, value):
-        """A model_fn's variable (colonnade has no LOCAL_VARIABLES collection)."""
-        return cn.core.get_variable(name, initializer=np.float32(value), collections=["local"])
+        """A variable of the LOCAL_VARIABLES collection (evaluation state)."""
+        return cn.compat.v1.get_variable(
+            name,
+            initializer=np.float32(value),
+            collections=[cn.compat.v1.GraphKeys.LOCAL_VARIABLES],
+        )

@@ -74,6 +74,7 @@ from colonnade.core import (
     clip_by_norm,
     debugging,
     get_global_step,
+    get_local_variable,
     get_or_create_global_step,
     get_variable,
     nest,
@@ -106,6 +107,7 @@ from colonnade.core.tf_control import (
     get_collection,
     global_variables,
     group,
+    local_variables,
     name_scope,
     no_op,
     trainable_variables,
@@ -142,6 +144,7 @@ from colonnade.core.tf_ops import (
     reduce_variance,
     zeros_like,
 )
+from colonnade.estimators.hooks.runner import RunMetadata, RunOptions
 from colonnade.io import (
     FixedLenFeature,
     FixedLenSequenceFeature,
@@ -190,6 +193,8 @@ __all__ = [
     "concat",
     "cond",
     "ConfigProto",
+    "RunMetadata",
+    "RunOptions",
     "constant",
     "constant_initializer",
     "contrib",
@@ -213,6 +218,7 @@ __all__ = [
     "gather",
     "get_collection",
     "get_global_step",
+    "get_local_variable",
     "get_or_create_global_step",
     "get_variable",
     "gfile",
@@ -238,6 +244,7 @@ __all__ = [
     "logging",
     "lookup",
     "losses",
+    "local_variables",
     "matching_files",
     "math",
     "matmul",
