@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from ... import core
 from ...feature_columns.base import FeatureColumn
+from ..heads.base import Head
 from ..heads.classification import RegressionHead, classification_head
 from ..networks.network import BaselinePart, Network
 from ..runtime.estimator import Estimator
@@ -115,7 +116,7 @@ class BaselineEstimator(Estimator):
 
     def __init__(
         self,
-        head,
+        head: Head,
         model_dir: str | os.PathLike | None = None,
         optimizer: OptimizerSpec = "Ftrl",
         config: RunConfig | None = None,
