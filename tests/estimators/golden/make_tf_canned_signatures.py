@@ -2,7 +2,8 @@
 estimators and its three Baseline estimators, in ``tf.estimator`` (TF 2) and
 ``tf.compat.v1.estimator`` (TF 1), and the learning rates and optimizer names TF 1's
 canned modules give names, for tests/estimators/test_canned_defaults.py (which checks
-colonnade's TF 2 classes and its table of TF 1's changes, ``estimators/canned/defaults.py``, against them).
+colonnade's TF 2 classes and its table of TF 1's changes,
+``estimators/canned/defaults.py``, against them).
 
 A default is written as JSON; a function default (``tf.nn.relu``) as ``{"function":
 name}``; a required argument has no ``default``. Run with TensorFlow 2.15 (a throw-away
