@@ -959,11 +959,12 @@ class BaselineLogitFnTest(ModelDirTest):
         """baseline_test.py::BaselineLogitFnTest.test_basic_logit_correctness: the logits
         are the bias variable, zeros at first, then the value assigned (here through a
         checkpoint), for every row of the batch."""
-        features = {"age": [[23.0], [31.0]]}
+        features = {"age": np.array([[23.0], [31.0]])}
 
         def logits():
             est = BaselineRegressor(label_dimension=2, model_dir=self._model_dir)
-            out = est.predict(lambda: features, predict_keys=["predictions"])
+            input_fn = numpy_input_fn(x=features, batch_size=2, num_epochs=1, shuffle=False)
+            out = est.predict(input_fn, predict_keys=["predictions"])
             return [p["predictions"] for p in out]
 
         self.assertAllClose([[0.0, 0.0], [0.0, 0.0]], logits())
