@@ -1,6 +1,6 @@
 """colonnade.estimators: the ``tf.estimator`` canned models, with Keras-style ``fit`` too.
 
-Linear, DNN and wide&deep classifiers and regressors over feature columns; TF-style
+Linear, DNN, wide&deep and Baseline classifiers and regressors over feature columns; TF-style
 ``train(input_fn) / evaluate / predict`` and Keras-style ``fit(data, label=...)``;
 checkpoints in ``model_dir``, warm start, hooks (TF's signatures) and callbacks;
 ``train_and_evaluate`` with exporters. Custom models:
@@ -11,6 +11,7 @@ checkpoints in ``model_dir``, warm start, hooks (TF's signatures) and callbacks;
 
 from ..core.warm_start import VocabInfo
 from . import experimental, export, inputs  # TF's namespaces tf.estimator.experimental, ...
+from .canned.baseline import BaselineClassifier, BaselineEstimator, BaselineRegressor
 from .canned.estimators import (
     DNNClassifier,
     DNNLinearCombinedClassifier,
@@ -81,6 +82,9 @@ from .tabular.models import TabularClassifier, TabularRegressor
 
 __all__ = [
     "add_metrics",
+    "BaselineClassifier",
+    "BaselineEstimator",
+    "BaselineRegressor",
     "BestExporter",
     "binary_classification_head",
     "BinaryClassHead",

@@ -3,8 +3,9 @@
 TF 2's six classes (:mod:`.estimators`) are the one definition of the canned estimators,
 with ``tf.estimator``'s signatures and defaults. :data:`TF1` says, for each of them, what
 ``tf.compat.v1.estimator``'s class of that name changes, and :mod:`.v1` builds TF 1's
-classes from the two. The rows are TF 2.15's ``tensorflow_estimator`` (``canned/dnn.py``,
-``linear.py``, ``dnn_linear_combined.py``, ``optimizers.py``); ``tests/estimators/
+classes from the two (the Baseline estimators' too, :mod:`.baseline`). The rows are TF
+2.15's ``tensorflow_estimator`` (``canned/dnn.py``, ``linear.py``,
+``dnn_linear_combined.py``, ``baseline.py``, ``optimizers.py``); ``tests/estimators/
 test_canned_defaults.py`` checks them against TF's own signatures and learning rates
 (``golden/tf_canned_signatures.json``).
 """
@@ -107,6 +108,15 @@ _COMBINED = Changes(
         ),
     },
 )
+_BASELINE_OPTIMIZER = {"optimizer": NamedOptimizer(0.3)}  # baseline.py's _LEARNING_RATE
+_BASELINE_OPTIMIZER_DOC = (
+    "a name (``\"Ftrl\"``, TF 1's default) for TF 1's optimizer at learning rate 0.3, an "
+    "optimizer instance or a callable returning one (``None`` is TF 1's ValueError)."
+)
+_BASELINE = Changes(
+    _TF1_DEFAULTS, {}, _BASELINE_OPTIMIZER, {**_TF1_DOCS, "optimizer": _BASELINE_OPTIMIZER_DOC}
+)
+_BASELINE_HEAD = Changes({}, {}, _BASELINE_OPTIMIZER, {"optimizer": _BASELINE_OPTIMIZER_DOC})
 
 TF1 = MappingProxyType(
     {
@@ -116,6 +126,9 @@ TF1 = MappingProxyType(
         "DNNRegressor": _DNN,
         "DNNLinearCombinedClassifier": _COMBINED,
         "DNNLinearCombinedRegressor": _COMBINED,
+        "BaselineClassifier": _BASELINE,
+        "BaselineRegressor": _BASELINE,
+        "BaselineEstimator": _BASELINE_HEAD,
     }
 )
 """TF 1's changes to each TF 2 canned estimator, by class name."""

@@ -77,7 +77,7 @@ def _columns(feature_columns, what):
     return columns
 
 
-def _weighted(head, weight_column):
+def with_weight_column(head, weight_column):
     """``head`` weighing examples by ``weight_column`` (a name or ``numeric_column``)."""
     if weight_column is None:
         return head
@@ -209,7 +209,7 @@ class LinearClassifier(Estimator):
         sparse_combiner: str = "sum",
     ) -> None:
         head = classification_head(n_classes, label_vocabulary, loss_reduction)
-        head = _weighted(head, weight_column)
+        head = with_weight_column(head, weight_column)
         self.feature_columns = _columns(feature_columns, "feature_columns")
         model_fn = linear_model_fn(head, self.feature_columns, optimizer, sparse_combiner)
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
@@ -231,7 +231,7 @@ class LinearRegressor(Estimator):
         loss_reduction: str = core.Reduction.SUM_OVER_BATCH_SIZE,
         sparse_combiner: str = "sum",
     ) -> None:
-        head = _weighted(RegressionHead(label_dimension, loss_reduction), weight_column)
+        head = with_weight_column(RegressionHead(label_dimension, loss_reduction), weight_column)
         self.feature_columns = _columns(feature_columns, "feature_columns")
         model_fn = linear_model_fn(head, self.feature_columns, optimizer, sparse_combiner)
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
@@ -262,7 +262,7 @@ class DNNClassifier(Estimator):
         batch_norm: bool = False,
     ) -> None:
         head = classification_head(n_classes, label_vocabulary, loss_reduction)
-        head = _weighted(head, weight_column)
+        head = with_weight_column(head, weight_column)
         self.feature_columns = _columns(feature_columns, "feature_columns")
         tower = _tower(hidden_units, activation_fn, dropout, batch_norm)
         model_fn = dnn_model_fn(head, self.feature_columns, optimizer, tower)
@@ -288,7 +288,7 @@ class DNNRegressor(Estimator):
         loss_reduction: str = core.Reduction.SUM_OVER_BATCH_SIZE,
         batch_norm: bool = False,
     ) -> None:
-        head = _weighted(RegressionHead(label_dimension, loss_reduction), weight_column)
+        head = with_weight_column(RegressionHead(label_dimension, loss_reduction), weight_column)
         self.feature_columns = _columns(feature_columns, "feature_columns")
         tower = _tower(hidden_units, activation_fn, dropout, batch_norm)
         model_fn = dnn_model_fn(head, self.feature_columns, optimizer, tower)
@@ -322,7 +322,7 @@ class DNNLinearCombinedClassifier(Estimator):
         linear_sparse_combiner: str = "sum",
     ) -> None:
         head = classification_head(n_classes, label_vocabulary, loss_reduction)
-        head = _weighted(head, weight_column)
+        head = with_weight_column(head, weight_column)
         tower = _tower(dnn_hidden_units, dnn_activation_fn, dnn_dropout, batch_norm)
         linear = (linear_feature_columns, linear_optimizer, linear_sparse_combiner)
         model_fn = combined_model_fn(head, linear, dnn_feature_columns, dnn_optimizer, tower)
@@ -351,7 +351,7 @@ class DNNLinearCombinedRegressor(Estimator):
         batch_norm: bool = False,
         linear_sparse_combiner: str = "sum",
     ) -> None:
-        head = _weighted(RegressionHead(label_dimension, loss_reduction), weight_column)
+        head = with_weight_column(RegressionHead(label_dimension, loss_reduction), weight_column)
         tower = _tower(dnn_hidden_units, dnn_activation_fn, dnn_dropout, batch_norm)
         linear = (linear_feature_columns, linear_optimizer, linear_sparse_combiner)
         model_fn = combined_model_fn(head, linear, dnn_feature_columns, dnn_optimizer, tower)

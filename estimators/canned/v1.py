@@ -8,8 +8,8 @@ otherwise, what TF 1 gave it, which is not what TF 2's classes give:
 - an optimizer named by string is TF 1's ``tf.compat.v1.train`` optimizer of that name
   (``"Adagrad"``, ``"Adam"``, ``"Ftrl"``, ``"RMSProp"``, ``"SGD"``; Adam with TF 1's
   epsilon 1e-8) at the learning rate TF 1's canned module gives names: 0.05 for the DNN
-  estimators, 0.2 for the linear ones, and for wide & deep 0.001 for the deep part and
-  ``min(0.005, 1/sqrt(n_linear_columns))`` for the wide part;
+  estimators, 0.2 for the linear ones, 0.3 for the Baseline ones, and for wide & deep
+  0.001 for the deep part and ``min(0.005, 1/sqrt(n_linear_columns))`` for the wide part;
 - ``input_layer_partitioner`` and ``partitioner`` are accepted: they split variables
   across parameter servers in TF 1's graphs. Here a variable is one array (a checkpoint
   TF 1 wrote partitioned is read whole); see ``docs/tf_differences.md``.
@@ -27,6 +27,7 @@ import inspect
 import typing
 
 from ... import core
+from . import baseline
 from . import estimators as canned
 from .arguments import descriptions, documented
 from .defaults import TF1, Changes, NamedOptimizer
@@ -129,3 +130,6 @@ DNNClassifier = tf1_class(canned.DNNClassifier)
 DNNRegressor = tf1_class(canned.DNNRegressor)
 DNNLinearCombinedClassifier = tf1_class(canned.DNNLinearCombinedClassifier)
 DNNLinearCombinedRegressor = tf1_class(canned.DNNLinearCombinedRegressor)
+BaselineClassifier = tf1_class(baseline.BaselineClassifier)
+BaselineRegressor = tf1_class(baseline.BaselineRegressor)
+BaselineEstimator = tf1_class(baseline.BaselineEstimator)

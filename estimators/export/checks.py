@@ -166,15 +166,22 @@ def format_version(meta, where: str) -> int:
 
 def check_model(meta: dict, where: str) -> None:
     """The shape of ``model.json``: a ``head`` object with a string ``type`` and a
-    ``network`` with a linear part, a DNN part or both, their fields of the right types."""
+    ``network`` with a linear part, a DNN part or both (or a baseline part alone), their
+    fields of the right types."""
     head = field(meta, "head", dict, where, "")
     field(head, "type", str, where, "head")
     network = field(meta, "network", dict, where, "")
     unknown = sorted(set(network) - {"linear", "dnn"})
+    if list(network) == ["baseline"]:
+        part = field(network, "baseline", dict, where, "network")
+        positive_int(
+            field(part, "units", int, where, "network.baseline"), where, "network.baseline.units"
+        )
+        return
     if unknown or not network:
         raise ExportError(
-            f"{where}: field network: expected a 'linear' part, a 'dnn' part or both, got "
-            f"{sorted(network)}"
+            f"{where}: field network: expected a 'linear' part, a 'dnn' part or both (or a "
+            f"'baseline' part alone), got {sorted(network)}"
         )
     if "linear" in network:
         check_linear_part(field(network, "linear", dict, where, "network"), where)

@@ -313,6 +313,10 @@ def checked_network_spec(network: dict, root: str, where: str, stored: dict) -> 
     limit = sum(math.prod(shape) for shape in stored.values())
     spec, expected = {}, {}
     for name, part in network.items():
+        if name == "baseline":
+            expected["model/baseline/bias"] = (part["units"],)
+            spec[name] = dict(part)
+            continue
         path = f"network.{name}.feature_columns"
         config = checks.resolve_column_files(part["feature_columns"], root, where, path)
         checks.check_numeric_shapes(config, limit, where, path)

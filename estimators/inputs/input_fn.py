@@ -265,7 +265,13 @@ def feature_column_of(features, name: str):
     if isinstance(features, (pa.RecordBatch, pa.Table)):
         if name not in features.schema.names:
             raise KeyError(f"column {name!r} not found; the features have {features.schema.names}")
-        return features.column(name).to_numpy(zero_copy_only=False)
+        column = features.column(name)
+        if pa.types.is_fixed_size_list(column.type):  # a (rows, width) array, as numpy gave it
+            column = pa.chunked_array(column) if isinstance(column, pa.Array) else column
+            width = column.type.list_size
+            flat = column.combine_chunks().flatten().to_numpy(zero_copy_only=False)
+            return flat.reshape(len(column), width)
+        return column.to_numpy(zero_copy_only=False)
     if isinstance(features, pd.DataFrame):
         if name not in features.columns:
             raise KeyError(f"column {name!r} not found; the features have {list(features.columns)}")

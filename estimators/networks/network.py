@@ -1,11 +1,16 @@
 """The networks of the canned estimators: features -> logits, owning their variables.
 
-A network is a linear part, a DNN part, or both (wide&deep), whose logits add up. Each
-part can describe itself declaratively (``spec``) so an export can rebuild it without
-the estimator that trained it.
+A network is a linear part, a DNN part, or both (wide&deep), whose logits add up, or a
+baseline part alone (a bias per logit, the Baseline estimators'). Each part can describe
+itself declaratively (``spec``) so an export can rebuild it without the estimator that
+trained it.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
 
 from ... import core
 from ... import feature_columns as fc
@@ -108,6 +113,43 @@ class DNNPart:
         )
 
 
+class BaselinePart:
+    """A bias per logit, the same for every example (TF's ``baseline/bias``, zeros at
+    first): the Baseline estimators' model, which reads no feature's values, only the
+    batch's size."""
+
+    def __init__(self, units):
+        if not isinstance(units, (int, np.integer)) or isinstance(units, bool) or units < 1:
+            raise ValueError(f"a baseline needs an integer number of logits >= 1, got {units!r}")
+        self.units = int(units)
+        self.bias = core.Variable(np.zeros(self.units, np.float32), name="bias")
+
+    def logits(self, features, training, rng, cache=None):
+        """``bias * ones([batch, units])``, the batch's size from its features (TF's
+        ``baseline_logit_fn``): ``ValueError`` for a batch without any."""
+        if isinstance(features, Mapping) and not features:
+            raise ValueError(
+                "a Baseline estimator reads the batch size from the features, and the input "
+                "gave none: yield at least one feature (any column) with the labels"
+            )
+        rows = cache.num_rows if cache is not None else fc.as_features(features).num_rows
+        return core.multiply(self.bias, np.ones((rows, self.units), np.float32))
+
+    @property
+    def trainable_variables(self):
+        return [self.bias]
+
+    def checkpoint_children(self):
+        return {"bias": self.bias}
+
+    def spec(self) -> dict:
+        return {"units": self.units}
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> BaselinePart:
+        return cls(spec["units"])
+
+
 def activation_name(activation_fn) -> str:
     """The registered name of an activation; a custom function cannot be exported."""
     if isinstance(activation_fn, str):
@@ -122,12 +164,20 @@ def activation_name(activation_fn) -> str:
 
 
 class Network:
-    """A linear part, a DNN part, or both, with their logits added (wide&deep)."""
+    """A linear part, a DNN part, or both, with their logits added (wide&deep); or a
+    baseline part alone."""
 
-    def __init__(self, linear: LinearPart | None = None, dnn: DNNPart | None = None):
-        if linear is None and dnn is None:
-            raise ValueError("a network needs a linear part, a DNN part, or both")
-        self.linear, self.dnn = linear, dnn
+    def __init__(
+        self,
+        linear: LinearPart | None = None,
+        dnn: DNNPart | None = None,
+        baseline: BaselinePart | None = None,
+    ):
+        if baseline is not None and (linear is not None or dnn is not None):
+            raise ValueError("a baseline network has no linear or DNN part")
+        if linear is None and dnn is None and baseline is None:
+            raise ValueError("a network needs a linear part, a DNN part, or both (or a baseline)")
+        self.linear, self.dnn, self.baseline = linear, dnn, baseline
         for path, var in core.Checkpoint(network=self).named_variables().items():
             var.name = path.removeprefix("network/")  # TF's: linear/linear_model/x/weights
 
@@ -169,7 +219,7 @@ class Network:
         cache = cache if cache is not None else self.transform(features)
         parts = [
             p.logits(features, training, rng, cache)
-            for p in (self.linear, self.dnn)
+            for p in (self.linear, self.dnn, self.baseline)
             if p is not None
         ]
         return parts[0] if len(parts) == 1 else core.add(parts[0], parts[1])
@@ -177,7 +227,11 @@ class Network:
     def checkpoint_children(self):
         return {
             name: part
-            for name, part in (("linear", self.linear), ("dnn", self.dnn))
+            for name, part in (
+                ("linear", self.linear),
+                ("dnn", self.dnn),
+                ("baseline", self.baseline),
+            )
             if part is not None
         }
 
@@ -188,4 +242,5 @@ class Network:
     def from_spec(cls, spec: dict) -> Network:
         linear = LinearPart.from_spec(spec["linear"]) if "linear" in spec else None
         dnn = DNNPart.from_spec(spec["dnn"]) if "dnn" in spec else None
-        return cls(linear, dnn)
+        baseline = BaselinePart.from_spec(spec["baseline"]) if "baseline" in spec else None
+        return cls(linear, dnn, baseline)

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import colonnade as cn
+from colonnade.estimators.canned import baseline, v1
 from colonnade.estimators.canned import estimators as canned
-from colonnade.estimators.canned import v1
 from colonnade.estimators.canned.defaults import TF1, Changes
 
 fc = cn.feature_columns
@@ -40,15 +40,21 @@ def our_parameters(cls):
     }
 
 
-def test_the_golden_has_the_six_classes():
-    assert NAMES == [c.__name__ for c in canned.CANNED_ESTIMATORS]
+def tf2_class(name):
+    """colonnade's TF 2 class of that name: one of the six, or a Baseline estimator."""
+    return getattr(canned, name, None) or getattr(baseline, name)
+
+
+def test_the_golden_has_the_nine_classes():
+    classes = canned.CANNED_ESTIMATORS + baseline.BASELINE_ESTIMATORS
+    assert NAMES == [c.__name__ for c in classes]
     assert list(GOLDEN["tf1"]) == NAMES and sorted(TF1) == sorted(NAMES)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_tf2_classes_have_tfs_arguments_and_defaults(name):
-    assert our_parameters(getattr(canned, name)) == tf_parameters("tf2", name)
-    assert list(our_parameters(getattr(canned, name))) == list(tf_parameters("tf2", name))
+    assert our_parameters(tf2_class(name)) == tf_parameters("tf2", name)
+    assert list(our_parameters(tf2_class(name))) == list(tf_parameters("tf2", name))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -67,7 +73,7 @@ def test_the_tf1_classes_have_tf1s_arguments_and_defaults(name):
     cls = getattr(v1, name)
     assert list(our_parameters(cls)) == list(tf_parameters("tf1", name))
     assert our_parameters(cls) == tf_parameters("tf1", name)
-    assert issubclass(cls, getattr(canned, name)) and cls is not getattr(canned, name)
+    assert issubclass(cls, tf2_class(name)) and cls is not tf2_class(name)
     assert cls.__module__ == "colonnade.estimators.canned.v1" and cls.__qualname__ == name
     assert getattr(cn.compat.v1.estimator, name) is cls
     assert pickle.loads(pickle.dumps(cls)) is cls
@@ -79,11 +85,12 @@ def test_the_tf1_classes_document_and_annotate_every_argument_in_order(name):
     names = list(inspect.signature(cls).parameters)
     args = cls.__doc__.split("    Args:\n", 1)[1]
     assert re.findall(r"^        (\w+): \S", args, re.M) == names
-    assert '``"weighted_sum"``' in args.split("loss_reduction:")[1][:120]
+    if "loss_reduction" in names:
+        assert '``"weighted_sum"``' in args.split("loss_reduction:")[1][:120]
     assert "TF 1's" in cls.__doc__.split("    Args:")[0]
     hints = typing.get_type_hints(cls.__init__)
     assert set(names) - set(hints) == set(TF1[name].accepted)  # TF 1's extras: untyped
-    assert hints["model_dir"] == typing.get_type_hints(getattr(canned, name).__init__)["model_dir"]
+    assert hints["model_dir"] == typing.get_type_hints(tf2_class(name).__init__)["model_dir"]
 
 
 def test_the_tf1_learning_rates_and_names_are_tf1s():
@@ -93,6 +100,9 @@ def test_the_tf1_learning_rates_and_names_are_tf1s():
     combined = TF1["DNNLinearCombinedClassifier"].optimizers
     assert combined["linear_optimizer"].learning_rate == rates["combined_linear"]
     assert combined["dnn_optimizer"].learning_rate == rates["combined_dnn"]
+    for name in ("BaselineClassifier", "BaselineRegressor", "BaselineEstimator"):
+        assert TF1[name].optimizers["optimizer"].learning_rate == rates["baseline"]
+    assert baseline.BASELINE_LEARNING_RATE == rates["baseline"]
     assert sorted(v1.V1_OPTIMIZER_NAMES) == GOLDEN["tf1_optimizer_names"]
 
 

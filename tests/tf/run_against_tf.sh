@@ -12,9 +12,9 @@ if ! "$venv/bin/python" -c "import tensorflow" 2>/dev/null; then
   "$venv/bin/pip" install -q "tensorflow-cpu==2.15.1"
 fi
 "$venv/bin/python" -c "import pytest, attr, tensorboardX" 2>/dev/null || "$venv/bin/pip" install -q pytest attrs tensorboardX
-files=$(grep -l "^from tf_backend import" "$here"/test_tf_*.py)
+files=$(grep -lE "^from (tf|estimator|canned)_backend import" "$here"/test_tf_*.py)
 cd "$here/../.."
-# colonnade is not installed there: the ported files import only tf_backend, tf_test_case
+# colonnade is not installed there: the ported files import only the *_backend modules, tf_test_case
 # and numpy under the switch
 COLONNADE_TF_BACKEND=tf TF_CPP_MIN_LOG_LEVEL=2 "$venv/bin/python" -m pytest -q \
   -p no:cacheprovider $files "$@"

@@ -1,8 +1,9 @@
 """Make tf_canned_signatures.json: the constructor signatures of TF's six canned
-estimators, in ``tf.estimator`` (TF 2) and ``tf.compat.v1.estimator`` (TF 1), and the
-learning rates and optimizer names TF 1's canned modules give names, for
-tests/estimators/test_canned_defaults.py (which checks colonnade's TF 2 classes and its
-table of TF 1's changes, ``estimators/canned/defaults.py``, against them).
+estimators and its three Baseline estimators, in ``tf.estimator`` (TF 2) and
+``tf.compat.v1.estimator`` (TF 1), and the learning rates and optimizer names TF 1's
+canned modules give names, for tests/estimators/test_canned_defaults.py (which checks
+colonnade's TF 2 classes and its table of TF 1's changes,
+``estimators/canned/defaults.py``, against them).
 
 A default is written as JSON; a function default (``tf.nn.relu``) as ``{"function":
 name}``; a required argument has no ``default``. Run with TensorFlow 2.15 (a throw-away
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import tensorflow as tf
 from tensorflow_estimator.python.estimator.canned import (
+    baseline,
     dnn,
     dnn_linear_combined,
     linear,
@@ -30,6 +32,9 @@ NAMES = (
     "DNNRegressor",
     "DNNLinearCombinedClassifier",
     "DNNLinearCombinedRegressor",
+    "BaselineClassifier",
+    "BaselineRegressor",
+    "BaselineEstimator",
 )
 
 
@@ -56,6 +61,7 @@ def main():
             "linear": linear._LEARNING_RATE,
             "combined_dnn": dnn_linear_combined._DNN_LEARNING_RATE,
             "combined_linear": dnn_linear_combined._LINEAR_LEARNING_RATE,
+            "baseline": baseline._LEARNING_RATE,
         },
         "tf1_optimizer_names": sorted(optimizers._OPTIMIZER_CLS_NAMES),
     }
