@@ -19,6 +19,7 @@ import pyarrow.csv as pacsv
 import pyarrow.dataset as pads
 import pyarrow.fs as pafs
 
+from .parquet_stream import parquet_batches
 from .protocols import check_protocol
 from .read_errors import csv_column, csv_conversion, json_clash
 
@@ -194,12 +195,17 @@ class FileSource:
                 error = self._check_columns(fragment, columns, filter)
                 if error is not None:
                     raise error
+            rows = batch_rows or self.read_batch_size
+            streamed = parquet_batches(fragment, self.schema, columns, filter, rows)
+            if streamed is not None:
+                yield from streamed
+                return
             for piece in self._row_groups(fragment, filter):
                 yield from piece.to_batches(
                     schema=self.schema,
                     columns=None if columns is None else list(columns),
                     filter=filter,
-                    batch_size=batch_rows or self.read_batch_size,
+                    batch_size=rows,
                     batch_readahead=self.batch_readahead,
                     fragment_readahead=1,
                 )
