@@ -11,7 +11,7 @@ ones) and the load average before and after it::
 
     python benchmarks/anchors.py [--rows 200000] [--rounds 2] [--models linear,dnn,wide_deep]
         [--torch-python /tmp/torchenv/bin/python] [--tf-python /tmp/tfenv/bin/python]
-        [--threads 2] [--skip tensorflow]
+        [--threads 2] [--torch-omp-wait-policy PASSIVE] [--skip tensorflow]
 
 Variants per model: colonnade ``linear`` (Ftrl), ``dnn`` / ``wide_deep`` (Adagrad) and
 their ``_lazyadam`` twins; PyTorch ``*_adagrad`` and ``*_sparseadam``; TensorFlow 2.15's
@@ -50,13 +50,16 @@ def command(library: str, variant: str, args) -> list:
     return [args.tf_python, os.path.join(HERE, "tf_ctr.py"), *rows, "--in-process"]
 
 
-def environment(library: str) -> dict:
-    """This environment, TensorFlow's start-up logging quietened. Thread counts are each
+def environment(library: str, args) -> dict:
+    """This environment, TensorFlow's start-up logging quietened and PyTorch's OpenMP
+    threads told how to wait (``--torch-omp-wait-policy``). Thread counts are each
     library's own choice on this machine (colonnade sizes its BLAS threads per product;
     PyTorch gets ``--threads``)."""
     env = dict(os.environ)
     if library == "tensorflow":
         env["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    if library == "pytorch" and args.torch_omp_wait_policy:
+        env["OMP_WAIT_POLICY"] = args.torch_omp_wait_policy
     return env
 
 
@@ -66,7 +69,7 @@ def run_one(library: str, variant: str, round_: int, args) -> None:
     cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
         command(library, variant, args),
-        env=environment(library),
+        env=environment(library, args),
         capture_output=True,
         text=True,
         cwd=HERE,
@@ -80,6 +83,8 @@ def run_one(library: str, variant: str, round_: int, args) -> None:
     process_cpu = used.ru_utime + used.ru_stime - cpu.ru_utime - cpu.ru_stime
     for line in lines:
         record = {"round": round_, "library": library, **json.loads(line)}
+        if library == "pytorch":
+            record["omp_wait_policy"] = args.torch_omp_wait_policy or "default"
         record["process_cpu_seconds"] = round(process_cpu / len(lines), 2)
         record["load_before"] = round(load, 2)
         record["load_after"] = round(os.getloadavg()[0], 2)
@@ -94,6 +99,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--torch-python", default="/tmp/torchenv/bin/python")
     parser.add_argument("--tf-python", default="/tmp/tfenv/bin/python")
+    parser.add_argument(
+        "--torch-omp-wait-policy",
+        default="PASSIVE",
+        help="OMP_WAIT_POLICY for PyTorch ('' for OpenMP's default): its default spinning "
+        "slows it many times over on a machine busier than its threads",
+    )
     parser.add_argument("--skip", default="", help="libraries to leave out, comma-separated")
     args = parser.parse_args()
     subprocess.run(
