@@ -63,6 +63,27 @@ def environment(library: str, args) -> dict:
     return env
 
 
+NEEDS = {
+    "colonnade": "colonnade, pyarrow",
+    "pytorch": "torch, numpy, pandas, pyarrow, sklearn",
+    "tensorflow": "tensorflow, numpy, pandas",
+}
+
+
+def check_environments(libraries: list, args) -> None:
+    """Stop before the sitting when an environment lacks what its script imports (the
+    sitting would otherwise die at that library's first turn)."""
+    for library in libraries:
+        python = command(library, "", args)[0]
+        done = subprocess.run([python, "-c", f"import {NEEDS[library]}"], capture_output=True)
+        if done.returncode:
+            raise SystemExit(
+                f"{python} cannot run the {library} anchor: it needs {NEEDS[library]} "
+                f"({done.stderr.decode().strip().splitlines()[-1]}); install them there, "
+                f"or leave {library} out with --skip {library}"
+            )
+
+
 def run_one(library: str, variant: str, round_: int, args) -> None:
     """Run one variant and print its JSON lines, with the round, library and load."""
     load = os.getloadavg()[0]
@@ -107,11 +128,15 @@ def main() -> None:
     )
     parser.add_argument("--skip", default="", help="libraries to leave out, comma-separated")
     args = parser.parse_args()
+    skipped = set(filter(None, args.skip.split(",")))
+    unknown = sorted(skipped - set(VARIANTS))
+    if unknown:
+        raise SystemExit(f"--skip names {unknown}: expected some of {list(VARIANTS)}")
+    libraries = [name for name in VARIANTS if name not in skipped]
+    check_environments(libraries, args)
     subprocess.run(
         [sys.executable, "-c", f"import ctr; ctr.data_paths({args.rows})"], check=True, cwd=HERE
     )
-    skipped = set(filter(None, args.skip.split(",")))
-    libraries = [name for name in VARIANTS if name not in skipped]
     for round_ in range(args.rounds):
         order = libraries if round_ % 2 == 0 else libraries[::-1]
         for model in args.models.split(","):
