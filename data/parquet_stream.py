@@ -29,13 +29,13 @@ STREAM_BUFFER_BYTES = 1 << 16
 def parquet_batches(fragment, schema: pa.Schema, columns, filter, batch_rows: int):
     """The record batches of ``fragment``'s row groups streamed through ``iter_batches``
     (``columns`` of ``schema``, all when None, in that order, at most ``batch_rows`` rows
-    each), or None when the scanner must read it: a filter, a file that is not Parquet, a
-    column the file lacks (partition keys, a given schema's extras) or stores as another
-    type than ``schema``'s."""
-    if filter is not None or not isinstance(fragment, pads.ParquetFileFragment):
-        return None
-    fmt = fragment.format
+    each), or None when the scanner must read it: a filter, no columns, a file that is not
+    Parquet, a column the file lacks (partition keys, a given schema's extras) or stores as
+    another type than ``schema``'s."""
     names = schema.names if columns is None else list(columns)
+    if filter is not None or not names or not isinstance(fragment, pads.ParquetFileFragment):
+        return None  # no columns: the scanner's batches still count the rows
+    fmt = fragment.format
     file = fragment.filesystem.open_input_file(fragment.path)
     reader = pq.ParquetFile(
         file,

@@ -93,12 +93,20 @@ def test_filters_and_other_types_go_to_the_scanner(ctr_like, tmp_path):
     other = pa.schema([("x", pa.float64()), ("s", pa.string()), ("clicked", pa.int64())])
     assert parquet_batches(fragment, other, ["x"], None, 1024) is None
     assert parquet_batches(fragment, source.schema, ["nowhere"], None, 1024) is None
+    assert parquet_batches(fragment, source.schema, [], None, 1024) is None
     # Through the Dataset, both readers give the file's values.
     kept = cn.data.Dataset.from_parquet(path, filter=pc.field("x") > 0).to_table()
     expected = table.filter(pc.field("x") > 0)
     assert kept.column("x").to_pylist() == expected.column("x").to_pylist()
     cast = cn.data.Dataset.from_parquet(path, schema=other).to_table()
     assert cast.column("x").to_pylist() == table.column("x").cast(pa.float64()).to_pylist()
+
+
+def test_no_columns_still_counts_the_rows(ctr_like):
+    path, table = ctr_like
+    ds = cn.data.Dataset.from_parquet(path, columns=[])
+    assert ds.to_table().num_rows == table.num_rows
+    assert sum(b.num_rows for b in ds.batch(1000)) == table.num_rows
 
 
 def test_split_row_groups_stream_only_their_own_rows(ctr_like):
