@@ -14,7 +14,8 @@ groups of 131072 rows, written to a temporary directory that is removed afterwar
 (``benchmarks/ctr.py``'s generator: 13 numeric, 26 string columns and a label, rewritten
 as one row group) in 4096-row batches, through ``Dataset.from_parquet(f).batch(4096)``
 and through pyarrow's own ``ParquetFile.iter_batches(4096)``, each in a fresh subprocess
-(``ru_maxrss`` after the pass minus before it): one JSON line with both.
+(``ru_maxrss`` after the pass minus before it): one JSON line with both, for the file
+written with page checksums and for the same rows without.
 """
 
 from __future__ import annotations
@@ -123,7 +124,9 @@ sys.path.insert(0, sys.argv[1])
 import ctr  # the CTR benchmark's data generator
 generated, path, rows = sys.argv[2], sys.argv[3], int(sys.argv[4])
 ctr.generate(generated, rows, seed=0)
-pq.write_table(pq.read_table(generated), path, row_group_size=rows, write_page_checksum=True)
+table = pq.read_table(generated)
+pq.write_table(table, path, row_group_size=rows, write_page_checksum=True)
+pq.write_table(table, path + ".plain", row_group_size=rows, write_page_checksum=False)
 """
 
 
@@ -135,19 +138,22 @@ def memory(rows):
         generated, path = os.path.join(tmp, "gen.parquet"), os.path.join(tmp, "ctr.parquet")
         command = [sys.executable, "-c", _GENERATE, here, generated, path, str(rows)]
         subprocess.run(command, check=True)
-        _, pyarrow_mb = peak_rss_delta_mb(path, "pyarrow")
-        read, colonnade_mb = peak_rss_delta_mb(path, "colonnade")
-        record = {
-            "benchmark": "data/peak_rss_stream_one_row_group",
-            "rows": read,
-            "columns": len(pq.read_schema(path)),
-            "file_mb": round(os.path.getsize(path) / 2**20, 1),
-            "batch_size": 4096,
-            "pyarrow_iter_batches_mb": round(pyarrow_mb),
-            "colonnade_from_parquet_batch_mb": round(colonnade_mb),
-            "ratio": round(colonnade_mb / pyarrow_mb, 2),
-        }
-        print(json.dumps(record), flush=True)
+        for checksums, file in ((True, path), (False, path + ".plain")):
+            _, pyarrow_mb = peak_rss_delta_mb(file, "pyarrow")
+            read, colonnade_mb = peak_rss_delta_mb(file, "colonnade")
+            record = {
+                "benchmark": "data/peak_rss_stream_one_row_group",
+                "rows": read,
+                "columns": len(pq.read_schema(file)),
+                "file_mb": round(os.path.getsize(file) / 2**20, 1),
+                "page_checksums": checksums,
+                "batch_size": 4096,
+                "pyarrow_iter_batches_mb": round(pyarrow_mb),
+                "colonnade_from_parquet_batch_mb": round(colonnade_mb),
+                "ratio": round(colonnade_mb / pyarrow_mb, 2),
+                "load": round(os.getloadavg()[0], 2),
+            }
+            print(json.dumps(record), flush=True)
 
 
 def main(argv=None):

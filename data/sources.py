@@ -26,6 +26,7 @@ from .csv_checks import (
     retried_fragment,
     runaway_quote,
 )
+from .parquet_stream import parquet_batches
 from .protocols import check_protocol
 from .read_errors import csv_column, csv_conversion, json_clash
 
@@ -228,12 +229,17 @@ class FileSource:
                 fragment = retry
 
     def _batches(self, fragment, columns, filter, batch_rows):
+        rows = batch_rows or self.read_batch_size
+        streamed = parquet_batches(fragment, self.schema, columns, filter, rows)
+        if streamed is not None:
+            yield from streamed
+            return
         for piece in self._row_groups(fragment, filter):
             yield from piece.to_batches(
                 schema=self.schema,
                 columns=None if columns is None else list(columns),
                 filter=filter,
-                batch_size=batch_rows or self.read_batch_size,
+                batch_size=rows,
                 batch_readahead=self.batch_readahead,
                 fragment_readahead=1,
             )
