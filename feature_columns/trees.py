@@ -5,8 +5,9 @@ blended into its wide part as a column whose weights are the blend's. Not in Ten
 The trees are a LightGBM text model file (``trees_file``), read and evaluated by
 colonnade's own numpy code (:mod:`.tree_model`), so predicting, exporting and serving
 need no LightGBM. The column reads its raw inputs as the trees were trained on them
-(:func:`tree_inputs`): a ``"number"`` as float32 (as a served request's numbers come)
-with a null as NaN, LightGBM's missing value; a ``"time"`` as seconds since 1970; a
+(:func:`tree_inputs`): a ``"number"`` as float32 (a ``"number64"`` as float64), as the
+plan's numeric column of the same input reads it, with a null as NaN, LightGBM's
+missing value; a ``"time"`` as seconds since 1970; a
 ``"category"`` as its index in the column's ``vocabulary`` (the training rows' values),
 a null or a value not in it as -1, which LightGBM sends down the missing side.
 
@@ -31,10 +32,15 @@ from .tree_model import TreeModel, TreeModelError, parse_tree_model
 
 __all__ = ["KINDS", "MAX_FILE_BYTES", "TreeEnsembleColumn", "tree_ensemble_column", "tree_inputs"]
 
-KINDS = ("number", "time", "category")
+KINDS = ("number", "number64", "time", "category")
 MAX_FILE_BYTES = 512 * 2**20
 """The largest tree model file read (a file that size is refused before it is read)."""
-_SPECS = {"number": pa.float32(), "time": pa.list_(pa.string()), "category": pa.list_(pa.string())}
+_SPECS = {
+    "number": pa.float32(),
+    "number64": pa.float64(),
+    "time": pa.list_(pa.string()),
+    "category": pa.list_(pa.string()),
+}
 
 
 def _one_value(array, key: str):
@@ -56,7 +62,7 @@ def tree_inputs(features, inputs) -> np.ndarray:
         array = _one_value(
             pa.array(features[key]) if isinstance(features, dict) else features[key], key
         )
-        if kind == "number":
+        if kind in ("number", "number64"):
             if not (
                 pa.types.is_integer(array.type)
                 or pa.types.is_floating(array.type)
@@ -66,7 +72,8 @@ def tree_inputs(features, inputs) -> np.ndarray:
                 raise ValueError(
                     f"tree input {key!r}: expected numbers, got values of type {array.type}"
                 )
-            values = pc.cast(array, pa.float32()).to_numpy(zero_copy_only=False)
+            wanted = pa.float32() if kind == "number" else pa.float64()
+            values = pc.cast(array, wanted, safe=False).to_numpy(zero_copy_only=False)
             out.append(np.where(array.is_null().to_numpy(zero_copy_only=False), np.nan, values))
         elif kind == "time":
             if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):

@@ -32,7 +32,6 @@ import tempfile
 import numpy as np
 import pyarrow as pa
 
-from ... import data as cn_data
 from ...feature_columns.infer import ColumnPlan, infer
 from ...feature_columns.trees import tree_inputs
 from ..canned.estimators import (
@@ -337,8 +336,11 @@ class _Tabular:
         task = "regression" if self._regression else self.columns_.task
         classes = 1 if self._regression else self.columns_.n_classes
         plan = self.columns_
-        keys = sorted(cn_data.required_columns(list(plan.linear) + list(plan.dnn)))
-        inputs = tree_inputs_of(splits[0][0], keys)
+        specs = {}
+        for column in list(plan.linear) + list(plan.dnn):
+            for key, arrow_type in column.parse_spec().items():
+                specs.setdefault(key, []).append(arrow_type)
+        inputs = tree_inputs_of(splits[0][0], specs)
         if not inputs:
             self.columns_ = plan.with_note("no tree member: no input trees can read")
             return None

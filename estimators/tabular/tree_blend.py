@@ -31,7 +31,7 @@ import numpy as np
 from .blend import BLEND_PREFERENCE_SE
 from .linear import gain_beyond_noise, row_losses
 
-__all__ = ["TREE_WEIGHTS", "blended_weights", "choose_tree_weight", "tree_note"]
+__all__ = ["TREE_WEIGHTS", "blended_weights", "choose_tree_weight", "tree_line", "tree_note"]
 
 TREE_WEIGHTS = tuple(np.round(np.linspace(0.0, 1.0, 11), 2).tolist())
 
@@ -47,7 +47,7 @@ def choose_tree_weight(nn_logits: list, tree_logits: list, targets: list, regres
     means = {a: float(r.mean()) for a, r in per_row.items()}
     best = min(means, key=lambda a: (means[a], a))
     margin = (0.0, 0.0)
-    if best != 0 and len(y) > 1:
+    if best != 0 and 0.0 in per_row and len(y) > 1:
         wins, gain, noise = gain_beyond_noise(per_row[0.0], per_row[best], BLEND_PREFERENCE_SE)
         margin = (gain, noise)
         if not wins:
@@ -89,3 +89,15 @@ def tree_note(a: float, losses: dict, members: list, measured_on: str) -> str:
         f"more than {BLEND_PREFERENCE_SE:g} standard errors of the rows' differences "
         f"({gain:.4g} against {noise:.4g}) ({tried})"
     )
+
+
+def tree_line(weight: float, members: list) -> str | None:
+    """``describe()``'s line on the tree member: its models, their rounds and its blend
+    weight; None for a fit without one."""
+    if not members:
+        return None
+    rounds = ", ".join(str(m["rounds"]) for m in members)
+    used = f"blend weight {weight:g} (the wide&deep model's {1 - weight:g})"
+    if weight == 0:
+        used = "blend weight 0: not used (it did not beat the wide&deep model on validation)"
+    return f"trees: {len(members)} LightGBM member(s) of {rounds} rounds; {used}"

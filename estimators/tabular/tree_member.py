@@ -92,30 +92,41 @@ def skipped(splits) -> str | None:
     return None
 
 
-def _kind(arrow_type) -> str | None:
-    if pa.types.is_integer(arrow_type) or pa.types.is_floating(arrow_type):
+def _kind(arrow_type, specs) -> str | None:
+    """How trees read an input of ``arrow_type`` that the plan's columns parse as
+    ``specs`` (Arrow types): as one of them, so that the tree column's parse spec is the
+    plan's."""
+    number = (
+        pa.types.is_integer(arrow_type)
+        or pa.types.is_floating(arrow_type)
+        or pa.types.is_boolean(arrow_type)
+    )
+    if number and pa.float32() in specs:
         return "number"
-    if pa.types.is_boolean(arrow_type):
-        return "number"
+    if number and pa.float64() in specs:
+        return "number64"
+    if pa.list_(pa.string()) not in specs:
+        return None
     if pa.types.is_timestamp(arrow_type) or pa.types.is_date(arrow_type):
         return "time"
     if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
         return "category"
-    if pa.types.is_dictionary(arrow_type):
+    if pa.types.is_dictionary(arrow_type) and pa.types.is_string(arrow_type.value_type):
         return "category"
     return None
 
 
-def tree_inputs_of(table: pa.Table, keys) -> tuple:
-    """``(key, kind, vocabulary)`` of each of ``keys`` (the plan's raw inputs) that trees
-    can read, by its type in ``table``: numbers and booleans as ``"number"``, timestamps
+def tree_inputs_of(table: pa.Table, specs: dict) -> tuple:
+    """``(key, kind, vocabulary)`` of each input of ``specs`` (the plan's columns' parse
+    specs, ``{key: [Arrow types]}``) that trees can read, by its type in ``table``: numbers and
+    booleans as ``"number"`` (``"number64"`` where the plan reads float64), timestamps
     and dates as ``"time"``, strings as ``"category"`` with their :data:`MAX_CATEGORIES`
     most frequent values (ties by value) as the vocabulary; lists and others left out."""
     out = []
-    for key in keys:
+    for key in sorted(specs):
         if key not in table.column_names:
             continue
-        kind = _kind(table.schema.field(key).type)
+        kind = _kind(table.schema.field(key).type, specs[key])
         if kind is None:
             continue
         vocabulary = None
