@@ -104,7 +104,10 @@ class _Tabular:
         ``members=`` sets the number, 1 for one model and a fit a few times faster):
         ``members_`` lists the members; ``history_``,
         ``best_epoch_`` and ``deep_weight_`` are the first member's; ``estimator_`` is the
-        one wide&deep model predicting the members' mean logit."""
+        one wide&deep model predicting the members' mean logit. Each member also gets a
+        LightGBM tree model, blended in by the weight of the lowest loss on the members'
+        validation rows (:mod:`.tree_member`, :mod:`.tree_blend`): ``tree_weight_`` (0:
+        the model has no trees) and ``tree_members_``."""
         seed = 0 if self.seed is None else int(self.seed)
         checked_members(self.members)
         table = in_memory(data)
@@ -514,7 +517,7 @@ class _Tabular:
         step that solves the linear model first (:mod:`.linear`): its wide part
         trains jointly with the deep one, with the recommended linear optimizer; of a
         cross-fitted ensemble it trains one model as its first member was (one tower, its
-        best epoch count), not the ensemble."""
+        best epoch count), not the ensemble, and no tree member."""
         est, plan = self._fitted(), self.columns_
         settings = {k: v for k, v in self.settings_.items() if k != "batch_size"}
         if settings.get("linear_optimizer") == defaults.FROZEN_LINEAR_OPTIMIZER:
@@ -550,6 +553,7 @@ class TabularClassifier(ClassifierMethods, _Tabular):
     ``fit``: ``columns_`` (the plan), ``estimator_`` (the
     ``DNNLinearCombinedClassifier``), ``history_``, ``best_epoch_``, ``settings_``,
     ``members_`` (one dict per member of a cross-fitted ensemble, see ``fit``),
+    ``tree_weight_`` and ``tree_members_`` (the LightGBM member's blend weight and models),
     ``classes_`` (the label values in the order of ``predict_proba``'s columns). As a
     scikit-learn classifier: ``predict_proba``, ``score`` (accuracy),
     ``feature_importances`` (permutation importance) and a short ``describe()``

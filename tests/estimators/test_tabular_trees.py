@@ -22,7 +22,7 @@ def small(monkeypatch):
     monkeypatch.setattr(tabular_defaults, "MIN_EPOCHS_NOISY", 1)
     monkeypatch.setattr(tabular_defaults, "HIDDEN_UNITS", (8,))
     monkeypatch.setattr(tabular_ensemble, "MAX_MEMBERS", 1)
-    monkeypatch.setattr(tree_member, "MAX_ROUNDS", 40)
+    monkeypatch.setattr(tree_member, "MAX_ROUNDS", 300)
 
 
 def steps(n=400, seed=0):
