@@ -398,7 +398,9 @@ def tabular(task, train, test, label, seed):
         if classes is None:  # integer class ids 0..n-1
             classes = np.arange(n)
         out = metrics(task, test[label], probabilities, np.asarray(classes))
-    return {**out, "epochs": model.best_epoch_, "tree_weight": getattr(model, "tree_weight_", None)}
+    trees = getattr(model, "tree_members_", [])  # None: no tree member trained
+    tree_weight = model.tree_weight_ if trees else None
+    return {**out, "epochs": model.best_epoch_, "tree_weight": tree_weight}
 
 
 MODELS = {
