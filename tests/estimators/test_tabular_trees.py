@@ -2,6 +2,8 @@
 against LightGBM's own prediction of the saved model, its determinism with the seed, a
 blend weight of 0 where the trees lose, and the fits that get no tree member."""
 
+import os
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -70,6 +72,22 @@ def test_a_regressor_of_trees_alone_predicts_as_lightgbm(tmp_path, monkeypatch):
     np.testing.assert_allclose(loaded, expected, rtol=1e-5, atol=1e-4)
     assert "trees: 1 LightGBM member(s)" in model.describe()
     assert "blend weight 1 (the wide&deep model's 0)" in model.describe()
+    # the export's own copy of the trees is what serving reads, checked as hostile
+    (copied,) = [p for p in os.listdir(os.path.join(export, "assets")) if p.endswith(".txt")]
+    path = os.path.join(export, "assets", copied)
+    with open(path) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(text.replace("left_child=", "left_child=99999 ", 1))
+    with pytest.raises(cn.estimators.ExportError, match=copied):
+        cn.load(export)
+    meta_path = os.path.join(export, "model.json")
+    with open(meta_path) as f:
+        meta = f.read()
+    with open(meta_path, "w") as f:
+        f.write(meta.replace(f"assets/{copied}", "../../outside.txt"))
+    with pytest.raises(cn.estimators.ExportError, match="trees_file"):
+        cn.load(export)
 
 
 def test_the_same_seed_gives_the_same_trees(tmp_path):
