@@ -47,7 +47,19 @@ treatment             pydataset ``Treatment``: regression (1978 earnings: skewed
                       spike at 0), 2,675, booleans
 car                   pydataset ``Car``: 6 classes (choice), 4,654 rows, 69 columns
 diamonds              pydataset ``diamonds``: regression of log(price), 53,940 rows
+quakes                pydataset ``quakes``: regression of an earthquake's depth from
+                      its latitude and longitude (a subduction zone's shape), 1,000
+produc                pydataset ``Produc``: regression of log(gross state product),
+                      816 rows, 48 states (categories) x 17 years, split by year
+                      (test: 1983 on); public capital is the sum of three columns
+cigar                 pydataset ``Cigar``: regression of cigarette sales per head,
+                      1,380 rows, 46 states x 30 years, split by year (test: 1987 on)
+grunfeld              pydataset ``Grunfeld``: regression of log(investment), 200 rows,
+                      10 firms (categories) x 20 years, split by year (test: 1950 on)
 ====================  ===========================================================
+
+The last four are trees' favourite shapes (issue 42): coordinates, a temporal split,
+few rows with many categories.
 """
 
 from __future__ import annotations
@@ -174,6 +186,33 @@ def diamonds():
     return _split(frame, "log_price", "regression")
 
 
+def _by_year(frame, label, year, cutoff):
+    """A temporal split: the rows before ``cutoff`` train, the others test."""
+    frame = frame[frame[label].notna()].reset_index(drop=True)
+    train, test = frame[frame[year] < cutoff], frame[frame[year] >= cutoff]
+    return "regression", train.reset_index(drop=True), test.reset_index(drop=True), label
+
+
+def quakes():
+    return _split(_pydataset("quakes"), "depth", "regression")
+
+
+def produc():
+    frame = _pydataset("Produc")
+    frame["log_gsp"] = np.log(frame.pop("gsp").astype(float))
+    return _by_year(frame, "log_gsp", "year", 1983)
+
+
+def cigar():
+    return _by_year(_pydataset("Cigar").astype({"state": str}), "sales", "year", 87)
+
+
+def grunfeld():
+    frame = _pydataset("Grunfeld").astype({"firm": str})
+    frame["log_inv"] = np.log(frame.pop("inv").astype(float))
+    return _by_year(frame, "log_inv", "year", 1950)
+
+
 DATASETS = {
     "adult": adult,
     "breast_cancer": breast_cancer,
@@ -184,6 +223,10 @@ DATASETS = {
     "randhie": randhie,
     **{name: pydataset_table(name) for name in PYDATASET_TABLES},
     "diamonds": diamonds,
+    "quakes": quakes,
+    "produc": produc,
+    "cigar": cigar,
+    "grunfeld": grunfeld,
 }
 
 # -- metrics
@@ -355,7 +398,9 @@ def tabular(task, train, test, label, seed):
         if classes is None:  # integer class ids 0..n-1
             classes = np.arange(n)
         out = metrics(task, test[label], probabilities, np.asarray(classes))
-    return {**out, "epochs": model.best_epoch_}
+    trees = getattr(model, "tree_members_", [])  # None: no tree member trained
+    tree_weight = model.tree_weight_ if trees else None
+    return {**out, "epochs": model.best_epoch_, "tree_weight": tree_weight}
 
 
 MODELS = {

@@ -37,6 +37,7 @@ from .sequence import (
 )
 from .shared_embedding import shared_embedding_column_from_config
 from .time_parts import categorical_column_with_time_part
+from .trees import tree_ensemble_column
 from .vocabulary import (
     categorical_column_with_vocabulary_file,
     categorical_column_with_vocabulary_list,
@@ -61,6 +62,7 @@ COLUMN_KEYS = {
     "numeric_column": ({"key"}, {"shape", "default_value", "dtype", "normalizer_fn"}),
     "bucketized_column": ({"source_column", "boundaries"}, set()),
     "piecewise_linear_column": ({"source_column", "edges"}, set()),
+    "tree_ensemble_column": ({"name", "trees_file", "inputs"}, set()),
     "categorical_column_with_hash_bucket": ({"key", "hash_bucket_size"}, {"dtype"}),
     "categorical_column_with_identity": ({"key", "num_buckets"}, {"default_value"}),
     "categorical_column_with_time_part": ({"key", "part"}, set()),
@@ -153,6 +155,7 @@ _BUILDERS = {
     "piecewise_linear_column": lambda c: piecewise_linear_column(
         c["source_column"], list(c["edges"])
     ),
+    "tree_ensemble_column": lambda c: tree_ensemble_column(c["name"], c["trees_file"], c["inputs"]),
     "categorical_column_with_hash_bucket": _hash,
     "categorical_column_with_identity": _identity,
     "categorical_column_with_time_part": lambda c: categorical_column_with_time_part(
@@ -180,7 +183,7 @@ _BUILDERS = {
 _NESTED_KEYS = ("source_column", "categorical_column")
 _CROSS_KEYS = "keys"
 # The keys holding a file path (which ``from_config``'s ``resolve_path`` rewrites).
-PATH_KEYS = frozenset({"vocabulary_file"})
+PATH_KEYS = frozenset({"vocabulary_file", "trees_file"})
 
 
 def _build(c, where: str, resolve_path=None) -> FeatureColumn:

@@ -256,7 +256,8 @@ def check_dnn_part(part: dict, where: str) -> None:
 
 
 def resolve_column_files(config, root: str, where: str, path: str):
-    """A copy of a column config with each ``vocabulary_file`` resolved inside the export,
+    """A copy of a column config with each ``vocabulary_file`` (and a tree column's
+    ``trees_file``) resolved inside the export,
     and the checkpoint initializer (``ckpt_to_load_from``) checked and dropped: the
     trained weights are in the export, and a loader opens no checkpoint it names."""
     if isinstance(config, list):
@@ -266,7 +267,7 @@ def resolve_column_files(config, root: str, where: str, path: str):
     out = {}
     for key, value in config.items():
         name = f"{path}.{key}"
-        if key == "vocabulary_file":
+        if key in ("vocabulary_file", "trees_file"):
             out[key] = inside_export(root, value, f"{where}: field {name}")
         elif key == "ckpt_to_load_from":
             inside_export(root, value, f"{where}: field {name} (re-export with this colonnade)")

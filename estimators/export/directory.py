@@ -49,6 +49,7 @@ EXPORT_FORMAT_VERSION = 1
 MODEL_FILE = "model.json"
 VARIABLES_PREFIX = os.path.join("variables", "variables")
 ASSETS_DIR = "assets"
+_FILE_KEYS = ("vocabulary_file", "trees_file")  # files a column reads, copied to assets/
 
 _HEADS = {
     "binary": heads_module.BinaryClassHead,
@@ -78,13 +79,13 @@ def head_from_spec(spec: dict):
 
 
 def portable_config(config, copy_vocabulary):
-    """A column config fit for an export: each ``vocabulary_file`` replaced by
+    """A column config fit for an export: each ``vocabulary_file`` (or ``trees_file``) replaced by
     ``copy_vocabulary(path)`` (its copy's path relative to the export), and the
     checkpoint initializer (``ckpt_to_load_from``, ``tensor_name_in_ckpt``) left out: it
     only gave the initial value, and the trained weights are in the export."""
     if isinstance(config, dict):
         return {
-            k: copy_vocabulary(v) if k == "vocabulary_file" else portable_config(v, copy_vocabulary)
+            k: copy_vocabulary(v) if k in _FILE_KEYS else portable_config(v, copy_vocabulary)
             for k, v in config.items()
             if k not in ("ckpt_to_load_from", "tensor_name_in_ckpt")
         }

@@ -33,15 +33,16 @@ import numpy as np
 import pyarrow as pa
 
 from ...feature_columns.infer import ColumnPlan, infer
+from ...feature_columns.trees import tree_inputs
 from ..canned.estimators import (
     DNNLinearCombinedClassifier,
     DNNLinearCombinedRegressor,
 )
 from ..runtime.run_config import RunConfig
 from . import blend as tabular_blend
-from . import defaults
+from . import defaults, tree_member
 from .best_epoch import BestEpoch, fold_label_scale
-from .blend import blend_losses, choose_blend
+from .blend import blend_losses, choose_blend, logits_of
 from .ensemble import (
     checked_members,
     cross_fit_splits,
@@ -56,6 +57,8 @@ from .linear import label_targets, linear_first
 from .scoring import class_ids, label_type
 from .sklearn_style import ClassifierMethods, RegressorMethods
 from .split import in_memory, part
+from .tree_blend import blended_weights, choose_tree_weight, tree_note
+from .tree_member import fit_tree_member, tree_inputs_of
 
 __all__ = ["TabularClassifier", "TabularRegressor"]
 
@@ -101,7 +104,10 @@ class _Tabular:
         ``members=`` sets the number, 1 for one model and a fit a few times faster):
         ``members_`` lists the members; ``history_``,
         ``best_epoch_`` and ``deep_weight_`` are the first member's; ``estimator_`` is the
-        one wide&deep model predicting the members' mean logit."""
+        one wide&deep model predicting the members' mean logit. Each member also gets a
+        LightGBM tree model, blended in by the weight of the lowest loss on the members'
+        validation rows (:mod:`.tree_member`, :mod:`.tree_blend`): ``tree_weight_`` (0:
+        the model has no trees) and ``tree_members_``."""
         seed = 0 if self.seed is None else int(self.seed)
         checked_members(self.members)
         table = in_memory(data)
@@ -180,12 +186,19 @@ class _Tabular:
         self.label_type_ = label_type(data if table is None else table, self.label)
         self.model_dir_ = self.model_dir or tempfile.mkdtemp(prefix="colonnade_tabular_")
         self.settings_ = dict(settings, batch_size=batch_size)
+        self.tree_weight_, self.tree_members_ = 0.0, []
         if members == 1:
             fitted = self._train(train, valid, settings, scale, seed, self.model_dir_)
             self.columns_ = _noted(self.columns_, fitted["notes"])
             self.estimator_ = fitted["estimator"]
             self.settings_ = dict(fitted["settings"], batch_size=batch_size)
             self.members_ = [fitted]
+            trees = self._tree_members(splits, scale, seed)
+            if trees is not None and trees[1] > 0:
+                where = os.path.join(self.model_dir_, "with_trees")
+                weights, dnn = self.estimator_.get_weights(), self.columns_.dnn
+                units = list(settings["dnn_hidden_units"])
+                self.estimator_ = self._blend_trees(weights, (dnn, units), trees, scale, where)
         else:
             self.estimator_ = self._fit_members(splits, settings, scale, seed)
         first = self.members_[0]
@@ -307,11 +320,66 @@ class _Tabular:
         weights = [m["estimator"].get_weights() for m in self.members_]
         dnn, hidden_units, stacked = stack_members(weights, self.columns_.dnn)
         self.settings_ = dict(self.members_[0]["settings"], batch_size=self.settings_["batch_size"])
-        settings = dict(self.members_[0]["settings"], dnn_hidden_units=hidden_units)
-        estimator = self._build(self.columns_.linear, dnn, settings, seed, self.model_dir_)
-        estimator.set_weights(stacked)
-        estimator.save_checkpoint()
         self.columns_ = _noted(self.columns_, notes + [members_note(self.members_)])
+        trees = self._tree_members(splits, scale, seed)
+        if trees is None or trees[1] == 0:
+            trees = ([], 0.0)
+        return self._blend_trees(stacked, (dnn, hidden_units), trees, scale, self.model_dir_)
+
+    def _tree_members(self, splits, scale, seed):
+        """``(tree columns, tree weight)``: a LightGBM member per split
+        (:mod:`.tree_member`), trained on the split's training rows, and its blend
+        weight chosen on the splits' validation rows (:mod:`.tree_blend`), noted in
+        the plan; None (and a note) where trees cannot train (streamed data, no
+        validation rows, :data:`~.tree_member.ENABLED` off)."""
+        why = tree_member.skipped(splits)
+        if why is not None:
+            self.columns_ = self.columns_.with_note(f"no tree member: {why}")
+            return None
+        task = "regression" if self._regression else self.columns_.task
+        classes = 1 if self._regression else self.columns_.n_classes
+        plan = self.columns_
+        specs = {}
+        for column in list(plan.linear) + list(plan.dnn):
+            for key, arrow_type in column.parse_spec().items():
+                specs.setdefault(key, []).append(arrow_type)
+        inputs = tree_inputs_of(splits[0][0], specs)
+        if not inputs:
+            self.columns_ = plan.with_note("no tree member: no input trees can read")
+            return None
+        fitted, nn, trees, targets = [], [], [], []
+        for k, (train, valid, _) in enumerate(splits):
+            path = os.path.join(self.model_dir_, "trees", f"member_{k + 1}.txt")
+            labels = self._trained_labels(train, None)
+            how = (task, classes, seed + k, f"gbdt_member_{k + 1}")
+            fitted.append(fit_tree_member(train, labels, inputs, how, path))
+            features = valid.drop_columns([self.label])
+            nn.append(logits_of(self.members_[k]["estimator"], features))
+            raw = fitted[-1]["column"].model.raw_scores(tree_inputs(features, inputs))
+            trees.append(raw if scale is None else scale[0] + scale[1] * raw)
+            ids = self._trained_labels(valid, None)
+            targets.append(label_targets(ids, "regression" if self._regression else classes))
+        weight, losses = choose_tree_weight(nn, trees, targets, self._regression)
+        where = "out-of-fold loss of the validated rows" if len(splits) > 1 else "validation loss"
+        self.columns_ = plan.with_note(tree_note(weight, losses, fitted, where))
+        self.tree_members_ = fitted
+        self.tree_weight_ = weight
+        return [m["column"] for m in fitted], weight
+
+    def _blend_trees(self, weights, deep, trees, scale, model_dir):
+        """The one wide&deep model of ``weights`` (deep part ``(columns, hidden units)``)
+        with the tree ``columns`` blended in by ``weight`` (``trees``), checkpointed in
+        ``model_dir``."""
+        columns, weight = trees
+        dnn, hidden_units = deep
+        settings = dict(self.members_[0]["settings"], dnn_hidden_units=hidden_units)
+        linear = list(self.columns_.linear) + list(columns)
+        seed = 0 if self.seed is None else int(self.seed)
+        estimator = self._build(linear, dnn, settings, seed, model_dir)
+        if columns:
+            weights = blended_weights(weights, columns, weight, scale)
+        estimator.set_weights(weights)
+        estimator.save_checkpoint()
         return estimator
 
     def _fit_linear_first(self, train, valid, scale, seed) -> tuple:
@@ -449,7 +517,7 @@ class _Tabular:
         step that solves the linear model first (:mod:`.linear`): its wide part
         trains jointly with the deep one, with the recommended linear optimizer; of a
         cross-fitted ensemble it trains one model as its first member was (one tower, its
-        best epoch count), not the ensemble."""
+        best epoch count), not the ensemble, and no tree member."""
         est, plan = self._fitted(), self.columns_
         settings = {k: v for k, v in self.settings_.items() if k != "batch_size"}
         if settings.get("linear_optimizer") == defaults.FROZEN_LINEAR_OPTIMIZER:
@@ -485,6 +553,7 @@ class TabularClassifier(ClassifierMethods, _Tabular):
     ``fit``: ``columns_`` (the plan), ``estimator_`` (the
     ``DNNLinearCombinedClassifier``), ``history_``, ``best_epoch_``, ``settings_``,
     ``members_`` (one dict per member of a cross-fitted ensemble, see ``fit``),
+    ``tree_weight_`` and ``tree_members_`` (the LightGBM member's blend weight and models),
     ``classes_`` (the label values in the order of ``predict_proba``'s columns). As a
     scikit-learn classifier: ``predict_proba``, ``score`` (accuracy),
     ``feature_importances`` (permutation importance) and a short ``describe()``

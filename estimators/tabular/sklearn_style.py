@@ -21,6 +21,7 @@ from .scoring import (
     probabilities,
     with_labels,
 )
+from .tree_blend import tree_line
 
 __all__ = ["ClassifierMethods", "RegressorMethods"]
 
@@ -30,9 +31,11 @@ class _Methods:
         """One short line per column: what each input became and the feature columns built
         from it (a binary classifier's label line names the positive class), and how many
         notes on training there are; ``verbose=True``: every column's full reasons and the
-        notes (``columns_.describe()``, with the positive class)."""
+        notes (``columns_.describe()``, with the positive class); a line on the tree
+        member and its blend weight where one trained."""
         self._fitted()
-        return summary.describe(self.columns_, self._classes_or_none(), verbose)
+        trees = tree_line(getattr(self, "tree_weight_", 0.0), getattr(self, "tree_members_", []))
+        return summary.describe(self.columns_, self._classes_or_none(), verbose, trees)
 
     def _classes_or_none(self):
         return None

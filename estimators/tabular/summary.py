@@ -47,12 +47,12 @@ def _short(plan, decision, positive) -> str:
     return f"{decision.name}: {decision.action}: {what}"
 
 
-def describe(plan, classes=None, verbose: bool = False) -> str:
+def describe(plan, classes=None, verbose: bool = False, trees=None) -> str:
     """The plan's columns, one line each: short (what each input became and the feature
     columns built from it; a dropped column's reason) ending with how many training
     notes ``verbose=True`` shows, or with ``verbose`` the plan's full reasons and notes.
     ``classes``: a classifier's label values in class-id order (names the positive
-    class of a binary one)."""
+    class of a binary one); ``trees``: the line on a tree member, if any."""
     positive = positive_class(plan, classes) if classes is not None else None
     if verbose:
         lines = []
@@ -61,8 +61,10 @@ def describe(plan, classes=None, verbose: bool = False) -> str:
             if d.action == "label" and positive is not None:
                 line = f"{line}; {positive}"
             lines.append(line)
-        return "\n".join(lines + [f"note: {n}" for n in plan.notes])
+        return "\n".join(lines + ([trees] if trees else []) + [f"note: {n}" for n in plan.notes])
     lines = [_short(plan, d, positive) for d in plan.decisions]
+    if trees:
+        lines.append(trees)
     if plan.notes:
         lines.append(f"({len(plan.notes)} notes on how it trained: describe(verbose=True))")
     return "\n".join(lines)

@@ -18,6 +18,7 @@ from colonnade.demo import load_adult
 from colonnade.estimators.tabular import blend as tabular_blend
 from colonnade.estimators.tabular import defaults as tabular_defaults
 from colonnade.estimators.tabular import ensemble as tabular_ensemble
+from colonnade.estimators.tabular import tree_member
 from colonnade.estimators.tabular.linear import label_targets
 from colonnade.estimators.tabular.split import part, validation_mask
 
@@ -492,7 +493,10 @@ def _interaction(n, seed):
 
 
 @pytest.mark.parametrize("table", [_synthetic, _interaction])
-def test_the_blend_of_wide_and_deep_is_chosen_on_validation(tmp_path, few_epochs, table):
+def test_the_blend_of_wide_and_deep_is_chosen_on_validation(
+    tmp_path, few_epochs, table, monkeypatch
+):
+    monkeypatch.setattr(tree_member, "ENABLED", False)  # the wide&deep blend alone
     df, valid = table(400, 0), table(300, 1)
     model = cn.estimators.TabularClassifier("y", model_dir=str(tmp_path), seed=0)
     model.fit(df, validation_data=valid)

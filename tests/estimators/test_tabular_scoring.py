@@ -277,7 +277,9 @@ def test_plot_importances_draws_a_bar_per_feature(tmp_path, monkeypatch):
 def test_describe_is_short_and_names_the_positive_class(classifier):
     short = classifier.describe().splitlines()
     plan = classifier.columns_
-    assert len(short) == len(plan.decisions) + 1
+    trees = [line for line in short if line.startswith("trees: ")]  # the tree member's line
+    assert len(trees) == 1 and "blend weight" in trees[0]
+    assert len(short) == len(plan.decisions) + 2
     assert short[0] == "y: label: binary; positive class 'yes' (probability column 1, 'logistic')"
     assert short[1] == (
         "x: numeric: wide: x_bucketized, x; deep: x, x_bucketized_embedding, x_piecewise_linear"
@@ -288,7 +290,8 @@ def test_describe_is_short_and_names_the_positive_class(classifier):
     full = plan.describe().splitlines()
     verbose = classifier.describe(verbose=True).splitlines()
     assert verbose[0] == full[0] + "; positive class 'yes' (probability column 1, 'logistic')"
-    assert verbose[1:] == full[1:]
+    decisions = len(plan.decisions)
+    assert verbose[1:] == full[1:decisions] + trees + full[decisions:]
 
 
 def test_describe_keeps_a_dropped_columns_reason(quick, tmp_path):
