@@ -355,7 +355,8 @@ class _Tabular:
             fitted.append(fit_tree_member(train, labels, inputs, how, path))
             features = valid.drop_columns([self.label])
             nn.append(logits_of(self.members_[k]["estimator"], features))
-            raw = fitted[-1]["column"].model.raw_scores(tree_inputs(features, inputs))
+            ensemble = fitted[-1]["column"].model  # the member's trees, not an estimator's
+            raw = ensemble.raw_scores(tree_inputs(features, inputs))
             trees.append(raw if scale is None else scale[0] + scale[1] * raw)
             ids = self._trained_labels(valid, None)
             targets.append(label_targets(ids, "regression" if self._regression else classes))
