@@ -401,22 +401,33 @@ _TOP_LEVEL = {"global_step": None}
 """The global step made outside any store: TF's default graph's, one per process."""
 
 
-def _no_graph(graph, caller: str) -> None:
-    """Refuse a TF ``graph`` argument: there are no graphs, only the current store."""
-    if graph is not None:
-        raise ValueError(
-            f"{caller} takes graph=None only (there are no graphs: the global step is the "
-            f"current variable store's), got {type(graph).__name__}"
-        )
+def _store_of(graph, caller: str) -> VariableStore | None:
+    """The store a TF ``graph`` argument names: ``None`` is the current store (None at top
+    level); a :class:`VariableStore` is itself, colonnade's graph (one model's variables)."""
+    if graph is None:
+        return current_store()
+    if isinstance(graph, VariableStore):
+        return graph
+    raise ValueError(
+        f"{caller} takes graph=None (the current variable store) or a VariableStore "
+        f"(colonnade's graph), got {type(graph).__name__}"
+    )
 
 
 def get_global_step(graph=None):
     """The global step Variable: the current store's (the estimator's, in a ``model_fn``),
     else the one made at top level by :func:`get_or_create_global_step`; None if none.
-    ``graph``: TF's, ``None`` only."""
-    _no_graph(graph, "get_global_step")
-    store = current_store()
-    return _TOP_LEVEL["global_step"] if store is None else store.global_step
+    ``graph``: TF's, a :class:`VariableStore` (that store's step) or ``None``. As in TF, a
+    store's variable named ``global_step`` is its step when none was created, checked by
+    :func:`assert_global_step` (``TypeError`` unless an integer scalar)."""
+    store = _store_of(graph, "get_global_step")
+    if store is None:
+        return _TOP_LEVEL["global_step"]
+    if store.global_step is None and "global_step" in store.variables():
+        step = store.variables()["global_step"]
+        assert_global_step(step)
+        return step
+    return store.global_step
 
 
 def _new_global_step() -> Variable:
@@ -424,14 +435,13 @@ def _new_global_step() -> Variable:
 
 
 def create_global_step(graph=None):
-    """Create the int64 ``global_step`` of the current store, or at top level outside any
-    store (TF's default graph); raises ValueError if it already exists. ``graph``: TF's,
-    ``None`` only."""
-    _no_graph(graph, "create_global_step")
-    if get_global_step() is not None:
+    """Create the int64 ``global_step`` of the current store (or of ``graph``, a
+    :class:`VariableStore`), or at top level outside any store (TF's default graph);
+    raises ValueError if it already exists."""
+    store = _store_of(graph, "create_global_step")
+    if get_global_step(store) is not None:
         raise ValueError("global_step already exists")
     step = _new_global_step()
-    store = current_store()
     if store is None:
         _TOP_LEVEL["global_step"] = step
     else:
@@ -443,7 +453,7 @@ def get_or_create_global_step(graph=None):
     """The global step, created if missing: the current store's, or outside any store a
     top-level one (as TF's default graph's), which later calls and
     :func:`get_global_step` return until :func:`reset_default_graph`. ``graph``: TF's,
-    ``None`` only.
+    a :class:`VariableStore` or ``None`` (see :func:`get_global_step`).
 
     >>> import colonnade as cn
     >>> with cn.core.VariableStore().as_default():
@@ -451,7 +461,7 @@ def get_or_create_global_step(graph=None):
     0
     """
     step = get_global_step(graph)
-    return step if step is not None else create_global_step()
+    return step if step is not None else create_global_step(graph)
 
 
 def reset_default_graph() -> None:
@@ -465,9 +475,15 @@ def assert_global_step(global_step_tensor) -> None:
     step = global_step_tensor
     if not isinstance(step, Variable):
         raise TypeError(f"global_step must be a Variable, got {type(step).__name__}")
-    if step.shape != () or np.dtype(step.dtype).kind not in "iu":
+    if np.dtype(step.dtype).kind not in "iu":
         raise TypeError(
-            f"global_step must be an integer scalar, got {step.dtype} of shape {step.shape}"
+            f'global_step must be an integer scalar: "{step.name}" does not have integer '
+            f"type: {np.dtype(step.dtype)}"
+        )
+    if tuple(step.shape) != ():
+        raise TypeError(
+            f'global_step must be an integer scalar: "{step.name}" is not scalar: '
+            f"shape {tuple(step.shape)}"
         )
 
 

@@ -138,8 +138,10 @@ class DatasetConstructors:
     def from_tensor_slices(cls: type[DatasetT], tensors) -> DatasetT:
         """TF's ``from_tensor_slices``: one example per entry along the first axis of a dict
         of arrays, or of a ``(features, labels)`` pair (labels then iterate beside the
-        features, as from an ``input_fn``). Its ``map`` takes TF's element functions
-        (dicts in, dicts or pairs out: see :mod:`.element_streams`).
+        features, as from an ``input_fn``). Features may also be one array (TF's single
+        tensor), which a ``model_fn`` then gets as its ``features``. Its ``map`` takes
+        TF's element functions (dicts, or that one array, in; dicts or pairs out: see
+        :mod:`.element_streams`).
 
         >>> from colonnade.data import Dataset
         >>> import numpy as np

@@ -43,6 +43,7 @@ from .batches import to_record_batch
 from .columns import label_values
 from .pair_maps import pair_of
 from .plan import Map, SameSchema
+from .tensor_slices import is_whole_features, mark_whole_features
 
 __all__ = [
     "element_map",
@@ -57,7 +58,11 @@ __all__ = [
 def as_dict(batch: pa.RecordBatch) -> dict:
     """A batch as TF's element dict, a batch deep: ``{name: numpy array}`` (a fixed-size
     list column as an ``(n, width)`` array, strings as objects); a variable-length list
-    column stays an Arrow array (TF's ragged values have no numpy form)."""
+    column stays an Arrow array (TF's ragged values have no numpy form). The batch of
+    ``from_tensor_slices`` given one array (not a dict) is that array, as TF's element
+    is the one tensor (:func:`.tensor_slices.is_whole_features`)."""
+    if is_whole_features(batch.schema):
+        return label_values(batch.column(0))
     out = {}
     for name, column in zip(batch.schema.names, batch.columns):
         kind = column.type
@@ -132,7 +137,10 @@ def _viewed(fn, view):
 
     @functools.wraps(fn)
     def mapped(batch):
-        return _named(fn(view(batch)), batch)
+        result = fn(view(batch))
+        if isinstance(result, tuple) and len(result) == 2 and is_whole_features(batch.schema):
+            return _named(result[0], batch), result[1]  # one tensor's (features, labels)
+        return _named(result, batch)
 
     return mapped
 
@@ -150,7 +158,9 @@ def _labelled(fn):
 
 def _named(result, batch):
     """A bare array or Tensor returned for a one-column batch becomes that column, under
-    its name. Anything else is returned as it is (``to_record_batch`` checks it)."""
+    its name (still the whole features, when it was). Anything else is returned as it is
+    (``to_record_batch`` checks it)."""
+    whole = is_whole_features(batch.schema)
     if isinstance(result, (Mapping, tuple, pa.RecordBatch, pa.Table)) or hasattr(result, "to_dict"):
         return result
     if isinstance(result, (np.ndarray, pa.Array, pa.ChunkedArray)) or hasattr(result, "__array__"):
@@ -160,5 +170,6 @@ def _named(result, batch):
                 f"of {batch.num_columns} columns {batch.schema.names}; return a dict of "
                 "columns (or a (features, labels) pair)"
             )
-        return {batch.schema.names[0]: result}
+        named = {batch.schema.names[0]: result}
+        return mark_whole_features(to_record_batch(named)) if whole else named
     return result

@@ -24,9 +24,13 @@ import numpy as np
 import pyarrow as pa
 
 __all__ = [
+    "FEATURES_NAME",
     "LABEL_NAME",
     "ROW_SHAPE_KEY",
+    "WHOLE_FEATURES_KEY",
     "column_from_array",
+    "is_whole_features",
+    "mark_whole_features",
     "row_shape",
     "slices_table",
     "table_from_columns",
@@ -38,6 +42,31 @@ LABEL_NAME = "label"
 
 ROW_SHAPE_KEY = b"colonnade.row_shape"
 """Field metadata of a fixed-size list column of rank 3 or more: its row shape, as JSON."""
+
+FEATURES_NAME = "features"
+"""The column of ``from_tensor_slices`` given one array (not a dict) as its features."""
+
+WHOLE_FEATURES_KEY = b"colonnade.whole_features"
+"""Field metadata of the :data:`FEATURES_NAME` column that stands for the whole features:
+a ``model_fn`` gets that column's array as ``features``, as TF gives it the one tensor."""
+
+
+def is_whole_features(schema: pa.Schema) -> bool:
+    """True when ``schema`` (a features batch's) is one column marked
+    :data:`WHOLE_FEATURES_KEY`: its array is the features, not a dict of them."""
+    if len(schema) != 1:
+        return False
+    metadata = schema.field(0).metadata or {}
+    return WHOLE_FEATURES_KEY in metadata
+
+
+def mark_whole_features(data, name: str = FEATURES_NAME):
+    """``data`` (a Table or RecordBatch) with its column ``name`` marked
+    :data:`WHOLE_FEATURES_KEY` (see :func:`is_whole_features`)."""
+    index = data.schema.get_field_index(name)
+    field = data.schema.field(index)
+    marked = field.with_metadata({**(field.metadata or {}), WHOLE_FEATURES_KEY: b"1"})
+    return data.cast(data.schema.set(index, marked))
 
 
 def row_shape(field: pa.Field) -> tuple | None:
@@ -148,20 +177,24 @@ def _shape_metadata(shape) -> dict | None:
 
 
 def slices_table(tensors) -> tuple:
-    """``(table, label)`` of what ``from_tensor_slices`` takes: a dict of arrays (no
-    label), or a ``(features, labels)`` pair whose ``labels`` is one array (the column
+    """``(table, label)`` of what ``from_tensor_slices`` takes: features alone, or a
+    ``(features, labels)`` pair whose ``labels`` is one array (the column
     :data:`LABEL_NAME`; a ``(n, 1)`` array is taken as ``(n,)``) or a dict of arrays (a
-    list of label columns)."""
-    if isinstance(tensors, Mapping):
-        if not tensors:
-            raise ValueError("from_tensor_slices takes at least one column, got an empty dict")
-        return table_from_columns(tensors, "from_tensor_slices"), None
-    if not (isinstance(tensors, tuple) and len(tensors) == 2 and isinstance(tensors[0], Mapping)):
-        raise TypeError(
-            "from_tensor_slices takes a dict of column name -> array, or a (features, labels) "
-            f"pair with features such a dict; got {type(tensors).__name__}"
+    list of label columns). Features are a dict of arrays, or one array (TF's single
+    tensor: the column :data:`FEATURES_NAME`, which a ``model_fn`` gets as its
+    ``features``, in its own row shape)."""
+    if isinstance(tensors, tuple) and len(tensors) != 2:
+        raise ValueError(
+            "from_tensor_slices: an input_fn should return (features, labels) as a len 2 "
+            f"tuple, or features alone; got a tuple of {len(tensors)}"
         )
-    features, labels = tensors
+    features, labels = tensors if isinstance(tensors, tuple) else (tensors, None)
+    if not isinstance(features, Mapping):
+        return _whole_features_table(features, labels)
+    if not features:
+        raise ValueError("from_tensor_slices takes at least one column, got an empty dict")
+    if labels is None:
+        return table_from_columns(features, "from_tensor_slices"), None
     if isinstance(labels, Mapping):
         clash = sorted(set(map(str, labels)) & set(map(str, features)))
         if clash:
@@ -172,8 +205,29 @@ def slices_table(tensors) -> tuple:
             f"from_tensor_slices: a feature is named {LABEL_NAME!r}, the name the labels "
             "take; rename it, or give the labels as a dict"
         )
+    table = table_from_columns({**features, LABEL_NAME: _labels(labels)}, "from_tensor_slices")
+    return table, LABEL_NAME
+
+
+def _labels(labels):
     labels = np.asarray(labels) if not isinstance(labels, (pa.Array, pa.ChunkedArray)) else labels
     if isinstance(labels, np.ndarray) and labels.ndim == 2 and labels.shape[1] == 1:
         labels = labels[:, 0]
-    table = table_from_columns({**features, LABEL_NAME: labels}, "from_tensor_slices")
-    return table, LABEL_NAME
+    return labels
+
+
+def _whole_features_table(features, labels) -> tuple:
+    """The table of one features array (and ``labels``, an array or None): its column
+    :data:`FEATURES_NAME` marked :data:`WHOLE_FEATURES_KEY`, its row shape kept."""
+    if isinstance(labels, Mapping):
+        raise TypeError(
+            "from_tensor_slices: labels given as a dict need features as a dict too; got "
+            f"features as {type(features).__name__}"
+        )
+    if hasattr(features, "numpy") and not isinstance(features, np.ndarray):
+        features = features.numpy()
+    columns = {FEATURES_NAME: features}
+    if labels is not None:
+        columns[LABEL_NAME] = _labels(labels)
+    table = table_from_columns(columns, "from_tensor_slices", keep_row_shape=True)
+    return mark_whole_features(table), None if labels is None else LABEL_NAME

@@ -217,9 +217,9 @@ def shuffle_buffer(ds, batch_size):
 def batches(input_fn, repeat_single=False):
     """Iterate ``(features, labels)`` pairs from an input_fn or what it returns.
 
-    A single ``(features, labels)`` tuple, or a features dict alone (TF's predict
-    ``input_fn``), counts as one batch; with ``repeat_single`` it is yielded forever (a
-    train loop bounded by ``steps``).
+    A single ``(features, labels)`` tuple, or features alone (a dict, or one array: TF's
+    ``input_fn`` returning one tensor), counts as one batch; with ``repeat_single`` it is
+    yielded forever (a train loop bounded by ``steps``).
     """
     if not (callable(input_fn) or hasattr(input_fn, "__iter__") or input_fn is None):
         raise TypeError(
@@ -240,7 +240,7 @@ def batches(input_fn, repeat_single=False):
             "fit/evaluate/predict with label='<column>', or wrap it as "
             "cn.data.Dataset.from_ray(ray_dataset, label='<column>').batch(n)"
         )
-    if isinstance(source, dict):  # TF's predict input_fn may return the features alone
+    if isinstance(source, (dict, np.ndarray)):  # TF's input_fn may return features alone
         source = (source, None)
     if isinstance(source, tuple) and len(source) == 2 and not _is_pair_iterable(source):
         while True:
@@ -282,6 +282,11 @@ def feature_column_of(features, name: str):
 
 
 def num_rows(features) -> int:
+    """The examples in a features batch: a table's rows, a dict's first column's, or a
+    single tensor's first dimension (TF's features may be one tensor; a scalar is one)."""
     if isinstance(features, (pa.RecordBatch, pa.Table, pd.DataFrame)):
         return len(features)
-    return len(next(iter(features.values())))
+    if hasattr(features, "values") and callable(features.values):
+        return len(next(iter(features.values())))
+    shape = np.shape(features.numpy() if hasattr(features, "numpy") else features)
+    return int(shape[0]) if shape else 1

@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from ... import core
+from ...data.tensor_slices import is_whole_features
 from ..export.writer import export_model_fn
 from ..spec.model_fn import (
     EstimatorSpec,
@@ -87,6 +88,8 @@ class StoreNetwork:
         it fails today (a mode may not call every layer)."""
         columns = list(dict.fromkeys(self.feature_columns))
         if not columns or not isinstance(features, (pa.RecordBatch, pa.Table)):
+            return _NoTransforms()
+        if is_whole_features(features.schema):  # one array, no columns to transform
             return _NoTransforms()
         before = previous.features.transform_cache if isinstance(previous, AheadFeatures) else None
         batch = features_dict(features, before)

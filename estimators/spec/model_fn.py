@@ -18,7 +18,7 @@ import pyarrow as pa
 from ...core.autodiff import Tensor, value_of
 from ...core.backend import to_host
 from ...core.checkpoint import SAVE_COUNTER, SLOT_MARKER
-from ...data.tensor_slices import row_shape
+from ...data.tensor_slices import is_whole_features, row_shape
 from ...feature_columns.transform_cache import BatchFeatures
 from ..hooks.runner import SessionRunHook
 from .export_output import ClassificationOutput, PredictOutput, RegressionOutput
@@ -303,7 +303,12 @@ def features_dict(features, previous=None):
     The dict is a :class:`~colonnade.feature_columns.BatchFeatures`: the feature-column
     layers the ``model_fn`` calls on it share one transform cache for the step, reading
     the batch's Arrow columns (``previous``: the cache of the batch before, see
-    :class:`~colonnade.feature_columns.TransformCache`)."""
+    :class:`~colonnade.feature_columns.TransformCache`). A batch of
+    ``from_tensor_slices`` given one array (not a dict) is that array alone, as TF gives a
+    ``model_fn`` the one tensor
+    (:func:`~colonnade.data.tensor_slices.is_whole_features`)."""
+    if isinstance(features, (pa.RecordBatch, pa.Table)) and is_whole_features(features.schema):
+        return feature_array(features.column(0), row_shape(features.schema.field(0)))
     if isinstance(features, (pa.RecordBatch, pa.Table)):
         arrow = {name: one_array(c) for name, c in zip(features.column_names, features.columns)}
         shapes = {field.name: row_shape(field) for field in features.schema}

@@ -85,6 +85,19 @@ def test_global_step_outside_a_store_is_the_default_graphs():
     assert cn.train.get_global_step() is None
 
 
+def test_a_graph_argument_names_a_store_and_nothing_else():
+    """TF's ``graph`` argument is a VariableStore: its step, made and found from outside it
+    (TF's values: tests/tf/test_tf_training_util.py); anything else is refused by name."""
+    store = VariableStore()
+    step = cn.train.get_or_create_global_step(store)
+    assert cn.train.get_global_step(store) is step and cn.train.get_global_step() is None
+    with store.as_default():
+        assert cn.train.get_global_step() is step
+    for fn in (cn.train.create_global_step, cn.train.get_global_step):
+        with pytest.raises(ValueError, match=f"{fn.__name__} takes graph=None .*got str"):
+            fn("graph")
+
+
 @pytest.mark.parametrize(
     "make", [lambda: cn.train.AdagradOptimizer(0.1), lambda: cn.train.AdamOptimizer(0.01)]
 )

@@ -58,9 +58,52 @@ def test_bad_slices_are_named():
         cn.data.Dataset.from_tensor_slices(({"label": [1]}, [0]))
     with pytest.raises(ValueError, match=r"\['y'\] are both features and labels"):
         cn.data.Dataset.from_tensor_slices(({"y": [1]}, {"y": [0]}))
-    with pytest.raises(TypeError, match="from_tensor_slices takes a dict"):
-        cn.data.Dataset.from_tensor_slices(np.zeros(3))
+    with pytest.raises(ValueError, match="len 2 tuple, or features alone; got a tuple of 3"):
+        cn.data.Dataset.from_tensor_slices((np.zeros(3), np.zeros(3), np.zeros(3)))
+    with pytest.raises(TypeError, match="labels given as a dict need features as a dict"):
+        cn.data.Dataset.from_tensor_slices((np.zeros(3), {"y": np.zeros(3)}))
+    with pytest.raises(ValueError, match="column 'label' has 2 rows, column 'features' has 3"):
+        cn.data.Dataset.from_tensor_slices((np.zeros(3), np.zeros(2)))
     with pytest.raises(ValueError, match=r"shape \(2, 0\): rows of no values"):
         cn.data.Dataset.from_dict({"a": np.zeros((2, 0))})
     table = cn.data.Dataset.from_dict({"a": pa.array([1, 2])}).to_table()
     assert table.column("a").to_pylist() == [1, 2]
+
+
+def test_one_array_as_features_reaches_the_model_fn_as_that_array(tmp_path):
+    """TF's ``from_tensor_slices(x)`` / ``((x, y))`` of a tensor (not a dict): the
+    ``model_fn`` gets the tensor, in its row shape; values by hand (rows 2 and 3)."""
+    cube = np.arange(24, dtype=np.float32).reshape(4, 3, 2)
+    seen = []
+
+    def model_fn(features, labels, mode):
+        seen.append((features, labels))
+        step = cn.train.get_global_step().assign_add(1)
+        return cn.estimators.EstimatorSpec(mode, loss=cn.constant(0.0), train_op=step)
+
+    est = cn.estimators.Estimator(model_fn, model_dir=str(tmp_path))
+    slices = cn.data.Dataset.from_tensor_slices
+    est.train(lambda: slices((cube, np.array([7, 8, 9, 10]))).skip(2).batch(2), steps=1)
+    features, labels = seen[-1]
+    assert isinstance(features, np.ndarray) and features.shape == (2, 3, 2)
+    np.testing.assert_array_equal(features, cube[2:])
+    assert labels.tolist() == [9, 10]
+    est.train(lambda: slices(np.array([[1, 2], [3, 4]])).batch(2), steps=1)
+    features, labels = seen[-1]
+    assert features.tolist() == [[1, 2], [3, 4]] and labels is None
+    est.train(lambda: np.array([5, 6]), steps=1)  # an input_fn's one tensor, not its rows
+    assert seen[-1][0].tolist() == [5, 6] and seen[-1][1] is None
+
+
+def test_a_map_over_one_array_gets_that_array_as_tf_does():
+    """TF's map function gets the one tensor (not a dict) and may return it, or a pair."""
+    slices = cn.data.Dataset.from_tensor_slices
+    (batch,) = list(slices(np.arange(4)).map(lambda x: x * 2).batch(4))
+    assert batch.schema.names == ["features"] and batch.column(0).to_pylist() == [0, 2, 4, 6]
+    features, labels = next(iter(slices(np.arange(4)).map(lambda x: (x * 2, x % 2)).batch(4)))
+    assert features.column(0).to_pylist() == [0, 2, 4, 6] and labels.tolist() == [0, 1, 0, 1]
+    pairs = slices((np.arange(4), np.arange(4))).map(lambda x, y: (x + 1, y * 3)).batch(4)
+    features, labels = next(iter(pairs))
+    assert features.column(0).to_pylist() == [1, 2, 3, 4] and labels.tolist() == [0, 3, 6, 9]
+    with pytest.raises(TypeError, match="returned one ndarray for elements of 2 columns"):
+        list(cn.data.Dataset.from_tensor_slices({"a": [1], "b": [2]}).map(lambda d: np.zeros(1)))

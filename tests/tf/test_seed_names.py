@@ -181,7 +181,7 @@ def test_tf1_global_step_helpers_take_tfs_arguments():
         assert cn.train.global_step(None, np.int64(3)) == 3
         assert cn.train.get_global_step(graph=None) is step
         cn.train.assert_global_step(global_step_tensor=step)
-        with pytest.raises(ValueError, match="get_global_step takes graph=None only"):
+        with pytest.raises(ValueError, match="get_global_step takes graph=None"):
             cn.train.get_global_step(graph=object())
         with pytest.raises(TypeError, match="global_step_tensor must be a scalar"):
             cn.train.global_step(None, np.zeros(2))
