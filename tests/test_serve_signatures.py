@@ -111,12 +111,14 @@ def test_columnar_examples_of_b64_records(parsing, client, tmp_path):
 
 def named_model_fn(features, labels, mode, params):
     """A linear model on ``x`` whose PREDICT spec names its signatures as a ported
-    program's does: ``prediction`` (``y``) and ``hidden`` (a value it does not predict)."""
+    program's does: ``prediction`` (``y``, also ``serving_default``, as TF requires of
+    several) and ``hidden`` (a value it does not predict)."""
     w = cn.core.get_variable("w", [1, 1], initializer=cn.core.initializers.constant(2.0))
     x = np.asarray(features["x"], np.float32).reshape(-1, 1)
     y = x @ w
     if mode == E.ModeKeys.PREDICT:
         outputs = {
+            "serving_default": E.export.PredictOutput({"y": y}),
             "prediction": E.export.PredictOutput({"y": y}),
             "hidden": E.export.PredictOutput({"h": x + 1.0}),
         }
@@ -143,6 +145,7 @@ def test_a_model_fn_export_records_its_export_outputs(model_fn_export):
     with open(os.path.join(model_fn_export["first"], "model.json")) as f:
         recorded = json.load(f)["signatures"]
     assert recorded == {
+        "serving_default": {"method": "predict", "outputs": {"y": "y"}},
         "prediction": {"method": "predict", "outputs": {"y": "y"}},
         "hidden": {"method": "predict", "outputs": {"h": None}},
     }

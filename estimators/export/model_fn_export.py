@@ -227,7 +227,8 @@ def export_signatures(predict_spec, receiver):
         if batch is None:
             return None
         spec = predict_spec(batch)
-        return signatures_json(spec.export_outputs, spec.predictions)
+        named = spec.export_outputs if spec.names_signatures else None
+        return signatures_json(named, spec.predictions)
     except Exception as e:  # noqa: BLE001 - the user's model_fn on made-up zeros
         logger.warning(
             "the export records no signatures (export_outputs): the model_fn failed on a "

@@ -116,6 +116,9 @@ class EstimatorSpec:
         self.train_op = train_op
         self.eval_metric_ops = dict(eval_metric_ops or {})
         self.export_outputs = _export_outputs(export_outputs, mode, predictions)
+        # whether the model_fn named its signatures (else TF's default: its predictions
+        # under serving_default, which an export also serves as "predict")
+        self.names_signatures = export_outputs is not None
         self.training_chief_hooks = list(training_chief_hooks or [])
         self.training_hooks = list(training_hooks or [])
         self.evaluation_hooks = list(evaluation_hooks or [])
@@ -138,6 +141,8 @@ class EstimatorSpec:
         unknown = sorted(set(changes) - set(fields))
         if unknown:
             raise ValueError(f"EstimatorSpec has no fields {unknown}; its fields: {_SPEC_FIELDS}")
+        if not self.names_signatures and "export_outputs" not in changes:
+            fields["export_outputs"] = None
         fields.update(changes)
         return EstimatorSpec(**fields)
 
