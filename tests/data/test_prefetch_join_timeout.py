@@ -1,7 +1,6 @@
 """prefetch never hangs its consumer on a producer that does not stop: the join is bounded."""
 
 import logging
-import os
 import signal
 import threading
 import time
@@ -78,7 +77,7 @@ def _ctrl_c_raises():
 
 
 def _interrupt_when(event, seconds=10):
-    """Send this process SIGINT (Ctrl-C) 0.3 s after ``event`` is set (the main thread is
+    """Send the main thread SIGINT (Ctrl-C) 0.3 s after ``event`` is set (the main thread is
     then waiting for input); a list that gets the time it was sent."""
     sent = []
 
@@ -86,7 +85,10 @@ def _interrupt_when(event, seconds=10):
         if event.wait(seconds):
             time.sleep(0.3)
             sent.append(time.monotonic())
-            os.kill(os.getpid(), signal.SIGINT)
+            # to the main thread, as a terminal's Ctrl-C reaches Python: a process-wide
+            # kill may land on a native thread of a library (a BLAS or OpenMP pool), and
+            # the main thread's wait is then not interrupted until it times out
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
 
     threading.Thread(target=wait_then_interrupt, daemon=True).start()
     return sent
