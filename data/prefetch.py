@@ -84,7 +84,7 @@ def prefetch(make_iterator, size):
     thread.start()
     try:
         while True:
-            item = q.get()
+            item = _get(q)
             if item is _DONE:
                 return
             if isinstance(item, _Raised):
@@ -96,6 +96,21 @@ def prefetch(make_iterator, size):
     finally:
         stop.set()
         _join(thread, INTERRUPTED_JOIN_SECONDS if _interrupted() else JOIN_TIMEOUT_SECONDS)
+
+
+WAIT_SLICE_SECONDS = 0.1
+"""How long the consumer blocks at a time waiting for an item (see :func:`_get`)."""
+
+
+def _get(q):
+    """The next item, waited for in slices of ``WAIT_SLICE_SECONDS``: Ctrl-C is then raised
+    within a slice even where a library's signal handling makes interrupted waits resume
+    rather than return (seen with polars imported), which an untimed wait never leaves."""
+    while True:
+        try:
+            return q.get(timeout=WAIT_SLICE_SECONDS)
+        except queue.Empty:
+            continue
 
 
 def _interrupted() -> bool:
