@@ -9,6 +9,8 @@ values of an ``input_fn``'s features and labels.
 
 from __future__ import annotations
 
+import tempfile
+
 import numpy as np
 from tf_backend import ON_TF
 
@@ -30,7 +32,10 @@ if ON_TF:
     GlobalStepWaiterHook = tf.estimator.GlobalStepWaiterHook
 
     def ProfilerHook(*args, **kwargs):  # noqa: N802 - TF's class, made as its test makes it
-        """TF's hook, made in a graph as TF's test makes it (its summary writer needs one)."""
+        """TF's hook, made in a graph as TF's test makes it (its summary writer needs one),
+        writing into a temporary folder when the test names none (TF's default, the
+        working directory, would get an events file)."""
+        kwargs["output_dir"] = kwargs.get("output_dir") or tempfile.mkdtemp()
         with tf.compat.v1.Graph().as_default():
             return tf.estimator.ProfilerHook(*args, **kwargs)
 
