@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from colonnade.feature_columns.vocabulary import MAX_VOCABULARY_FILE_BYTES
+from colonnade.feature_columns.vocabulary import read_vocabulary_bytes
 
 WHOLE_LINE, LINE_NUMBER = -2, -1
 
@@ -28,20 +28,9 @@ def _read_lines(path: str, vocab_size) -> tuple[pa.Array, np.ndarray]:
     """The first ``vocab_size`` lines of ``path`` (all when ``None``) and the byte offset
     just past each one's newline."""
     try:
-        if os.path.exists(path) and not os.path.isfile(path):
-            raise ValueError(f"{path} is not a regular file (a vocabulary file is)")
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            data = f.read(min(size, MAX_VOCABULARY_FILE_BYTES) + 1)
-    except FileNotFoundError as e:
+        data = read_vocabulary_bytes(path, path)
+    except FileNotFoundError as e:  # TF's words
         raise FileNotFoundError(f"{path}; No such file or directory") from e
-    except OSError as e:
-        raise ValueError(f"{path} cannot be read: {e.strerror or e}") from e
-    if len(data) > MAX_VOCABULARY_FILE_BYTES:
-        raise ValueError(
-            f"{path} is over {MAX_VOCABULARY_FILE_BYTES:,} bytes, the most a vocabulary file "
-            "may hold"
-        )
     if not data:
         raise ValueError(f"{path} is empty: a vocabulary file needs at least one line")
     try:

@@ -256,6 +256,30 @@ def _tfrecord_entries(path: str, where: str) -> list:
         raise ValueError(f"{where} cannot be read: {e.strerror or e}") from e
 
 
+def read_vocabulary_bytes(path, where: str) -> bytes:
+    """The bytes of the vocabulary file ``path``, refused with a ``ValueError`` naming
+    ``where`` when it is not a regular file (``/dev/zero`` or a FIFO would be read
+    forever), cannot be read, or holds over :data:`MAX_VOCABULARY_FILE_BYTES`; a missing
+    file is the ``FileNotFoundError`` itself, which callers word as their API does."""
+    try:
+        if os.path.exists(path) and not os.path.isfile(path):
+            raise ValueError(f"{where} is not a regular file (a vocabulary file is)")
+        with open(path, "rb") as f:
+            # the size first: read(limit) would reserve the whole limit up front
+            size = os.fstat(f.fileno()).st_size
+            data = f.read(min(size, MAX_VOCABULARY_FILE_BYTES) + 1)
+    except FileNotFoundError:
+        raise
+    except OSError as e:
+        raise ValueError(f"{where} cannot be read: {e.strerror or e}") from e
+    if len(data) > MAX_VOCABULARY_FILE_BYTES:
+        raise ValueError(
+            f"{where} is over {MAX_VOCABULARY_FILE_BYTES:,} bytes, the most a vocabulary file "
+            "may hold"
+        )
+    return data
+
+
 def read_vocabulary_file(
     path: str, vocabulary_size, dtype: str, column: str, file_format: str = "text"
 ) -> list:
@@ -280,19 +304,9 @@ def read_vocabulary_file(
             )
         return _vocabulary_entries(records, vocabulary_size, dtype, column, path)
     try:
-        if os.path.exists(path) and not os.path.isfile(path):
-            raise ValueError(f"{where} is not a regular file")
-        with open(path, "rb") as f:
-            # the size first: read(limit) would reserve the whole limit up front
-            size = os.fstat(f.fileno()).st_size
-            data = f.read(min(size, MAX_VOCABULARY_FILE_BYTES) + 1)
-    except OSError as e:
+        data = read_vocabulary_bytes(path, where)
+    except FileNotFoundError as e:
         raise ValueError(f"{where} cannot be read: {e.strerror}") from e
-    if len(data) > MAX_VOCABULARY_FILE_BYTES:
-        raise ValueError(
-            f"{where} is over {MAX_VOCABULARY_FILE_BYTES:,} bytes, the most a vocabulary file "
-            "may hold"
-        )
     try:
         lines = data.decode("utf-8").split("\n")
     except UnicodeDecodeError as e:

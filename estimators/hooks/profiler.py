@@ -32,6 +32,12 @@ class ProfilerHook(SessionRunHook):
     def __init__(
         self, save_steps=None, save_secs=None, output_dir="", show_dataflow=True, show_memory=False
     ):
+        for name, value in (("save_steps", save_steps), ("save_secs", save_secs)):
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if value is not None and not (number and value > 0):
+                raise ValueError(f"ProfilerHook: {name} must be a positive number, got {value!r}")
+        if not isinstance(output_dir, (str, os.PathLike)):
+            raise TypeError(f"ProfilerHook: output_dir must be a path, got {output_dir!r:.80}")
         self.output_dir = os.fspath(output_dir)
         self.output_file = os.path.join(self.output_dir, "timeline-{}.json")
         self.show_dataflow, self.show_memory = bool(show_dataflow), bool(show_memory)
@@ -40,6 +46,8 @@ class ProfilerHook(SessionRunHook):
     def begin(self) -> None:
         self._next_step = None
         self._step = global_step_variable("ProfilerHook")
+        if os.path.exists(self.output_dir) and not os.path.isdir(self.output_dir):
+            raise ValueError(f"ProfilerHook: output_dir {self.output_dir!r} is not a folder")
         os.makedirs(self.output_dir or ".", exist_ok=True)
 
     def before_run(self, run_context):

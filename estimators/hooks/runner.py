@@ -85,8 +85,8 @@ class RunOptions:
         report_tensor_allocations_upon_oom=False,
         experimental=None,
     ):
-        if int(trace_level) not in (0, 1, 2, 3):
-            raise ValueError(f"RunOptions: trace_level must be 0 to 3, got {trace_level!r}")
+        if not isinstance(trace_level, (int, np.integer)) or int(trace_level) not in (0, 1, 2, 3):
+            raise ValueError(f"RunOptions: trace_level must be 0 to 3, got {trace_level!r:.80}")
         self.trace_level = int(trace_level)
         self.timeout_in_ms = timeout_in_ms
         self.report_tensor_allocations_upon_oom = report_tensor_allocations_upon_oom

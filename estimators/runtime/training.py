@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from ... import data as cn_data
 from ..export.exporters import Exporter
 from ..hooks.runner import CheckpointSaverListener, SessionRunHook
-from ..spec.model_fn import ModeKeys, features_dict, is_metric_op, labels_array
+from ..spec.model_fn import ModeKeys, check_metric_ops, features_dict, labels_array
 from .inference import host
 
 logger = logging.getLogger("colonnade")
@@ -311,17 +311,9 @@ class WithMetrics:
         }
         fn = self.metric_fn
         ops = fn(**{k: given[k] for k in self.arg_names})
-        if not isinstance(ops, dict):
-            raise TypeError(
-                f"metric_fn {getattr(fn, '__name__', fn)} must return a dict of metrics, got "
-                f"{type(ops).__name__}"
-            )
-        for name, op in ops.items():
-            if not is_metric_op(op):
-                raise TypeError(
-                    f"metric_fn's metric {name!r} must be a (value, update_op) pair (from a "
-                    "cn.metrics function, or a scalar tensor and its update) or a metric "
-                    f"object; got {type(op).__name__}"
-                )
+        what = f"the result of metric_fn {getattr(fn, '__name__', fn)}"
+        check_metric_ops(ops, what, key=lambda name: f"metric_fn's metric {name!r}")
+        if ops is None:
+            raise TypeError(f"metric_fn {getattr(fn, '__name__', fn)} returned None, not a dict")
         spec.eval_metric_ops.update(ops)
         return spec

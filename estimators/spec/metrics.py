@@ -212,13 +212,7 @@ class ThresholdedAUC(Metric):
             x, y = fp / (fp + tn + eps), recall
         else:
             x, y = recall, (tp + eps) / (tp + fp + eps)
-        if self.summation == "minoring":
-            heights = np.minimum(y[:-1], y[1:])
-        elif self.summation == "majoring":
-            heights = np.maximum(y[:-1], y[1:])
-        else:
-            heights = (y[:-1] + y[1:]) / 2
-        return float(np.sum((x[:-1] - x[1:]) * heights))
+        return _riemann_sum(x, y, self.summation)
 
     def _interpolated_pr(self) -> float:
         """TF's ``interpolate_pr_auc`` (Davis & Goadrich, 2006)."""
@@ -301,13 +295,20 @@ class AUC(ThresholdedAUC):
             x, y = _divide_no_nan(fp, fp + tn), recall
         else:
             x, y = recall, _divide_no_nan(tp, tp + fp)
-        if self.summation == "minoring":
-            heights = np.minimum(y[:-1], y[1:])
-        elif self.summation == "majoring":
-            heights = np.maximum(y[:-1], y[1:])
-        else:
-            heights = (y[:-1] + y[1:]) / 2
-        return float(np.sum((x[:-1] - x[1:]) * heights))
+        return _riemann_sum(x, y, self.summation)
+
+
+def _riemann_sum(x, y, summation: str) -> float:
+    """The area under the curve of points ``(x, y)`` ordered from the highest threshold's
+    down: each step's height the lower (``"minoring"``), the higher (``"majoring"``) or
+    the mean (trapezoidal, otherwise) of its two ends, as TF sums."""
+    if summation == "minoring":
+        heights = np.minimum(y[:-1], y[1:])
+    elif summation == "majoring":
+        heights = np.maximum(y[:-1], y[1:])
+    else:
+        heights = (y[:-1] + y[1:]) / 2
+    return float(np.sum((x[:-1] - x[1:]) * heights))
 
 
 def _divide_no_nan(a, b):

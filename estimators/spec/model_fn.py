@@ -109,7 +109,7 @@ class EstimatorSpec:
                     raise TypeError(
                         f"All hooks must be SessionRunHook instances, given: {hook!r} in {kind}"
                     )
-        _check_eval_metric_ops(eval_metric_ops)
+        check_metric_ops(eval_metric_ops)
         self.mode = mode
         self.predictions = predictions
         self.loss = loss
@@ -201,19 +201,20 @@ def _check_predictions(predictions) -> None:
         )
 
 
-def _check_eval_metric_ops(eval_metric_ops) -> None:
-    if eval_metric_ops is None:
+def check_metric_ops(ops, what: str = "eval_metric_ops", key=None) -> None:
+    """TF's checks of ``eval_metric_ops`` (or of what ``what``, a ``metric_fn``, returned):
+    a dict whose values each pass :func:`is_metric_op`; a ``TypeError`` naming the key
+    (as ``key(name)`` words it; default ``what[name]``)."""
+    key = key or (lambda name: f"{what}[{name!r}]")
+    if ops is None:
         return
-    if not isinstance(eval_metric_ops, Mapping):
-        raise TypeError(
-            f"eval_metric_ops must be a dict, given: {type(eval_metric_ops).__name__} "
-            f"{eval_metric_ops!r:.80}"
-        )
-    for name, op in eval_metric_ops.items():
+    if not isinstance(ops, Mapping):
+        raise TypeError(f"{what} must be a dict, given: {type(ops).__name__} {ops!r:.80}")
+    for name, op in ops.items():
         if not is_metric_op(op):
             raise TypeError(
-                "Values of eval_metric_ops must be (metric_value, update_op) tuples: "
-                f"eval_metric_ops[{name!r}] must be a (value, update_op) pair (from a "
+                f"Values of {what} must be (metric_value, update_op) tuples: "
+                f"{key(name)} must be a (value, update_op) pair (from a "
                 "cn.metrics function, or a scalar tensor and its update) or a metric "
                 f"object (cn.metrics.AUC(), ...); got {type(op).__name__}"
             )

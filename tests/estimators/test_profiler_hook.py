@@ -67,3 +67,29 @@ def test_run_options_and_metadata_reach_the_hook_that_asked(tmp_path):
     assert seen == [["apply_gradients", "gradients", "input", "train_step"], None]
     with pytest.raises(ValueError, match="trace_level must be 0 to 3"):
         v1.RunOptions(trace_level=7)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"save_steps": "2"}, ValueError, "save_steps must be a positive number, got '2'"),
+        ({"save_steps": 0}, ValueError, "save_steps must be a positive number, got 0"),
+        ({"save_secs": -1.0}, ValueError, "save_secs must be a positive number"),
+        ({"save_steps": 2, "output_dir": 7}, TypeError, "output_dir must be a path, got 7"),
+    ],
+)
+def test_bad_arguments_are_refused_by_name(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        E.ProfilerHook(**kwargs)
+
+
+def test_an_output_dir_that_is_a_file_is_refused_before_training(tmp_path):
+    taken = tmp_path / "a_file"
+    taken.write_text("")
+    hook = E.ProfilerHook(save_steps=1, output_dir=str(taken))
+    est = E.Estimator(model_fn, model_dir=str(tmp_path / "model"))
+    with pytest.raises(ValueError, match="is not a folder"):
+        est.train(input_fn, steps=2, hooks=[hook])
+    assert taken.read_text() == ""
+    with pytest.raises(ValueError, match="trace_level must be 0 to 3, got 'full'"):
+        v1.RunOptions(trace_level="full")
