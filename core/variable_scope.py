@@ -210,6 +210,11 @@ class VariableStore:
         one of :data:`LOCAL_VARIABLES` (see :meth:`reset_local_variables`)."""
         if shape is not None:
             shape = tuple(int(d) for d in np.atleast_1d(np.asarray(shape, dtype=np.int64)))
+        if local and name in self._variables:
+            raise ValueError(
+                f"variable {name!r} already exists as a model (global) variable; a local "
+                "variable needs a name of its own"
+            )
         known = self._variables.get(name)
         if known is None and name in self._local:
             known = self._local[name][0]

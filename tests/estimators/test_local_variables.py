@@ -115,3 +115,17 @@ def test_a_tensor_metric_must_be_a_scalar(tmp_path):
         est.evaluate(five_rows)
     with pytest.raises(TypeError, match=r"eval_metric_ops\['bad'\] must be a"):
         E.EstimatorSpec("eval", loss=v1.constant(0.0), eval_metric_ops={"bad": ("a", None)})
+
+
+def test_bad_local_variable_requests_are_refused_by_name():
+    with pytest.raises(RuntimeError, match="needs a variable store"):
+        v1.get_local_variable("n", initializer=np.float32(0.0))
+    with cn.core.VariableStore().as_default():
+        v1.get_variable("w", initializer=np.float32(1.0))
+        with pytest.raises(ValueError, match="'w' already exists as a model"):
+            v1.get_local_variable("w", initializer=np.float32(0.0))
+        v1.get_local_variable("n", shape=[2], initializer=cn.core.initializers.zeros())
+        with pytest.raises(ValueError, match=r"'n' already exists with shape \(2,\)"):
+            v1.get_local_variable("n", shape=[3])
+        with pytest.raises(ValueError, match="'m' needs a shape"):
+            v1.get_local_variable("m")
